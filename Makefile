@@ -1,0 +1,22 @@
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: site test clean
+
+site: $(STAMP)
+	$(PY) build.py
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests
+
+# Re-installs whenever the pinned requirements change.
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) site

@@ -1,0 +1,50 @@
+"""Cross-lesson links (`lesson:slug#anchor`): checked after parsing, resolved when rendering."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Callable
+
+from .errors import BuildError, did_you_mean
+from .manifest import Course
+from .model import LessonLink
+
+
+def check_links(course: Course, anchors: dict[str, frozenset[str]],
+                links: list[tuple[Path, LessonLink]]) -> list[BuildError]:
+    """Errors for links to lessons or anchors that do not exist.
+
+    `anchors` maps each lesson slug to the anchors its page will have.
+    """
+    errors = []
+    slugs = [ref.slug for ref in course.lessons]
+    for path, link in links:
+        if link.slug not in anchors:
+            errors.append(BuildError(f"link to unknown lesson '{link.slug}'"
+                                     f"{did_you_mean(link.slug, slugs)}", path, link.line,
+                                     hint="lesson ids are the slugs in lessons.yaml"))
+        elif link.anchor and link.anchor not in anchors[link.slug]:
+            known = sorted(anchors[link.slug])
+            errors.append(BuildError(
+                f"link to unknown section '#{link.anchor}' of lesson '{link.slug}'"
+                f"{did_you_mean(link.anchor, known)}", path, link.line,
+                hint="anchors are slugs of '##' headings and block titles"))
+    return errors
+
+
+def relative_url(from_page: str, target: str) -> str:
+    """The URL of site path `target` as seen from the page at site path `from_page`."""
+    return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
+
+
+def link_resolver(course: Course, from_page: str) -> Callable[[str], str]:
+    """Maps `lesson:slug#anchor` hrefs to relative URLs for links on page `from_page`."""
+    def resolve(href: str) -> str:
+        slug, _, anchor = href[len("lesson:"):].partition("#")
+        ref = course.lesson(slug)
+        if ref is None:  # check_links has already rejected these; keep the text visible
+            return href
+        url = relative_url(from_page, ref.url)
+        return f"{url}#{anchor}" if anchor else url
+    return resolve

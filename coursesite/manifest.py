@@ -1,0 +1,144 @@
+"""Stage 1: load and validate `lessons.yaml` into a Course."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import yaml
+from pydantic import Field, StringConstraints
+
+from .errors import BuildError, BuildErrors
+from .yamlmodel import StrictModel, load_yaml_model
+
+# Slugs become folder names in site/, so they may not contain '/', '..' or spaces.
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
+
+
+class CourseInfo(StrictModel):
+    title: Text
+    track: Text
+    description: str = ""
+
+
+class Settings(StrictModel):
+    record_packages: list[Text] = ["jax", "grain", "numpy"]
+    """Packages whose installed versions go into every execution record."""
+    timeout_seconds: Annotated[int, Field(gt=0)] = 600
+    """A lesson whose code runs longer than this fails the build."""
+
+
+class LessonEntry(StrictModel):
+    slug: Slug
+    source: Text
+
+
+class PhaseEntry(StrictModel):
+    id: Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z]+$")]
+    slug: Slug
+    title: Text
+    guide: str | None = None
+    lessons: Annotated[list[LessonEntry], Field(min_length=1)]
+
+
+class Manifest(StrictModel):
+    course: CourseInfo
+    settings: Settings = Settings()
+    phases: Annotated[list[PhaseEntry], Field(min_length=1)]
+
+
+@dataclass(frozen=True)
+class LessonRef:
+    """Where a lesson sits in the course: what every later stage needs to know of it."""
+
+    slug: str
+    source: Path
+    phase: PhaseEntry
+    index: int  # 1-based position within the phase
+    count: int  # lessons in the phase
+
+    @property
+    def number(self) -> str:
+        return f"{self.phase.id}.{self.index:02d}"
+
+    @property
+    def url(self) -> str:
+        """Path of the lesson page relative to the site root."""
+        return f"{self.phase.slug}/{self.slug}/index.html"
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    manifest_path: Path
+    info: CourseInfo
+    settings: Settings
+    phases: list[PhaseEntry]
+    lessons: list[LessonRef]
+
+    def lesson(self, slug: str) -> LessonRef | None:
+        return next((ref for ref in self.lessons if ref.slug == slug), None)
+
+    def phase_lessons(self, phase: PhaseEntry) -> list[LessonRef]:
+        return [ref for ref in self.lessons if ref.phase.slug == phase.slug]
+
+
+def load_course(manifest_path: Path) -> Course:
+    """Read `lessons.yaml`; raise BuildErrors naming lines for every problem found."""
+    if not manifest_path.is_file():
+        raise BuildErrors([BuildError(
+            "course manifest not found", manifest_path,
+            hint="run build.py from the course folder, or pass --manifest PATH",
+        )])
+    text = manifest_path.read_text(encoding="utf-8")
+    manifest = load_yaml_model(text, Manifest, manifest_path)
+    root = manifest_path.parent
+    _check_references(manifest, manifest_path, yaml.compose(text, Loader=yaml.SafeLoader))
+    lessons = [
+        LessonRef(entry.slug, root / entry.source, phase, index, len(phase.lessons))
+        for phase in manifest.phases
+        for index, entry in enumerate(phase.lessons, start=1)
+    ]
+    return Course(root, manifest_path, manifest.course, manifest.settings,
+                  list(manifest.phases), lessons)
+
+
+def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> None:
+    """Slugs must be unique and every named file must exist."""
+    errors: list[BuildError] = []
+    seen_phases: set[str] = set()
+    seen_lessons: set[str] = set()
+    phase_nodes = _mapping_get(root_node, "phases").value
+    for phase, phase_node in zip(manifest.phases, phase_nodes):
+        if phase.slug in seen_phases:
+            errors.append(BuildError(f"duplicate phase slug '{phase.slug}'", path,
+                                     _key_line(phase_node, "slug"),
+                                     hint="each phase needs its own slug (its folder in site/)"))
+        seen_phases.add(phase.slug)
+        if phase.guide and not (path.parent / phase.guide).is_file():
+            errors.append(BuildError(f"phase guide '{phase.guide}' not found", path,
+                                     _key_line(phase_node, "guide"),
+                                     hint="the path is relative to the folder of lessons.yaml"))
+        lesson_nodes = _mapping_get(phase_node, "lessons").value
+        for lesson, lesson_node in zip(phase.lessons, lesson_nodes):
+            if lesson.slug in seen_lessons:
+                errors.append(BuildError(f"duplicate lesson slug '{lesson.slug}'", path,
+                                         _key_line(lesson_node, "slug"),
+                                         hint="lesson slugs are link ids and must be unique"))
+            seen_lessons.add(lesson.slug)
+            if not (path.parent / lesson.source).is_file():
+                errors.append(BuildError(f"lesson file '{lesson.source}' not found", path,
+                                         _key_line(lesson_node, "source"),
+                                         hint="the path is relative to the folder of lessons.yaml"))
+    if errors:
+        raise BuildErrors(errors)
+
+
+def _mapping_get(node: yaml.Node, key: str) -> yaml.Node:
+    return next(value for name, value in node.value if name.value == key)
+
+
+def _key_line(node: yaml.Node, key: str) -> int:
+    return next(name.start_mark.line + 1 for name, _ in node.value if name.value == key)

@@ -1,0 +1,90 @@
+"""The Markdown dialect of lessons: CommonMark + tables + colon-fence blocks + $math$.
+
+One configured parser serves the parse stage (tokens with line maps) and the render stage
+(HTML). Raw HTML in lesson Markdown is escaped, never passed through.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Callable
+
+import latex2mathml.converter
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pygments import highlight as pygments_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+LinkResolver = Callable[[str], str]
+"""Maps a `lesson:slug#anchor` href to a relative URL."""
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def slugify(text: str) -> str:
+    """An anchor id from a heading: lowercase words joined by hyphens."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def math_to_mathml(latex: str, display: bool) -> str:
+    """MathML for a LaTeX formula; raises on LaTeX that latex2mathml cannot read."""
+    return latex2mathml.converter.convert(latex.strip(), display="block" if display else "inline")
+
+
+def highlight_code(code: str, language: str) -> str:
+    """Pygments-highlighted HTML spans for `code` (escaped plain text if no lexer fits)."""
+    try:
+        lexer = get_lexer_by_name(language or "text")
+    except ClassNotFound:
+        lexer = get_lexer_by_name("text")
+    return pygments_highlight(code, lexer, _FORMATTER)
+
+
+def _render_math(content: str, options: dict) -> str:
+    return math_to_mathml(content, bool(options.get("display_mode")))
+
+
+def _highlight_fence(code: str, language: str, _attrs: str) -> str:
+    return highlight_code(code, language.split()[0] if language else "text")
+
+
+def _link_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    token = tokens[idx]
+    href = str(token.attrGet("href") or "")
+    if href.startswith("lesson:") and env.get("resolve_link"):
+        token.attrSet("href", env["resolve_link"](href))
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _heading_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    token = tokens[idx]
+    if token.tag in ("h2", "h3") and idx + 1 < len(tokens):
+        token.attrSet("id", slugify(tokens[idx + 1].content))
+    return self.renderToken(tokens, idx, options, env)
+
+
+def create_markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight_fence})
+    md.enable("table")
+    md.use(colon_fence_plugin)
+    md.use(dollarmath_plugin, renderer=_render_math, allow_digits=False, double_inline=True)
+    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("heading_open", _heading_open)
+    return md
+
+
+MARKDOWN = create_markdown()
+
+
+def render_block(markdown: str, resolve_link: LinkResolver | None = None) -> str:
+    return MARKDOWN.render(markdown, {"resolve_link": resolve_link})
+
+
+def render_inline(markdown: str, resolve_link: LinkResolver | None = None) -> str:
+    return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link})

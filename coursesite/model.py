@@ -1,0 +1,209 @@
+"""The typed model of a parsed lesson: what the parser produces and later stages read.
+
+Prose stays Markdown here (with the file line it starts on); turning it into HTML is the
+render stage's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Union
+
+from .manifest import LessonRef
+from .yamlmodel import StrictModel
+
+Hardware = Literal["cpu", "gpu", "tpu"]
+ExerciseKind = Literal["make-it-yours", "transfer", "challenge"]
+
+STAGES = {
+    "understand": "Understand",
+    "build-run": "Build & Run",
+    "experiment": "Experiment",
+    "exercise-check": "Exercise & Check",
+    "evidence": "Evidence",
+}
+
+
+class Reference(StrictModel):
+    title: str
+    url: str
+
+
+class FrontMatter(StrictModel):
+    title: str
+    summary: str
+    minutes: int
+    hardware: Hardware
+    outcomes: list[str]
+    expected_result: str
+    revision: str
+    prerequisite: str | None = None
+    references: list[Reference] = []
+
+
+@dataclass(frozen=True)
+class Prose:
+    markdown: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Code:
+    """A Python block: `line` is the file line of its first code line."""
+
+    source: str
+    line: int
+    raises: str | None = None  # the exception it is declared to raise
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    anchor: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    title: str
+    anchor: str
+    intro: Prose | None
+    code: Code
+    explanation: Prose | None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    title: str
+    anchor: str
+    predict: str
+    expected: str
+    intro: Prose | None
+    code: Code
+    takeaway: Prose
+
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    anchor: str
+    alt: str
+    caption: str
+    predict: str | None
+    intro: Prose | None
+    code: Code
+    read: Prose
+    connect: Prose
+
+
+@dataclass(frozen=True)
+class Exercise:
+    title: str
+    anchor: str
+    kind: ExerciseKind
+    task: Prose
+    scaffold: Code
+    hint: Prose | None
+    solution: Code
+    reasoning: Prose | None
+
+
+@dataclass(frozen=True)
+class Choice:
+    markdown: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class Check:
+    question: str
+    anchor: str
+    choices: list[Choice]
+    explanation: Prose
+
+
+@dataclass(frozen=True)
+class Pause:
+    question: str
+    anchor: str
+    answer: Prose
+
+
+@dataclass(frozen=True)
+class Note:
+    """Diagnose, carry-forward and evidence: prose with a fixed role on the page."""
+
+    kind: Literal["diagnose", "carry-forward", "evidence"]
+    anchor: str
+    body: Prose
+
+
+Item = Union[Prose, Section, Step, Experiment, Figure, Exercise, Check, Pause, Note]
+
+
+@dataclass(frozen=True)
+class Stage:
+    key: str
+    title: str
+    line: int
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LessonLink:
+    """A `lesson:slug#anchor` link found in prose, checked once every lesson is parsed."""
+
+    slug: str
+    anchor: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class RunnableBlock:
+    """One unit of execution: the executor runs these in order in one namespace."""
+
+    id: str
+    label: str
+    code: Code
+    is_figure: bool
+
+
+@dataclass(frozen=True)
+class Lesson:
+    ref: LessonRef
+    path: Path
+    text: str
+    front: FrontMatter
+    stages: list[Stage]
+    anchors: frozenset[str]
+    links: list[LessonLink]
+
+    def items(self, kind: type) -> list:
+        return [item for stage in self.stages for item in stage.items if isinstance(item, kind)]
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.items(Step)
+
+    def main_py(self) -> str:
+        """The lesson's program: every build step, in order."""
+        return "\n\n".join(step.code.source.rstrip() for step in self.steps) + "\n"
+
+    def runnable_blocks(self) -> list[RunnableBlock]:
+        """Steps first (exactly main.py), then figures, experiments and solutions in order."""
+        blocks = [RunnableBlock(f"step-{s.number}", f"step {s.number}", s.code, False)
+                  for s in self.steps]
+        for stage in self.stages:
+            for item in stage.items:
+                if isinstance(item, Figure):
+                    blocks.append(RunnableBlock(item.anchor, f"figure '{item.title}'",
+                                                item.code, True))
+                elif isinstance(item, Experiment):
+                    blocks.append(RunnableBlock(item.anchor, f"experiment '{item.title}'",
+                                                item.code, False))
+                elif isinstance(item, Exercise):
+                    blocks.append(RunnableBlock(item.anchor, f"solution of '{item.title}'",
+                                                item.solution, False))
+        return blocks

@@ -1,0 +1,505 @@
+"""Stage 2: parse a lesson's Markdown file into a typed Lesson.
+
+A lesson is front matter, then five `#` stage headings; inside them `##` sections, prose and
+colon-fence blocks (`:::{step} 1. Title`). Every problem is reported with its file line;
+all problems of a file are collected and raised together.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markdown_it.tree import SyntaxTreeNode
+
+from .errors import BuildError, BuildErrors, did_you_mean
+from .manifest import LessonRef
+from .markdown import MARKDOWN, math_to_mathml, slugify
+from .model import (STAGES, Check, Choice, Code, Exercise, Experiment, Figure, FrontMatter,
+                    Lesson, LessonLink, Note, Pause, Prose, Section, Stage, Step)
+from .yamlmodel import load_yaml_model
+
+_STAGE_KEYS = {title: key for key, title in STAGES.items()}
+_BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
+_OPTION_RE = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
+_STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
+_CHOICE_RE = re.compile(r"^\[( |x|X)\]\s+(.+)$", re.S)
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    stages: tuple[str, ...]  # empty: any stage
+    options: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    titled: bool = True
+
+
+BLOCKS = {
+    "step": BlockSpec(("build-run",), ("raises",)),
+    "experiment": BlockSpec(("experiment",), ("predict", "expected", "raises"),
+                            ("predict", "expected")),
+    "figure": BlockSpec((), ("alt", "predict", "caption"), ("alt",)),
+    "exercise": BlockSpec(("exercise-check",), ("kind", "raises"), ("kind",)),
+    "check": BlockSpec(("exercise-check",)),
+    "pause": BlockSpec(()),
+    "diagnose": BlockSpec(("exercise-check",), titled=False),
+    "carry-forward": BlockSpec(("evidence",), titled=False),
+    "evidence": BlockSpec(("evidence",), titled=False),
+}
+SUB_BLOCKS = {"read": "figure", "connect": "figure", "hint": "exercise"}
+EXERCISE_KINDS = ("make-it-yours", "transfer", "challenge")
+_NOTE_ANCHORS = {"diagnose": "diagnose-the-result", "carry-forward": "carry-forward",
+                 "evidence": "keep-your-evidence"}
+
+
+@dataclass
+class Part:
+    """A piece of a block body: prose, a Python fence, or a nested block."""
+
+    kind: str  # "prose" | "code" | "block"
+    line: int
+    prose: Prose | None = None
+    code: Code | None = None
+    info: str = ""
+    block: "RawBlock | None" = None
+
+
+@dataclass
+class RawBlock:
+    kind: str
+    title: str
+    line: int
+    options: dict[str, str]
+    parts: list[Part]
+
+
+@dataclass
+class LessonParser:
+    path: Path
+    lines: list[str]
+    errors: list[BuildError] = field(default_factory=list)
+    anchors: set[str] = field(default_factory=set)
+    links: list[LessonLink] = field(default_factory=list)
+
+    def error(self, message: str, line: int | None, hint: str | None = None) -> None:
+        self.errors.append(BuildError(message, self.path, line, hint=hint))
+
+    def anchor(self, text: str) -> str:
+        base = slugify(text)
+        anchor, n = base, 2
+        while anchor in self.anchors:
+            anchor, n = f"{base}-{n}", n + 1
+        self.anchors.add(anchor)
+        return anchor
+
+    # -- top level ---------------------------------------------------------------------
+
+    def parse_stages(self) -> list[Stage]:
+        stages: list[Stage] = []
+        pending: list[SyntaxTreeNode] = []
+        for node in _nodes("\n".join(self.lines)):
+            line = node.map[0] + 1
+            if node.type == "heading" and node.tag == "h1":
+                self.flush_prose(stages, pending, 0)
+                stages.append(self.open_stage(node, line, stages))
+            elif not stages:
+                self.error("content before the first stage heading", line,
+                           "start the lesson body with '# Understand'")
+            elif node.type == "heading" and node.tag == "h2":
+                self.flush_prose(stages, pending, 0)
+                title = node.children[0].content
+                stages[-1].items.append(Section(title, self.anchor(title), line))
+            elif node.type == "colon_fence":
+                self.flush_prose(stages, pending, 0)
+                block = self.read_block(node, 0)
+                if block:
+                    self.place_block(block, stages[-1])
+            else:
+                pending.append(node)
+        self.flush_prose(stages, pending, 0)
+        found = [stage.title for stage in stages]
+        if found != list(STAGES.values()) and not self.errors:
+            missing = [title for title in STAGES.values() if title not in found]
+            self.error(f"the lesson needs all five stages; missing: {', '.join(missing)}",
+                       len(self.lines), "add the '# Stage' headings in the order of docs/authoring.md")
+        return stages
+
+    def open_stage(self, node: SyntaxTreeNode, line: int, stages: list[Stage]) -> Stage:
+        title = node.children[0].content.strip()
+        key = _STAGE_KEYS.get(title)
+        expected = list(STAGES.values())[len(stages)] if len(stages) < len(STAGES) else None
+        if key is None:
+            self.error(f"unknown stage '{title}'{did_you_mean(title, list(_STAGE_KEYS))}", line,
+                       "stages are: " + ", ".join(STAGES.values()))
+        elif title != expected:
+            self.error(f"stage '{title}' is out of order; expected '{expected}' here", line,
+                       "stages come in this order: " + ", ".join(STAGES.values()))
+        self.anchors.add(key or slugify(title))
+        return Stage(key or slugify(title), title, line)
+
+    def flush_prose(self, stages: list[Stage], pending: list[SyntaxTreeNode], offset: int) -> None:
+        if pending and stages:
+            stages[-1].items.append(self.prose_from(pending, offset))
+        pending.clear()
+
+    def prose_from(self, nodes: list[SyntaxTreeNode], offset: int) -> Prose:
+        start = offset + nodes[0].map[0]
+        end = offset + nodes[-1].map[1]
+        for node in nodes:
+            self.check_closed(node, offset)
+        prose = Prose("\n".join(self.lines[start:end]), start + 1)
+        self.scan_prose(prose.markdown, prose.line)
+        return prose
+
+    def scan_prose(self, markdown: str, line: int) -> None:
+        """Collect lesson links and h3 anchors; check math now so rendering cannot fail."""
+        for token in MARKDOWN.parse(markdown):
+            at = line + (token.map[0] if token.map else 0)
+            if token.type == "math_block":
+                self.check_math(token.content, at, display=True)
+            if token.type == "heading_open" and token.tag == "h3":
+                self.anchors.add(slugify(self.lines[at - 1].lstrip("# ")))
+            for child in token.children or []:
+                if child.type == "math_inline" or child.type == "math_inline_double":
+                    self.check_math(child.content, at, display=False)
+                href = str(child.attrGet("href") or "") if child.type == "link_open" else ""
+                if href.startswith("lesson:"):
+                    slug, _, anchor = href[len("lesson:"):].partition("#")
+                    self.links.append(LessonLink(slug, anchor or None, at))
+
+    def check_math(self, latex: str, line: int, display: bool) -> None:
+        try:
+            math_to_mathml(latex, display)
+        except Exception as problem:  # latex2mathml raises many exception types
+            self.error(f"cannot render math '{latex.strip()}': {problem}", line,
+                       "use LaTeX that MathML supports (see docs/authoring.md)")
+
+    def check_closed(self, node: SyntaxTreeNode, offset: int) -> bool:
+        if node.type not in ("fence", "colon_fence"):
+            return True
+        last = self.lines[offset + node.map[1] - 1].strip()
+        if node.map[1] - node.map[0] >= 2 and last.startswith(node.markup) \
+                and set(last) == set(node.markup[0]):
+            return True
+        what = "code block" if node.type == "fence" else "block"
+        self.error(f"unclosed {what} opened with '{node.markup}'", offset + node.map[0] + 1,
+                   f"close it with a line of '{node.markup}'")
+        return False
+
+    # -- blocks ------------------------------------------------------------------------
+
+    def read_block(self, node: SyntaxTreeNode, offset: int) -> RawBlock | None:
+        line = offset + node.map[0] + 1
+        if not self.check_closed(node, offset):
+            return None
+        match = _BLOCK_RE.match(node.info.strip())
+        kind = match.group(1) if match else node.info.strip()
+        if not match or (kind not in BLOCKS and kind not in SUB_BLOCKS):
+            known = list(BLOCKS) + list(SUB_BLOCKS)
+            self.error(f"unknown block '{node.info.strip()}'{did_you_mean(kind, known)}", line,
+                       "blocks are: " + ", ".join("{%s}" % k for k in known))
+            return None
+        body_start = offset + node.map[0] + 1
+        body = self.lines[body_start:offset + node.map[1] - 1]
+        options, skipped = self.read_options(kind, body, body_start)
+        parts = self.read_parts(body_start + skipped, body[skipped:])
+        return RawBlock(kind, match.group(2).strip(), line, options, parts)
+
+    def read_options(self, kind: str, body: list[str], start: int) -> tuple[dict[str, str], int]:
+        spec = BLOCKS.get(kind, BlockSpec(()))
+        options: dict[str, str] = {}
+        count = 0
+        for count, text in enumerate(body + [""]):
+            match = _OPTION_RE.match(text)
+            if not match:
+                break
+            name, value = match.group(1), match.group(2).strip()
+            if name not in spec.options:
+                allowed = ", ".join(spec.options) or "none"
+                self.error(f"unknown option ':{name}:' for {{{kind}}}"
+                           f"{did_you_mean(name, spec.options)}", start + count + 1,
+                           f"options of {{{kind}}}: {allowed}")
+            options[name] = value
+            if name not in ("kind", "raises"):
+                self.scan_prose(value, start + count + 1)
+        return options, count
+
+    def read_parts(self, start: int, body: list[str]) -> list[Part]:
+        parts: list[Part] = []
+        pending: list[SyntaxTreeNode] = []
+
+        def flush() -> None:
+            if pending:
+                prose = self.prose_from(pending, start)
+                parts.append(Part("prose", prose.line, prose=prose))
+                pending.clear()
+
+        for node in _nodes("\n".join(body)):
+            line = start + node.map[0] + 1
+            if node.type == "fence" and node.info.split()[:1] == ["python"]:
+                flush()
+                if self.check_closed(node, start):
+                    code = Code(node.content, line + 1)
+                    parts.append(Part("code", line, code=code, info=node.info.strip()))
+            elif node.type == "colon_fence":
+                flush()
+                block = self.read_block(node, start)
+                if block:
+                    parts.append(Part("block", line, block=block))
+            elif node.type == "heading":
+                self.error("headings cannot go inside a block", line,
+                           "end the block with its closing ':::' line before the heading")
+            else:
+                pending.append(node)
+        flush()
+        return parts
+
+    def place_block(self, raw: RawBlock, stage: Stage) -> None:
+        if raw.kind in SUB_BLOCKS:
+            self.error(f"{{{raw.kind}}} only goes inside a {{{SUB_BLOCKS[raw.kind]}}} block",
+                       raw.line)
+            return
+        spec = BLOCKS[raw.kind]
+        if spec.stages and stage.key not in spec.stages:
+            wanted = " or ".join(STAGES[key] for key in spec.stages)
+            self.error(f"{{{raw.kind}}} belongs in the '{wanted}' stage, not '{stage.title}'",
+                       raw.line)
+        for name in spec.required:
+            if not raw.options.get(name):
+                self.error(f"{{{raw.kind}}} needs the option ':{name}:'", raw.line,
+                           f"add a line ':{name}: ...' right after the opening line")
+        if spec.titled and not raw.title:
+            self.error(f"{{{raw.kind}}} needs a title after '{{{raw.kind}}}'", raw.line)
+        if not spec.titled and raw.title:
+            self.error(f"{{{raw.kind}}} takes no title", raw.line)
+        item = BUILDERS[raw.kind](self, raw)
+        if item is not None:
+            stage.items.append(item)
+
+    def code_part(self, raw: RawBlock, info: str = "python") -> Code | None:
+        found = [part for part in raw.parts if part.kind == "code" and part.info == info]
+        if len(found) != 1:
+            self.error(f"{{{raw.kind}}} needs exactly one ```{info} block, found {len(found)}",
+                       raw.line)
+            return None
+        code = found[0].code
+        self.check_compiles(code)
+        return Code(code.source, code.line, raw.options.get("raises") or None)
+
+    def check_compiles(self, code: Code) -> None:
+        try:
+            compile("\n" * (code.line - 1) + code.source, str(self.path), "exec")
+        except SyntaxError as problem:
+            self.error(f"Python syntax error: {problem.msg}", problem.lineno,
+                       "fix the code; scaffolds must compile too (use ... for the gaps)")
+
+    def prose_around(self, raw: RawBlock, anchor_part: Part | None) -> tuple[Prose | None, Prose | None]:
+        """The prose before and after a block's code, each merged into one Prose."""
+        if anchor_part is None:
+            return None, None
+        index = raw.parts.index(anchor_part)
+        before = [p.prose for p in raw.parts[:index] if p.kind == "prose"]
+        after = [p.prose for p in raw.parts[index + 1:] if p.kind == "prose"]
+        return _merge(before), _merge(after)
+
+    def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
+        found = [p.block for p in raw.parts if p.kind == "block" and p.block.kind == kind]
+        for part in raw.parts:
+            if part.kind == "block" and part.block.kind not in SUB_BLOCKS:
+                self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line)
+        if not found:
+            if required:
+                self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line)
+            return None
+        return _merge([p.prose for p in found[0].parts if p.kind == "prose"]) or \
+            Prose("", found[0].line)
+
+
+def _merge(proses: list[Prose | None]) -> Prose | None:
+    proses = [p for p in proses if p is not None]
+    if not proses:
+        return None
+    return Prose("\n\n".join(p.markdown for p in proses), proses[0].line)
+
+
+def _nodes(text: str) -> list[SyntaxTreeNode]:
+    return SyntaxTreeNode(MARKDOWN.parse(text)).children
+
+
+def _code_anchor(raw: RawBlock, info: str = "python") -> Part | None:
+    return next((p for p in raw.parts if p.kind == "code" and p.info == info), None)
+
+
+def build_step(parser: LessonParser, raw: RawBlock) -> Step | None:
+    match = _STEP_RE.match(raw.title)
+    if not match:
+        parser.error(f"step title '{raw.title}' must start with its number, like '1. Title'",
+                     raw.line)
+        return None
+    code = parser.code_part(raw)
+    intro, explanation = parser.prose_around(raw, _code_anchor(raw))
+    if code is None:
+        return None
+    return Step(int(match.group(1)), match.group(2), parser.anchor(f"step {match.group(1)}"),
+                intro, code, explanation)
+
+
+def build_experiment(parser: LessonParser, raw: RawBlock) -> Experiment | None:
+    code = parser.code_part(raw)
+    intro, takeaway = parser.prose_around(raw, _code_anchor(raw))
+    if code is not None and takeaway is None:
+        parser.error("{experiment} needs a takeaway paragraph after its code", raw.line)
+    if code is None or takeaway is None:
+        return None
+    return Experiment(raw.title, parser.anchor(raw.title), raw.options.get("predict", ""),
+                      raw.options.get("expected", ""), intro, code, takeaway)
+
+
+def build_figure(parser: LessonParser, raw: RawBlock) -> Figure | None:
+    code = parser.code_part(raw)
+    intro, _ = parser.prose_around(raw, _code_anchor(raw))
+    read = parser.sub_block(raw, "read", required=True)
+    connect = parser.sub_block(raw, "connect", required=True)
+    if code is None or read is None or connect is None:
+        return None
+    return Figure(raw.title, parser.anchor(raw.title), raw.options.get("alt", ""),
+                  raw.options.get("caption") or raw.title, raw.options.get("predict"),
+                  intro, code, read, connect)
+
+
+def build_exercise(parser: LessonParser, raw: RawBlock) -> Exercise | None:
+    kind = raw.options.get("kind", "")
+    if kind and kind not in EXERCISE_KINDS:
+        parser.error(f"unknown exercise kind '{kind}'{did_you_mean(kind, EXERCISE_KINDS)}",
+                     raw.line, "kinds are: " + ", ".join(EXERCISE_KINDS))
+    for part in raw.parts:
+        if part.kind == "code" and part.info not in ("python scaffold", "python solution"):
+            parser.error("in an exercise, mark code as ```python scaffold or ```python solution",
+                         part.line)
+    scaffold = parser.code_part(raw, "python scaffold")
+    solution = parser.code_part(raw, "python solution")
+    task, _ = parser.prose_around(raw, _code_anchor(raw, "python scaffold"))
+    _, reasoning = parser.prose_around(raw, _code_anchor(raw, "python solution"))
+    hint = parser.sub_block(raw, "hint", required=False)
+    if scaffold is not None and task is None:
+        parser.error("{exercise} needs the task described before its scaffold", raw.line)
+    if scaffold is None or solution is None or task is None or kind not in EXERCISE_KINDS:
+        return None
+    return Exercise(raw.title, parser.anchor(raw.title), kind, task,
+                    Code(scaffold.source, scaffold.line), hint, solution, reasoning)
+
+
+def build_check(parser: LessonParser, raw: RawBlock) -> Check | None:
+    choices: list[Choice] = []
+    explanation: list[Prose | None] = []
+    for part in raw.parts:
+        if part.kind == "prose" and not choices and part.prose.markdown.lstrip().startswith("-"):
+            choices = _choices(part.prose, explanation)
+        elif part.kind == "prose":
+            explanation.append(part.prose)
+    if len(choices) < 2 or sum(choice.correct for choice in choices) != 1:
+        parser.error("{check} needs a list of at least two answers, exactly one marked [x]",
+                     raw.line, "write answers as '- [ ] wrong' and '- [x] right'")
+        return None
+    merged = _merge(explanation)
+    if merged is None:
+        parser.error("{check} needs an explanation after its answers", raw.line)
+        return None
+    return Check(raw.title, parser.anchor("check your understanding"), choices, merged)
+
+
+def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
+    """Split a prose part into '- [x] answer' choices and whatever prose follows them."""
+    choices: list[Choice] = []
+    for node in _nodes(prose.markdown):
+        if node.type == "bullet_list" and not choices:
+            for item in node.children:
+                text = "\n".join(prose.markdown.splitlines()[item.map[0]:item.map[1]])
+                match = _CHOICE_RE.match(text.strip().lstrip("-*+").strip())
+                if not match:
+                    return []
+                choices.append(Choice(match.group(2).strip(), match.group(1) != " "))
+        else:
+            lines = prose.markdown.splitlines()[node.map[0]:node.map[1]]
+            rest.append(Prose("\n".join(lines), prose.line + node.map[0]))
+    return choices
+
+
+def build_pause(parser: LessonParser, raw: RawBlock) -> Pause | None:
+    answer = _merge([p.prose for p in raw.parts if p.kind == "prose"])
+    if answer is None:
+        parser.error("{pause} needs the answer to compare with in its body", raw.line)
+        return None
+    return Pause(raw.title, parser.anchor(raw.title), answer)
+
+
+def build_note(parser: LessonParser, raw: RawBlock) -> Note | None:
+    body = _merge([p.prose for p in raw.parts if p.kind == "prose"])
+    if body is None:
+        parser.error(f"{{{raw.kind}}} is empty", raw.line)
+        return None
+    return Note(raw.kind, parser.anchor(_NOTE_ANCHORS[raw.kind]), body)
+
+
+BUILDERS = {
+    "step": build_step, "experiment": build_experiment, "figure": build_figure,
+    "exercise": build_exercise, "check": build_check, "pause": build_pause,
+    "diagnose": build_note, "carry-forward": build_note, "evidence": build_note,
+}
+
+
+def split_front_matter(text: str, path: Path) -> tuple[str, int]:
+    """The YAML between the opening '---' lines and the number of lines it spans."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise BuildErrors([BuildError("the lesson must start with front matter ('---' line)",
+                                      path, 1, hint="see docs/authoring.md, 'Front matter'")])
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---":
+            return "\n".join(lines[1:index]), index + 1
+    raise BuildErrors([BuildError("front matter is not closed", path, 1,
+                                  hint="end it with a line containing only '---'")])
+
+
+def parse_lesson(ref: LessonRef) -> Lesson:
+    """Read and validate one lesson file; raise BuildErrors listing every problem."""
+    path = ref.source
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as problem:
+        raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path)]) from None
+    front_text, front_lines = split_front_matter(text, path)
+    front = load_yaml_model(front_text, FrontMatter, path, first_line=2)
+    # Blank out the front matter so that token line numbers are file line numbers.
+    lines = [""] * front_lines + text.splitlines()[front_lines:]
+    parser = LessonParser(path, lines)
+    if front.prerequisite and front.prerequisite.startswith("lesson:"):
+        parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None, 2))
+    stages = parser.parse_stages()
+    _check_step_numbers(parser, stages)
+    if parser.errors:
+        raise BuildErrors(parser.errors)
+    return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links)
+
+
+def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
+    steps = [item for stage in stages for item in stage.items if isinstance(item, Step)]
+    if not steps and not parser.errors:
+        parser.error("the lesson has no {step} blocks", None,
+                     "the Build & Run stage needs at least ':::{step} 1. Title'")
+    for expected, step in enumerate(steps, start=1):
+        if step.number != expected:
+            parser.error(f"step numbering gap: expected step {expected}, found {step.number}",
+                         step.code.line - 2, "number steps 1, 2, 3, ... in order")
+            break
+
+
+def parse_guide(path: Path) -> tuple[Prose, list[LessonLink]]:
+    """A phase study guide: plain Markdown whose math and lesson links are checked."""
+    text = path.read_text(encoding="utf-8")
+    parser = LessonParser(path, text.splitlines())
+    parser.scan_prose(text, 1)
+    if parser.errors:
+        raise BuildErrors(parser.errors)
+    return Prose(text, 1), parser.links

@@ -1,0 +1,137 @@
+"""Runs one lesson's blocks inside a fresh interpreter; started by execute.py.
+
+    python runner.py job.json result.json
+
+This file is a standalone script: it imports nothing from the generator, so the lesson's
+process holds only the lesson's own modules. Each block is compiled under the lesson's
+Markdown path, padded so that its line numbers are lines of that file; tracebacks therefore
+point into the .md file the author edits.
+"""
+
+import contextlib
+import importlib.metadata
+import io
+import json
+import linecache
+import platform
+import sys
+import time
+import traceback
+from collections import Counter
+from datetime import datetime, timezone
+
+
+def main(job_path, result_path):
+    with open(job_path, encoding="utf-8") as handle:
+        job = json.load(handle)
+    source = job["source_path"]
+    text = job["source_text"]
+    linecache.cache[source] = (len(text), None, text.splitlines(True), source)
+    namespace = {"__name__": "__main__", "__file__": "main.py"}
+    started = time.perf_counter()
+    outputs, failure = [], None
+    for block in job["blocks"]:
+        output, failure = run_block(block, namespace, source)
+        outputs.append(output)
+        if failure:
+            break
+    result = {
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "packages": package_versions(job["packages"]),
+        "devices": device_summary(),
+        "wall_seconds": round(time.perf_counter() - started, 3),
+        "blocks": outputs,
+        "failure": failure,
+    }
+    with open(result_path, "w", encoding="utf-8") as handle:
+        json.dump(result, handle)
+
+
+def run_block(block, namespace, source):
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = compile("\n" * (block["line"] - 1) + block["code"], source, "exec")
+    raised, failure = None, None
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            exec(code, namespace)
+        except BaseException as error:  # SystemExit too: a lesson must not end the build
+            raised = {"type": type(error).__name__, "message": str(error)}
+            if not declared(error, block["raises"]):
+                failure = describe_failure(error, source, block)
+    seconds = time.perf_counter() - started
+    if failure is None and block["raises"] and raised is None:
+        failure = {"block": block["id"], "line": block["line"], "traceback": "",
+                   "message": f"expected {block['raises']} to be raised, but nothing was"}
+    figure = namespace.pop("figure", None) if block["is_figure"] else None
+    if failure is None and block["is_figure"]:
+        figure, problem = plain_figure(figure)
+        if problem:
+            failure = {"block": block["id"], "line": block["line"], "traceback": "",
+                       "message": problem}
+    output = {"id": block["id"], "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
+              "raised": raised, "figure": figure, "seconds": round(seconds, 4)}
+    return output, failure
+
+
+def declared(error, expected):
+    """Whether `error` is an instance of the exception class named `expected`."""
+    if not expected or isinstance(error, (SystemExit, KeyboardInterrupt)):
+        return False
+    return any(expected in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
+               for cls in type(error).__mro__)
+
+
+def describe_failure(error, source, block):
+    frames = traceback.extract_tb(error.__traceback__)[1:]  # drop this runner's exec frame
+    in_lesson = [frame.lineno for frame in frames if frame.filename == source]
+    if isinstance(error, SystemExit):
+        message = f"the code called sys.exit({error.code!r}); lesson code must not exit"
+    else:
+        message = f"{type(error).__name__}: {error}"
+    formatted = traceback.format_list(frames) + traceback.format_exception_only(error)
+    return {"block": block["id"], "line": in_lesson[-1] if in_lesson else block["line"],
+            "message": message, "traceback": "Traceback (most recent call last):\n"
+            + "".join(formatted)}
+
+
+def package_versions(names):
+    versions = {}
+    for name in names:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def device_summary():
+    """'1 CPU device' from jax when it is installed; the lesson may not have imported it."""
+    try:
+        import jax
+        counts = Counter(device.platform.upper() for device in jax.devices())
+    except Exception as error:  # no jax, or no usable backend: say so in the record
+        return f"no jax devices ({type(error).__name__})"
+    return ", ".join(f"{n} {kind} device{'s' if n != 1 else ''}" for kind, n in counts.items())
+
+
+def plain_figure(figure):
+    """The figure data as plain JSON values, or a message saying why it is not."""
+    if not isinstance(figure, dict):
+        return None, "the figure block did not assign a dictionary to `figure`"
+    try:
+        return json.loads(json.dumps(figure, default=to_plain)), None
+    except (TypeError, ValueError) as error:
+        return None, f"the figure data is not plain data: {error}"
+
+
+def to_plain(value):
+    """JSON fallback for figure data: NumPy scalars and arrays become plain values."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"figure data holds a {type(value).__name__}, which is not plain data")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,43 @@
+"""Stage 5: write the site so that readers only ever see a complete build.
+
+Everything goes into a fresh folder beside the output folder; only when all of it is written
+does that folder replace the old site, so a failed or interrupted build leaves the previous
+site untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .render import OutputFile
+
+
+def write_site(files: list[OutputFile], static: Path, out: Path) -> None:
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        shutil.copytree(static, staging / "static")
+        for file in files:
+            target = staging / file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(file.content, encoding="utf-8")
+        staging.chmod(0o755)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Replace `out` with `staging`; the old site is removed only after the rename."""
+    retired = None
+    if out.exists():
+        retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.rename(out, retired / "site")
+    os.rename(staging, out)
+    if retired is not None:
+        shutil.rmtree(retired, ignore_errors=True)
