@@ -39,7 +39,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="output folder (default: site/ next to the manifest)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="lessons executed at once (default: the number of cores)")
-    parser.add_argument("--quiet", action="store_true", help="print only errors")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     arguments = parser.parse_args(argv)
     if arguments.jobs < 1:
         parser.error("--jobs must be at least 1")

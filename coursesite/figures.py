@@ -72,7 +72,8 @@ def render_svg(data: dict, description: str) -> str:
         axes.set_xlabel(data.get("xlabel", ""))
         axes.set_ylabel(data.get("ylabel", ""))
         if len(data["series"]) > 1:
-            axes.legend(frameon=False)
+            # Beside the plot, never over the data.
+            axes.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         fig.tight_layout()
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Description": description})

@@ -72,16 +72,17 @@ def render_site(course: Course, lessons: list[RenderedLesson],
         files.append(OutputFile(url, _render_page(env, "phase.html", url, course, phase=phase,
                                                   lessons=members,
                                                   guide=guides.get(phase.slug))))
+    titles = {item.lesson.ref.slug: item.lesson.front.title for item in lessons}
     for position, item in enumerate(lessons):
         neighbours = (lessons[position - 1] if position else None,
                       lessons[position + 1] if position + 1 < len(lessons) else None)
-        files.extend(render_lesson(env, course, item, neighbours))
+        files.extend(render_lesson(env, course, item, neighbours, titles))
     return files
 
 
 def render_lesson(env: Environment, course: Course, item: RenderedLesson,
-                  neighbours: tuple[RenderedLesson | None, RenderedLesson | None]
-                  ) -> list[OutputFile]:
+                  neighbours: tuple[RenderedLesson | None, RenderedLesson | None],
+                  titles: dict[str, str]) -> list[OutputFile]:
     lesson, record = item.lesson, item.record
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
@@ -98,6 +99,7 @@ def render_lesson(env: Environment, course: Course, item: RenderedLesson,
                          if version),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
+        titles=titles,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
     )
     files.append(OutputFile(lesson.ref.url, page))

@@ -1,0 +1,73 @@
+"""Shared fixtures: a throwaway course built around one lesson, and the real course."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from coursesite.manifest import Course, load_course  # noqa: E402
+
+
+def authoring_example() -> str:
+    """The complete example lesson printed in docs/authoring.md."""
+    doc = (ROOT / "docs" / "authoring.md").read_text(encoding="utf-8")
+    match = re.search(r"## A complete lesson\s+````markdown\n(.*?)\n````", doc, re.S)
+    assert match, "docs/authoring.md lost its complete example"
+    return match.group(1) + "\n"
+
+
+MANIFEST = """\
+course:
+  title: Test course
+  track: Testing
+settings:
+  record_packages: [numpy]
+  timeout_seconds: {timeout}
+phases:
+  - id: "01"
+    slug: basics
+    title: Basics
+    lessons:
+      - slug: count-batches
+        source: content/lesson.md
+"""
+
+
+class CourseFolder:
+    """A course folder in tmp_path with one lesson whose text each test chooses."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.manifest = root / "lessons.yaml"
+        self.lesson_path = root / "content" / "lesson.md"
+
+    def write(self, lesson_text: str, timeout: int = 120) -> Course:
+        self.lesson_path.parent.mkdir(parents=True, exist_ok=True)
+        self.lesson_path.write_text(lesson_text, encoding="utf-8")
+        self.manifest.write_text(MANIFEST.format(timeout=timeout), encoding="utf-8")
+        return load_course(self.manifest)
+
+
+@pytest.fixture
+def course_folder(tmp_path: Path) -> CourseFolder:
+    return CourseFolder(tmp_path)
+
+
+def replace_block(text: str, start_marker: str, new_block: str) -> str:
+    """`text` with the block whose opening line starts with `start_marker` replaced."""
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith(start_marker))
+    fence = re.match(r":+", lines[start]).group(0)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].rstrip() == fence)
+    return "".join(lines[:start]) + new_block + "".join(lines[end + 1:])
+
+
+def line_of(text: str, fragment: str) -> int:
+    """1-based number of the first line of `text` containing `fragment`."""
+    return next(n for n, line in enumerate(text.splitlines(), start=1) if fragment in line)

@@ -1,0 +1,116 @@
+import pytest
+
+from conftest import authoring_example, line_of, replace_block
+from coursesite.errors import BuildError
+from coursesite.execute import execute_lesson
+from coursesite.parse import parse_lesson
+
+
+def run(course_folder, text, timeout=120):
+    course = course_folder.write(text, timeout=timeout)
+    return execute_lesson(parse_lesson(course.lessons[0]), course.settings)
+
+
+def failure(course_folder, text, timeout=120) -> BuildError:
+    with pytest.raises(BuildError) as caught:
+        run(course_folder, text, timeout)
+    return caught.value
+
+
+def with_experiment(code: str, options: str = "") -> str:
+    block = (":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n" + options
+             + "\n```python\n" + code + "\n```\n\nTakeaway.\n:::\n")
+    return replace_block(authoring_example(), ":::{experiment}", block)
+
+
+def test_each_block_keeps_its_own_output(course_folder):
+    record = run(course_folder, authoring_example())
+    assert record.blocks["step-1"].stdout == ""
+    assert record.blocks["step-2"].stdout == "Batch sizes: [4, 4, 3]\nPASS: count-batches\n"
+    assert record.blocks["drop-the-remainder"].stdout == "Omitted: [8, 9, 10]\n"
+    assert record.output_of(["step-1", "step-2"]).endswith("PASS: count-batches\n")
+
+
+def test_figure_data_comes_back_as_plain_values(course_folder):
+    record = run(course_folder, authoring_example())
+    figure = record.blocks["batch-sizes"].figure
+    assert figure["series"][0]["values"] == [4, 4, 3]
+    assert figure["kind"] == "bar"
+
+
+def test_record_describes_the_environment(course_folder):
+    record = run(course_folder, authoring_example())
+    import numpy
+    assert record.packages == {"numpy": numpy.__version__}
+    assert record.python.count(".") == 2
+    assert record.devices == "1 CPU device"
+    assert record.timestamp.endswith("+00:00")
+    assert record.wall_seconds > 0
+
+
+def test_stdout_and_stderr_are_separate(course_folder):
+    text = with_experiment("import sys\nprint('out')\nprint('err', file=sys.stderr)")
+    block = run(course_folder, text).blocks["drop-the-remainder"]
+    assert (block.stdout, block.stderr) == ("out\n", "err\n")
+
+
+def test_error_names_the_markdown_line_and_traceback_uses_file_lines(course_folder):
+    code = "def helper(n):\n    return 10 // n\n\nhelper(0)"
+    text = with_experiment(code)
+    error = failure(course_folder, text)
+    assert error.path.name == "lesson.md"
+    assert error.line == line_of(text, "return 10 // n")
+    assert "experiment 'Drop the remainder' failed: ZeroDivisionError" in error.message
+    assert f'lesson.md", line {line_of(text, "helper(0)")}' in error.detail
+    assert "return 10 // n" in error.detail  # the source line, read from the .md file
+    assert "runner.py" not in error.detail
+
+
+def test_declared_exception_is_recorded_not_fatal(course_folder):
+    text = with_experiment("raise ValueError('seed changed')", ":raises: ValueError")
+    block = run(course_folder, text).blocks["drop-the-remainder"]
+    assert (block.raised.type, block.raised.message) == ("ValueError", "seed changed")
+
+
+def test_declared_exception_matches_subclasses(course_folder):
+    text = with_experiment("raise KeyError('k')", ":raises: LookupError")
+    assert run(course_folder, text).blocks["drop-the-remainder"].raised.type == "KeyError"
+
+
+def test_declared_exception_that_never_comes_fails(course_folder):
+    error = failure(course_folder, with_experiment("x = 1", ":raises: ValueError"))
+    assert "expected ValueError to be raised, but nothing was" in error.message
+
+
+def test_a_different_exception_than_declared_fails(course_folder):
+    error = failure(course_folder, with_experiment("raise TypeError('no')", ":raises: ValueError"))
+    assert "TypeError: no" in error.message
+
+
+def test_sys_exit_is_a_failure_not_a_silent_stop(course_folder):
+    error = failure(course_folder, with_experiment("import sys\nsys.exit(0)"))
+    assert "sys.exit(0)" in error.message
+
+
+def test_figure_block_without_figure_variable_fails(course_folder):
+    text = authoring_example().replace('figure = {"kind": "bar"', 'data = {"kind": "bar"')
+    error = failure(course_folder, text)
+    assert "did not assign a dictionary to `figure`" in error.message
+    assert error.line == line_of(text, 'data = {"kind"')
+
+
+def test_code_runs_in_a_temporary_folder_not_the_course(course_folder):
+    text = with_experiment("import os\nopen('scratch.txt', 'w').write('x')\nprint(os.getcwd())")
+    cwd = run(course_folder, text).blocks["drop-the-remainder"].stdout.strip()
+    assert not (course_folder.root / "scratch.txt").exists()
+    assert cwd != str(course_folder.root)
+
+
+def test_endless_code_is_stopped_at_the_timeout(course_folder):
+    error = failure(course_folder, with_experiment("while True:\n    pass"), timeout=2)
+    assert "longer than 2 s" in error.message
+
+
+def test_a_crashed_interpreter_is_reported(course_folder):
+    error = failure(course_folder, with_experiment("import os\nos._exit(3)"))
+    assert "exit status 3" in error.message

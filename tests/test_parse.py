@@ -1,0 +1,186 @@
+import pytest
+
+from conftest import ROOT, authoring_example, line_of, replace_block
+from coursesite.errors import BuildErrors
+from coursesite.manifest import load_course
+from coursesite.model import Check, Exercise, Experiment, Figure, Note, Pause, Section, Step
+from coursesite.parse import parse_lesson
+
+
+@pytest.fixture
+def example(course_folder):
+    text = authoring_example()
+    course = course_folder.write(text)
+    return text, parse_lesson(course.lessons[0])
+
+
+def parse_errors(course_folder, text):
+    course = course_folder.write(text)
+    with pytest.raises(BuildErrors) as caught:
+        parse_lesson(course.lessons[0])
+    return caught.value.errors
+
+
+def test_front_matter_is_typed(example):
+    _, lesson = example
+    assert lesson.front.minutes == 20 and lesson.front.hardware == "cpu"
+    assert lesson.front.references[0].url.startswith("https://numpy.org/")
+
+
+def test_stages_in_order_with_their_blocks(example):
+    _, lesson = example
+    assert [s.key for s in lesson.stages] == \
+        ["understand", "build-run", "experiment", "exercise-check", "evidence"]
+    kinds = {s.key: [type(i).__name__ for i in s.items] for s in lesson.stages}
+    assert kinds["understand"] == ["Section", "Prose", "Pause", "Figure"]
+    assert kinds["build-run"] == ["Step", "Step"]
+    assert kinds["exercise-check"] == ["Exercise", "Check", "Note"]
+    assert kinds["evidence"] == ["Note", "Note"]
+
+
+def test_step_code_lines_are_file_lines(example):
+    text, lesson = example
+    step1, step2 = lesson.steps
+    assert (step1.number, step1.title) == (1, "Make the records")
+    assert step1.code.line == line_of(text, "import numpy as np")
+    assert step1.intro.markdown.strip() == "Start `main.py` with the data."
+    assert "evidence" in step2.explanation.markdown
+    assert lesson.main_py().startswith("import numpy as np\n")
+    assert "print(\"PASS: count-batches\")" in lesson.main_py()
+
+
+def test_every_block_kind_keeps_its_parts(example):
+    _, lesson = example
+    [experiment] = lesson.items(Experiment)
+    assert experiment.predict.startswith("How many records")
+    assert experiment.expected.startswith("Eight records")
+    assert experiment.takeaway.markdown.startswith("Dropping is a policy")
+    [figure] = lesson.items(Figure)
+    assert figure.alt.startswith("Bar chart") and figure.caption == "Batch sizes"
+    assert "Each bar is one batch" in figure.read.markdown
+    assert "remainder" in figure.connect.markdown
+    [exercise] = lesson.items(Exercise)
+    assert exercise.kind == "make-it-yours"
+    assert "TODO" in exercise.scaffold.source and "TODO" not in exercise.solution.source
+    assert "range(0, len(ids), 3)" in exercise.hint.markdown
+    [check] = lesson.items(Check)
+    assert [c.correct for c in check.choices] == [False, True, False]
+    assert check.choices[1].markdown == "Eleven is not a multiple of four."
+    assert check.explanation.markdown.startswith("Membership is unchanged")
+    [pause] = lesson.items(Pause)
+    assert "Three records" in pause.answer.markdown
+    assert [n.kind for n in lesson.items(Note)] == ["diagnose", "carry-forward", "evidence"]
+    assert lesson.items(Section)[0].anchor == "the-problem"
+
+
+def test_runnable_blocks_are_steps_then_document_order(example):
+    _, lesson = example
+    ids = [block.id for block in lesson.runnable_blocks()]
+    assert ids == ["step-1", "step-2", "batch-sizes", "drop-the-remainder", "batch-by-three"]
+    assert [b.is_figure for b in lesson.runnable_blocks()] == [False, False, True, False, False]
+
+
+def test_real_lessons_parse_with_three_steps_each():
+    course = load_course(ROOT / "lessons.yaml")
+    for ref in course.lessons:
+        lesson = parse_lesson(ref)
+        assert [step.number for step in lesson.steps] == [1, 2, 3]
+        assert len(lesson.items(Exercise)) == 3
+        assert {e.kind for e in lesson.items(Exercise)} == {"make-it-yours", "transfer",
+                                                            "challenge"}
+        assert len(lesson.items(Figure)) == 1 and len(lesson.items(Check)) == 1
+
+
+def test_unknown_stage_suggests_the_closest(course_folder):
+    text = authoring_example().replace("# Experiment\n", "# Experiments\n")
+    errors = parse_errors(course_folder, text)
+    assert "unknown stage 'Experiments' (did you mean 'Experiment'?)" in errors[0].message
+    assert errors[0].line == line_of(text, "# Experiments")
+
+
+def test_stages_out_of_order(course_folder):
+    text = authoring_example()
+    text = text.replace("# Experiment\n", "# TEMP\n").replace("# Build & Run\n", "# Experiment\n")
+    text = text.replace("# TEMP\n", "# Build & Run\n")
+    errors = parse_errors(course_folder, text)
+    assert any("out of order" in e.message for e in errors)
+
+
+def test_unknown_block_kind(course_folder):
+    text = authoring_example().replace(":::{pause}", ":::{pasue}")
+    [error] = parse_errors(course_folder, text)
+    assert "unknown block '{pasue}" in error.message and "did you mean 'pause'" in error.message
+    assert error.line == line_of(text, "{pasue}")
+
+
+def test_unclosed_block_names_its_opening_line(course_folder):
+    text = authoring_example()
+    text = text.replace(":::{evidence}\nKeep the batch sizes and the omitted IDs under the "
+                        "drop policy.\n:::\n", ":::{evidence}\nKeep the batch sizes.\n")
+    errors = parse_errors(course_folder, text)
+    assert any("unclosed block" in e.message and e.line == line_of(text, "{evidence}")
+               for e in errors)
+
+
+def test_step_numbering_gap(course_folder):
+    text = authoring_example().replace("{step} 2. Batch and check", "{step} 3. Batch and check")
+    [error] = parse_errors(course_folder, text)
+    assert "expected step 2, found 3" in error.message
+    assert error.line == line_of(text, "{step} 3.")
+
+
+def test_scaffold_that_does_not_compile_names_its_line(course_folder):
+    text = authoring_example().replace("threes = ...  # TODO", "threes = (  # TODO")
+    [error] = parse_errors(course_folder, text)
+    assert "syntax error" in error.message
+    assert error.line == line_of(text, "threes = (")
+
+
+def test_missing_required_option(course_folder):
+    text = authoring_example().replace(":expected: Eight records survive; three are omitted.\n",
+                                       "")
+    [error] = parse_errors(course_folder, text)
+    assert "{experiment} needs the option ':expected:'" in error.message
+
+
+def test_unknown_option_suggests(course_folder):
+    text = authoring_example().replace(":predict: How many", ":predcit: How many")
+    errors = parse_errors(course_folder, text)
+    assert any("did you mean 'predict'" in e.message for e in errors)
+
+
+def test_block_in_the_wrong_stage(course_folder):
+    text = authoring_example()
+    text = replace_block(text, ":::{carry-forward}", "")
+    text = text.replace("# Understand\n", "# Understand\n\n:::{carry-forward}\n- x\n:::\n")
+    [error] = parse_errors(course_folder, text)
+    assert "{carry-forward} belongs in the 'Evidence' stage" in error.message
+
+
+def test_check_needs_exactly_one_right_answer(course_folder):
+    text = authoring_example().replace("- [x] Eleven", "- [ ] Eleven")
+    [error] = parse_errors(course_folder, text)
+    assert "exactly one marked [x]" in error.message
+
+
+def test_math_that_cannot_render_is_an_error_with_line(course_folder):
+    text = authoring_example().replace("$11 - 8 = 3$", "$\\frac{1}{$")
+    [error] = parse_errors(course_folder, text)
+    assert "cannot render math" in error.message
+    assert error.line == line_of(text, "\\frac{1}{")
+
+
+def test_lesson_links_are_collected_with_lines(course_folder):
+    text = authoring_example().replace(
+        "Eleven records do not", "See [batching](lesson:other#policy). Eleven records do not")
+    course = course_folder.write(text)
+    lesson = parse_lesson(course.lessons[0])
+    [link] = lesson.links
+    assert (link.slug, link.anchor, link.line) == ("other", "policy", line_of(text, "lesson:other"))
+
+
+def test_front_matter_errors_count_file_lines(course_folder):
+    text = authoring_example().replace("minutes: 20", "minutes: twenty")
+    [error] = parse_errors(course_folder, text)
+    assert error.line == line_of(text, "minutes: twenty")
+    assert "minutes" in error.message
