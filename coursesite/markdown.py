@@ -57,7 +57,7 @@ def _highlight_fence(code: str, language: str, _attrs: str) -> str:
 def _link_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
-    if href.startswith("lesson:") and env.get("resolve_link"):
+    if href.startswith("lesson:"):
         token.attrSet("href", env["resolve_link"](href))
     return self.renderToken(tokens, idx, options, env)
 
@@ -82,9 +82,9 @@ def create_markdown() -> MarkdownIt:
 MARKDOWN = create_markdown()
 
 
-def render_block(markdown: str, resolve_link: LinkResolver | None = None) -> str:
+def render_block(markdown: str, resolve_link: LinkResolver) -> str:
     return MARKDOWN.render(markdown, {"resolve_link": resolve_link})
 
 
-def render_inline(markdown: str, resolve_link: LinkResolver | None = None) -> str:
+def render_inline(markdown: str, resolve_link: LinkResolver) -> str:
     return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link})

@@ -52,12 +52,12 @@ def _markdown_filter(context, prose: Prose | str | None) -> Markup:
     if prose is None:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
-    return Markup(render_block(text, context.get("resolve_link")))
+    return Markup(render_block(text, context["resolve_link"]))
 
 
 @pass_context
 def _inline_filter(context, text: str | None) -> Markup:
-    return Markup(render_inline(text or "", context.get("resolve_link")))
+    return Markup(render_inline(text or "", context["resolve_link"]))
 
 
 def render_site(course: Course, lessons: list[RenderedLesson],

@@ -1,0 +1,143 @@
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, authoring_example, line_of, replace_block
+from coursesite.errors import BuildError, BuildErrors
+from coursesite.execute import execute_lesson
+from coursesite.figures import figure_problems, render_svg
+from coursesite.parse import parse_lesson
+from coursesite.pipeline import parse_course
+from coursesite.render import RenderedLesson, render_site
+
+
+def render(course_folder, text) -> dict[str, str]:
+    """Parse, execute and render a one-lesson course; return {site path: content}."""
+    course = course_folder.write(text)
+    lesson = parse_lesson(course.lessons[0])
+    record = execute_lesson(lesson, course.settings)
+    files = render_site(course, [RenderedLesson(lesson, record)], {}, ROOT / "templates")
+    return {file.path: file.content for file in files}
+
+
+def lesson_page(files) -> BeautifulSoup:
+    return BeautifulSoup(files["basics/count-batches/index.html"], "html.parser")
+
+
+def experiment(code: str, options: str = "", takeaway: str = "Takeaway.") -> str:
+    block = (":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n" + options
+             + "\n```python\n" + code + "\n```\n\n" + takeaway + "\n:::\n")
+    return replace_block(authoring_example(), ":::{experiment}", block)
+
+
+def test_printed_html_is_escaped_never_executed(course_folder):
+    page = lesson_page(render(course_folder, experiment('print("<script>alert(1)</script>")')))
+    assert page.find("script") is None
+    outputs = [pre.get_text() for pre in page.select("#drop-the-remainder .output pre")]
+    assert outputs == ["<script>alert(1)</script>\n"]
+
+
+def test_raw_html_in_markdown_is_shown_as_text(course_folder):
+    text = experiment("x = 1", takeaway='<script>bad()</script> and <b onclick="x">bold</b>')
+    page = lesson_page(render(course_folder, text))
+    assert page.find("script") is None and page.find("b") is None
+    assert "<script>bad()</script>" in page.select_one("#drop-the-remainder .takeaway").get_text()
+
+
+def test_math_becomes_mathml(course_folder):
+    text = authoring_example().replace("Eleven records do not",
+                                       "$$\nv_{t+1} = \\mu v_t + g_t\n$$\n\nEleven records do not")
+    page = lesson_page(render(course_folder, text))
+    block = page.find("math", attrs={"display": "block"})
+    assert block is not None and block.find("msub") is not None
+    inline = page.find("math", attrs={"display": "inline"})
+    assert inline is not None and "11" in inline.get_text()
+
+
+def test_every_part_of_the_lesson_is_on_the_page(course_folder):
+    page = lesson_page(render(course_folder, authoring_example()))
+    stages = [s["id"] for s in page.select("section.stage")]
+    assert stages == ["understand", "build-run", "experiment", "exercise-check", "evidence"]
+    assert [h.get_text(" ", strip=True) for h in page.select(".step h3")] == \
+        ["1 Make the records", "2 Batch and check"]
+    recorded = page.select_one(".recorded-run .output pre").get_text()
+    assert recorded == "Batch sizes: [4, 4, 3]\nPASS: count-batches\n"
+    solution = page.select_one("#batch-by-three details.solution")
+    assert solution is not None and not solution.has_attr("open")
+    assert "assert [len(b) for b in threes]" in solution.get_text()
+    answer = page.select_one("#check-your-understanding details.answer").get_text()
+    assert "Answer 2" in answer and "Eleven is not a multiple of four." in answer
+    environment = page.select_one(".environment").get_text()
+    assert "numpy" in environment and "1 CPU device" in environment
+
+
+def test_declared_exception_is_shown_with_its_message(course_folder):
+    text = experiment("raise ValueError('seed 99 does not match')", ":raises: ValueError")
+    page = lesson_page(render(course_folder, text))
+    raised = page.select_one("#drop-the-remainder .output-raised pre").get_text()
+    assert raised == "ValueError: seed 99 does not match"
+
+
+def test_figure_is_an_svg_file_with_alt_text(course_folder):
+    files = render(course_folder, authoring_example())
+    page = lesson_page(files)
+    image = page.select_one("#batch-sizes figure img")
+    assert image["alt"].startswith("Bar chart: two batches")
+    svg = files["basics/count-batches/" + image["src"]]
+    assert svg.lstrip().startswith("<?xml") and "<text" in svg and "batch 2" in svg
+
+
+def test_lesson_links_become_relative_urls(course_folder):
+    text = authoring_example().replace(
+        "Eleven records do not", "[Back to the problem](lesson:count-batches#the-problem). Eleven")
+    page = lesson_page(render(course_folder, text))
+    link = page.find("a", string="Back to the problem")
+    assert link["href"] == "index.html#the-problem"
+
+
+def test_dead_lesson_link_is_a_build_error_with_line(course_folder):
+    text = authoring_example().replace("Eleven records do not",
+                                       "[gone](lesson:count-batchez) Eleven records do not")
+    course = course_folder.write(text)
+    with pytest.raises(BuildErrors) as caught:
+        parse_course(course)
+    [error] = caught.value.errors
+    assert "unknown lesson 'count-batchez' (did you mean 'count-batches'?)" in error.message
+    assert error.line == line_of(text, "lesson:count-batchez")
+
+
+def test_dead_anchor_is_a_build_error(course_folder):
+    text = authoring_example().replace("Eleven records do not",
+                                       "[x](lesson:count-batches#the-problen) Eleven")
+    with pytest.raises(BuildErrors) as caught:
+        parse_course(course_folder.write(text))
+    assert "did you mean 'the-problem'" in caught.value.errors[0].message
+
+
+def test_unusable_figure_data_names_the_figure_line(course_folder):
+    text = authoring_example().replace('"values": sizes', '"values": sizes[:2]')
+    with pytest.raises(BuildError) as caught:
+        render(course_folder, text)
+    assert "has 2 values for 3 'labels' entries" in caught.value.message
+    assert caught.value.line == line_of(text, 'figure = {"kind": "bar"')
+
+
+def test_svg_bytes_depend_only_on_the_data():
+    data = {"kind": "line", "x": [0, 1, 2], "series": [{"label": "a", "values": [3, 1, 2]}],
+            "xlabel": "position", "ylabel": "id", "separators": [1.5]}
+    assert figure_problems(data) == []
+    first, second = render_svg(data, "d"), render_svg(data, "d")
+    assert first == second
+    changed = dict(data, series=[{"label": "a", "values": [3, 2, 1]}])
+    assert render_svg(changed, "d") != first
+
+
+@pytest.mark.parametrize("data, problem", [
+    ({"kind": "pie", "x": [1], "series": []}, "'line' or 'bar'"),
+    ({"kind": "bar", "labels": [], "series": []}, "non-empty list 'labels'"),
+    ({"kind": "line", "x": [1, 2], "series": [{"values": ["a", 1]}]}, "list of numbers"),
+    ({"kind": "line", "x": [1], "series": [{"values": [1]}], "colour": "red"}, "unknown"),
+])
+def test_figure_problems_are_specific(data, problem):
+    assert any(problem in message for message in figure_problems(data))
