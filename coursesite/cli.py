@@ -1,4 +1,4 @@
-"""The command line: `python build.py --help`."""
+"""The command line: `python build.py --help` and `python build.py serve --help`."""
 
 from __future__ import annotations
 
@@ -9,67 +9,108 @@ from pathlib import Path
 
 from .errors import BuildErrors
 from .pipeline import BuildOptions, build
+from .progress import create_progress
 
 DESCRIPTION = """\
 Build the course website: run every lesson listed in lessons.yaml in its own Python
 process, record what its code printed and drew, and render the pages into site/.
+A lesson whose code, imported package versions, data files and settings are unchanged is
+not run again: its record comes from the cache (.cache/). Pages whose inputs are unchanged
+are not rendered again, and a rebuild that changes nothing writes nothing.
 """
 
 EPILOG = """\
-examples:
+commands:
   python build.py                     build the course in this folder into site/
+  python build.py serve               build, serve on http://127.0.0.1:8000, rebuild on
+                                      every change and reload the browser
+examples:
+  python build.py --lesson load-batch-and-checkpoint-order-with-grain
+  python build.py --force --jobs 1    re-run every lesson, one at a time
   python build.py --out /tmp/preview  build somewhere else
-  python build.py --jobs 1            run one lesson at a time
 
 exit status: 0 when the site was built; 1 when a lesson or the manifest has a problem
-(each is reported as FILE:LINE: what is wrong, with a hint); 2 for wrong arguments.
-A failed build never replaces the previous site.
+(each is reported as FILE:LINE: what is wrong, with a hint); 2 for wrong arguments;
+130 when interrupted. A failed or interrupted build never replaces the previous site.
 
 Lesson format: docs/authoring.md
 """
 
 
-def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="build.py", description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", type=Path, default=Path("lessons.yaml"), metavar="PATH",
                         help="the course manifest (default: lessons.yaml)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="output folder (default: site/ next to the manifest)")
+    parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
+                        help="execution and page cache (default: .cache/ next to the manifest)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="lessons executed at once (default: the number of cores)")
+                        help="lessons executed at once, each in its own process "
+                             "(default: the number of cores)")
+    parser.add_argument("--force", action="store_true",
+                        help="re-run every lesson and re-render every page")
+    parser.add_argument("--lesson", metavar="SLUG", default=None,
+                        help="run just this lesson; the others come from the cache")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="build.py", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    serving = bool(argv) and argv[0] == "serve"
+    if serving:
+        parser = argparse.ArgumentParser(
+            prog="build.py serve",
+            description="Build the site, serve it on 127.0.0.1, rebuild when content/, "
+                        "templates/, static/ or lessons.yaml change, and reload open pages. "
+                        "A broken edit is shown in the terminal and over the page; the last "
+                        "good site stays served.")
+        parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+        argv = argv[1:]
+    _common_options(parser)
     arguments = parser.parse_args(argv)
+    arguments.serve = serving
     if arguments.jobs < 1:
         parser.error("--jobs must be at least 1")
     return arguments
 
 
-def main(argv: list[str] | None = None) -> int:
-    arguments = parse_arguments(argv)
+def build_options(arguments: argparse.Namespace) -> BuildOptions:
     root = arguments.manifest.resolve().parent
     tool_root = Path(__file__).resolve().parent.parent
-    options = BuildOptions(
+    return BuildOptions(
         manifest=arguments.manifest,
         out=arguments.out or root / "site",
         templates=_first_existing(root / "templates", tool_root / "templates"),
         static=_first_existing(root / "static", tool_root / "static"),
-        jobs=arguments.jobs,
+        cache=arguments.cache or root / ".cache",
+        jobs=arguments.jobs, force=arguments.force, only=arguments.lesson,
     )
-    report = (lambda _message: None) if arguments.quiet else print
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    options = build_options(arguments)
+    if arguments.serve:
+        from .serve import serve  # the watcher and server load only when serving
+        return serve(options, arguments.port)
     try:
-        build(options, report)
+        with create_progress(arguments.quiet) as progress:
+            build(options, progress)
     except BuildErrors as problems:
-        print(f"build failed: {len(problems.errors)} problem(s); site not changed",
-              file=sys.stderr)
-        for error in problems.errors:
-            print(f"error: {error}", file=sys.stderr)
+        report_errors(problems)
         return 1
     except KeyboardInterrupt:
         print("build interrupted; site not changed", file=sys.stderr)
         return 130
     return 0
+
+
+def report_errors(problems: BuildErrors) -> None:
+    print(f"build failed: {len(problems.errors)} problem(s); site not changed", file=sys.stderr)
+    for error in problems.errors:
+        print(f"error: {error}", file=sys.stderr)
 
 
 def _first_existing(*candidates: Path) -> Path:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
+from .dependencies import lesson_inputs
 from .errors import BuildError
 from .manifest import Settings
 from .model import Lesson
@@ -54,7 +58,42 @@ class ExecutionRecord:
         return "".join(self.blocks[i].stdout for i in block_ids if i in self.blocks)
 
 
-def execute_lesson(lesson: Lesson, settings: Settings) -> ExecutionRecord:
+def record_to_json(record: ExecutionRecord) -> dict:
+    return asdict(record)
+
+
+def record_from_json(data: dict) -> ExecutionRecord:
+    blocks = {}
+    for block_id, block in data["blocks"].items():
+        raised = RaisedException(**block["raised"]) if block["raised"] else None
+        blocks[block_id] = BlockOutput(**dict(block, raised=raised))
+    return ExecutionRecord(**dict(data, blocks=blocks))
+
+
+class LocalExecutor:
+    """Runs lessons on this machine, each in its own process, `jobs` at a time."""
+
+    def __init__(self, jobs: int):
+        self.jobs = max(1, jobs)
+        # Each lesson gets an equal share of the cores for its BLAS/XLA threads.
+        self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
+
+    def run(self, lessons: list[Lesson], settings: Settings,
+            on_start: Callable[[Lesson], None] = lambda lesson: None
+            ) -> list[ExecutionRecord | BuildError]:
+        """One result per lesson, in order: its record, or the error that stopped it."""
+        def run_one(lesson: Lesson) -> ExecutionRecord | BuildError:
+            on_start(lesson)
+            try:
+                return execute_lesson(lesson, settings, self.threads)
+            except BuildError as error:
+                return error
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            return list(pool.map(run_one, lessons))
+
+
+def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> ExecutionRecord:
     """Run every runnable block of `lesson` in order; raise BuildError on the first failure."""
     blocks = lesson.runnable_blocks()
     job = {
@@ -67,7 +106,9 @@ def execute_lesson(lesson: Lesson, settings: Settings) -> ExecutionRecord:
     with tempfile.TemporaryDirectory(prefix=f"lesson-{lesson.ref.slug}-") as folder:
         work = Path(folder)
         (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        completed = _run_isolated(work, settings.timeout_seconds, lesson)
+        for path in lesson_inputs(lesson):
+            shutil.copy2(path, work / path.name)
+        completed = _run_isolated(work, settings.timeout_seconds, lesson, threads)
         result_path = work / "result.json"
         if not result_path.is_file():
             raise BuildError(
@@ -84,9 +125,13 @@ def execute_lesson(lesson: Lesson, settings: Settings) -> ExecutionRecord:
     return _record(lesson.ref.slug, result)
 
 
-def _run_isolated(work: Path, timeout: int, lesson: Lesson) -> subprocess.CompletedProcess:
+def _run_isolated(work: Path, timeout: int, lesson: Lesson,
+                  threads: int) -> subprocess.CompletedProcess:
     env = dict(os.environ, HOME=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
-               PYTHONHASHSEED="0")
+               PYTHONHASHSEED="0", OMP_NUM_THREADS=str(threads),
+               OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    if threads == 1:
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false").strip()
     command = [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"]
     # A session of its own, so that a timeout kills the lesson and every child it started.
     process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
@@ -104,10 +149,10 @@ def _run_isolated(work: Path, timeout: int, lesson: Lesson) -> subprocess.Comple
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:
-    blocks = {}
-    for block in result["blocks"]:
-        raised = RaisedException(**block["raised"]) if block["raised"] else None
-        blocks[block["id"]] = BlockOutput(block["id"], block["stdout"], block["stderr"],
-                                          block["seconds"], raised, block["figure"])
-    return ExecutionRecord(slug, result["timestamp"], result["python"], result["packages"],
-                           result["devices"], result["wall_seconds"], blocks)
+    blocks = {block["id"]: {key: block[key] for key in
+                            ("id", "stdout", "stderr", "seconds", "raised", "figure")}
+              for block in result["blocks"]}
+    return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
+                             "python": result["python"], "packages": result["packages"],
+                             "devices": result["devices"], "wall_seconds": result["wall_seconds"],
+                             "blocks": blocks})

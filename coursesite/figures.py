@@ -6,13 +6,13 @@ on the data, so an unchanged figure rebuilds to an identical file.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 from numbers import Real
+from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from .dependencies import distribution_version
 
 _STYLE = {
     "svg.fonttype": "none",
@@ -61,6 +61,10 @@ def _is_number(value: object) -> bool:
 
 def render_svg(data: dict, description: str) -> str:
     """An SVG drawing of valid figure data (see figure_problems); `description` is its <desc>."""
+    # Imported here: matplotlib costs ~0.5 s and most rebuilds draw nothing new.
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     with plt.rc_context(_STYLE):
         fig, axes = plt.subplots(figsize=(6.4, 3.4))
         if data["kind"] == "line":
@@ -94,3 +98,20 @@ def _draw_bars(axes, data: dict) -> None:
         offsets = [i + (index - (count - 1) / 2) * width for i in range(len(data["labels"]))]
         axes.bar(offsets, entry["values"], width=width, label=entry.get("label", ""))
     axes.set_xticks(range(len(data["labels"])), data["labels"])
+
+
+def cached_svg(data: dict, description: str, cache: Path | None) -> str:
+    """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
+    if cache is None:
+        return render_svg(data, description)
+    key = hashlib.sha256(json.dumps([data, description, _STYLE, distribution_version("matplotlib")],
+                                    sort_keys=True).encode())
+    path = cache / f"{key.hexdigest()[:24]}.svg"
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    svg = render_svg(data, description)
+    cache.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{id(svg)}.tmp")
+    temporary.write_text(svg, encoding="utf-8")
+    temporary.replace(path)
+    return svg

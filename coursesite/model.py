@@ -40,6 +40,8 @@ class FrontMatter(StrictModel):
     revision: str
     prerequisite: str | None = None
     references: list[Reference] = []
+    files: list[str] = []
+    """Data files (relative to the lesson file) copied beside the code when it runs."""
 
 
 @dataclass(frozen=True)

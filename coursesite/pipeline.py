@@ -1,28 +1,27 @@
 """The build, top to bottom: manifest -> parse -> execute -> render -> write.
 
 Each stage runs to completion for every lesson before the next begins, and all problems of
-a stage are reported together; nothing is written unless every stage succeeded.
+a stage are reported together; nothing is written unless every stage succeeded. Work whose
+inputs did not change is skipped: cached executions, unchanged pages, an unchanged site.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from .errors import BuildError, BuildErrors
-from .execute import ExecutionRecord, execute_lesson
+from .cache import ExecutionCache, execution_key, write_atomically
+from .errors import BuildError, BuildErrors, did_you_mean
+from .execute import ExecutionRecord, LocalExecutor
 from .links import check_links
 from .manifest import Course, load_course
 from .model import Lesson, Prose
 from .parse import parse_guide, parse_lesson
-from .render import RenderedLesson, render_site
+from .progress import Progress, QuietProgress
+from .render import OutputFile, PageJob, RenderedLesson, digest, folder_digest, plan_site
 from .write import write_site
-
-Report = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -31,24 +30,37 @@ class BuildOptions:
     out: Path
     templates: Path
     static: Path
+    cache: Path
     jobs: int = os.cpu_count() or 1
+    force: bool = False
+    only: str | None = None  # build just this lesson (others come from the cache)
 
 
-def build(options: BuildOptions, report: Report = print) -> Course:
-    """Build the whole site; raise BuildErrors (and leave `out` untouched) on any problem."""
-    started = time.perf_counter()
+@dataclass
+class BuildResult:
+    course: Course
+    executed: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    pages_rendered: int = 0
+    written: bool = False
+
+
+def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    """Build the site; raise BuildErrors (leaving `out` untouched) on any problem."""
+    progress = progress or QuietProgress()
     course = load_course(options.manifest)
     lessons, guides = parse_course(course)
-    report(f"parsed {len(lessons)} lesson(s) in {time.perf_counter() - started:.2f} s")
-    records = execute_all(course, lessons, options.jobs, report)
+    if options.only and course.lesson(options.only) is None:
+        slugs = [ref.slug for ref in course.lessons]
+        raise BuildErrors([BuildError(f"--lesson {options.only}: no such lesson"
+                                      f"{did_you_mean(options.only, slugs)}",
+                                      options.manifest)])
+    result = BuildResult(course)
+    records = execute_all(course, lessons, options, progress, result)
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
-    try:
-        files = render_site(course, rendered, guides, options.templates)
-    except BuildError as error:
-        raise BuildErrors([error]) from None
-    write_site(files, options.static, options.out)
-    report(f"wrote {len(files)} files to {options.out} in {time.perf_counter() - started:.2f} s")
-    return course
+    jobs = plan_site(course, rendered, guides, options.templates, options.cache / "figures")
+    write_changed(jobs, options, progress, result)
+    return result
 
 
 def parse_course(course: Course) -> tuple[list[Lesson], dict[str, Prose]]:
@@ -82,24 +94,94 @@ def parse_course(course: Course) -> tuple[list[Lesson], dict[str, Prose]]:
     return lessons, guides
 
 
-def execute_all(course: Course, lessons: list[Lesson], jobs: int,
-                report: Report) -> dict[str, ExecutionRecord]:
-    """Run every lesson (each in its own process, `jobs` at a time); report each result."""
-    def run(lesson: Lesson) -> ExecutionRecord | BuildError:
-        started = time.perf_counter()
-        try:
-            record = execute_lesson(lesson, course.settings)
-        except BuildError as error:
-            report(f"  failed   {lesson.ref.number} {lesson.ref.slug}")
-            return error
-        report(f"  executed {lesson.ref.number} {lesson.ref.slug} "
-               f"({time.perf_counter() - started:.1f} s)")
-        return record
-
-    report(f"executing {len(lessons)} lesson(s), {jobs} at a time")
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(run, lessons))
-    errors = [result for result in results if isinstance(result, BuildError)]
+def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
+                progress: Progress, result: BuildResult) -> dict[str, ExecutionRecord]:
+    """A record for every lesson: from the cache when its key is unchanged, else by running it."""
+    cache = ExecutionCache(options.cache / "records")
+    records: dict[str, ExecutionRecord] = {}
+    errors: list[BuildError] = []
+    pending: list[tuple[Lesson, object, str]] = []
+    for lesson in lessons:
+        progress.add(lesson.ref.number, lesson.ref.slug)
+    for lesson in lessons:
+        slug = lesson.ref.slug
+        key = execution_key(lesson, course.settings)
+        lookup = cache.lookup(slug, key)
+        reason = "--force" if options.force else lookup.reason
+        if lookup.record is not None and not options.force:
+            records[slug] = lookup.record
+            result.cached.append(slug)
+            progress.update(slug, "cached")
+        elif options.only and slug != options.only:
+            if lookup.stale is None:
+                errors.append(BuildError(f"lesson '{slug}' has never run",
+                                         lesson.path, hint="build once without --lesson"))
+            else:
+                records[slug] = lookup.stale
+                progress.update(slug, "cached", f"stale ({reason}); not re-run with --lesson")
+        else:
+            pending.append((lesson, key, reason))
+            progress.update(slug, "pending", reason)
+    if pending:
+        progress.message(f"executing {len(pending)} lesson(s), up to {options.jobs} at a time")
+    executor = LocalExecutor(options.jobs)
+    outcomes = executor.run([lesson for lesson, _, _ in pending], course.settings,
+                            on_start=lambda lesson: progress.update(lesson.ref.slug, "running"))
+    for (lesson, key, reason), outcome in zip(pending, outcomes):
+        if isinstance(outcome, BuildError):
+            errors.append(outcome)
+            progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
+            continue
+        cache.store(lesson.ref.slug, key, outcome)
+        records[lesson.ref.slug] = outcome
+        result.executed.append(lesson.ref.slug)
+        progress.update(lesson.ref.slug, "executed", reason)
     if errors:
         raise BuildErrors(errors)
-    return {lesson.ref.slug: result for lesson, result in zip(lessons, results)}
+    return records
+
+
+def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress,
+                  result: BuildResult) -> None:
+    """Render the jobs whose key changed; write the site only if anything differs."""
+    state_path = options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
+    state = _load_state(state_path)
+    previous = state.get("jobs", {})
+    rendered: list[OutputFile] = []
+    kept: list[str] = []
+    new_jobs: dict[str, dict] = {}
+    errors: list[BuildError] = []
+    for job in jobs:
+        old = previous.get(job.name)
+        if old and old["key"] == job.key and not options.force and \
+                all((options.out / path).is_file() for path in old["files"]):
+            kept.extend(old["files"])
+            new_jobs[job.name] = old
+            continue
+        try:
+            files = job.render()
+        except BuildError as error:
+            errors.append(error)
+            continue
+        rendered.extend(files)
+        new_jobs[job.name] = {"key": job.key, "files": [file.path for file in files]}
+    if errors:
+        raise BuildErrors(errors)
+    static = folder_digest(options.static)
+    result.pages_rendered = len(rendered)
+    previous_files = {path for job in previous.values() for path in job["files"]}
+    if not rendered and static == state.get("static") and set(kept) == previous_files:
+        progress.message(f"{options.out} is up to date; nothing written")
+        return
+    write_site(rendered, kept, options.static, options.out)
+    result.written = True
+    write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs}, indent=1))
+    progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
+
+
+def _load_state(path: Path) -> dict:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {}

@@ -6,17 +6,21 @@ in `templates/` own every piece of page markup.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
 from markupsafe import Markup
 
 from .errors import BuildError
-from .execute import ExecutionRecord
-from .figures import figure_problems, render_svg
+from .execute import ExecutionRecord, record_to_json
+from .figures import cached_svg, figure_problems
 from .links import link_resolver, relative_url
-from .manifest import Course
+from .manifest import Course, PhaseEntry
 from .markdown import highlight_code, render_block, render_inline
 from .model import STAGES, Figure, Lesson, Prose
 
@@ -60,33 +64,75 @@ def _inline_filter(context, text: str | None) -> Markup:
     return Markup(render_inline(text or "", context["resolve_link"]))
 
 
-def render_site(course: Course, lessons: list[RenderedLesson],
-                guides: dict[str, Prose], templates: Path) -> list[OutputFile]:
-    """Every page and generated file of the site (static assets are copied by `write`)."""
+@dataclass(frozen=True)
+class PageJob:
+    """Pages that render together, with a key covering everything their rendering reads."""
+
+    name: str
+    key: str
+    render: Callable[[], list[OutputFile]]
+
+
+def digest(*parts: object) -> str:
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def folder_digest(folder: Path) -> str:
+    """A digest of every file below `folder` (names and bytes)."""
+    hasher = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        hasher.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return hasher.hexdigest()[:16]
+
+
+def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
+              templates: Path, figure_cache: Path | None = None) -> list[PageJob]:
+    """One job per page group; a job whose key is unchanged need not render again."""
     env = create_environment(templates)
-    files = [OutputFile("index.html", _render_page(env, "index.html", "index.html", course,
-                                                   lessons=lessons, phases=course.phases))]
+    # Every page shows the course title and navigation, so all keys include them.
+    shared = digest(folder_digest(templates), course.manifest_path.read_text(encoding="utf-8"),
+                    [(i.lesson.ref.slug, i.lesson.front.title, i.lesson.front.summary,
+                      i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons])
+    jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
+        env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]
     for phase in course.phases:
-        url = f"{phase.slug}/index.html"
-        members = [item for item in lessons if item.lesson.ref.phase.slug == phase.slug]
-        files.append(OutputFile(url, _render_page(env, "phase.html", url, course, phase=phase,
-                                                  lessons=members,
-                                                  guide=guides.get(phase.slug))))
+        members = [i for i in lessons if i.lesson.ref.phase.slug == phase.slug]
+        guide = guides.get(phase.slug)
+        jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown),
+                            functools.partial(_render_phase, env, course, phase, members, guide)))
     titles = {item.lesson.ref.slug: item.lesson.front.title for item in lessons}
     for position, item in enumerate(lessons):
         neighbours = (lessons[position - 1] if position else None,
                       lessons[position + 1] if position + 1 < len(lessons) else None)
-        files.extend(render_lesson(env, course, item, neighbours, titles))
-    return files
+        key = digest(shared, item.lesson.text, record_to_json(item.record))
+        jobs.append(PageJob(f"lesson:{item.lesson.ref.slug}", key, functools.partial(
+            render_lesson, env, course, item, neighbours, titles, figure_cache)))
+    return jobs
+
+
+def render_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
+                templates: Path) -> list[OutputFile]:
+    """Every page and generated file of the site (static assets are copied by `write`)."""
+    jobs = plan_site(course, lessons, guides, templates)
+    return [file for job in jobs for file in job.render()]
+
+
+def _render_phase(env: Environment, course: Course, phase: PhaseEntry,
+                  members: list[RenderedLesson], guide: Prose | None) -> list[OutputFile]:
+    url = f"{phase.slug}/index.html"
+    return [OutputFile(url, _render_page(env, "phase.html", url, course, phase=phase,
+                                         lessons=members, guide=guide))]
 
 
 def render_lesson(env: Environment, course: Course, item: RenderedLesson,
                   neighbours: tuple[RenderedLesson | None, RenderedLesson | None],
-                  titles: dict[str, str]) -> list[OutputFile]:
+                  titles: dict[str, str], figure_cache: Path | None = None
+                  ) -> list[OutputFile]:
     lesson, record = item.lesson, item.record
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
-    files = [OutputFile(f"{folder}/{path}", _figure_svg(lesson, record, figure))
+    files = [OutputFile(f"{folder}/{path}", _figure_svg(lesson, record, figure, figure_cache))
              for figure in lesson.items(Figure) for path in [figures[figure.anchor]]]
     files.append(OutputFile(f"{folder}/main.py", lesson.main_py()))
     step_ids = [f"step-{step.number}" for step in lesson.steps]
@@ -114,12 +160,13 @@ def _render_page(env: Environment, template: str, url: str, course: Course, **co
         resolve_link=link_resolver(course, url), **context)
 
 
-def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> str:
+def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
+                cache: Path | None) -> str:
     data = record.blocks[figure.anchor].figure or {}
     problems = figure_problems(data)
     if problems:
         raise BuildError(f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
                          lesson.path, figure.code.line,
                          hint="see 'Figures' in docs/authoring.md for the expected keys")
-    return render_svg(data, figure.alt)
+    return cached_svg(data, figure.alt, cache)
 

@@ -2,7 +2,7 @@
 
 Everything goes into a fresh folder beside the output folder; only when all of it is written
 does that folder replace the old site, so a failed or interrupted build leaves the previous
-site untouched.
+site untouched. Files that did not change are hard-linked from the old site, not rewritten.
 """
 
 from __future__ import annotations
@@ -15,13 +15,16 @@ from pathlib import Path
 from .render import OutputFile
 
 
-def write_site(files: list[OutputFile], static: Path, out: Path) -> None:
+def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: Path) -> None:
+    """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         shutil.copytree(static, staging / "static")
-        for file in files:
+        for path in kept:
+            _link_or_copy(out / path, staging / path)
+        for file in rendered:
             target = staging / file.path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(file.content, encoding="utf-8")
@@ -30,6 +33,14 @@ def write_site(files: list[OutputFile], static: Path, out: Path) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:  # a file system without hard links
+        shutil.copy2(source, target)
 
 
 def _swap(staging: Path, out: Path) -> None:

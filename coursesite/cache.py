@@ -1,0 +1,128 @@
+"""The execution cache: reuse a lesson's record while nothing that could change it changed.
+
+The key is built from named parts (each block's code, each imported package's version, the
+interpreter, the declared data files, the execution settings, the runner itself), so that a
+miss can say *why*: "step 2 changed", "grain 0.2.18 → 0.2.19". Prose is not part of the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .dependencies import (distribution_version, imported_modules, lesson_inputs,
+                           local_module_file)
+from .execute import RUNNER, ExecutionRecord, record_from_json, record_to_json
+from .manifest import Settings
+from .model import Lesson
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    parts: dict[str, str]
+
+    @property
+    def digest(self) -> str:
+        return _sha(json.dumps(self.parts, sort_keys=True))
+
+
+@dataclass(frozen=True)
+class Lookup:
+    record: ExecutionRecord | None  # None: a miss
+    reason: str  # why it missed (empty on a hit)
+    stale: ExecutionRecord | None = None  # on a miss, the last record if it was readable
+
+
+def _sha(text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
+    parts = {f"code:{block.id}": _sha(f"{block.code.source}\0{block.code.raises}\0"
+                                      f"{block.is_figure}")
+             for block in lesson.runnable_blocks()}
+    parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
+    parts["settings"] = settings.model_dump_json()
+    parts["runner"] = _sha(RUNNER.read_bytes())
+    folder = lesson.path.parent
+    for module in sorted(imported_modules(lesson) | set(settings.record_packages)):
+        if local_module_file(module, folder) is None:
+            parts[f"package:{module}"] = distribution_version(module) or "not installed"
+    for path in lesson_inputs(lesson):
+        name = os.path.relpath(path, folder)
+        parts[f"file:{name}"] = _sha(path.read_bytes()) if path.is_file() else "missing"
+    return CacheKey(parts)
+
+
+def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:
+    """The first few differences between two keys, in an author's words."""
+    reasons = []
+    for name in sorted(set(old) | set(new)):
+        if old.get(name) == new.get(name):
+            continue
+        kind, _, what = name.partition(":")
+        label = what.replace("-", " ", 1) if what.startswith("step-") else f"'{what}'"
+        if kind == "code":
+            change = "added" if name not in old else "removed" if name not in new else "changed"
+            reasons.append(f"{label} {change}")
+        elif kind == "package":
+            reasons.append(f"{what} {old.get(name, 'not imported')} → {new.get(name, 'not imported')}")
+        elif kind == "file":
+            reasons.append(f"file {what} changed")
+        elif kind == "python":
+            reasons.append(f"Python {old.get(name)} → {new.get(name)}")
+        else:
+            reasons.append(f"{kind} changed")
+    more = f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else ""
+    return ", ".join(reasons[:3]) + more
+
+
+class ExecutionCache:
+    """One JSON file per lesson in `folder`; unreadable entries count as misses."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def _path(self, slug: str) -> Path:
+        return self.folder / f"{slug}.json"
+
+    def lookup(self, slug: str, key: CacheKey) -> Lookup:
+        path = self._path(slug)
+        if not path.is_file():
+            return Lookup(None, "not run before")
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            if entry.get("format") != FORMAT:
+                return Lookup(None, "cache format changed")
+            record = record_from_json(entry["record"])
+            if entry["key"] == key.digest:
+                return Lookup(record, "")
+            return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
+        except (ValueError, KeyError, TypeError) as problem:
+            return Lookup(None, f"cache entry unreadable ({type(problem).__name__}), re-running")
+
+    def store(self, slug: str, key: CacheKey, record: ExecutionRecord) -> None:
+        entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
+                 "record": record_to_json(record)}
+        write_atomically(self._path(slug), json.dumps(entry, indent=1, sort_keys=True))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write through a temporary file and a rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

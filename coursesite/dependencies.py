@@ -1,0 +1,74 @@
+"""What a lesson's code depends on: the modules it imports, their installed versions, and
+the local modules and data files that must travel with it to wherever it runs."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.metadata
+import os
+import re
+import sys
+from pathlib import Path
+
+from .model import Lesson
+
+
+def imported_modules(lesson: Lesson) -> set[str]:
+    """Top-level names of the non-standard-library modules the lesson's code imports."""
+    names: set[str] = set()
+    for block in lesson.runnable_blocks():
+        for node in ast.walk(ast.parse(block.code.source)):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return {name for name in names if name not in sys.stdlib_module_names}
+
+
+def local_module_file(module: str, folder: Path) -> Path | None:
+    """`folder/module.py` when the lesson imports a module of its own, else None."""
+    path = folder / f"{module}.py"
+    return path if path.is_file() else None
+
+
+def lesson_inputs(lesson: Lesson) -> list[Path]:
+    """Files the code needs in its working folder: declared data files and local modules."""
+    folder = lesson.path.parent
+    files = [folder / name for name in lesson.front.files]
+    for module in sorted(imported_modules(lesson)):
+        path = local_module_file(module, folder)
+        if path is not None and path not in files:
+            files.append(path)
+    return files
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def _installed() -> dict[str, str]:
+    """Installed distributions by normalized name, read from the dist-info folder names.
+
+    Listing folders costs about a millisecond, where importlib.metadata's full scan costs
+    tens; rebuilds compute this on every run.
+    """
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        if not os.path.isdir(entry):
+            continue
+        for name in os.listdir(entry):
+            if name.endswith(".dist-info"):
+                project, _, version = name[: -len(".dist-info")].rpartition("-")
+                found.setdefault(_normalize(project), version)
+    return found
+
+
+def distribution_version(module: str) -> str | None:
+    """The installed version of the distribution that provides top-level `module`."""
+    version = _installed().get(_normalize(module))
+    if version is not None:
+        return version
+    providers = importlib.metadata.packages_distributions().get(module, [])
+    return _installed().get(_normalize(providers[0])) if providers else None
