@@ -13,6 +13,7 @@ import importlib.metadata
 import io
 import json
 import linecache
+import os
 import platform
 import sys
 import time
@@ -22,6 +23,8 @@ from datetime import datetime, timezone
 
 
 def main(job_path, result_path):
+    # Import from the lesson's working folder (its local modules), not from this script's.
+    sys.path[0] = os.getcwd()
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
     source = job["source_path"]

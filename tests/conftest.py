@@ -12,6 +12,27 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from coursesite.manifest import Course, load_course  # noqa: E402
+from coursesite.pipeline import BuildOptions  # noqa: E402
+from coursesite.progress import Progress  # noqa: E402
+
+
+class RecordingProgress(Progress):
+    """Keeps every lesson state change, so tests can read what the build reported."""
+
+    def __init__(self):
+        super().__init__()
+        self.events: list[tuple[str, str, str]] = []
+        self.messages: list[str] = []
+
+    def message(self, text: str) -> None:
+        self.messages.append(text)
+
+    def changed(self, status) -> None:
+        self.events.append((status.slug, status.state, status.detail))
+
+    def final(self, slug: str) -> tuple[str, str]:
+        state, detail = [(s, d) for name, s, d in self.events if name == slug][-1]
+        return state, detail
 
 
 def authoring_example() -> str:
@@ -36,7 +57,7 @@ phases:
     lessons:
       - slug: count-batches
         source: content/lesson.md
-"""
+{extra}"""
 
 
 class CourseFolder:
@@ -47,11 +68,25 @@ class CourseFolder:
         self.manifest = root / "lessons.yaml"
         self.lesson_path = root / "content" / "lesson.md"
 
-    def write(self, lesson_text: str, timeout: int = 120) -> Course:
+    def write(self, lesson_text: str, timeout: int = 120,
+              extra: dict[str, str] | None = None) -> Course:
+        """Write the course; `extra` adds lessons (slug: text) after the first."""
         self.lesson_path.parent.mkdir(parents=True, exist_ok=True)
         self.lesson_path.write_text(lesson_text, encoding="utf-8")
-        self.manifest.write_text(MANIFEST.format(timeout=timeout), encoding="utf-8")
+        entries = ""
+        for slug, text in (extra or {}).items():
+            (self.root / "content" / f"{slug}.md").write_text(text, encoding="utf-8")
+            entries += f"      - slug: {slug}\n        source: content/{slug}.md\n"
+        self.manifest.write_text(MANIFEST.format(timeout=timeout, extra=entries),
+                                 encoding="utf-8")
         return load_course(self.manifest)
+
+    def options(self, **overrides) -> BuildOptions:
+        settings = dict(manifest=self.manifest, out=self.root / "site",
+                        templates=ROOT / "templates", static=ROOT / "static",
+                        cache=self.root / ".cache", jobs=2)
+        settings.update(overrides)
+        return BuildOptions(**settings)
 
 
 @pytest.fixture

@@ -1,0 +1,117 @@
+"""`build.py serve`: build, serve on 127.0.0.1, rebuild on change, reload open pages.
+
+The server injects one script into HTML responses (never into site/ itself); the script
+polls /__status and reloads the page after each successful rebuild, or shows the build
+error over the page while the last good site stays served.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from .cli import report_errors
+from .errors import BuildErrors
+from .pipeline import BuildOptions, build
+from .progress import PlainProgress
+
+RELOAD_SCRIPT = Path(__file__).with_name("livereload.js")
+SCRIPT_TAG = b'<script src="/__livereload.js" defer></script>'
+
+
+@dataclass
+class ServeState:
+    """What the open pages poll: a counter of good builds and the current error, if any."""
+
+    generation: int = 0
+    error: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def as_json(self) -> bytes:
+        with self.lock:
+            return json.dumps({"generation": self.generation, "error": self.error}).encode()
+
+
+def rebuild(options: BuildOptions, state: ServeState, progress=None) -> bool:
+    """One build; records success (pages reload) or the error (pages show it)."""
+    try:
+        build(options, progress or PlainProgress())
+    except BuildErrors as problems:
+        report_errors(problems)
+        with state.lock:
+            state.error = str(problems)
+        return False
+    with state.lock:
+        state.generation += 1
+        state.error = None
+    return True
+
+
+class PreviewHandler(SimpleHTTPRequestHandler):
+    state: ServeState
+
+    def do_GET(self) -> None:
+        route = self.path.split("?", 1)[0]
+        if route == "/__status":
+            return self._send(self.state.as_json(), "application/json")
+        if route == "/__livereload.js":
+            return self._send(RELOAD_SCRIPT.read_bytes(), "text/javascript")
+        path = Path(self.translate_path(route))
+        if path.is_dir():
+            path = path / "index.html"
+        if path.suffix == ".html" and path.is_file():
+            page = path.read_bytes()
+            return self._send(page.replace(b"</body>", SCRIPT_TAG + b"</body>", 1), "text/html")
+        return super().do_GET()
+
+    def _send(self, body: bytes, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", f"{content_type}; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args) -> None:
+        """Requests are not worth a terminal line each while authoring."""
+
+
+def make_server(out: Path, state: ServeState, port: int) -> ThreadingHTTPServer:
+    handler = type("Handler", (PreviewHandler,), {"state": state})
+    return ThreadingHTTPServer(("127.0.0.1", port), partial(handler, directory=str(out)))
+
+
+def watched_paths(options: BuildOptions) -> list[Path]:
+    root = options.manifest.resolve().parent
+    paths = [options.manifest.resolve(), options.templates, options.static, root / "content"]
+    return [path for path in paths if path.exists()]
+
+
+def serve(options: BuildOptions, port: int) -> int:
+    import watchfiles  # only serving needs the watcher
+
+    state = ServeState()
+    rebuild(options, state)
+    options.out.mkdir(parents=True, exist_ok=True)
+    try:
+        server = make_server(options.out, state, port)
+    except OSError as problem:
+        print(f"error: cannot listen on 127.0.0.1:{port} ({problem.strerror}); "
+              f"try --port {port + 1}")
+        return 1
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"serving {options.out} at http://127.0.0.1:{server.server_port}/  (Ctrl-C stops)")
+    try:
+        for changes in watchfiles.watch(*watched_paths(options)):
+            names = sorted({Path(name).name for _, name in changes})
+            print(f"changed: {', '.join(names)}; rebuilding")
+            rebuild(options, state)
+    except KeyboardInterrupt:
+        print("stopped")
+    finally:
+        server.shutdown()
+    return 0

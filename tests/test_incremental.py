@@ -1,0 +1,185 @@
+"""The execution cache and incremental pages, through the real build function."""
+
+import json
+import re
+
+import pytest
+
+from conftest import ROOT, RecordingProgress, authoring_example, replace_block
+from coursesite import cache as cache_module
+from coursesite.errors import BuildErrors
+from coursesite.pipeline import build
+
+PAGE = "basics/count-batches/index.html"
+
+
+def rebuild(folder, **overrides):
+    progress = RecordingProgress()
+    result = build(folder.options(**overrides), progress)
+    return result, progress
+
+
+@pytest.fixture
+def built(course_folder):
+    course_folder.write(authoring_example())
+    result, _ = rebuild(course_folder)
+    assert result.executed == ["count-batches"] and result.written
+    return course_folder
+
+
+def edit(folder, old, new):
+    text = folder.lesson_path.read_text()
+    assert old in text
+    folder.lesson_path.write_text(text.replace(old, new))
+
+
+def test_noop_rebuild_runs_nothing_and_writes_nothing(built):
+    page = built.root / "site" / PAGE
+    before = page.stat()
+    result, progress = rebuild(built)
+    assert result.executed == [] and result.cached == ["count-batches"]
+    assert result.pages_rendered == 0 and not result.written
+    after = page.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert any("up to date" in message for message in progress.messages)
+
+
+def test_prose_edit_rerenders_the_page_without_running_code(built):
+    edit(built, "Eleven records do not divide", "Eleven records never divide")
+    result, progress = rebuild(built)
+    assert result.executed == [] and progress.final("count-batches") == ("cached", "")
+    assert "Eleven records never divide" in (built.root / "site" / PAGE).read_text()
+    # Only the lesson's own files were rendered: page, figure, main.py.
+    assert result.pages_rendered == 3 and result.written
+
+
+@pytest.mark.parametrize("old, new, reason", [
+    ("assert sizes == [4, 4, 3]\n", "assert sizes == [4, 4, 3], sizes\n", "step 2 changed"),
+    ('print("Omitted:"', 'print("Left out:"', "'drop-the-remainder' changed"),
+    (":predict: How many records", ":raises: ValueError\n:predict: How many records",
+     "'drop-the-remainder' changed"),
+])
+def test_code_edit_reruns_and_says_which_block(built, old, new, reason):
+    if "raises" in new:
+        edit(built, 'print("Omitted:", np.setdiff1d(ids, kept).tolist())',
+             'raise ValueError("no")')
+    edit(built, old, new)
+    result, progress = rebuild(built)
+    assert result.executed == ["count-batches"]
+    assert progress.final("count-batches") == ("executed", reason)
+
+
+def test_package_version_change_reruns(built, monkeypatch):
+    original = cache_module.distribution_version
+    monkeypatch.setattr(cache_module, "distribution_version",
+                        lambda name: "99.0" if name == "numpy" else original(name))
+    result, progress = rebuild(built)
+    state, detail = progress.final("count-batches")
+    assert state == "executed"
+    assert re.fullmatch(r"numpy [\d.]+ → 99\.0", detail)
+
+
+def test_settings_change_reruns(built):
+    built.manifest.write_text(built.manifest.read_text().replace("timeout_seconds: 120",
+                                                                 "timeout_seconds: 90"))
+    _, progress = rebuild(built)
+    assert progress.final("count-batches") == ("executed", "settings changed")
+
+
+def test_data_file_and_local_module_are_part_of_the_key(course_folder):
+    content = course_folder.root / "content"
+    content.mkdir()
+    (content / "sizes.txt").write_text("4 4 3")
+    (content / "helpers.py").write_text("def total(xs):\n    return sum(xs)\n")
+    text = authoring_example().replace("revision: v0.1.0", "revision: v0.1.0\nfiles: [sizes.txt]")
+    text = text.replace('print("Batch sizes:", sizes)',
+                        'import helpers\nprint("Batch sizes:", sizes, open("sizes.txt").read(), '
+                        'helpers.total(sizes))')
+    course_folder.write(text)
+    result, _ = rebuild(course_folder)
+    assert "4 4 3 11" in (course_folder.root / "site" / PAGE).read_text()
+    (content / "sizes.txt").write_text("4 4 3 ")
+    _, progress = rebuild(course_folder)
+    assert progress.final("count-batches") == ("executed", "file sizes.txt changed")
+    (content / "helpers.py").write_text("def total(xs):\n    return -sum(xs)\n")
+    _, progress = rebuild(course_folder)
+    assert progress.final("count-batches") == ("executed", "file helpers.py changed")
+    assert "4 4 3  -11" in (course_folder.root / "site" / PAGE).read_text()
+
+
+def test_corrupted_cache_entry_is_recomputed(built):
+    entry = built.root / ".cache" / "records" / "count-batches.json"
+    entry.write_text(entry.read_text()[:200])
+    _, progress = rebuild(built)
+    state, detail = progress.final("count-batches")
+    assert state == "executed" and "unreadable" in detail
+    assert json.loads(entry.read_text())["record"]["lesson"] == "count-batches"
+
+
+def test_template_change_rerenders_every_page(built, tmp_path):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    for path in (ROOT / "templates").iterdir():
+        (templates / path.name).write_text(path.read_text())
+    base = templates / "base.html"
+    base.write_text(base.read_text().replace("Built from executable lessons", "Rebuilt"))
+    result, _ = rebuild(built, templates=templates)
+    assert result.executed == [] and result.pages_rendered == 5
+    assert "Rebuilt" in (built.root / "site" / "index.html").read_text()
+
+
+def test_deleted_site_file_is_restored(built):
+    (built.root / "site" / "basics" / "index.html").unlink()
+    result, _ = rebuild(built)
+    assert result.written and (built.root / "site" / "basics" / "index.html").is_file()
+
+
+def test_force_reruns_everything(built):
+    result, progress = rebuild(built, force=True)
+    assert result.executed == ["count-batches"]
+    assert progress.final("count-batches") == ("executed", "--force")
+
+
+def test_unknown_lesson_for_only(built):
+    with pytest.raises(BuildErrors) as caught:
+        rebuild(built, only="count-batchs")
+    assert "did you mean 'count-batches'" in str(caught.value)
+
+
+def second_lesson() -> str:
+    text = authoring_example().replace("title: Count what a batch holds", "title: Second")
+    return text.replace("PASS: count-batches", "PASS: second")
+
+
+def test_only_runs_the_named_lesson(course_folder):
+    course_folder.write(authoring_example(), extra={"second": second_lesson()})
+    rebuild(course_folder)
+    edit(course_folder, "assert sizes == [4, 4, 3]\n", "assert sizes == [4, 4, 3], 'x'\n")
+    (course_folder.root / "content" / "second.md").write_text(
+        second_lesson().replace("assert sizes == [4, 4, 3]\n", "assert len(sizes) == 3\n"))
+    result, progress = rebuild(course_folder, only="second")
+    assert result.executed == ["second"]
+    state, detail = progress.final("count-batches")
+    assert state == "cached" and detail.startswith("stale (step 2 changed)")
+
+
+def normalized_site(folder) -> dict[str, str]:
+    """Site files with the run's timestamps and timings taken out."""
+    files = {}
+    for path in sorted((folder / "site").rglob("*")):
+        if path.is_file():
+            text = path.read_text()
+            text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "TIME", text)
+            files[str(path.relative_to(folder / "site"))] = text
+    return files
+
+
+def test_parallel_and_serial_builds_give_the_same_site(course_folder, tmp_path):
+    course_folder.write(authoring_example(), extra={"second": second_lesson()})
+    rebuild(course_folder, jobs=1, out=course_folder.root / "serial" / "site",
+            cache=tmp_path / "c1")
+    rebuild(course_folder, jobs=2, out=course_folder.root / "parallel" / "site",
+            cache=tmp_path / "c2")
+    serial = normalized_site(course_folder.root / "serial")
+    assert len(serial) >= 9
+    assert serial == normalized_site(course_folder.root / "parallel")
