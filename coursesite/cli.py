@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 from .errors import BuildErrors
-from .pipeline import BuildOptions, build
-from .progress import create_progress
+from .options import BuildOptions
 
 DESCRIPTION = """\
 Build the course website: run every lesson listed in lessons.yaml in its own Python
@@ -95,6 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.serve:
         from .serve import serve  # the watcher and server load only when serving
         return serve(options, arguments.port)
+    from .fingerprint import site_is_current
+    if site_is_current(options):
+        if not arguments.quiet:
+            print(f"{options.out} is up to date: no input changed since the last build")
+        return 0
+    # Imported only when there is work to do: they cost more than a no-op build.
+    from .pipeline import build
+    from .progress import create_progress
     try:
         with create_progress(arguments.quiet) as progress:
             build(options, progress)

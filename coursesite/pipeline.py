@@ -8,32 +8,22 @@ inputs did not change is skipped: cached executions, unchanged pages, an unchang
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import fingerprint
 from .cache import ExecutionCache, execution_key, write_atomically
+from .dependencies import lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
 from .execute import ExecutionRecord, LocalExecutor
 from .links import check_links
 from .manifest import Course, load_course
 from .model import Lesson, Prose
+from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
 from .progress import Progress, QuietProgress
 from .render import OutputFile, PageJob, RenderedLesson, digest, folder_digest, plan_site
 from .write import write_site
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    manifest: Path
-    out: Path
-    templates: Path
-    static: Path
-    cache: Path
-    jobs: int = os.cpu_count() or 1
-    force: bool = False
-    only: str | None = None  # build just this lesson (others come from the cache)
 
 
 @dataclass
@@ -48,6 +38,9 @@ class BuildResult:
 def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Build the site; raise BuildErrors (leaving `out` untouched) on any problem."""
     progress = progress or QuietProgress()
+    # Taken before reading anything, so that an edit made during the build is seen next time.
+    known_extra = fingerprint.previous_extra_inputs(options)
+    started_as = fingerprint.compute(options, known_extra)
     course = load_course(options.manifest)
     lessons, guides = parse_course(course)
     if options.only and course.lesson(options.only) is None:
@@ -59,7 +52,11 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     records = execute_all(course, lessons, options, progress, result)
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
     jobs = plan_site(course, rendered, guides, options.templates, options.cache / "figures")
-    write_changed(jobs, options, progress, result)
+    files = write_changed(jobs, options, progress, result)
+    extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
+    if set(extra) != set(known_extra):
+        started_as = fingerprint.compute(options, extra)
+    fingerprint.save(options, started_as, extra, files)
     return result
 
 
@@ -142,8 +139,11 @@ def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
 
 
 def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress,
-                  result: BuildResult) -> None:
-    """Render the jobs whose key changed; write the site only if anything differs."""
+                  result: BuildResult) -> list[str]:
+    """Render the jobs whose key changed; write the site only if anything differs.
+
+    Returns the paths of every page file the site now holds.
+    """
     state_path = options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
     state = _load_state(state_path)
     previous = state.get("jobs", {})
@@ -172,11 +172,12 @@ def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress
     previous_files = {path for job in previous.values() for path in job["files"]}
     if not rendered and static == state.get("static") and set(kept) == previous_files:
         progress.message(f"{options.out} is up to date; nothing written")
-        return
+        return kept
     write_site(rendered, kept, options.static, options.out)
     result.written = True
     write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs}, indent=1))
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
+    return kept + [file.path for file in rendered]
 
 
 def _load_state(path: Path) -> dict:

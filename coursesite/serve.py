@@ -16,7 +16,8 @@ from pathlib import Path
 
 from .cli import report_errors
 from .errors import BuildErrors
-from .pipeline import BuildOptions, build
+from .options import BuildOptions
+from .pipeline import build
 from .progress import PlainProgress
 
 RELOAD_SCRIPT = Path(__file__).with_name("livereload.js")

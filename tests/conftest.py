@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from coursesite.manifest import Course, load_course  # noqa: E402
-from coursesite.pipeline import BuildOptions  # noqa: E402
+from coursesite.options import BuildOptions  # noqa: E402
 from coursesite.progress import Progress  # noqa: E402
 
 

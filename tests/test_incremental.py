@@ -183,3 +183,23 @@ def test_parallel_and_serial_builds_give_the_same_site(course_folder, tmp_path):
     serial = normalized_site(course_folder.root / "serial")
     assert len(serial) >= 9
     assert serial == normalized_site(course_folder.root / "parallel")
+
+
+def run_cli(folder, *arguments):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, str(ROOT / "build.py"), *arguments],
+                          cwd=folder.root, capture_output=True, text=True, timeout=300)
+
+
+def test_cli_noop_fast_path_notices_any_input_change(built):
+    first = run_cli(built)
+    assert first.returncode == 0, first.stderr
+    assert "no input changed" in run_cli(built).stdout
+    edit(built, "Eleven records do not divide", "Eleven records cannot divide")
+    after_edit = run_cli(built)
+    assert "no input changed" not in after_edit.stdout and "wrote" in after_edit.stdout
+    assert "Eleven records cannot divide" in (built.root / "site" / PAGE).read_text()
+    (built.root / "site" / PAGE).unlink()
+    assert "no input changed" not in run_cli(built).stdout
+    assert (built.root / "site" / PAGE).is_file()

@@ -1,0 +1,91 @@
+"""The no-op fast path: know that nothing changed without parsing or importing anything heavy.
+
+A fingerprint covers every input a build reads: the manifest, every file in the folders
+holding lessons, guides, templates and static assets, the data files lessons declared last
+time, the generator's own code, the interpreter and the installed distributions. When it
+equals the one stored by the last successful build and that build's files are all present,
+the site is current. Any difference falls back to the full, incremental build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import yaml
+
+from .options import BuildOptions
+
+GENERATOR = Path(__file__).resolve().parent
+
+
+def _state_path(options: BuildOptions) -> Path:
+    key = hashlib.sha256(str(options.out.resolve()).encode()).hexdigest()[:16]
+    return options.cache / "fingerprints" / f"{key}.json"
+
+
+def _input_folders(options: BuildOptions) -> set[Path]:
+    root = options.manifest.resolve().parent
+    folders = {options.templates.resolve(), options.static.resolve(), GENERATOR}
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    manifest = yaml.load(options.manifest.read_text(encoding="utf-8"), Loader=loader)
+    for phase in manifest["phases"]:
+        if phase.get("guide"):
+            folders.add((root / phase["guide"]).resolve().parent)
+        for lesson in phase["lessons"]:
+            folders.add((root / lesson["source"]).resolve().parent)
+    return folders
+
+
+def compute(options: BuildOptions, extra_inputs: list[str]) -> str | None:
+    """The fingerprint of everything the build would read; None if it cannot be known."""
+    digest = hashlib.sha256()
+    try:
+        paths = {options.manifest.resolve(), *map(Path, extra_inputs)}
+        for folder in _input_folders(options):
+            paths.update(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        for path in sorted(paths):
+            digest.update(f"{path}\0".encode() + path.read_bytes())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
+        return None  # a manifest too broken to read: let the full build explain
+    distributions = sorted(name for entry in sys.path if os.path.isdir(entry)
+                           for name in os.listdir(entry) if name.endswith(".dist-info"))
+    digest.update(json.dumps([sys.version, sys.executable, distributions,
+                              str(options.out.resolve())]).encode())
+    return digest.hexdigest()
+
+
+def previous_extra_inputs(options: BuildOptions) -> list[str]:
+    try:
+        return list(json.loads(_state_path(options).read_text(encoding="utf-8"))["extra_inputs"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def site_is_current(options: BuildOptions) -> bool:
+    if options.force or options.only:
+        return False
+    try:
+        state = json.loads(_state_path(options).read_text(encoding="utf-8"))
+        if compute(options, state["extra_inputs"]) != state["fingerprint"]:
+            return False
+        return all((options.out / path).is_file() for path in state["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str],
+         files: list[str]) -> None:
+    """Remember the fingerprint taken when the (now finished) build started."""
+    path = _state_path(options)
+    if fingerprint is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps({"fingerprint": fingerprint, "extra_inputs": extra_inputs,
+                                     "files": files}), encoding="utf-8")
+    temporary.replace(path)

@@ -1,0 +1,19 @@
+"""Build options: what the command line decides, read by every stage that needs it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    manifest: Path
+    out: Path
+    templates: Path
+    static: Path
+    cache: Path
+    jobs: int = os.cpu_count() or 1
+    force: bool = False
+    only: str | None = None  # build just this lesson (others come from the cache)
