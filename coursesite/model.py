@@ -193,6 +193,22 @@ class Lesson:
         """The lesson's program: every build step, in order."""
         return "\n\n".join(step.code.source.rstrip() for step in self.steps) + "\n"
 
+    def full_script(self) -> str:
+        """Every runnable block in execution order: the whole recorded run as one script.
+
+        A block declared to raise is wrapped so that the script prints the exception and
+        goes on, as the build does.
+        """
+        parts = []
+        for block in self.runnable_blocks():
+            source = block.code.source.rstrip()
+            if block.code.raises:
+                indented = "\n".join("    " + line for line in source.splitlines())
+                source = (f"try:\n{indented}\nexcept {block.code.raises} as error:\n"
+                          f"    print(f\"{block.code.raises}: {{error}}\")")
+            parts.append(f"# --- {block.label} ---\n{source}")
+        return "\n\n".join(parts) + "\n"
+
     def runnable_blocks(self) -> list[RunnableBlock]:
         """Steps first (exactly main.py), then figures, experiments and solutions in order."""
         blocks = [RunnableBlock(f"step-{s.number}", f"step {s.number}", s.code, False)
