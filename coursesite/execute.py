@@ -79,15 +79,18 @@ class LocalExecutor:
         self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
 
     def run(self, lessons: list[Lesson], settings: Settings,
-            on_start: Callable[[Lesson], None] = lambda lesson: None
+            on_start: Callable[[Lesson], None] = lambda lesson: None,
+            on_done: Callable[[Lesson, ExecutionRecord], None] = lambda lesson, record: None,
             ) -> list[ExecutionRecord | BuildError]:
         """One result per lesson, in order: its record, or the error that stopped it."""
         def run_one(lesson: Lesson) -> ExecutionRecord | BuildError:
             on_start(lesson)
             try:
-                return execute_lesson(lesson, settings, self.threads)
+                record = execute_lesson(lesson, settings, self.threads)
             except BuildError as error:
                 return error
+            on_done(lesson, record)
+            return record
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             return list(pool.map(run_one, lessons))

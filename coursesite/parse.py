@@ -149,23 +149,29 @@ class LessonParser:
         for node in nodes:
             self.check_closed(node, offset)
         prose = Prose("\n".join(self.lines[start:end]), start + 1)
-        self.scan_prose(prose.markdown, prose.line)
+        self.scan_nodes(nodes, offset)
         return prose
 
     def scan_prose(self, markdown: str, line: int) -> None:
-        """Collect lesson links and h3 anchors; check math now so rendering cannot fail."""
-        for token in MARKDOWN.parse(markdown):
-            at = line + (token.map[0] if token.map else 0)
-            if token.type == "math_block":
-                self.check_math(token.content, at, display=True)
-            if token.type == "heading_open" and token.tag == "h3":
-                self.anchors.add(slugify(self.lines[at - 1].lstrip("# ")))
-            for child in token.children or []:
-                if child.type == "math_inline" or child.type == "math_inline_double":
-                    self.check_math(child.content, at, display=False)
-                href = str(child.attrGet("href") or "") if child.type == "link_open" else ""
-                if href.startswith("lesson:"):
-                    slug, _, anchor = href[len("lesson:"):].partition("#")
+        """scan_nodes for text that has not been parsed yet (block options, guides)."""
+        self.scan_nodes(_nodes(markdown), line - 1)
+
+    def scan_nodes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:
+        """Collect lesson links and h3 anchors; check math now so rendering cannot fail.
+
+        `offset` turns the nodes' 0-based line maps into file lines.
+        """
+        for top in nodes:
+            at = offset + top.map[0] + 1
+            for node in top.walk():
+                if node.map:
+                    at = offset + node.map[0] + 1
+                if node.type in ("math_block", "math_inline", "math_inline_double"):
+                    self.check_math(node.content, at, display=node.type == "math_block")
+                elif node.type == "heading" and node.tag == "h3":
+                    self.anchors.add(slugify(node.children[0].content))
+                elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
+                    slug, _, anchor = str(node.attrs["href"])[len("lesson:"):].partition("#")
                     self.links.append(LessonLink(slug, anchor or None, at))
 
     def check_math(self, latex: str, line: int, display: bool) -> None:

@@ -8,6 +8,7 @@ inputs did not change is skipped: cached executions, unchanged pages, an unchang
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from .model import Lesson, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
 from .progress import Progress, QuietProgress
-from .render import OutputFile, PageJob, RenderedLesson, digest, folder_digest, plan_site
+from .render import (OutputFile, PageJob, RenderedLesson, digest, folder_digest, plan_site,
+                     prerender_figures)
 from .write import write_site
 
 
@@ -51,7 +53,7 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     result = BuildResult(course)
     records = execute_all(course, lessons, options, progress, result)
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
-    jobs = plan_site(course, rendered, guides, options.templates, options.cache / "figures")
+    jobs = plan_site(course, rendered, guides, options.templates, options.cache)
     files = write_changed(jobs, options, progress, result)
     extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
     if set(extra) != set(known_extra):
@@ -122,8 +124,14 @@ def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
     if pending:
         progress.message(f"executing {len(pending)} lesson(s), up to {options.jobs} at a time")
     executor = LocalExecutor(options.jobs)
-    outcomes = executor.run([lesson for lesson, _, _ in pending], course.settings,
-                            on_start=lambda lesson: progress.update(lesson.ref.slug, "running"))
+    # Figures are drawn (into the figure cache) while other lessons still run, using the
+    # time this process would otherwise spend waiting.
+    with ThreadPoolExecutor(max_workers=1) as drawing:
+        outcomes = executor.run(
+            [lesson for lesson, _, _ in pending], course.settings,
+            on_start=lambda lesson: progress.update(lesson.ref.slug, "running"),
+            on_done=lambda lesson, record: drawing.submit(
+                prerender_figures, lesson, record, options.cache / "figures"))
     for (lesson, key, reason), outcome in zip(pending, outcomes):
         if isinstance(outcome, BuildError):
             errors.append(outcome)

@@ -11,11 +11,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from threading import Lock
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.console import Console
-from rich.live import Live
-from rich.table import Table
+if TYPE_CHECKING:  # rich costs ~35 ms to import; only the live display needs it
+    from rich.table import Table
 
 STYLES = {"pending": "dim", "running": "cyan", "cached": "green", "executed": "green",
           "failed": "bold red"}
@@ -89,13 +88,18 @@ class PlainProgress(Progress):
 class LiveProgress(Progress):
     """A live table on a terminal, refreshed a few times a second, and a final summary."""
 
-    console: Console = field(default_factory=Console)
-    live: Live | None = None
+    console: Any = None
+    live: Any = None
+
+    def __post_init__(self) -> None:
+        from rich.console import Console
+        self.console = self.console or Console()
 
     def message(self, text: str) -> None:
         self.console.print(text, highlight=False)
 
-    def table(self) -> Table:
+    def table(self) -> "Table":
+        from rich.table import Table
         table = Table(box=None, pad_edge=False)
         for column in ("lesson", "state", "time", "why"):
             table.add_column(column)
@@ -108,6 +112,7 @@ class LiveProgress(Progress):
         return table
 
     def __enter__(self) -> "LiveProgress":
+        from rich.live import Live
         self.live = Live(get_renderable=self.table, console=self.console,
                          refresh_per_second=4, transient=True)
         self.live.__enter__()

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
+                    pass_context)
 from markupsafe import Markup
 
 from .errors import BuildError
@@ -39,8 +40,13 @@ class RenderedLesson:
     record: ExecutionRecord
 
 
-def create_environment(templates: Path) -> Environment:
-    env = Environment(loader=FileSystemLoader(templates), autoescape=True,
+def create_environment(templates: Path, compiled: Path | None = None) -> Environment:
+    """The Jinja environment; `compiled` caches compiled templates between builds."""
+    cache = None
+    if compiled is not None:
+        compiled.mkdir(parents=True, exist_ok=True)
+        cache = FileSystemBytecodeCache(str(compiled))
+    env = Environment(loader=FileSystemLoader(templates), autoescape=True, bytecode_cache=cache,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters["markdown"] = _markdown_filter
@@ -87,9 +93,13 @@ def folder_digest(folder: Path) -> str:
 
 
 def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
-              templates: Path, figure_cache: Path | None = None) -> list[PageJob]:
-    """One job per page group; a job whose key is unchanged need not render again."""
-    env = create_environment(templates)
+              templates: Path, cache: Path | None = None) -> list[PageJob]:
+    """One job per page group; a job whose key is unchanged need not render again.
+
+    `cache` holds drawn figures and compiled templates between builds.
+    """
+    env = create_environment(templates, cache and cache / "templates")
+    figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(folder_digest(templates), course.manifest_path.read_text(encoding="utf-8"),
                     [(i.lesson.ref.slug, i.lesson.front.title, i.lesson.front.summary,
@@ -170,3 +180,11 @@ def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
                          hint="see 'Figures' in docs/authoring.md for the expected keys")
     return cached_svg(data, figure.alt, cache)
 
+
+
+def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
+    """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
+    for figure in lesson.items(Figure):
+        data = record.blocks[figure.anchor].figure or {}
+        if not figure_problems(data):
+            cached_svg(data, figure.alt, cache)
