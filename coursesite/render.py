@@ -155,11 +155,22 @@ def render_lesson(env: Environment, course: Course, item: RenderedLesson,
                          if version),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
-        titles=titles,
+        titles=titles, downloads=_downloads(lesson),
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
     )
     files.append(OutputFile(lesson.ref.url, page))
     return files
+
+
+@dataclass(frozen=True)
+class Download:
+    label: str
+    href: str  # relative to the lesson page
+    note: str
+
+
+def _downloads(lesson: Lesson) -> list[Download]:
+    return [Download("main.py", "main.py", "the build steps: the lesson's program")]
 
 
 def _render_page(env: Environment, template: str, url: str, course: Course, **context) -> str:
