@@ -49,6 +49,7 @@ def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
     parts = {f"code:{block.id}": _sha(f"{block.code.source}\0{block.code.raises}\0"
                                       f"{block.is_figure}")
              for block in lesson.runnable_blocks()}
+    parts["values"] = _sha("\0".join(sorted({v.expression for v in lesson.values})))
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
     parts["settings"] = settings.model_dump_json()
     parts["runner"] = _sha(RUNNER.read_bytes())
@@ -79,6 +80,8 @@ def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:
             reasons.append(f"file {what} changed")
         elif kind == "python":
             reasons.append(f"Python {old.get(name)} → {new.get(name)}")
+        elif kind == "values":
+            reasons.append("live values changed")
         else:
             reasons.append(f"{kind} changed")
     more = f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else ""

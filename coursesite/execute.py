@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -53,6 +53,7 @@ class ExecutionRecord:
     devices: str
     wall_seconds: float
     blocks: dict[str, BlockOutput]
+    values: dict[str, str] = field(default_factory=dict)  # live value expression -> text
 
     def output_of(self, block_ids: list[str]) -> str:
         return "".join(self.blocks[i].stdout for i in block_ids if i in self.blocks)
@@ -105,6 +106,7 @@ def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> Exec
         "packages": settings.record_packages,
         "blocks": [{"id": b.id, "code": b.code.source, "line": b.code.line,
                     "raises": b.code.raises, "is_figure": b.is_figure} for b in blocks],
+        "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
     }
     with tempfile.TemporaryDirectory(prefix=f"lesson-{lesson.ref.slug}-") as folder:
         work = Path(folder)
@@ -121,7 +123,7 @@ def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> Exec
         result = json.loads(result_path.read_text(encoding="utf-8"))
     failure = result["failure"]
     if failure:
-        label = next(b.label for b in blocks if b.id == failure["block"])
+        label = next((b.label for b in blocks if b.id == failure["block"]), "prose")
         raise BuildError(f"{label} failed: {failure['message']}", lesson.path, failure["line"],
                          hint="fix the code or declare the exception with ':raises: Name'",
                          detail=failure["traceback"] or None)
@@ -158,4 +160,4 @@ def _record(slug: str, result: dict) -> ExecutionRecord:
     return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
                              "python": result["python"], "packages": result["packages"],
                              "devices": result["devices"], "wall_seconds": result["wall_seconds"],
-                             "blocks": blocks})
+                             "blocks": blocks, "values": result["values"]})

@@ -12,6 +12,7 @@ from typing import Callable
 
 import latex2mathml.converter
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -62,6 +63,28 @@ def _link_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
     return self.renderToken(tokens, idx, options, env)
 
 
+_LIVE_VALUE = re.compile(r"\{value\}`([^`\n]+)`")
+
+
+def _live_value_rule(state, silent: bool) -> bool:
+    """Inline `{value}`expression``: a value the lesson's code computed, shown in prose."""
+    if not state.src.startswith("{value}`", state.pos):
+        return False
+    match = _LIVE_VALUE.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("live_value", "", 0)
+        token.content = match.group(1).strip()
+    state.pos = match.end()
+    return True
+
+
+def _render_live_value(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    value = env["live_values"][tokens[idx].content]
+    return f'<span class="live-value">{escapeHtml(value)}</span>'
+
+
 def _heading_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
     token = tokens[idx]
     if token.tag in ("h2", "h3") and idx + 1 < len(tokens):
@@ -76,15 +99,21 @@ def create_markdown() -> MarkdownIt:
     md.use(dollarmath_plugin, renderer=_render_math, allow_digits=False, double_inline=True)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
+    md.inline.ruler.before("backticks", "live_value", _live_value_rule)
+    md.add_render_rule("live_value", _render_live_value)
     return md
 
 
 MARKDOWN = create_markdown()
 
 
-def render_block(markdown: str, resolve_link: LinkResolver) -> str:
-    return MARKDOWN.render(markdown, {"resolve_link": resolve_link})
+def render_block(markdown: str, resolve_link: LinkResolver,
+                 live_values: dict[str, str] | None = None) -> str:
+    return MARKDOWN.render(markdown, {"resolve_link": resolve_link,
+                                      "live_values": live_values or {}})
 
 
-def render_inline(markdown: str, resolve_link: LinkResolver) -> str:
-    return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link})
+def render_inline(markdown: str, resolve_link: LinkResolver,
+                  live_values: dict[str, str] | None = None) -> str:
+    return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link,
+                                            "live_values": live_values or {}})

@@ -163,6 +163,14 @@ class LessonLink:
 
 
 @dataclass(frozen=True)
+class LiveValue:
+    """`{value}`expression`` in prose: evaluated in the lesson's namespace after it ran."""
+
+    expression: str
+    line: int
+
+
+@dataclass(frozen=True)
 class RunnableBlock:
     """One unit of execution: the executor runs these in order in one namespace."""
 
@@ -181,6 +189,7 @@ class Lesson:
     stages: list[Stage]
     anchors: frozenset[str]
     links: list[LessonLink]
+    values: list[LiveValue] = field(default_factory=list)
 
     def items(self, kind: type) -> list:
         return [item for stage in self.stages for item in stage.items if isinstance(item, kind)]

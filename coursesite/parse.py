@@ -17,7 +17,7 @@ from .errors import BuildError, BuildErrors, did_you_mean
 from .manifest import LessonRef
 from .markdown import MARKDOWN, math_to_mathml, slugify
 from .model import (STAGES, Check, Choice, Code, Exercise, Experiment, Figure, FrontMatter,
-                    Lesson, LessonLink, Note, Pause, Prose, Section, Stage, Step)
+                    Lesson, LessonLink, LiveValue, Note, Pause, Prose, Section, Stage, Step)
 from .yamlmodel import load_yaml_model
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
@@ -81,6 +81,7 @@ class LessonParser:
     errors: list[BuildError] = field(default_factory=list)
     anchors: set[str] = field(default_factory=set)
     links: list[LessonLink] = field(default_factory=list)
+    values: list[LiveValue] = field(default_factory=list)
 
     def error(self, message: str, line: int | None, hint: str | None = None) -> None:
         self.errors.append(BuildError(message, self.path, line, hint=hint))
@@ -168,11 +169,22 @@ class LessonParser:
                     at = offset + node.map[0] + 1
                 if node.type in ("math_block", "math_inline", "math_inline_double"):
                     self.check_math(node.content, at, display=node.type == "math_block")
+                elif node.type == "live_value":
+                    self.add_value(node.content, at)
                 elif node.type == "heading" and node.tag == "h3":
                     self.anchors.add(slugify(node.children[0].content))
                 elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
                     slug, _, anchor = str(node.attrs["href"])[len("lesson:"):].partition("#")
                     self.links.append(LessonLink(slug, anchor or None, at))
+
+    def add_value(self, expression: str, line: int) -> None:
+        try:
+            compile(expression, str(self.path), "eval")
+        except SyntaxError as problem:
+            self.error(f"live value `{expression}` is not a Python expression: {problem.msg}",
+                       line, "write {value}`expression`, e.g. {value}`len(ids)`")
+            return
+        self.values.append(LiveValue(expression, line))
 
     def check_math(self, latex: str, line: int, display: bool) -> None:
         try:
@@ -486,7 +498,8 @@ def parse_lesson(ref: LessonRef) -> Lesson:
     _check_step_numbers(parser, stages)
     if parser.errors:
         raise BuildErrors(parser.errors)
-    return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links)
+    return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links,
+                  parser.values)
 
 
 def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
@@ -506,6 +519,9 @@ def parse_guide(path: Path) -> tuple[Prose, list[LessonLink]]:
     text = path.read_text(encoding="utf-8")
     parser = LessonParser(path, text.splitlines())
     parser.scan_prose(text, 1)
+    for value in parser.values:
+        parser.error(f"live value `{value.expression}` in a phase guide", value.line,
+                     "live values belong in lessons, whose code computes them")
     if parser.errors:
         raise BuildErrors(parser.errors)
     return Prose(text, 1), parser.links

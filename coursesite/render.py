@@ -62,12 +62,12 @@ def _markdown_filter(context, prose: Prose | str | None) -> Markup:
     if prose is None:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
-    return Markup(render_block(text, context["resolve_link"]))
+    return Markup(render_block(text, context["resolve_link"], context.get("live_values")))
 
 
 @pass_context
 def _inline_filter(context, text: str | None) -> Markup:
-    return Markup(render_inline(text or "", context["resolve_link"]))
+    return Markup(render_inline(text or "", context["resolve_link"], context.get("live_values")))
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def render_lesson(env: Environment, course: Course, item: RenderedLesson,
     step_ids = [f"step-{step.number}" for step in lesson.steps]
     page = _render_page(
         env, "lesson.html", lesson.ref.url, course,
-        lesson=lesson, record=record, figures=figures,
+        lesson=lesson, record=record, figures=figures, live_values=record.values,
         main_py=lesson.main_py(), main_output=record.output_of(step_ids),
         main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
         install=" ".join(f"{name}=={version}" for name, version in record.packages.items()

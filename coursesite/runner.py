@@ -38,6 +38,9 @@ def main(job_path, result_path):
         outputs.append(output)
         if failure:
             break
+    values = {}
+    if failure is None:
+        values, failure = evaluate_values(job["values"], namespace)
     result = {
         "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(),
@@ -45,6 +48,7 @@ def main(job_path, result_path):
         "devices": device_summary(),
         "wall_seconds": round(time.perf_counter() - started, 3),
         "blocks": outputs,
+        "values": values,
         "failure": failure,
     }
     with open(result_path, "w", encoding="utf-8") as handle:
@@ -76,6 +80,21 @@ def run_block(block, namespace, source):
     output = {"id": block["id"], "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
               "raised": raised, "figure": figure, "seconds": round(seconds, 4)}
     return output, failure
+
+
+def evaluate_values(requests, namespace):
+    """The text of each live value, or the failure of the first that cannot be computed."""
+    values = {}
+    for request in requests:
+        expression = request["expression"]
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                values[expression] = str(eval(expression, namespace))
+        except Exception as error:
+            return values, {"block": "live-values", "line": request["line"], "traceback": "",
+                            "message": f"live value `{expression}` failed: "
+                                       f"{type(error).__name__}: {error}"}
+    return values, None
 
 
 def declared(error, expected):
