@@ -50,6 +50,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
                         help="re-run every lesson and re-render every page")
     parser.add_argument("--lesson", metavar="SLUG", default=None,
                         help="run just this lesson; the others come from the cache")
+    parser.add_argument("--frozen", action="store_true",
+                        help="run no code: publish from the committed records/ (fails naming "
+                             "any lesson whose code changed since its record)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 
 
@@ -57,7 +60,19 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="build.py", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    serving = bool(argv) and argv[0] == "serve"
+    command = argv[0] if argv and argv[0] in ("serve", "check") else "build"
+    if command == "check":
+        parser = argparse.ArgumentParser(
+            prog="build.py check",
+            description="Re-run every lesson and compare its output with the committed "
+                        "record in records/. Prints a unified diff per lesson whose output "
+                        "drifted (for example a shuffled order that changed under a new "
+                        "library version); lines matching the lesson's `volatile` patterns "
+                        "never count. Exit status 1 when anything drifted.")
+        parser.add_argument("--accept", action="store_true",
+                            help="write the fresh outputs to records/ instead of failing")
+        argv = argv[1:]
+    serving = command == "serve"
     if serving:
         parser = argparse.ArgumentParser(
             prog="build.py serve",
@@ -69,7 +84,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         argv = argv[1:]
     _common_options(parser)
     arguments = parser.parse_args(argv)
-    arguments.serve = serving
+    arguments.command = command
     if arguments.jobs < 1:
         parser.error("--jobs must be at least 1")
     return arguments
@@ -85,15 +100,18 @@ def build_options(arguments: argparse.Namespace) -> BuildOptions:
         static=_first_existing(root / "static", tool_root / "static"),
         cache=arguments.cache or root / ".cache",
         jobs=arguments.jobs, force=arguments.force, only=arguments.lesson,
+        frozen=arguments.frozen,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     options = build_options(arguments)
-    if arguments.serve:
+    if arguments.command == "serve":
         from .serve import serve  # the watcher and server load only when serving
         return serve(options, arguments.port)
+    if arguments.command == "check":
+        return check(options, arguments)
     from .fingerprint import site_is_current
     if site_is_current(options):
         if not arguments.quiet:
@@ -112,6 +130,28 @@ def main(argv: list[str] | None = None) -> int:
         print("build interrupted; site not changed", file=sys.stderr)
         return 130
     return 0
+
+
+def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
+    from .pipeline import check_drift
+    from .progress import create_progress
+    try:
+        with create_progress(arguments.quiet) as progress:
+            drifts = check_drift(options, progress, arguments.accept)
+    except BuildErrors as problems:
+        report_errors(problems)
+        return 1
+    for slug, difference in drifts:
+        print(f"\n{slug}: output differs from its committed record\n{difference}")
+    if not drifts:
+        print("no drift: every lesson printed what its committed record says")
+        return 0
+    if arguments.accept:
+        print(f"\naccepted: records/ updated for {len(drifts)} lesson(s); commit them")
+        return 0
+    print(f"\n{len(drifts)} lesson(s) drifted; run `build.py check --accept` to record the "
+          "new output, or fix the lesson", file=sys.stderr)
+    return 1
 
 
 def report_errors(problems: BuildErrors) -> None:

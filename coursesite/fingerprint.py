@@ -54,7 +54,7 @@ def compute(options: BuildOptions, extra_inputs: list[str]) -> str | None:
     distributions = sorted(name for entry in sys.path if os.path.isdir(entry)
                            for name in os.listdir(entry) if name.endswith(".dist-info"))
     digest.update(json.dumps([sys.version, sys.executable, distributions,
-                              str(options.out.resolve())]).encode())
+                              str(options.out.resolve()), options.frozen]).encode())
     return digest.hexdigest()
 
 
@@ -66,7 +66,7 @@ def previous_extra_inputs(options: BuildOptions) -> list[str]:
 
 
 def site_is_current(options: BuildOptions) -> bool:
-    if options.force or options.only:
+    if options.force or options.only or options.frozen:
         return False
     try:
         state = json.loads(_state_path(options).read_text(encoding="utf-8"))

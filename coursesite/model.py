@@ -41,6 +41,8 @@ class FrontMatter(StrictModel):
     prerequisite: str | None = None
     references: list[Reference] = []
     files: list[str] = []
+    volatile: list[str] = []
+    """Regular expressions for output lines that differ from run to run (timings)."""
     """Data files (relative to the lesson file) copied beside the code when it runs."""
 
 

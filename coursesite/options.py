@@ -17,3 +17,9 @@ class BuildOptions:
     jobs: int = os.cpu_count() or 1
     force: bool = False
     only: str | None = None  # build just this lesson (others come from the cache)
+    frozen: bool = False  # publish from records/ without running any code
+
+    @property
+    def records(self) -> Path:
+        """The committed execution records, next to the manifest."""
+        return self.manifest.resolve().parent / "records"

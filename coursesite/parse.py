@@ -492,6 +492,16 @@ def parse_lesson(ref: LessonRef) -> Lesson:
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
     parser = LessonParser(path, lines)
+    for pattern in front.volatile:
+        try:
+            re.compile(pattern)
+        except re.error as problem:
+            parser.error(f"volatile pattern {pattern!r} is not a regular expression: {problem}",
+                         _front_line(text, pattern), "see 'volatile' in docs/authoring.md")
+    for name in front.files:
+        if not (path.parent / name).is_file():
+            parser.error(f"data file '{name}' not found", _front_line(text, name),
+                         "files are relative to the folder of the lesson file")
     if front.prerequisite and front.prerequisite.startswith("lesson:"):
         parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None, 2))
     stages = parser.parse_stages()
@@ -500,6 +510,16 @@ def parse_lesson(ref: LessonRef) -> Lesson:
         raise BuildErrors(parser.errors)
     return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links,
                   parser.values)
+
+
+def _front_line(text: str, fragment: str) -> int:
+    """The line of front matter that mentions `fragment` (2 if none does)."""
+    for number, line in enumerate(text.splitlines()[1:], start=2):
+        if line.strip() == "---":
+            break
+        if fragment in line:
+            return number
+    return 2
 
 
 def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import fingerprint
-from .cache import ExecutionCache, execution_key, write_atomically
+from . import records
+from .cache import CacheKey, ExecutionCache, execution_key, write_atomically
 from .dependencies import lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
 from .execute import ExecutionRecord, LocalExecutor
@@ -62,6 +63,38 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     return result
 
 
+def check_drift(options: BuildOptions, progress: Progress,
+                accept: bool) -> list[tuple[str, str]]:
+    """Re-run every lesson and diff its output against records/: [(slug, diff)] of drifts.
+
+    With `accept`, the fresh records replace the committed ones.
+    """
+    course = load_course(options.manifest)
+    lessons, _ = parse_course(course)
+    for lesson in lessons:
+        progress.add(lesson.ref.number, lesson.ref.slug)
+    pending = [(lesson, execution_key(lesson, course.settings), "check") for lesson in lessons]
+    outcomes = run_lessons(pending, course, options, progress)
+    errors = [outcome for outcome in outcomes if isinstance(outcome, BuildError)]
+    if errors:
+        raise BuildErrors(errors)
+    drifts = []
+    for (lesson, key, _), fresh in zip(pending, outcomes):
+        progress.update(lesson.ref.slug, "executed")
+        try:
+            committed = records.load(options.records, lesson.ref.slug)
+        except ValueError as problem:
+            committed, difference = None, str(problem)
+        else:
+            difference = "no committed record" if committed is None else \
+                records.drift(committed.record, fresh, lesson.front.volatile)
+        if difference:
+            drifts.append((lesson.ref.slug, difference))
+        if accept and (difference or committed is None):
+            records.save(options.records, key, fresh)
+    return drifts
+
+
 def parse_course(course: Course) -> tuple[list[Lesson], dict[str, Prose]]:
     """Every lesson and phase guide, with cross-lesson links checked."""
     errors: list[BuildError] = []
@@ -96,19 +129,21 @@ def parse_course(course: Course) -> tuple[list[Lesson], dict[str, Prose]]:
 def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
                 progress: Progress, result: BuildResult) -> dict[str, ExecutionRecord]:
     """A record for every lesson: from the cache when its key is unchanged, else by running it."""
-    cache = ExecutionCache(options.cache / "records")
-    records: dict[str, ExecutionRecord] = {}
-    errors: list[BuildError] = []
-    pending: list[tuple[Lesson, object, str]] = []
     for lesson in lessons:
         progress.add(lesson.ref.number, lesson.ref.slug)
+    if options.frozen:
+        return frozen_records(course, lessons, options, progress)
+    cache = ExecutionCache(options.cache / "records")
+    found: dict[str, ExecutionRecord] = {}
+    errors: list[BuildError] = []
+    pending: list[tuple[Lesson, CacheKey, str]] = []
     for lesson in lessons:
         slug = lesson.ref.slug
         key = execution_key(lesson, course.settings)
         lookup = cache.lookup(slug, key)
         reason = "--force" if options.force else lookup.reason
         if lookup.record is not None and not options.force:
-            records[slug] = lookup.record
+            found[slug] = lookup.record
             result.cached.append(slug)
             progress.update(slug, "cached")
         elif options.only and slug != options.only:
@@ -116,13 +151,32 @@ def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
                 errors.append(BuildError(f"lesson '{slug}' has never run",
                                          lesson.path, hint="build once without --lesson"))
             else:
-                records[slug] = lookup.stale
+                found[slug] = lookup.stale
                 progress.update(slug, "cached", f"stale ({reason}); not re-run with --lesson")
         else:
             pending.append((lesson, key, reason))
             progress.update(slug, "pending", reason)
-    if pending:
-        progress.message(f"executing {len(pending)} lesson(s), up to {options.jobs} at a time")
+    for (lesson, key, reason), outcome in zip(pending, run_lessons(pending, course, options,
+                                                                    progress)):
+        if isinstance(outcome, BuildError):
+            errors.append(outcome)
+            continue
+        cache.store(lesson.ref.slug, key, outcome)
+        records.update(options.records, lesson, key, outcome)
+        found[lesson.ref.slug] = outcome
+        result.executed.append(lesson.ref.slug)
+        progress.update(lesson.ref.slug, "executed", reason)
+    if errors:
+        raise BuildErrors(errors)
+    return found
+
+
+def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
+                options: BuildOptions, progress: Progress) -> list[ExecutionRecord | BuildError]:
+    """Execute lessons in parallel; a failed one is reported and returned as its error."""
+    if not pending:
+        return []
+    progress.message(f"executing {len(pending)} lesson(s), up to {options.jobs} at a time")
     executor = LocalExecutor(options.jobs)
     # Figures are drawn (into the figure cache) while other lessons still run, using the
     # time this process would otherwise spend waiting.
@@ -132,18 +186,41 @@ def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
             on_start=lambda lesson: progress.update(lesson.ref.slug, "running"),
             on_done=lambda lesson, record: drawing.submit(
                 prerender_figures, lesson, record, options.cache / "figures"))
-    for (lesson, key, reason), outcome in zip(pending, outcomes):
+    for (lesson, _, _), outcome in zip(pending, outcomes):
         if isinstance(outcome, BuildError):
-            errors.append(outcome)
             progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
+    return outcomes
+
+
+def frozen_records(course: Course, lessons: list[Lesson], options: BuildOptions,
+                   progress: Progress) -> dict[str, ExecutionRecord]:
+    """The committed record of every lesson, refusing any whose code changed since."""
+    found: dict[str, ExecutionRecord] = {}
+    errors: list[BuildError] = []
+    for lesson in lessons:
+        try:
+            frozen = records.load(options.records, lesson.ref.slug)
+        except ValueError as problem:
+            errors.append(BuildError(str(problem), lesson.path,
+                                     hint="rebuild without --frozen to write it again"))
             continue
-        cache.store(lesson.ref.slug, key, outcome)
-        records[lesson.ref.slug] = outcome
-        result.executed.append(lesson.ref.slug)
-        progress.update(lesson.ref.slug, "executed", reason)
+        if frozen is None:
+            errors.append(BuildError(f"--frozen: lesson '{lesson.ref.slug}' has no record in "
+                                     f"{options.records}", lesson.path,
+                                     hint="build once without --frozen and commit records/"))
+            continue
+        stale = records.staleness(lesson, frozen, execution_key(lesson, course.settings))
+        if stale:
+            errors.append(BuildError(f"--frozen: the code of lesson '{lesson.ref.slug}' changed "
+                                     f"since its record ({stale})", lesson.path,
+                                     hint="build without --frozen where the lesson can run, "
+                                          "then commit records/"))
+            continue
+        found[lesson.ref.slug] = frozen.record
+        progress.update(lesson.ref.slug, "frozen")
     if errors:
         raise BuildErrors(errors)
-    return records
+    return found
 
 
 def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress,

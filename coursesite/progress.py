@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # rich costs ~35 ms to import; only the live display needs it
     from rich.table import Table
 
 STYLES = {"pending": "dim", "running": "cyan", "cached": "green", "executed": "green",
-          "failed": "bold red"}
+          "frozen": "blue", "failed": "bold red"}
 
 
 @dataclass

@@ -1,0 +1,115 @@
+"""Frozen records: the committed, human-readable copy of each lesson's last execution.
+
+`records/<slug>.yaml` holds what the lesson printed, block by block, with multi-line output
+as YAML block text so that a drift shows up as a readable diff in review. A publishing
+machine builds with `--frozen` from these files without running any code; `build.py check`
+re-runs the lessons and diffs fresh output against them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .cache import CacheKey, explain_miss, write_atomically
+from .execute import ExecutionRecord, record_from_json, record_to_json
+from .model import Lesson
+
+# The parts of an execution key that belong to the lesson itself; the interpreter and
+# package versions may differ on a publishing machine without making the record stale.
+_CODE_PARTS = ("code:", "values", "file:")
+
+
+def code_parts(key: CacheKey) -> dict[str, str]:
+    return {name: value for name, value in key.parts.items() if name.startswith(_CODE_PARTS)}
+
+
+@dataclass(frozen=True)
+class FrozenRecord:
+    code: dict[str, str]
+    record: ExecutionRecord
+
+
+class _LiteralDumper(yaml.SafeDumper):
+    """Writes multi-line strings as `|` blocks: outputs stay readable in diffs."""
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    style = "|" if "\n" in text else None  # PyYAML falls back when a block cannot hold it
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_LiteralDumper.add_representer(str, _represent_text)
+
+
+def record_path(folder: Path, slug: str) -> Path:
+    return folder / f"{slug}.yaml"
+
+
+def save(folder: Path, key: CacheKey, record: ExecutionRecord) -> None:
+    data = {"lesson": record.lesson, "code": code_parts(key), "record": record_to_json(record)}
+    text = yaml.dump(data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True,
+                     width=100)
+    write_atomically(record_path(folder, record.lesson), text)
+
+
+def update(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord) -> None:
+    """Save `record` unless the committed one has the same code and the same output.
+
+    Re-running unchanged code therefore leaves records/ untouched (no new timestamp to
+    commit), while a changed output shows up as a diff of records/ in review.
+    """
+    try:
+        committed = load(folder, record.lesson)
+    except ValueError:
+        committed = None
+    if committed is None or staleness(lesson, committed, key) or \
+            drift(committed.record, record, lesson.front.volatile):
+        save(folder, key, record)
+
+
+def load(folder: Path, slug: str) -> FrozenRecord | None:
+    """The committed record of `slug`, or None when there is none; raises ValueError if
+    the file cannot be read as a record."""
+    path = record_path(folder, slug)
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return FrozenRecord(dict(data["code"]), record_from_json(data["record"]))
+    except (yaml.YAMLError, KeyError, TypeError) as problem:
+        raise ValueError(f"{path}: not a readable record ({type(problem).__name__})") from None
+
+
+def staleness(lesson: Lesson, frozen: FrozenRecord, key: CacheKey) -> str:
+    """Why the committed record no longer matches the lesson's code ('' if it does)."""
+    return explain_miss(frozen.code, code_parts(key))
+
+
+def comparable_output(record: ExecutionRecord, volatile: list[str]) -> list[str]:
+    """The record's output as lines, block by block, with volatile lines masked."""
+    patterns = [re.compile(pattern) for pattern in volatile]
+    lines = []
+    for block in record.blocks.values():
+        lines.append(f"--- {block.id}")
+        for stream, text in (("", block.stdout), ("stderr: ", block.stderr)):
+            lines.extend(stream + mask(line, patterns) for line in text.splitlines())
+        if block.raised:
+            lines.append(f"raised: {block.raised.type}: {block.raised.message}")
+    lines.extend(f"value {name} = {text}" for name, text in sorted(record.values.items()))
+    return lines
+
+
+def mask(line: str, patterns: list[re.Pattern]) -> str:
+    return "<volatile>" if any(pattern.search(line) for pattern in patterns) else line
+
+
+def drift(committed: ExecutionRecord, fresh: ExecutionRecord, volatile: list[str]) -> str:
+    """A unified diff of committed against fresh output; '' when they agree."""
+    return "\n".join(difflib.unified_diff(
+        comparable_output(committed, volatile), comparable_output(fresh, volatile),
+        fromfile=f"records/{committed.lesson}.yaml", tofile="fresh run", lineterm=""))

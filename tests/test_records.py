@@ -1,0 +1,110 @@
+"""Committed records: --frozen publishes without running code; check shows drift."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import ROOT, RecordingProgress, authoring_example
+from coursesite.errors import BuildErrors
+from coursesite.pipeline import build, check_drift
+
+RECORD = "records/count-batches.yaml"
+
+
+def needs_env(text: str) -> str:
+    """The example lesson, with a step that only works where HAS_DEVICE=1 (a stand-in for
+    hardware the publishing machine lacks)."""
+    return text.replace('print("Batch sizes:", sizes)',
+                        'import os\nassert os.environ.get("HAS_DEVICE") == "1", "no device"\n'
+                        'print("Batch sizes:", sizes)')
+
+
+@pytest.fixture
+def recorded(course_folder, monkeypatch):
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    course_folder.write(needs_env(authoring_example()))
+    build(course_folder.options(), RecordingProgress())
+    monkeypatch.delenv("HAS_DEVICE")
+    return course_folder
+
+
+def test_build_writes_a_readable_record(recorded):
+    text = (recorded.root / RECORD).read_text()
+    assert "stdout: |\n" in text and "Batch sizes: [4, 4, 3]\n" in text
+    data = yaml.safe_load(text)
+    assert data["record"]["blocks"]["step-2"]["stdout"].endswith("PASS: count-batches\n")
+    assert set(data["code"]) >= {"code:step-1", "code:step-2", "values"}
+
+
+def test_unchanged_output_leaves_the_record_alone(recorded, monkeypatch):
+    path = recorded.root / RECORD
+    before = path.read_text()
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    build(recorded.options(force=True), RecordingProgress())
+    assert path.read_text() == before  # same output: no new timestamp to commit
+
+
+def test_frozen_publishes_without_running_code(recorded, tmp_path):
+    with pytest.raises(BuildErrors, match="no device"):  # running it here would fail
+        build(recorded.options(force=True, out=tmp_path / "a", cache=tmp_path / "c1"))
+    progress = RecordingProgress()
+    result = build(recorded.options(frozen=True, out=tmp_path / "site", cache=tmp_path / "c2"),
+                   progress)
+    assert result.executed == [] and progress.final("count-batches") == ("frozen", "")
+    page = (tmp_path / "site" / "basics" / "count-batches" / "index.html").read_text()
+    assert "Batch sizes: [4, 4, 3]" in page
+
+
+def test_frozen_refuses_a_lesson_whose_code_changed(recorded):
+    recorded.lesson_path.write_text(recorded.lesson_path.read_text().replace(
+        "assert sizes == [4, 4, 3]", "assert sizes == [4, 4, 3], sizes"))
+    with pytest.raises(BuildErrors) as caught:
+        build(recorded.options(frozen=True))
+    [error] = caught.value.errors
+    assert "code of lesson 'count-batches' changed since its record (step 2 changed)" in \
+        error.message
+    assert error.path == recorded.lesson_path
+
+
+def test_frozen_without_a_record_says_what_to_do(recorded):
+    (recorded.root / RECORD).unlink()
+    with pytest.raises(BuildErrors) as caught:
+        build(recorded.options(frozen=True))
+    assert "has no record" in str(caught.value) and "commit records/" in str(caught.value)
+
+
+def test_check_reports_drift_as_a_diff_and_accept_records_it(recorded, monkeypatch):
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
+    path = recorded.root / RECORD
+    path.write_text(path.read_text().replace("Batch sizes: [4, 4, 3]", "Batch sizes: [3, 4, 4]"))
+    [(slug, diff)] = check_drift(recorded.options(), RecordingProgress(), accept=False)
+    assert slug == "count-batches"
+    assert "-Batch sizes: [3, 4, 4]" in diff and "+Batch sizes: [4, 4, 3]" in diff
+    check_drift(recorded.options(), RecordingProgress(), accept=True)
+    assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
+
+
+def test_volatile_lines_never_count_as_drift(course_folder):
+    text = authoring_example().replace("revision: v0.1.0",
+                                       'revision: v0.1.0\nvolatile: ["^took "]')
+    text = text.replace('print("Batch sizes:", sizes)',
+                        'import time\nprint("took", time.perf_counter_ns())\n'
+                        'print("Batch sizes:", sizes)')
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
+
+
+def test_check_command_exits_1_on_drift(recorded):
+    path = recorded.root / RECORD
+    path.write_text(path.read_text().replace("PASS: count-batches", "PASS: old"))
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "check"],
+                            cwd=recorded.root, capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, HAS_DEVICE="1"))
+    assert result.returncode == 1
+    assert "+PASS: count-batches" in result.stdout and "-PASS: old" in result.stdout
+    assert "check --accept" in result.stderr
