@@ -21,7 +21,7 @@ from .execute import RUNNER, ExecutionRecord, record_from_json, record_to_json
 from .manifest import Settings
 from .model import Lesson
 
-FORMAT = 1
+FORMAT = 2  # 2: blocks kept in execution order
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class ExecutionCache:
     def store(self, slug: str, key: CacheKey, record: ExecutionRecord) -> None:
         entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
                  "record": record_to_json(record)}
-        write_atomically(self._path(slug), json.dumps(entry, indent=1, sort_keys=True))
+        write_atomically(self._path(slug), json.dumps(entry, indent=1))
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -6,8 +6,10 @@ HOME are a temporary folder; the result comes back as JSON and becomes an Execut
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -109,39 +111,80 @@ def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> Exec
         "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
     }
     with tempfile.TemporaryDirectory(prefix=f"lesson-{lesson.ref.slug}-") as folder:
-        work = Path(folder)
+        work, reader = Path(folder) / "run", Path(folder) / "reader"
+        for place in (work, reader):
+            place.mkdir()
+            for path in lesson_inputs(lesson):
+                shutil.copy2(path, place / path.name)
         (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        for path in lesson_inputs(lesson):
-            shutil.copy2(path, work / path.name)
-        completed = _run_isolated(work, settings.timeout_seconds, lesson, threads)
+        (reader / "main.py").write_text(lesson.main_py(), encoding="utf-8")
+        # main.py runs as a reader would run it, at the same time as the lesson itself.
+        runner = _start([sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
+                        work, threads)
+        main = _start([sys.executable, "main.py"], reader, threads)
+        completed = _finish(runner, settings.timeout_seconds, lesson)
         result_path = work / "result.json"
         if not result_path.is_file():
+            _finish(main, 1, lesson)
             raise BuildError(
                 f"lesson process ended without a result (exit status {completed.returncode})",
                 lesson.path, hint="the code may have crashed the interpreter or killed itself",
                 detail=completed.stderr[-4000:] or None)
         result = json.loads(result_path.read_text(encoding="utf-8"))
-    failure = result["failure"]
-    if failure:
-        label = next((b.label for b in blocks if b.id == failure["block"]), "prose")
-        raise BuildError(f"{label} failed: {failure['message']}", lesson.path, failure["line"],
-                         hint="fix the code or declare the exception with ':raises: Name'",
-                         detail=failure["traceback"] or None)
-    return _record(lesson.ref.slug, result)
+        failure = result["failure"]
+        if failure:
+            _finish(main, 1, lesson)
+            label = next((b.label for b in blocks if b.id == failure["block"]), "prose")
+            raise BuildError(f"{label} failed: {failure['message']}", lesson.path,
+                             failure["line"],
+                             hint="fix the code or declare the exception with ':raises: Name'",
+                             detail=failure["traceback"] or None)
+        record = _record(lesson.ref.slug, result)
+        _verify_main_py(lesson, record, _finish(main, settings.timeout_seconds, lesson))
+    return record
 
 
-def _run_isolated(work: Path, timeout: int, lesson: Lesson,
-                  threads: int) -> subprocess.CompletedProcess:
+def mask_volatile(text: str, volatile: list[str]) -> list[str]:
+    """Output lines, with lines matching any `volatile` pattern replaced by a marker."""
+    patterns = [re.compile(pattern) for pattern in volatile]
+    return ["<volatile>" if any(p.search(line) for p in patterns) else line
+            for line in text.splitlines()]
+
+
+def _verify_main_py(lesson: Lesson, record: ExecutionRecord,
+                    main: subprocess.CompletedProcess) -> None:
+    """The downloadable main.py must print what the build steps printed."""
+    hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
+    if main.returncode != 0:
+        raise BuildError(f"the downloadable main.py fails when run on its own "
+                         f"(exit status {main.returncode})", lesson.path, hint=hint,
+                         detail=main.stderr[-4000:] or None)
+    expected = mask_volatile(record.output_of([f"step-{s.number}" for s in lesson.steps]),
+                             lesson.front.volatile)
+    actual = mask_volatile(main.stdout, lesson.front.volatile)
+    if actual != expected:
+        difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
+                                                     "python main.py", lineterm=""))
+        raise BuildError("the downloadable main.py prints something else than the build "
+                         "steps did", lesson.path, hint=hint + "; mark timing lines with "
+                         "`volatile:` in the front matter", detail=difference)
+
+
+def _start(command: list[str], work: Path, threads: int) -> subprocess.Popen:
     env = dict(os.environ, HOME=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
                PYTHONHASHSEED="0", OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     if threads == 1:
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false").strip()
-    command = [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"]
+        flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+        env["XLA_FLAGS"] = flags.strip()
     # A session of its own, so that a timeout kills the lesson and every child it started.
-    process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               errors="replace", start_new_session=True)
+    return subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="replace", start_new_session=True)
+
+
+def _finish(process: subprocess.Popen, timeout: float,
+            lesson: Lesson) -> subprocess.CompletedProcess:
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -150,7 +193,7 @@ def _run_isolated(work: Path, timeout: int, lesson: Lesson,
         raise BuildError(f"lesson code ran longer than {timeout} s and was stopped",
                          lesson.path, hint="raise settings.timeout_seconds in lessons.yaml "
                          "or make the code faster") from None
-    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:

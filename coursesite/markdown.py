@@ -107,6 +107,17 @@ def create_markdown() -> MarkdownIt:
 MARKDOWN = create_markdown()
 
 
+_LESSON_LINK = re.compile(r"\]\((lesson:[^)\s]+)\)")
+
+
+def plain_markdown(markdown: str, resolve_link: LinkResolver,
+                   live_values: dict[str, str] | None = None) -> str:
+    """Lesson Markdown as a reader's Markdown: live values filled in, lesson links resolved."""
+    values = live_values or {}
+    text = _LIVE_VALUE.sub(lambda m: values.get(m.group(1).strip(), m.group(0)), markdown)
+    return _LESSON_LINK.sub(lambda m: f"]({resolve_link(m.group(1))})", text)
+
+
 def render_block(markdown: str, resolve_link: LinkResolver,
                  live_values: dict[str, str] | None = None) -> str:
     return MARKDOWN.render(markdown, {"resolve_link": resolve_link,

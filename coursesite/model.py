@@ -204,14 +204,17 @@ class Lesson:
         """The lesson's program: every build step, in order."""
         return "\n\n".join(step.code.source.rstrip() for step in self.steps) + "\n"
 
-    def full_script(self) -> str:
+    def full_script(self, include_solutions: bool = True) -> str:
         """Every runnable block in execution order: the whole recorded run as one script.
 
         A block declared to raise is wrapped so that the script prints the exception and
         goes on, as the build does.
         """
         parts = []
+        solutions = {exercise.anchor for exercise in self.items(Exercise)}
         for block in self.runnable_blocks():
+            if not include_solutions and block.id in solutions:
+                continue
             source = block.code.source.rstrip()
             if block.code.raises:
                 indented = "\n".join("    " + line for line in source.splitlines())

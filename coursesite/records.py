@@ -9,14 +9,13 @@ re-runs the lessons and diffs fresh output against them.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from .cache import CacheKey, explain_miss, write_atomically
-from .execute import ExecutionRecord, record_from_json, record_to_json
+from .execute import ExecutionRecord, mask_volatile, record_from_json, record_to_json
 from .model import Lesson
 
 # The parts of an execution key that belong to the lesson itself; the interpreter and
@@ -92,20 +91,15 @@ def staleness(lesson: Lesson, frozen: FrozenRecord, key: CacheKey) -> str:
 
 def comparable_output(record: ExecutionRecord, volatile: list[str]) -> list[str]:
     """The record's output as lines, block by block, with volatile lines masked."""
-    patterns = [re.compile(pattern) for pattern in volatile]
     lines = []
     for block in record.blocks.values():
         lines.append(f"--- {block.id}")
         for stream, text in (("", block.stdout), ("stderr: ", block.stderr)):
-            lines.extend(stream + mask(line, patterns) for line in text.splitlines())
+            lines.extend(stream + line for line in mask_volatile(text, volatile))
         if block.raised:
             lines.append(f"raised: {block.raised.type}: {block.raised.message}")
     lines.extend(f"value {name} = {text}" for name, text in sorted(record.values.items()))
     return lines
-
-
-def mask(line: str, patterns: list[re.Pattern]) -> str:
-    return "<volatile>" if any(pattern.search(line) for pattern in patterns) else line
 
 
 def drift(committed: ExecutionRecord, fresh: ExecutionRecord, volatile: list[str]) -> str:

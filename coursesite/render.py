@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Callable
 
 from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
-                    pass_context)
+                    pass_context, select_autoescape)
 from markupsafe import Markup
 
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import cached_svg, figure_problems
+from .downloads import lesson_downloads
 from .links import link_resolver, relative_url
 from .manifest import Course, PhaseEntry
-from .markdown import highlight_code, render_block, render_inline
+from .markdown import highlight_code, plain_markdown, render_block, render_inline, slugify
 from .model import STAGES, Figure, Lesson, Prose
 
 
@@ -31,7 +32,7 @@ class OutputFile:
     """One file of the site: its path relative to the site root and its content."""
 
     path: str
-    content: str
+    content: str | bytes
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,18 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
     if compiled is not None:
         compiled.mkdir(parents=True, exist_ok=True)
         cache = FileSystemBytecodeCache(str(compiled))
-    env = Environment(loader=FileSystemLoader(templates), autoescape=True, bytecode_cache=cache,
+    # HTML templates are autoescaped; Markdown templates (*.md) produce Markdown.
+    autoescape = select_autoescape(enabled_extensions=("html",), default_for_string=True)
+    env = Environment(loader=FileSystemLoader(templates), autoescape=autoescape,
+                      bytecode_cache=cache,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters["markdown"] = _markdown_filter
     env.filters["inline"] = _inline_filter
+    env.filters["text"] = _text_filter
     env.filters["python"] = lambda code: Markup(highlight_code(code, "python"))
     env.filters["kind"] = lambda item: type(item).__name__.lower()
+    env.filters["slug"] = slugify
     env.globals["STAGES"] = STAGES
     return env
 
@@ -63,6 +69,12 @@ def _markdown_filter(context, prose: Prose | str | None) -> Markup:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
     return Markup(render_block(text, context["resolve_link"], context.get("live_values")))
+
+
+@pass_context
+def _text_filter(context, text: str | None) -> str:
+    """Lesson Markdown for Markdown outputs (lesson.md, the notebook)."""
+    return plain_markdown(text or "", context["resolve_link"], context.get("live_values"))
 
 
 @pass_context
@@ -112,6 +124,10 @@ def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, P
         jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown),
                             functools.partial(_render_phase, env, course, phase, members, guide)))
     titles = {item.lesson.ref.slug: item.lesson.front.title for item in lessons}
+    # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
+    for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
+        jobs.append(PageJob(name, shared, functools.partial(
+            _render_reader_page, env, course, f"{name}.html", url, titles)))
     for position, item in enumerate(lessons):
         neighbours = (lessons[position - 1] if position else None,
                       lessons[position + 1] if position + 1 < len(lessons) else None)
@@ -135,16 +151,25 @@ def _render_phase(env: Environment, course: Course, phase: PhaseEntry,
                                          lessons=members, guide=guide))]
 
 
+def _render_reader_page(env: Environment, course: Course, template: str, url: str,
+                        titles: dict[str, str]) -> list[OutputFile]:
+    return [OutputFile(url, _render_page(env, template, url, course, titles=titles))]
+
+
 def render_lesson(env: Environment, course: Course, item: RenderedLesson,
                   neighbours: tuple[RenderedLesson | None, RenderedLesson | None],
-                  titles: dict[str, str], figure_cache: Path | None = None
-                  ) -> list[OutputFile]:
+                  titles: dict[str, str], figure_cache: Path | None = None,
+                  student: bool = False) -> list[OutputFile]:
     lesson, record = item.lesson, item.record
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
-    files = [OutputFile(f"{folder}/{path}", _figure_svg(lesson, record, figure, figure_cache))
-             for figure in lesson.items(Figure) for path in [figures[figure.anchor]]]
-    files.append(OutputFile(f"{folder}/main.py", lesson.main_py()))
+    svgs = {figure.anchor: _figure_svg(lesson, record, figure, figure_cache)
+            for figure in lesson.items(Figure)}
+    files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
+    context = {"resolve_link": link_resolver(course, lesson.ref.url),
+               "live_values": record.values, "figures": figures}
+    downloads, listed = lesson_downloads(env, lesson, record, svgs, context, student)
+    files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     step_ids = [f"step-{step.number}" for step in lesson.steps]
     page = _render_page(
         env, "lesson.html", lesson.ref.url, course,
@@ -155,22 +180,11 @@ def render_lesson(env: Environment, course: Course, item: RenderedLesson,
                          if version),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
-        titles=titles, downloads=_downloads(lesson),
+        titles=titles, downloads=listed, student=student,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
     )
     files.append(OutputFile(lesson.ref.url, page))
     return files
-
-
-@dataclass(frozen=True)
-class Download:
-    label: str
-    href: str  # relative to the lesson page
-    note: str
-
-
-def _downloads(lesson: Lesson) -> list[Download]:
-    return [Download("main.py", "main.py", "the build steps: the lesson's program")]
 
 
 def _render_page(env: Environment, template: str, url: str, course: Course, **context) -> str:

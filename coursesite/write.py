@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
+import pagefind_bin
+
+from .errors import BuildError, BuildErrors
 from .render import OutputFile
 
 
@@ -27,12 +31,37 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
         for file in rendered:
             target = staging / file.path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(file.content, encoding="utf-8")
+            if isinstance(file.content, bytes):
+                target.write_bytes(file.content)
+            else:
+                target.write_text(file.content, encoding="utf-8")
+        index_search(staging)
         staging.chmod(0o755)
         _swap(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def index_search(site: Path) -> None:
+    """Build the Pagefind search index of the lesson pages into `site/pagefind/`.
+
+    Only elements marked `data-pagefind-body` (the lesson articles) are indexed; result URLs
+    keep `index.html` so that they work on any static host.
+    """
+    command = [pagefind_bin.get_executable(), "--site", str(site), "--keep-index-url",
+               "--output-subdir", "pagefind", "--silent"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as problem:
+        raise BuildErrors([BuildError(f"the search index could not be built: {problem}",
+                                      hint="reinstall the pinned pagefind-bin package "
+                                           "(pip install -r requirements.txt)")]) from None
+    if result.returncode != 0:
+        raise BuildErrors([BuildError(
+            "the search index could not be built (pagefind exited with "
+            f"{result.returncode})", detail=(result.stdout + result.stderr).strip() or None,
+            hint="the previous site is unchanged")])
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

@@ -1,0 +1,203 @@
+"""What a reader takes home from a lesson page: scripts, notebook, data, record, texts, zip.
+
+Each download is built from the parsed lesson and its execution record, so it shows exactly
+what the build ran and recorded. Markdown downloads come from templates; the notebook is
+JSON built with nbformat; the zip has fixed timestamps so that a rebuild is byte-identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import nbformat
+from jinja2 import Environment
+from nbformat import v4
+
+from .execute import BlockOutput, ExecutionRecord, record_to_json
+from .model import (STAGES, Check, Code, Exercise, Experiment, Figure, Lesson, Note, Pause,
+                    Prose, Section, Step)
+
+SVG = "image/svg+xml"
+
+
+@dataclass(frozen=True)
+class Download:
+    label: str
+    href: str  # relative to the lesson page
+    note: str
+
+
+@dataclass
+class NotebookBuilder:
+    """Cells in reading order; a code cell that would run before the steps defined what it
+    uses (a figure in Understand) is moved to just after the last step, which keeps the
+    notebook's top-to-bottom order equal to the build's execution order.
+
+    The text of every Markdown cell comes from the macros in templates/markdown.md (`md`).
+    """
+
+    lesson: Lesson
+    record: ExecutionRecord
+    figures_svg: dict[str, str]
+    md: Any
+    student: bool
+    cells: list = field(default_factory=list)
+    deferred: list | None = field(default_factory=list)
+
+    def build(self) -> nbformat.NotebookNode:
+        self.markdown(self.md.title(self.lesson))
+        last_step = self.lesson.steps[-1]
+        for position, stage in enumerate(self.lesson.stages, start=1):
+            self.markdown(self.md.stage(position, len(STAGES), stage.title))
+            for item in stage.items:
+                self.add(item)
+                if item is last_step:
+                    self.cells.extend(self.deferred)
+                    self.deferred = None
+        notebook = v4.new_notebook(cells=self.cells, metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python", "version": self.record.python},
+        })
+        for number, cell in enumerate(notebook.cells):
+            cell["id"] = f"cell-{number}"  # stable ids: a rebuild gives the same bytes
+        nbformat.validate(notebook)
+        return notebook
+
+    def markdown(self, text: str) -> None:
+        if str(text).strip():
+            self.cells.append(v4.new_markdown_cell(str(text).strip()))
+
+    def code(self, block_id: str, code: Code, is_step: bool = False) -> None:
+        cell = v4.new_code_cell(code.source.rstrip(), outputs=self.outputs(block_id))
+        if code.raises:
+            cell.metadata["tags"] = ["raises-exception"]
+        waiting = self.deferred is not None and not is_step
+        (self.deferred if waiting else self.cells).append(cell)
+
+    def outputs(self, block_id: str) -> list:
+        block: BlockOutput = self.record.blocks[block_id]
+        outputs = [v4.new_output("stream", name=name, text=text)
+                   for name, text in (("stdout", block.stdout), ("stderr", block.stderr)) if text]
+        if block.raised:
+            outputs.append(v4.new_output("error", ename=block.raised.type,
+                                         evalue=block.raised.message, traceback=[]))
+        if block_id in self.figures_svg:
+            outputs.append(v4.new_output("display_data", data={SVG: self.figures_svg[block_id]}))
+        return outputs
+
+    def add(self, item: object) -> None:
+        md = self.md
+        if isinstance(item, Prose):
+            self.markdown(md.prose(item))
+        elif isinstance(item, Section):
+            self.markdown(md.section(item))
+        elif isinstance(item, Step):
+            self.markdown(md.step_heading(item))
+            self.optional(item.intro)
+            self.code(item.anchor, item.code, is_step=True)
+            self.optional(item.explanation)
+        elif isinstance(item, Experiment):
+            self.markdown(md.experiment_head(item))
+            self.optional(item.intro)
+            self.code(item.anchor, item.code)
+            self.markdown(md.experiment_tail(item))
+        elif isinstance(item, Figure):
+            self.markdown(md.figure_text(item))
+            self.code(item.anchor, item.code)
+        elif isinstance(item, Exercise):
+            self.markdown(md.exercise_task(item))
+            if not self.student:
+                self.markdown(md.solution_heading())
+                self.code(item.anchor, item.solution)
+                self.optional(item.reasoning)
+        elif isinstance(item, Check):
+            self.markdown(md.check(item))
+        elif isinstance(item, Pause):
+            self.markdown(md.pause(item))
+        elif isinstance(item, Note):
+            self.markdown(md.note(item))
+
+    def optional(self, prose: Prose | None) -> None:
+        if prose is not None:
+            self.markdown(self.md.prose(prose))
+
+
+def notebook_json(lesson: Lesson, record: ExecutionRecord, figures_svg: dict[str, str],
+                  md: Any, student: bool) -> str:
+    notebook = NotebookBuilder(lesson, record, figures_svg, md, student).build()
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def figure_provenance(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> str:
+    return json.dumps({
+        "lesson": lesson.ref.slug, "block": figure.anchor, "title": figure.title,
+        "data": record.blocks[figure.anchor].figure,
+        "code_sha256": hashlib.sha256(figure.code.source.encode()).hexdigest(),
+        "revision": lesson.front.revision, "recorded_at": record.timestamp,
+        "python": record.python, "packages": record.packages,
+    }, indent=1, sort_keys=True) + "\n"
+
+
+def record_json(record: ExecutionRecord, student: bool, solution_ids: set[str]) -> str:
+    data = record_to_json(record)
+    if student:
+        data["blocks"] = {k: v for k, v in data["blocks"].items() if k not in solution_ids}
+    return json.dumps(data, indent=1) + "\n"  # block order is execution order
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    """A zip of `files` (name -> text) whose bytes depend only on names and contents."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, files[name])
+    return buffer.getvalue()
+
+
+def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,
+                     svgs: dict[str, str], context: dict,
+                     student: bool) -> tuple[dict[str, str | bytes], list[Download]]:
+    """Every download of a lesson (file name -> content) and the list the page shows.
+
+    `context` carries what the Markdown templates need: resolve_link, live_values, figures.
+    """
+    md = env.get_template("markdown.md").make_module(context)
+    solution_ids = {exercise.anchor for exercise in lesson.items(Exercise)}
+    kinds = {"note_type": Note, "experiment_type": Experiment, "exercise_type": Exercise,
+             "check_type": Check}
+    texts: dict[str, str] = {
+        "main.py": lesson.main_py(),
+        "full.py": lesson.full_script(include_solutions=not student),
+        "lesson.ipynb": notebook_json(lesson, record, svgs, md, student),
+        "lesson.md": env.get_template("lesson.md").render(
+            context, lesson=lesson, record=record, student=student),
+        "evidence.md": env.get_template("evidence.md").render(
+            context, lesson=lesson, record=record, **kinds),
+        "record.json": record_json(record, student, solution_ids),
+    }
+    listed = [
+        Download("main.py", "main.py", "the build steps: the lesson's program"),
+        Download("full.py", "full.py", "the whole recorded run: steps, then figures, "
+                                       "experiments" + ("" if student else " and solutions")),
+        Download("lesson.ipynb", "lesson.ipynb", "notebook with the recorded outputs"),
+        Download("lesson.md", "lesson.md", "the lesson text with its outputs"),
+        Download("evidence.md", "evidence.md", "a template for your evidence"),
+        Download("record.json", "record.json", "the execution record"),
+    ]
+    for figure in lesson.items(Figure):
+        name = f"figures/{figure.anchor}.json"
+        texts[name] = figure_provenance(lesson, record, figure)
+        listed.append(Download(name, name, f"data and provenance of '{figure.title}'"))
+    archive = f"{lesson.ref.slug}.zip"
+    files: dict[str, str | bytes] = dict(texts)
+    files[archive] = zip_bytes({**texts, **{f"figures/{a}.svg": s for a, s in svgs.items()}})
+    listed.append(Download(archive, archive, "all of the above in one file"))
+    return files, listed

@@ -1,0 +1,125 @@
+// The search page: queries the Pagefind index built with the site (pagefind/), in the
+// browser, offline. Results link to the lesson and to the sections that match.
+(function () {
+  "use strict";
+
+  var rootURL = new URL(document.documentElement.getAttribute("data-root") || "./", window.location.href);
+  var form = document.querySelector(".search-form");
+  var input = document.getElementById("search-input");
+  var status = document.getElementById("search-status");
+  var list = document.getElementById("search-results");
+  var resultTemplate = document.getElementById("search-result-template");
+  var sectionTemplate = document.getElementById("search-section-template");
+  if (!form || !input || !list) { return; }
+
+  if (window.location.protocol === "file:") {
+    status.textContent = "Search needs the site to be served over HTTP, not opened as a file: " +
+      "run “python -m http.server -d site” and open http://localhost:8000/search/.";
+    return;
+  }
+
+  var loading = null;
+  function pagefind() {
+    if (!loading) {
+      loading = import(new URL("pagefind/pagefind.js", rootURL).href).then(function (module) {
+        // Result URLs are root-absolute: make them start at this site's folder on the host.
+        return module.options({ baseUrl: rootURL.pathname, excerptLength: 22 }).then(function () {
+          return module;
+        });
+      });
+    }
+    return loading;
+  }
+
+  // Pagefind excerpts are escaped text with <mark> around the matches: keep exactly that.
+  function fillExcerpt(element, excerpt) {
+    var parsed = new DOMParser().parseFromString("<p>" + (excerpt || "") + "</p>", "text/html");
+    element.replaceChildren();
+    Array.prototype.forEach.call(parsed.body.firstChild.childNodes, function (node) {
+      if (node.nodeName === "MARK") {
+        var mark = document.createElement("mark");
+        mark.textContent = node.textContent;
+        element.appendChild(mark);
+      } else {
+        element.appendChild(document.createTextNode(node.textContent));
+      }
+    });
+  }
+
+  function show(results, total, query) {
+    list.replaceChildren();
+    results.forEach(function (data) {
+      var item = resultTemplate.content.firstElementChild.cloneNode(true);
+      var link = item.querySelector(".search-result-title a");
+      link.href = data.url;
+      link.textContent = (data.meta.number ? data.meta.number + " " : "") + (data.meta.title || data.url);
+      fillExcerpt(item.querySelector(".search-excerpt"), data.excerpt);
+      var sections = item.querySelector(".search-sections");
+      (data.sub_results || []).filter(function (sub) {
+        return sub.url.indexOf("#") > 0;
+      }).slice(0, 4).forEach(function (sub) {
+        var entry = sectionTemplate.content.firstElementChild.cloneNode(true);
+        var anchor = entry.querySelector("a");
+        anchor.href = sub.url;
+        anchor.textContent = sub.title;
+        fillExcerpt(entry.querySelector(".search-excerpt"), sub.excerpt);
+        sections.appendChild(entry);
+      });
+      if (!sections.children.length) { sections.remove(); }
+      list.appendChild(item);
+    });
+    status.textContent = total
+      ? (total === 1 ? "1 lesson matches" : total + " lessons match") + " “" + query + "”."
+      : "No lesson matches “" + query + "”.";
+  }
+
+  var latest = 0;
+  function run(query) {
+    var id = ++latest;
+    query = query.trim();
+    if (!query) {
+      list.replaceChildren();
+      status.textContent = "";
+      return;
+    }
+    status.textContent = "Searching…";
+    pagefind().then(function (module) {
+      return module.search(query);
+    }).then(function (search) {
+      if (id !== latest) { return null; }
+      return Promise.all(search.results.slice(0, 10).map(function (result) { return result.data(); }))
+        .then(function (results) {
+          if (id === latest) { show(results, search.results.length, query); }
+        });
+    }).catch(function (error) {
+      if (id === latest) { status.textContent = "Search could not load its index (" + error.message + ")."; }
+    });
+  }
+
+  function remember(query) {
+    var url = new URL(window.location.href);
+    if (query) { url.searchParams.set("q", query); } else { url.searchParams.delete("q"); }
+    window.history.replaceState(null, "", url.href);
+  }
+
+  var timer = null;
+  input.addEventListener("input", function () {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(function () {
+      remember(input.value.trim());
+      run(input.value);
+    }, 200);
+  });
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    window.clearTimeout(timer);
+    remember(input.value.trim());
+    run(input.value);
+  });
+
+  // A query in the address (a shared link), or typed before this script ran.
+  var initial = new URL(window.location.href).searchParams.get("q");
+  if (initial && !input.value.trim()) { input.value = initial; }
+  if (input.value.trim()) { run(input.value); }
+  pagefind().catch(function () { /* reported when a search runs */ });
+})();

@@ -1,0 +1,425 @@
+// Enhancements for every page. The pages are complete without this file: it adds the theme
+// toggle, heading links, copy buttons, setup tabs, the stage strip, quiz feedback and the
+// portfolio (notes saved in this browser). Markup comes from the templates; this file only
+// adds the few controls that mean nothing without JavaScript.
+(function () {
+  "use strict";
+
+  var html = document.documentElement;
+  var course = html.getAttribute("data-course") || "course";
+  var rootURL = new URL(html.getAttribute("data-root") || "./", window.location.href);
+  var PREFIX = "coursesite:" + course + ":";
+
+  // localStorage, namespaced by course; every call survives storage being unavailable.
+  var storage = {
+    get: function (name) {
+      try { return window.localStorage.getItem(PREFIX + name); } catch (error) { return null; }
+    },
+    set: function (name, value) {
+      try { window.localStorage.setItem(PREFIX + name, value); return true; } catch (error) { return false; }
+    },
+    remove: function (name) {
+      try { window.localStorage.removeItem(PREFIX + name); return true; } catch (error) { return false; }
+    },
+    names: function () {
+      var names = [];
+      try {
+        for (var i = 0; i < window.localStorage.length; i++) {
+          var key = window.localStorage.key(i);
+          if (key && key.indexOf(PREFIX) === 0) { names.push(key.slice(PREFIX.length)); }
+        }
+      } catch (error) { /* no storage: nothing saved */ }
+      return names;
+    }
+  };
+
+  // Portfolio notes are stored under "<lesson slug>:<anchor>"; other names (theme, shell)
+  // have no colon.
+  var portfolio = {
+    name: function (lesson, anchor) { return lesson + ":" + anchor; },
+    read: function (name) {
+      var raw = storage.get(name);
+      if (raw === null) { return null; }
+      try {
+        var note = JSON.parse(raw);
+        if (note && typeof note.text === "string") { return note; }
+      } catch (error) { /* stored by hand: keep it as text */ }
+      return { text: raw };
+    },
+    write: function (name, note) { return storage.set(name, JSON.stringify(note)); },
+    all: function () {
+      return storage.names().filter(function (name) {
+        return /^[a-z0-9-]+:[A-Za-z0-9_.-]+$/.test(name);
+      }).map(function (name) {
+        var parts = name.split(":");
+        var note = portfolio.read(name) || { text: "" };
+        note.lesson = parts[0];
+        note.anchor = parts[1];
+        return note;
+      });
+    },
+    clearLesson: function (lesson) {
+      var removed = {};
+      storage.names().forEach(function (name) {
+        if (name.indexOf(lesson + ":") === 0) {
+          removed[name] = storage.get(name);
+          storage.remove(name);
+        }
+      });
+      return removed;
+    },
+    restore: function (removed) {
+      Object.keys(removed).forEach(function (name) { storage.set(name, removed[name]); });
+    }
+  };
+
+  function formatTime(iso) {
+    var date = new Date(iso);
+    if (isNaN(date.getTime())) { return ""; }
+    return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  function plural(count, word) { return count + " " + word + (count === 1 ? "" : "s"); }
+
+  window.CourseSite = {
+    course: course, rootURL: rootURL, storage: storage, portfolio: portfolio,
+    formatTime: formatTime, plural: plural
+  };
+
+  // Theme: follows the system until the reader picks one; the choice is remembered.
+  function setupThemeToggle() {
+    var button = document.querySelector(".theme-toggle");
+    if (!button) { return; }
+    var system = window.matchMedia("(prefers-color-scheme: dark)");
+    function isDark() {
+      var chosen = html.getAttribute("data-theme");
+      return chosen ? chosen === "dark" : system.matches;
+    }
+    function show() { button.setAttribute("aria-pressed", isDark() ? "true" : "false"); }
+    button.addEventListener("click", function () {
+      var theme = isDark() ? "light" : "dark";
+      html.setAttribute("data-theme", theme);
+      storage.set("theme", theme);
+      show();
+    });
+    if (system.addEventListener) { system.addEventListener("change", show); }
+    button.hidden = false;
+    show();
+  }
+
+  // A "#" link on every heading that has an anchor (the section's id when the heading
+  // names a section).
+  function addHeadingLinks() {
+    var headings = document.querySelectorAll("main h2[id], main h3[id], main h4[id]");
+    Array.prototype.forEach.call(headings, function (heading) {
+      var id = heading.id;
+      var parent = heading.parentElement;
+      if (/-title$/.test(id) && parent && parent.id === id.replace(/-title$/, "")) { id = parent.id; }
+      var link = document.createElement("a");
+      link.className = "heading-anchor";
+      link.href = "#" + id;
+      link.textContent = "#";
+      link.setAttribute("aria-hidden", "true");
+      link.tabIndex = -1;
+      heading.appendChild(link);
+    });
+  }
+
+  // Copy buttons: the code alone, as written (outputs are separate blocks).
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text);
+    }
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.className = "visually-hidden";
+      document.body.appendChild(area);
+      area.select();
+      var done = document.execCommand("copy");
+      area.remove();
+      if (done) { resolve(); } else { reject(new Error("copy refused")); }
+    });
+  }
+
+  function addCopyButtons() {
+    var blocks = document.querySelectorAll(".code-block pre, .setup-tabs pre");
+    Array.prototype.forEach.call(blocks, function (pre) {
+      var code = pre.querySelector("code") || pre;
+      var bar = pre.previousElementSibling;
+      if (!bar || !bar.classList.contains("code-label")) {
+        bar = document.createElement("div");
+        bar.className = "code-bar";
+        pre.parentNode.insertBefore(bar, pre);
+      }
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy-button";
+      button.textContent = "Copy";
+      button.setAttribute("aria-label", "Copy code" + (bar.textContent.trim() ? ": " + bar.textContent.trim() : ""));
+      var timer = null;
+      button.addEventListener("click", function () {
+        copyText(code.textContent.replace(/\n+$/, "")).then(function () {
+          button.textContent = "Copied";
+          button.setAttribute("data-copied", "");
+        }, function () {
+          button.textContent = "Select and copy";
+        }).then(function () {
+          window.clearTimeout(timer);
+          timer = window.setTimeout(function () {
+            button.textContent = "Copy";
+            button.removeAttribute("data-copied");
+          }, 2000);
+        });
+      });
+      bar.appendChild(button);
+    });
+  }
+
+  // Setup help as tabs (one per shell); the choice is remembered across pages.
+  function setupTabs() {
+    var groups = document.querySelectorAll(".setup-tabs");
+    Array.prototype.forEach.call(groups, function (group) {
+      var panels = Array.prototype.filter.call(group.children, function (child) {
+        return child.matches("section[aria-labelledby]");
+      });
+      if (panels.length < 2) { return; }
+      var tablist = document.createElement("div");
+      tablist.className = "tablist";
+      tablist.setAttribute("role", "tablist");
+      tablist.setAttribute("aria-label", "Your shell");
+      var tabs = panels.map(function (panel) {
+        var heading = document.getElementById(panel.getAttribute("aria-labelledby"));
+        var key = heading.id;
+        var tab = document.createElement("button");
+        tab.type = "button";
+        tab.className = "tab";
+        tab.id = key + "-tab";
+        tab.setAttribute("role", "tab");
+        tab.setAttribute("data-key", key);
+        tab.textContent = heading.textContent;
+        panel.id = panel.id || key + "-panel";
+        tab.setAttribute("aria-controls", panel.id);
+        panel.setAttribute("role", "tabpanel");
+        panel.setAttribute("aria-labelledby", tab.id);
+        panel.tabIndex = 0;
+        heading.classList.add("visually-hidden", "tab-heading");
+        tablist.appendChild(tab);
+        return tab;
+      });
+      function select(key, remember, focus) {
+        var found = tabs.some(function (tab) { return tab.getAttribute("data-key") === key; });
+        if (!found) { key = tabs[0].getAttribute("data-key"); }
+        tabs.forEach(function (tab, index) {
+          var on = tab.getAttribute("data-key") === key;
+          tab.setAttribute("aria-selected", on ? "true" : "false");
+          tab.tabIndex = on ? 0 : -1;
+          panels[index].hidden = !on;
+          if (on && focus) { tab.focus(); }
+        });
+        if (remember) { storage.set("setup-shell", key); }
+      }
+      tablist.addEventListener("click", function (event) {
+        var tab = event.target.closest("[role=tab]");
+        if (tab) { select(tab.getAttribute("data-key"), true, false); }
+      });
+      tablist.addEventListener("keydown", function (event) {
+        var index = tabs.indexOf(document.activeElement);
+        if (index < 0) { return; }
+        var next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];
+        if (next === undefined) { return; }
+        event.preventDefault();
+        next = (next + tabs.length) % tabs.length;
+        select(tabs[next].getAttribute("data-key"), true, true);
+      });
+      group.insertBefore(tablist, group.firstChild);
+      group.classList.add("is-tabbed");
+      var windows = /Win/i.test(navigator.platform || "");
+      var fallback = windows && tabs.length > 1 ? tabs[1].getAttribute("data-key") : tabs[0].getAttribute("data-key");
+      select(storage.get("setup-shell") || fallback, false, false);
+    });
+  }
+
+  // The stage strip follows scrolling: "Stage 2 of 5 · Build & Run", the stage marked.
+  function setupStageStrip() {
+    var nav = document.querySelector(".stage-nav");
+    if (!nav) { return; }
+    var links = Array.prototype.slice.call(nav.querySelectorAll("a[href^='#']"));
+    var stages = links.map(function (link) { return document.getElementById(link.getAttribute("href").slice(1)); });
+    var label = nav.querySelector(".stage-current");
+    if (!label || stages.some(function (stage) { return !stage; })) { return; }
+    label.hidden = false;
+    var current = -1;
+    function update() {
+      // A stage is current once its top has passed a line a little below the strip.
+      var offset = nav.getBoundingClientRect().height + 80;
+      var index = 0;
+      stages.forEach(function (stage, position) {
+        if (stage.getBoundingClientRect().top <= offset) { index = position; }
+      });
+      var bottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2;
+      var last = stages[stages.length - 1].getBoundingClientRect();
+      if (bottom && last.top < window.innerHeight) { index = stages.length - 1; }
+      if (index === current) { return; }
+      current = index;
+      links.forEach(function (link, position) {
+        if (position === index) { link.setAttribute("aria-current", "step"); } else { link.removeAttribute("aria-current"); }
+        link.classList.toggle("is-passed", position < index);
+      });
+      label.textContent = links[index].getAttribute("data-stage-label");
+    }
+    var queued = false;
+    function schedule() {
+      if (queued) { return; }
+      queued = true;
+      window.requestAnimationFrame(function () { queued = false; update(); });
+    }
+    window.addEventListener("scroll", schedule, { passive: true });
+    window.addEventListener("resize", schedule);
+    update();
+  }
+
+  // Check your understanding: right/wrong feedback; a right answer opens the explanation.
+  function setupQuizzes() {
+    var forms = document.querySelectorAll("form[data-quiz]");
+    Array.prototype.forEach.call(forms, function (form) {
+      var feedback = form.querySelector(".quiz-feedback");
+      var actions = form.querySelector(".quiz-actions");
+      var answer = form.parentElement.querySelector("details.answer");
+      var choices = Array.prototype.slice.call(form.querySelectorAll("input[type=radio]"));
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var picked = choices.filter(function (choice) { return choice.checked; })[0];
+        choices.forEach(function (choice) { choice.closest("li").classList.remove("is-right", "is-wrong"); });
+        feedback.classList.remove("is-right", "is-wrong");
+        if (!picked) {
+          feedback.textContent = "Pick an answer first.";
+          return;
+        }
+        var number = choices.indexOf(picked) + 1;
+        var right = picked.hasAttribute("data-correct");
+        picked.closest("li").classList.add(right ? "is-right" : "is-wrong");
+        feedback.classList.add(right ? "is-right" : "is-wrong");
+        if (right) {
+          feedback.textContent = "Correct: answer " + number + ". The explanation is open below.";
+          if (answer) { answer.open = true; }
+        } else {
+          feedback.textContent = "Not quite: answer " + number + " is not it. Try another, or open the explanation below.";
+        }
+      });
+      form.addEventListener("change", function () {
+        feedback.textContent = "";
+        feedback.classList.remove("is-right", "is-wrong");
+        choices.forEach(function (choice) { choice.closest("li").classList.remove("is-right", "is-wrong"); });
+      });
+      actions.hidden = false;
+    });
+  }
+
+  // The portfolio: a text area on each exercise and on the evidence, saved as you type.
+  function setupPortfolio() {
+    var article = document.querySelector("article[data-lesson]");
+    if (!article) { return; }
+    var lesson = article.getAttribute("data-lesson");
+    var lessonTitle = article.getAttribute("data-lesson-title") || document.title;
+    var pagePath = window.location.pathname.indexOf(rootURL.pathname) === 0
+      ? window.location.pathname.slice(rootURL.pathname.length) : "";
+    var boxes = Array.prototype.slice.call(article.querySelectorAll(".portfolio[data-portfolio]"));
+    if (!boxes.length) { return; }
+    if (!storage.set("probe", "1")) {
+      return;  // nowhere to save: leave the boxes hidden rather than lose what is typed
+    }
+    storage.remove("probe");
+
+    var areas = boxes.map(function (box) {
+      var anchor = box.getAttribute("data-portfolio");
+      var name = portfolio.name(lesson, anchor);
+      var area = box.querySelector("textarea");
+      var status = box.querySelector(".portfolio-status");
+      var timer = null;
+      function showSaved(note) {
+        status.textContent = note && note.saved
+          ? "Saved in this browser, " + formatTime(note.saved) + "."
+          : "Saved in this browser as you type.";
+      }
+      function save() {
+        window.clearTimeout(timer);
+        timer = null;
+        var text = area.value;
+        if (!text.trim()) {
+          storage.remove(name);
+          status.textContent = "Nothing saved for this box.";
+          return;
+        }
+        var note = {
+          text: text, saved: new Date().toISOString(), title: box.getAttribute("data-portfolio-title"),
+          lessonTitle: lessonTitle, url: pagePath + "#" + anchor
+        };
+        if (portfolio.write(name, note)) { showSaved(note); } else { status.textContent = "Could not save: this browser’s storage is full or blocked."; }
+      }
+      area.addEventListener("input", function () {
+        status.textContent = "Saving…";
+        window.clearTimeout(timer);
+        timer = window.setTimeout(save, 400);
+      });
+      area.addEventListener("blur", function () { if (timer) { save(); } });
+      window.addEventListener("pagehide", function () { if (timer) { save(); } });
+      function load() {
+        var note = portfolio.read(name);
+        area.value = note ? note.text : "";
+        showSaved(note);
+      }
+      load();
+      box.hidden = false;
+      return { load: load };
+    });
+
+    var tools = article.querySelector(".portfolio-lesson");
+    if (!tools) { return; }
+    var clear = tools.querySelector("[data-portfolio-clear]");
+    var undo = tools.querySelector("[data-portfolio-undo]");
+    var message = tools.querySelector(".portfolio-clear-status");
+    var removed = null;
+    clear.addEventListener("click", function () {
+      removed = portfolio.clearLesson(lesson);
+      var count = Object.keys(removed).length;
+      areas.forEach(function (area) { area.load(); });
+      message.textContent = count ? "Cleared " + plural(count, "note") + " from this lesson." : "There were no saved notes on this lesson.";
+      if (undo) { undo.hidden = !count; }
+    });
+    if (undo) {
+      undo.addEventListener("click", function () {
+        if (removed) { portfolio.restore(removed); }
+        removed = null;
+        areas.forEach(function (area) { area.load(); });
+        message.textContent = "Notes restored.";
+        undo.hidden = true;
+      });
+    }
+    tools.hidden = false;
+  }
+
+  // Printing expands every collapsed block (print.css does too, where the browser allows).
+  function setupPrint() {
+    var opened = [];
+    window.addEventListener("beforeprint", function () {
+      opened = Array.prototype.filter.call(document.querySelectorAll("details:not([open])"), function (details) {
+        details.open = true;
+        return true;
+      });
+    });
+    window.addEventListener("afterprint", function () {
+      opened.forEach(function (details) { details.open = false; });
+      opened = [];
+    });
+  }
+
+  setupThemeToggle();
+  addHeadingLinks();
+  addCopyButtons();
+  setupTabs();
+  setupStageStrip();
+  setupQuizzes();
+  setupPortfolio();
+  setupPrint();
+})();

@@ -1,0 +1,125 @@
+"""What a reader takes home: every download is built from the run and checked against it."""
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import ROOT, RecordingProgress, authoring_example
+from coursesite.errors import BuildErrors
+from coursesite.execute import mask_volatile
+from coursesite.pipeline import build
+
+LESSONS = ["design-an-input-pipeline", "load-batch-and-checkpoint-order-with-grain"]
+VOLATILE = {"design-an-input-pipeline": ["^Preparation time:"],
+            "load-batch-and-checkpoint-order-with-grain": []}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("downloads") / "site"
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--out", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def lesson_dir(site: Path, slug: str) -> Path:
+    return site / "recovery" / slug
+
+
+def recorded_stdout(folder: Path) -> dict[str, str]:
+    return {block_id: block["stdout"]
+            for block_id, block in json.loads((folder / "record.json").read_text())["blocks"].items()}
+
+
+@pytest.mark.parametrize("slug", LESSONS)
+def test_notebook_is_valid_and_a_real_kernel_reproduces_its_outputs(site, slug, tmp_path):
+    notebook = nbformat.read(lesson_dir(site, slug) / "lesson.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.metadata.kernelspec.name == "python3"
+    recorded = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    stdout = ["".join(o.get("text", "") for o in cell.outputs
+                      if o.output_type == "stream" and o.name == "stdout") for cell in recorded]
+    assert any("PASS: recovery-0" in text for text in stdout)
+    assert any(o.output_type == "display_data" and "image/svg+xml" in o.data
+               for cell in recorded for o in cell.outputs)
+    fresh = nbformat.read(lesson_dir(site, slug) / "lesson.ipynb", as_version=4)
+    NotebookClient(fresh, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    rerun = ["".join(o.get("text", "") for o in cell.outputs
+                     if o.output_type == "stream" and o.name == "stdout")
+             for cell in fresh.cells if cell.cell_type == "code"]
+    volatile = VOLATILE[slug]
+    assert [mask_volatile(t, volatile) for t in rerun] == \
+        [mask_volatile(t, volatile) for t in stdout]
+
+
+def test_full_script_reproduces_the_whole_recorded_run(site, tmp_path):
+    folder = lesson_dir(site, LESSONS[1])
+    (tmp_path / "full.py").write_bytes((folder / "full.py").read_bytes())
+    run = subprocess.run([sys.executable, "full.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    record = json.loads((folder / "record.json").read_text())
+    expected = ""
+    for block in record["blocks"].values():
+        expected += block["stdout"]
+        if block["raised"]:
+            expected += f"{block['raised']['type']}: {block['raised']['message']}\n"
+    assert run.stdout == expected
+
+
+def test_zip_holds_every_download(site):
+    folder = lesson_dir(site, LESSONS[1])
+    with zipfile.ZipFile(folder / f"{LESSONS[1]}.zip") as archive:
+        names = set(archive.namelist())
+        assert archive.read("main.py") == (folder / "main.py").read_bytes()
+    assert {"main.py", "full.py", "lesson.ipynb", "lesson.md", "evidence.md",
+            "record.json"} <= names
+    assert any(name.endswith(".svg") for name in names)
+    assert any(name.endswith(".json") and name.startswith("figures/") for name in names)
+
+
+def test_figure_data_carries_its_provenance(site):
+    [path] = (lesson_dir(site, LESSONS[1]) / "figures").glob("*.json")
+    data = json.loads(path.read_text())
+    assert data["lesson"] == LESSONS[1] and data["revision"] == "v0.1.0"
+    assert data["data"]["kind"] == "bar" and len(data["code_sha256"]) == 64
+    assert set(data["packages"]) == {"jax", "grain", "numpy"} and data["recorded_at"]
+
+
+def test_lesson_text_has_values_and_outputs_and_evidence_has_places_to_write(site):
+    folder = lesson_dir(site, LESSONS[1])
+    text = (folder / "lesson.md").read_text()
+    first_ids = recorded_stdout(folder)["step-3"].splitlines()[0].split(":", 1)[1].strip()
+    assert f"the first batch was\n{first_ids}" in text or f"first batch was {first_ids}" in text
+    assert "{value}" not in text and "](lesson:" not in text
+    assert "PASS: recovery-02" in text
+    evidence = (folder / "evidence.md").read_text()
+    assert evidence.count("My prediction, written before running:") == 3
+    assert "Audit both epochs" in evidence
+
+
+def test_every_lesson_page_links_each_download(site):
+    for slug in LESSONS:
+        page = (lesson_dir(site, slug) / "index.html").read_text()
+        for name in ("main.py", "full.py", "lesson.ipynb", "lesson.md", "evidence.md",
+                     "record.json", f"{slug}.zip"):
+            assert f'href="{name}"' in page, (slug, name)
+
+
+def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder):
+    text = authoring_example().replace('print("Batch sizes:", sizes)',
+                                       'import sys\nprint("Batch sizes:", sizes, sys.argv[0])')
+    course_folder.write(text)
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    [error] = caught.value.errors
+    assert "main.py prints something else than the build steps did" in error.message
+    assert "+Batch sizes: [4, 4, 3] main.py" in error.detail
