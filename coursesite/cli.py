@@ -53,6 +53,13 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frozen", action="store_true",
                         help="run no code: publish from the committed records/ (fails naming "
                              "any lesson whose code changed since its record)")
+    parser.add_argument("--base-url", metavar="URL", default=None,
+                        help="the address the site is published at (e.g. "
+                             "https://example.org/course/); used for sitemap.xml and canonical "
+                             "links, while links between pages stay relative")
+    parser.add_argument("--edition", choices=("full", "student"), default="full",
+                        help="'student' leaves every reference solution out of the pages, "
+                             "downloads and search index (solutions still run and are checked)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 
 
@@ -100,7 +107,8 @@ def build_options(arguments: argparse.Namespace) -> BuildOptions:
         static=_first_existing(root / "static", tool_root / "static"),
         cache=arguments.cache or root / ".cache",
         jobs=arguments.jobs, force=arguments.force, only=arguments.lesson,
-        frozen=arguments.frozen,
+        frozen=arguments.frozen, edition=arguments.edition,
+        base_url=arguments.base_url and arguments.base_url.rstrip("/") + "/",
     )
 
 

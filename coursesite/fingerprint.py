@@ -54,7 +54,8 @@ def compute(options: BuildOptions, extra_inputs: list[str]) -> str | None:
     distributions = sorted(name for entry in sys.path if os.path.isdir(entry)
                            for name in os.listdir(entry) if name.endswith(".dist-info"))
     digest.update(json.dumps([sys.version, sys.executable, distributions,
-                              str(options.out.resolve()), options.frozen]).encode())
+                              str(options.out.resolve()), options.frozen, options.base_url,
+                              options.edition]).encode())
     return digest.hexdigest()
 
 

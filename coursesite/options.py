@@ -18,6 +18,8 @@ class BuildOptions:
     force: bool = False
     only: str | None = None  # build just this lesson (others come from the cache)
     frozen: bool = False  # publish from records/ without running any code
+    base_url: str | None = None  # where the site will be published, for sitemap and canonical
+    edition: str = "full"  # "student": no reference solution anywhere in the output
 
     @property
     def records(self) -> Path:

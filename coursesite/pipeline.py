@@ -24,8 +24,8 @@ from .model import Lesson, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
 from .progress import Progress, QuietProgress
-from .render import (OutputFile, PageJob, RenderedLesson, digest, folder_digest, plan_site,
-                     prerender_figures)
+from .render import (OutputFile, PageJob, Publication, RenderedLesson, digest, folder_digest,
+                     plan_site, prerender_figures)
 from .write import write_site
 
 
@@ -54,7 +54,8 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
     result = BuildResult(course)
     records = execute_all(course, lessons, options, progress, result)
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
-    jobs = plan_site(course, rendered, guides, options.templates, options.cache)
+    jobs = plan_site(course, rendered, guides, options.templates, options.cache,
+                     Publication(options.base_url, options.edition == "student"))
     files = write_changed(jobs, options, progress, result)
     extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
     if set(extra) != set(known_extra):

@@ -48,7 +48,7 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
         compiled.mkdir(parents=True, exist_ok=True)
         cache = FileSystemBytecodeCache(str(compiled))
     # HTML templates are autoescaped; Markdown templates (*.md) produce Markdown.
-    autoescape = select_autoescape(enabled_extensions=("html",), default_for_string=True)
+    autoescape = select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True)
     env = Environment(loader=FileSystemLoader(templates), autoescape=autoescape,
                       bytecode_cache=cache,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
@@ -104,18 +104,29 @@ def folder_digest(folder: Path) -> str:
     return hasher.hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class Publication:
+    """How the site will be published: every template can read it as `publication`."""
+
+    base_url: str | None = None  # absolute address of the site root, ending in '/'
+    student: bool = False  # leave reference solutions out of everything
+
+
 def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
-              templates: Path, cache: Path | None = None) -> list[PageJob]:
+              templates: Path, cache: Path | None = None,
+              publication: Publication = Publication()) -> list[PageJob]:
     """One job per page group; a job whose key is unchanged need not render again.
 
     `cache` holds drawn figures and compiled templates between builds.
     """
     env = create_environment(templates, cache and cache / "templates")
+    env.globals["publication"] = publication
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(folder_digest(templates), course.manifest_path.read_text(encoding="utf-8"),
                     [(i.lesson.ref.slug, i.lesson.front.title, i.lesson.front.summary,
-                      i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons])
+                      i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons],
+                    publication)
     jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
         env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]
     for phase in course.phases:
@@ -133,8 +144,32 @@ def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, P
                       lessons[position + 1] if position + 1 < len(lessons) else None)
         key = digest(shared, item.lesson.text, record_to_json(item.record))
         jobs.append(PageJob(f"lesson:{item.lesson.ref.slug}", key, functools.partial(
-            render_lesson, env, course, item, neighbours, titles, figure_cache)))
+            render_lesson, env, course, item, neighbours, titles, figure_cache,
+            publication.student)))
+    jobs.append(PageJob("publishing", shared, functools.partial(
+        _render_publishing, env, course, lessons)))
     return jobs
+
+
+def _render_publishing(env: Environment, course: Course,
+                       lessons: list[RenderedLesson]) -> list[OutputFile]:
+    """Files static hosts look for: 404 page, robots.txt, sitemap (with a base URL)."""
+    base_url = env.globals["publication"].base_url
+    urls = ["index.html"] + [f"{phase.slug}/index.html" for phase in course.phases] + \
+        [item.lesson.ref.url for item in lessons]
+    files = [
+        # A 404 page is served at any missing address, so its links cannot be relative.
+        OutputFile("404.html", env.get_template("404.html").render(
+            course=course, page_url="404.html", root=base_url or "",
+            url_to=lambda target: (base_url or "") + target,
+            resolve_link=link_resolver(course, "404.html"))),
+        OutputFile("robots.txt", env.get_template("robots.txt").render(base_url=base_url)),
+        OutputFile(".nojekyll", ""),  # GitHub Pages: publish folders as they are
+    ]
+    if base_url:
+        files.append(OutputFile("sitemap.xml", env.get_template("sitemap.xml").render(
+            base_url=base_url, urls=urls)))
+    return files
 
 
 def render_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
@@ -181,6 +216,7 @@ def render_lesson(env: Environment, course: Course, item: RenderedLesson,
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
         titles=titles, downloads=listed, student=student,
+        page_title=lesson.front.title, page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
     )
     files.append(OutputFile(lesson.ref.url, page))
