@@ -13,6 +13,7 @@ from conftest import ROOT, authoring_example, line_of
 
 LESSON_1 = "recovery/design-an-input-pipeline/index.html"
 LESSON_2 = "recovery/load-batch-and-checkpoint-order-with-grain/index.html"
+LESSON_3 = "recovery/checkpoint-and-resume-a-training-step/index.html"
 
 
 def run_build(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -32,20 +33,20 @@ def page(site: Path, path: str) -> BeautifulSoup:
     return BeautifulSoup((site / path).read_text(encoding="utf-8"), "html.parser")
 
 
-def test_course_home_lists_both_lessons_in_order(site):
+def test_course_home_lists_every_lesson_in_order(site):
     home = page(site, "index.html")
     links = [a["href"] for a in home.select(".lesson-list a")]
-    assert links == [LESSON_1, LESSON_2]
+    assert links == [LESSON_1, LESSON_2, LESSON_3]
     assert home.h1.get_text() == "JAX Pathways"
 
 
 def test_phase_page_has_the_study_guide(site):
     phase = page(site, "recovery/index.html")
     assert phase.select_one(".study-guide") is not None
-    assert len(phase.select(".lesson-list li")) == 2
+    assert len(phase.select(".lesson-list li")) == 3
 
 
-@pytest.mark.parametrize("path", [LESSON_1, LESSON_2])
+@pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3])
 def test_lesson_page_has_five_stages_and_numbered_steps(site, path):
     lesson = page(site, path)
     titles = [h.get_text(" ", strip=True) for h in lesson.select("section.stage > h2.stage-title")]
@@ -53,7 +54,7 @@ def test_lesson_page_has_five_stages_and_numbered_steps(site, path):
                       "Stage 3 of 5 Experiment", "Stage 4 of 5 Exercise & Check",
                       "Stage 5 of 5 Evidence"]
     numbers = [s.get_text() for s in lesson.select("#build-run .step .step-number")]
-    assert numbers == ["1", "2", "3"]
+    assert numbers == [str(n) for n in range(1, len(numbers) + 1)] and len(numbers) >= 3
     assert len(lesson.find_all("h1")) == 1
 
 
@@ -72,6 +73,22 @@ def test_recorded_output_of_lesson_2_is_the_main_py_output_once(site):
     environment = lesson.select_one(".environment").get_text()
     assert "grain 0.2.18" in environment and "jax 0.10.2" in environment
     assert "1 CPU device" in environment
+
+
+def test_lesson_3_records_jax_and_shows_its_measured_divergence(site):
+    lesson = page(site, LESSON_3)
+    environment = lesson.select_one(".environment").get_text()
+    assert "jax 0.10.2" in environment and "1 CPU device" in environment
+    output = lesson.select_one(".recorded-run .output pre").get_text()
+    assert "params and velocity equal to the bit" in output
+    assert output.rstrip().endswith("PASS: recovery-03")
+    values = [span.get_text() for span in lesson.select("#experiment .live-value")]
+    gap, steps, repeated, unseen = values[:4]
+    assert float(gap) > 0 and int(steps) > 0
+    assert repeated.startswith("[") and unseen.startswith("[")
+    no_velocity = lesson.select_one("#resume-without-the-velocity .output pre").get_text()
+    printed = float(no_velocity.rsplit(":", 1)[1])
+    assert abs(printed - float(gap)) <= 0.001 * printed  # the prose shows the printed value
 
 
 def test_experiments_show_their_own_output(site):
@@ -96,7 +113,7 @@ def test_solutions_hints_and_answers_are_collapsed(site):
         assert lesson.select_one("details.answer") is not None
 
 
-@pytest.mark.parametrize("path", [LESSON_1, LESSON_2])
+@pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3])
 def test_figure_is_a_valid_svg_with_text(site, path):
     lesson = page(site, path)
     image = lesson.select_one("figure img")
@@ -132,7 +149,8 @@ def test_no_page_requests_anything_from_another_host(site):
 
 
 @pytest.mark.parametrize("lesson", ["design-an-input-pipeline",
-                                    "load-batch-and-checkpoint-order-with-grain"])
+                                    "load-batch-and-checkpoint-order-with-grain",
+                                    "checkpoint-and-resume-a-training-step"])
 def test_downloaded_main_py_runs_on_its_own(site, tmp_path, lesson):
     script = tmp_path / "main.py"
     script.write_bytes((site / "recovery" / lesson / "main.py").read_bytes())

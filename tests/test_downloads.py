@@ -15,9 +15,11 @@ from coursesite.errors import BuildErrors
 from coursesite.execute import mask_volatile
 from coursesite.pipeline import build
 
-LESSONS = ["design-an-input-pipeline", "load-batch-and-checkpoint-order-with-grain"]
+LESSONS = ["design-an-input-pipeline", "load-batch-and-checkpoint-order-with-grain",
+           "checkpoint-and-resume-a-training-step"]
 VOLATILE = {"design-an-input-pipeline": ["^Preparation time:"],
-            "load-batch-and-checkpoint-order-with-grain": []}
+            "load-batch-and-checkpoint-order-with-grain": [],
+            "checkpoint-and-resume-a-training-step": []}
 
 
 @pytest.fixture(scope="module")

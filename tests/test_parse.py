@@ -80,11 +80,12 @@ def test_runnable_blocks_are_steps_then_document_order(example):
     assert [b.is_figure for b in lesson.runnable_blocks()] == [False, False, True, False, False]
 
 
-def test_real_lessons_parse_with_three_steps_each():
+def test_real_lessons_parse_with_all_their_parts():
     course = load_course(ROOT / "lessons.yaml")
     for ref in course.lessons:
         lesson = parse_lesson(ref)
-        assert [step.number for step in lesson.steps] == [1, 2, 3]
+        numbers = [step.number for step in lesson.steps]
+        assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 3
         assert len(lesson.items(Exercise)) == 3
         assert {e.kind for e in lesson.items(Exercise)} == {"make-it-yours", "transfer",
                                                             "challenge"}
