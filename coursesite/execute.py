@@ -73,6 +73,42 @@ def record_from_json(data: dict) -> ExecutionRecord:
     return ExecutionRecord(**dict(data, blocks=blocks))
 
 
+@dataclass(frozen=True)
+class LessonJob:
+    """Everything needed to run a lesson on any machine: code and data travel with it,
+    the author's folder does not."""
+
+    slug: str
+    source: str  # the lesson file, for messages and tracebacks
+    hardware: str
+    payload: dict  # the runner's job.json
+    main_py: str
+    inputs: dict[str, bytes]  # data files and local modules, by file name
+    step_ids: list[str]
+    labels: dict[str, str]  # block id -> how messages name it
+    volatile: list[str]
+    timeout: int
+
+
+def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
+    blocks = lesson.runnable_blocks()
+    payload = {
+        "source_path": str(lesson.path),
+        "source_text": lesson.text,
+        "packages": settings.record_packages,
+        "blocks": [{"id": b.id, "code": b.code.source, "line": b.code.line,
+                    "raises": b.code.raises, "is_figure": b.is_figure} for b in blocks],
+        "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
+    }
+    return LessonJob(
+        slug=lesson.ref.slug, source=str(lesson.path), hardware=lesson.front.hardware,
+        payload=payload, main_py=lesson.main_py(),
+        inputs={path.name: path.read_bytes() for path in lesson_inputs(lesson)},
+        step_ids=[f"step-{step.number}" for step in lesson.steps],
+        labels={b.id: b.label for b in blocks}, volatile=list(lesson.front.volatile),
+        timeout=settings.timeout_seconds)
+
+
 class LocalExecutor:
     """Runs lessons on this machine, each in its own process, `jobs` at a time."""
 
@@ -81,67 +117,67 @@ class LocalExecutor:
         # Each lesson gets an equal share of the cores for its BLAS/XLA threads.
         self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
 
-    def run(self, lessons: list[Lesson], settings: Settings,
-            on_start: Callable[[Lesson], None] = lambda lesson: None,
-            on_done: Callable[[Lesson, ExecutionRecord], None] = lambda lesson, record: None,
+    def run(self, jobs: list[LessonJob],
+            on_start: Callable[[LessonJob], None] = lambda job: None,
+            on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
             ) -> list[ExecutionRecord | BuildError]:
-        """One result per lesson, in order: its record, or the error that stopped it."""
-        def run_one(lesson: Lesson) -> ExecutionRecord | BuildError:
-            on_start(lesson)
+        """One result per job, in order: its record, or the error that stopped it."""
+        def run_one(job: LessonJob) -> ExecutionRecord | BuildError:
+            on_start(job)
             try:
-                record = execute_lesson(lesson, settings, self.threads)
+                record = run_job(job, self.threads)
             except BuildError as error:
                 return error
-            on_done(lesson, record)
+            on_done(job, record)
             return record
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            return list(pool.map(run_one, lessons))
+            return list(pool.map(run_one, jobs))
 
 
 def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> ExecutionRecord:
     """Run every runnable block of `lesson` in order; raise BuildError on the first failure."""
-    blocks = lesson.runnable_blocks()
-    job = {
-        "source_path": str(lesson.path),
-        "source_text": lesson.text,
-        "packages": settings.record_packages,
-        "blocks": [{"id": b.id, "code": b.code.source, "line": b.code.line,
-                    "raises": b.code.raises, "is_figure": b.is_figure} for b in blocks],
-        "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
-    }
-    with tempfile.TemporaryDirectory(prefix=f"lesson-{lesson.ref.slug}-") as folder:
+    return run_job(prepare_job(lesson, settings), threads)
+
+
+def run_job(job: LessonJob, threads: int = 1) -> ExecutionRecord:
+    """Run a lesson in a fresh interpreter here; raise BuildError on the first failure."""
+    with tempfile.TemporaryDirectory(prefix=f"lesson-{job.slug}-") as folder:
         work, reader = Path(folder) / "run", Path(folder) / "reader"
         for place in (work, reader):
             place.mkdir()
-            for path in lesson_inputs(lesson):
-                shutil.copy2(path, place / path.name)
-        (work / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        (reader / "main.py").write_text(lesson.main_py(), encoding="utf-8")
+            for name, content in job.inputs.items():
+                (place / name).write_bytes(content)
+        (work / "job.json").write_text(json.dumps(job.payload), encoding="utf-8")
+        (reader / "main.py").write_text(job.main_py, encoding="utf-8")
         # main.py runs as a reader would run it, at the same time as the lesson itself.
         runner = _start([sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
                         work, threads)
         main = _start([sys.executable, "main.py"], reader, threads)
-        completed = _finish(runner, settings.timeout_seconds, lesson)
-        result_path = work / "result.json"
-        if not result_path.is_file():
-            _finish(main, 1, lesson)
-            raise BuildError(
-                f"lesson process ended without a result (exit status {completed.returncode})",
-                lesson.path, hint="the code may have crashed the interpreter or killed itself",
-                detail=completed.stderr[-4000:] or None)
-        result = json.loads(result_path.read_text(encoding="utf-8"))
-        failure = result["failure"]
-        if failure:
-            _finish(main, 1, lesson)
-            label = next((b.label for b in blocks if b.id == failure["block"]), "prose")
-            raise BuildError(f"{label} failed: {failure['message']}", lesson.path,
-                             failure["line"],
-                             hint="fix the code or declare the exception with ':raises: Name'",
-                             detail=failure["traceback"] or None)
-        record = _record(lesson.ref.slug, result)
-        _verify_main_py(lesson, record, _finish(main, settings.timeout_seconds, lesson))
+        try:
+            completed = _finish(runner, job)
+            result = _read_result(work / "result.json", completed, job)
+            record = _record(job.slug, result)
+            _verify_main_py(job, record, _finish(main, job))
+        finally:
+            _stop(main)
     return record
+
+
+def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
+    if not path.is_file():
+        raise BuildError(
+            f"lesson process ended without a result (exit status {completed.returncode})",
+            Path(job.source), hint="the code may have crashed the interpreter or killed itself",
+            detail=completed.stderr[-4000:] or None)
+    result = json.loads(path.read_text(encoding="utf-8"))
+    failure = result["failure"]
+    if failure:
+        raise BuildError(f"{job.labels.get(failure['block'], 'prose')} failed: "
+                         f"{failure['message']}", Path(job.source), failure["line"],
+                         hint="fix the code or declare the exception with ':raises: Name'",
+                         detail=failure["traceback"] or None)
+    return result
 
 
 def mask_volatile(text: str, volatile: list[str]) -> list[str]:
@@ -151,23 +187,22 @@ def mask_volatile(text: str, volatile: list[str]) -> list[str]:
             for line in text.splitlines()]
 
 
-def _verify_main_py(lesson: Lesson, record: ExecutionRecord,
+def _verify_main_py(job: LessonJob, record: ExecutionRecord,
                     main: subprocess.CompletedProcess) -> None:
     """The downloadable main.py must print what the build steps printed."""
     hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
     if main.returncode != 0:
         raise BuildError(f"the downloadable main.py fails when run on its own "
-                         f"(exit status {main.returncode})", lesson.path, hint=hint,
+                         f"(exit status {main.returncode})", Path(job.source), hint=hint,
                          detail=main.stderr[-4000:] or None)
-    expected = mask_volatile(record.output_of([f"step-{s.number}" for s in lesson.steps]),
-                             lesson.front.volatile)
-    actual = mask_volatile(main.stdout, lesson.front.volatile)
+    expected = mask_volatile(record.output_of(job.step_ids), job.volatile)
+    actual = mask_volatile(main.stdout, job.volatile)
     if actual != expected:
         difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
                                                      "python main.py", lineterm=""))
         raise BuildError("the downloadable main.py prints something else than the build "
-                         "steps did", lesson.path, hint=hint + "; mark timing lines with "
-                         "`volatile:` in the front matter", detail=difference)
+                         "steps did", Path(job.source), hint=hint + "; mark timing lines "
+                         "with `volatile:` in the front matter", detail=difference)
 
 
 def _start(command: list[str], work: Path, threads: int) -> subprocess.Popen:
@@ -183,17 +218,25 @@ def _start(command: list[str], work: Path, threads: int) -> subprocess.Popen:
                             errors="replace", start_new_session=True)
 
 
-def _finish(process: subprocess.Popen, timeout: float,
-            lesson: Lesson) -> subprocess.CompletedProcess:
+def _finish(process: subprocess.Popen, job: LessonJob) -> subprocess.CompletedProcess:
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = process.communicate(timeout=job.timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise BuildError(f"lesson code ran longer than {timeout} s and was stopped",
-                         lesson.path, hint="raise settings.timeout_seconds in lessons.yaml "
-                         "or make the code faster") from None
+        _stop(process)
+        raise BuildError(f"lesson code ran longer than {job.timeout} s and was stopped",
+                         Path(job.source), hint="raise settings.timeout_seconds in "
+                         "lessons.yaml or make the code faster") from None
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Kill a process and every child it started, if it is still running."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.communicate()
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:

@@ -17,7 +17,7 @@ from . import records
 from .cache import CacheKey, ExecutionCache, execution_key, write_atomically
 from .dependencies import lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
-from .execute import ExecutionRecord, LocalExecutor
+from .execute import ExecutionRecord, LocalExecutor, prepare_job
 from .links import check_links
 from .manifest import Course, load_course
 from .model import Lesson, Prose
@@ -179,14 +179,15 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
         return []
     progress.message(f"executing {len(pending)} lesson(s), up to {options.jobs} at a time")
     executor = LocalExecutor(options.jobs)
+    lessons = {lesson.ref.slug: lesson for lesson, _, _ in pending}
     # Figures are drawn (into the figure cache) while other lessons still run, using the
     # time this process would otherwise spend waiting.
     with ThreadPoolExecutor(max_workers=1) as drawing:
         outcomes = executor.run(
-            [lesson for lesson, _, _ in pending], course.settings,
-            on_start=lambda lesson: progress.update(lesson.ref.slug, "running"),
-            on_done=lambda lesson, record: drawing.submit(
-                prerender_figures, lesson, record, options.cache / "figures"))
+            [prepare_job(lesson, course.settings) for lesson, _, _ in pending],
+            on_start=lambda job: progress.update(job.slug, "running"),
+            on_done=lambda job, record: drawing.submit(
+                prerender_figures, lessons[job.slug], record, options.cache / "figures"))
     for (lesson, _, _), outcome in zip(pending, outcomes):
         if isinstance(outcome, BuildError):
             progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
