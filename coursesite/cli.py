@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -60,6 +61,10 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--edition", choices=("full", "student"), default="full",
                         help="'student' leaves every reference solution out of the pages, "
                              "downloads and search index (solutions still run and are checked)")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
+                        help="run lessons on the Dask scheduler at ADDRESS (tcp://host:8786) "
+                             "instead of local processes; overrides settings.cluster in "
+                             "lessons.yaml (docs/scaling.md)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 
 
@@ -107,12 +112,17 @@ def build_options(arguments: argparse.Namespace) -> BuildOptions:
         static=_first_existing(root / "static", tool_root / "static"),
         cache=arguments.cache or root / ".cache",
         jobs=arguments.jobs, force=arguments.force, only=arguments.lesson,
-        frozen=arguments.frozen, edition=arguments.edition,
+        frozen=arguments.frozen, edition=arguments.edition, cluster=arguments.cluster,
         base_url=arguments.base_url and arguments.base_url.rstrip("/") + "/",
     )
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM cleans up like Ctrl-C: stop lessons, keep the site
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     options = build_options(arguments)
     if arguments.command == "serve":
@@ -149,6 +159,9 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     except BuildErrors as problems:
         report_errors(problems)
         return 1
+    except KeyboardInterrupt:
+        print("check interrupted; records not changed", file=sys.stderr)
+        return 130
     for slug, difference in drifts:
         print(f"\n{slug}: output differs from its committed record\n{difference}")
     if not drifts:

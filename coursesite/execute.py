@@ -6,10 +6,12 @@ HOME are a temporary folder; the result comes back as JSON and becomes an Execut
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -26,6 +28,13 @@ from .manifest import Settings
 from .model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
+_RUNNING: set[subprocess.Popen] = set()  # lesson processes, stopped when a build is interrupted
+
+
+def stop_all() -> None:
+    """Stop every lesson process this build started (on Ctrl-C or SIGTERM)."""
+    for process in list(_RUNNING):
+        _stop(process)
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,11 @@ class ExecutionRecord:
     wall_seconds: float
     blocks: dict[str, BlockOutput]
     values: dict[str, str] = field(default_factory=dict)  # live value expression -> text
+    # Where it ran; records made before these fields existed load with the defaults.
+    host: str = ""  # the machine's name
+    worker: str = ""  # the Dask worker's address; "" when the local pool ran it
+    hardware: str = ""  # the kind it was verified on: cpu, gpu, tpu
+    receipts: list[dict] = field(default_factory=list)  # other kinds' runs (records.receipt)
 
     def output_of(self, block_ids: list[str]) -> str:
         return "".join(self.blocks[i].stdout for i in block_ids if i in self.blocks)
@@ -88,6 +102,7 @@ class LessonJob:
     labels: dict[str, str]  # block id -> how messages name it
     volatile: list[str]
     timeout: int
+    memory_mb: int
 
 
 def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
@@ -99,6 +114,7 @@ def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
         "blocks": [{"id": b.id, "code": b.code.source, "line": b.code.line,
                     "raises": b.code.raises, "is_figure": b.is_figure} for b in blocks],
         "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
+        "output_limit": settings.output_limit,
     }
     return LessonJob(
         slug=lesson.ref.slug, source=str(lesson.path), hardware=lesson.front.hardware,
@@ -106,7 +122,7 @@ def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
         inputs={path.name: path.read_bytes() for path in lesson_inputs(lesson)},
         step_ids=[f"step-{step.number}" for step in lesson.steps],
         labels={b.id: b.label for b in blocks}, volatile=list(lesson.front.volatile),
-        timeout=settings.timeout_seconds)
+        timeout=settings.timeout_seconds, memory_mb=settings.memory_limit_mb)
 
 
 class LocalExecutor:
@@ -116,6 +132,7 @@ class LocalExecutor:
         self.jobs = max(1, jobs)
         # Each lesson gets an equal share of the cores for its BLAS/XLA threads.
         self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        self.where = f"up to {self.jobs} at a time"
 
     def run(self, jobs: list[LessonJob],
             on_start: Callable[[LessonJob], None] = lambda job: None,
@@ -132,7 +149,11 @@ class LocalExecutor:
             return record
 
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            return list(pool.map(run_one, jobs))
+            try:
+                return list(pool.map(run_one, jobs))
+            except BaseException:  # interrupted: don't wait for lessons to finish
+                stop_all()
+                raise
 
 
 def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> ExecutionRecord:
@@ -152,32 +173,49 @@ def run_job(job: LessonJob, threads: int = 1) -> ExecutionRecord:
         (reader / "main.py").write_text(job.main_py, encoding="utf-8")
         # main.py runs as a reader would run it, at the same time as the lesson itself.
         runner = _start([sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
-                        work, threads)
-        main = _start([sys.executable, "main.py"], reader, threads)
+                        work, threads, job)
+        main = _start([sys.executable, "main.py"], reader, threads, job)
         try:
             completed = _finish(runner, job)
             result = _read_result(work / "result.json", completed, job)
             record = _record(job.slug, result)
             _verify_main_py(job, record, _finish(main, job))
         finally:
-            _stop(main)
+            for process in (runner, main):
+                _stop(process)
+                for stream in process.streams:
+                    stream.close()
     return record
 
 
 def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
     if not path.is_file():
         raise BuildError(
-            f"lesson process ended without a result (exit status {completed.returncode})",
-            Path(job.source), hint="the code may have crashed the interpreter or killed itself",
+            f"lesson process ended without a result ({_exit_description(completed.returncode)})",
+            Path(job.source), hint="the code crashed the interpreter or ended it itself "
+            "(os._exit, a signal, native code); run main.py by hand to see where",
             detail=completed.stderr[-4000:] or None)
     result = json.loads(path.read_text(encoding="utf-8"))
     failure = result["failure"]
     if failure:
+        hint = "fix the code or declare the exception with ':raises: Name'"
+        if failure["message"].startswith("MemoryError"):
+            hint = (f"the lesson may use at most {job.memory_mb} MB "
+                    "(settings.memory_limit_mb in lessons.yaml)")
         raise BuildError(f"{job.labels.get(failure['block'], 'prose')} failed: "
                          f"{failure['message']}", Path(job.source), failure["line"],
-                         hint="fix the code or declare the exception with ':raises: Name'",
-                         detail=failure["traceback"] or None)
+                         hint=hint, detail=failure["traceback"] or None)
     return result
+
+
+def _exit_description(status: int) -> str:
+    if status < 0:
+        name = signal.Signals(-status).name if -status in signal.valid_signals() else -status
+        return f"killed by signal {name}"
+    return f"exit status {status}"
+
+
+TRUNCATED = "\n[output truncated: "  # what runner.py appends to an output it cut short
 
 
 def mask_volatile(text: str, volatile: list[str]) -> list[str]:
@@ -195,7 +233,12 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
         raise BuildError(f"the downloadable main.py fails when run on its own "
                          f"(exit status {main.returncode})", Path(job.source), hint=hint,
                          detail=main.stderr[-4000:] or None)
-    expected = mask_volatile(record.output_of(job.step_ids), job.volatile)
+    expected_text = record.output_of(job.step_ids)
+    if TRUNCATED in expected_text:  # compare what was kept of an over-long output
+        expected_text = expected_text[:expected_text.index(TRUNCATED)]
+        main = subprocess.CompletedProcess(main.args, main.returncode,
+                                           main.stdout[:len(expected_text)], main.stderr)
+    expected = mask_volatile(expected_text, job.volatile)
     actual = mask_volatile(main.stdout, job.volatile)
     if actual != expected:
         difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
@@ -205,38 +248,51 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
                          "with `volatile:` in the front matter", detail=difference)
 
 
-def _start(command: list[str], work: Path, threads: int) -> subprocess.Popen:
+def _start(command: list[str], work: Path, threads: int, job: LessonJob) -> subprocess.Popen:
     env = dict(os.environ, HOME=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
                PYTHONHASHSEED="0", OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     if threads == 1:
         flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
         env["XLA_FLAGS"] = flags.strip()
-    # A session of its own, so that a timeout kills the lesson and every child it started.
-    return subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace", start_new_session=True)
+    # Output goes to files, not pipes: a child the lesson leaves running could hold a pipe
+    # open and make the build wait for it.
+    streams = [open(work.parent / f"{work.name}.{name}", "w+b") for name in ("out", "err")]
+    # A session of its own, so that stopping the lesson stops every child it started.
+    process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                               stdout=streams[0], stderr=streams[1], start_new_session=True)
+    process.streams = streams
+    _RUNNING.add(process)
+    limit = job.memory_mb * 1024 * 1024
+    with contextlib.suppress(ProcessLookupError, OSError):
+        resource.prlimit(process.pid, resource.RLIMIT_AS, (limit, limit))
+    return process
 
 
 def _finish(process: subprocess.Popen, job: LessonJob) -> subprocess.CompletedProcess:
     try:
-        stdout, stderr = process.communicate(timeout=job.timeout)
+        process.wait(timeout=job.timeout)
     except subprocess.TimeoutExpired:
         _stop(process)
         raise BuildError(f"lesson code ran longer than {job.timeout} s and was stopped",
                          Path(job.source), hint="raise settings.timeout_seconds in "
                          "lessons.yaml or make the code faster") from None
+    _stop(process)  # children it left behind
+    stdout, stderr = (_read_stream(stream) for stream in process.streams)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+def _read_stream(stream, limit: int = 10_000_000) -> str:
+    stream.seek(0)
+    return stream.read(limit).decode("utf-8", errors="replace")
+
+
 def _stop(process: subprocess.Popen) -> None:
-    """Kill a process and every child it started, if it is still running."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    process.communicate()
+    """Kill the process's whole session: the lesson and any child it started."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    _RUNNING.discard(process)
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:
@@ -246,4 +302,11 @@ def _record(slug: str, result: dict) -> ExecutionRecord:
     return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
                              "python": result["python"], "packages": result["packages"],
                              "devices": result["devices"], "wall_seconds": result["wall_seconds"],
-                             "blocks": blocks, "values": result["values"]})
+                             "blocks": blocks, "values": result["values"],
+                             "host": result["host"], "hardware": hardware_kind(result["devices"])})
+
+
+def hardware_kind(devices: str) -> str:
+    """'tpu' for '4 TPU devices': the accelerator the lesson's JAX saw, else 'cpu'."""
+    kinds = re.findall(r"\d+ (\w+) devices?\b", devices)
+    return next((kind.lower() for kind in kinds if kind != "CPU"), "cpu")

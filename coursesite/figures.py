@@ -108,7 +108,9 @@ def cached_svg(data: dict, description: str, cache: Path | None) -> str:
                                     sort_keys=True).encode())
     path = cache / f"{key.hexdigest()[:24]}.svg"
     if path.is_file():
-        return path.read_text(encoding="utf-8")
+        cached = path.read_text(encoding="utf-8", errors="replace")
+        if cached.startswith("<?xml") and cached.rstrip().endswith("</svg>"):
+            return cached  # anything else is a damaged entry: draw it again
     svg = render_svg(data, description)
     cache.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(f".{id(svg)}.tmp")

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
 from .errors import BuildError, BuildErrors
 from .yamlmodel import StrictModel, load_yaml_model
 
-# Slugs become folder names in site/, so they may not contain '/', '..' or spaces.
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+def _check_slug(value: str) -> str:
+    # Slugs become folder names in site/, so they may not contain '/', '..' or spaces.
+    if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", value):
+        raise ValueError(f"{value!r} is not a slug: use lowercase letters, digits and single "
+                         "hyphens, like 'grain-order' (it names a folder in site/)")
+    return value
+
+
+Slug = Annotated[str, AfterValidator(_check_slug)]
 Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
 
 
@@ -28,6 +36,13 @@ class Settings(StrictModel):
     """Packages whose installed versions go into every execution record."""
     timeout_seconds: Annotated[int, Field(gt=0)] = 600
     """A lesson whose code runs longer than this fails the build."""
+    memory_limit_mb: Annotated[int, Field(gt=0)] = 4096
+    """Address space a lesson's process may use; beyond it, allocations raise MemoryError."""
+    output_limit: Annotated[int, Field(gt=0)] = 200_000
+    """Characters of stdout (and of stderr) kept per block; the rest is counted, not kept."""
+    cluster: str | None = Field(default=None, exclude=True)
+    """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
+    out of the execution cache key: which machines ran a lesson does not change its output."""
 
 
 class LessonEntry(StrictModel):

@@ -20,6 +20,7 @@ class BuildOptions:
     frozen: bool = False  # publish from records/ without running any code
     base_url: str | None = None  # where the site will be published, for sitemap and canonical
     edition: str = "full"  # "student": no reference solution anywhere in the output
+    cluster: str | None = None  # a Dask scheduler's address: run lessons there, not here
 
     @property
     def records(self) -> Path:

@@ -83,7 +83,7 @@ class LessonParser:
     links: list[LessonLink] = field(default_factory=list)
     values: list[LiveValue] = field(default_factory=list)
 
-    def error(self, message: str, line: int | None, hint: str | None = None) -> None:
+    def error(self, message: str, line: int | None, hint: str) -> None:
         self.errors.append(BuildError(message, self.path, line, hint=hint))
 
     def anchor(self, text: str) -> str:
@@ -282,15 +282,17 @@ class LessonParser:
         if spec.stages and stage.key not in spec.stages:
             wanted = " or ".join(STAGES[key] for key in spec.stages)
             self.error(f"{{{raw.kind}}} belongs in the '{wanted}' stage, not '{stage.title}'",
-                       raw.line)
+                       raw.line, f"move the block below the '# {wanted}' heading")
         for name in spec.required:
             if not raw.options.get(name):
                 self.error(f"{{{raw.kind}}} needs the option ':{name}:'", raw.line,
                            f"add a line ':{name}: ...' right after the opening line")
         if spec.titled and not raw.title:
-            self.error(f"{{{raw.kind}}} needs a title after '{{{raw.kind}}}'", raw.line)
+            self.error(f"{{{raw.kind}}} needs a title after '{{{raw.kind}}}'", raw.line,
+                       f"write ':::{{{raw.kind}}} A title' on the opening line")
         if not spec.titled and raw.title:
-            self.error(f"{{{raw.kind}}} takes no title", raw.line)
+            self.error(f"{{{raw.kind}}} takes no title", raw.line,
+                       f"open it with ':::{{{raw.kind}}}' alone and put the text in its body")
         item = BUILDERS[raw.kind](self, raw)
         if item is not None:
             stage.items.append(item)
@@ -299,7 +301,8 @@ class LessonParser:
         found = [part for part in raw.parts if part.kind == "code" and part.info == info]
         if len(found) != 1:
             self.error(f"{{{raw.kind}}} needs exactly one ```{info} block, found {len(found)}",
-                       raw.line)
+                       raw.line, "code in other languages is shown, only ```python runs; "
+                       "split long code over several blocks")
             return None
         code = found[0].code
         self.check_compiles(code)
@@ -325,10 +328,13 @@ class LessonParser:
         found = [p.block for p in raw.parts if p.kind == "block" and p.block.kind == kind]
         for part in raw.parts:
             if part.kind == "block" and part.block.kind not in SUB_BLOCKS:
-                self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line)
+                self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line,
+                           "close the outer block before opening this one")
         if not found:
             if required:
-                self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line)
+                self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line,
+                           f"add ':::{{{kind}}}' ... ':::' inside it, and give the outer block "
+                           "one more colon than the inner one")
             return None
         return _merge([p.prose for p in found[0].parts if p.kind == "prose"]) or \
             Prose("", found[0].line)
@@ -353,7 +359,7 @@ def build_step(parser: LessonParser, raw: RawBlock) -> Step | None:
     match = _STEP_RE.match(raw.title)
     if not match:
         parser.error(f"step title '{raw.title}' must start with its number, like '1. Title'",
-                     raw.line)
+                     raw.line, "number the steps 1, 2, 3, ... in order")
         return None
     code = parser.code_part(raw)
     intro, explanation = parser.prose_around(raw, _code_anchor(raw))
@@ -367,7 +373,8 @@ def build_experiment(parser: LessonParser, raw: RawBlock) -> Experiment | None:
     code = parser.code_part(raw)
     intro, takeaway = parser.prose_around(raw, _code_anchor(raw))
     if code is not None and takeaway is None:
-        parser.error("{experiment} needs a takeaway paragraph after its code", raw.line)
+        parser.error("{experiment} needs a takeaway paragraph after its code", raw.line,
+                     "say in a sentence or two what the experiment shows")
     if code is None or takeaway is None:
         return None
     return Experiment(raw.title, parser.anchor(raw.title), raw.options.get("predict", ""),
@@ -401,7 +408,8 @@ def build_exercise(parser: LessonParser, raw: RawBlock) -> Exercise | None:
     _, reasoning = parser.prose_around(raw, _code_anchor(raw, "python solution"))
     hint = parser.sub_block(raw, "hint", required=False)
     if scaffold is not None and task is None:
-        parser.error("{exercise} needs the task described before its scaffold", raw.line)
+        parser.error("{exercise} needs the task described before its scaffold", raw.line,
+                     "write what the reader should do above the ```python scaffold block")
     if scaffold is None or solution is None or task is None or kind not in EXERCISE_KINDS:
         return None
     return Exercise(raw.title, parser.anchor(raw.title), kind, task,
@@ -422,7 +430,8 @@ def build_check(parser: LessonParser, raw: RawBlock) -> Check | None:
         return None
     merged = _merge(explanation)
     if merged is None:
-        parser.error("{check} needs an explanation after its answers", raw.line)
+        parser.error("{check} needs an explanation after its answers", raw.line,
+                     "explain after the list why the right answer is right")
         return None
     return Check(raw.title, parser.anchor("check your understanding"), choices, merged)
 
@@ -447,7 +456,8 @@ def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
 def build_pause(parser: LessonParser, raw: RawBlock) -> Pause | None:
     answer = _merge([p.prose for p in raw.parts if p.kind == "prose"])
     if answer is None:
-        parser.error("{pause} needs the answer to compare with in its body", raw.line)
+        parser.error("{pause} needs the answer to compare with in its body", raw.line,
+                     "write the reasoning to compare with between the ':::' lines")
         return None
     return Pause(raw.title, parser.anchor(raw.title), answer)
 
@@ -455,7 +465,7 @@ def build_pause(parser: LessonParser, raw: RawBlock) -> Pause | None:
 def build_note(parser: LessonParser, raw: RawBlock) -> Note | None:
     body = _merge([p.prose for p in raw.parts if p.kind == "prose"])
     if body is None:
-        parser.error(f"{{{raw.kind}}} is empty", raw.line)
+        parser.error(f"{{{raw.kind}}} is empty", raw.line, "write its text between the ':::' lines")
         return None
     return Note(raw.kind, parser.anchor(_NOTE_ANCHORS[raw.kind]), body)
 

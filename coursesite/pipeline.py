@@ -17,8 +17,10 @@ from . import records
 from .cache import CacheKey, ExecutionCache, execution_key, write_atomically
 from .dependencies import lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
-from .execute import ExecutionRecord, LocalExecutor, prepare_job
+from .cluster import create_executor
+from .execute import ExecutionRecord, prepare_job
 from .links import check_links
+from .lock import build_lock
 from .manifest import Course, load_course
 from .model import Lesson, Prose
 from .options import BuildOptions
@@ -40,7 +42,11 @@ class BuildResult:
 
 def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Build the site; raise BuildErrors (leaving `out` untouched) on any problem."""
-    progress = progress or QuietProgress()
+    with build_lock(options.cache):
+        return _build(options, progress or QuietProgress())
+
+
+def _build(options: BuildOptions, progress: Progress) -> BuildResult:
     # Taken before reading anything, so that an edit made during the build is seen next time.
     known_extra = fingerprint.previous_extra_inputs(options)
     started_as = fingerprint.compute(options, known_extra)
@@ -50,7 +56,8 @@ def build(options: BuildOptions, progress: Progress | None = None) -> BuildResul
         slugs = [ref.slug for ref in course.lessons]
         raise BuildErrors([BuildError(f"--lesson {options.only}: no such lesson"
                                       f"{did_you_mean(options.only, slugs)}",
-                                      options.manifest)])
+                                      options.manifest, hint="lesson slugs are the 'slug:' "
+                                      "entries in lessons.yaml")])
     result = BuildResult(course)
     records = execute_all(course, lessons, options, progress, result)
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
@@ -70,6 +77,12 @@ def check_drift(options: BuildOptions, progress: Progress,
 
     With `accept`, the fresh records replace the committed ones.
     """
+    with build_lock(options.cache):
+        return _check_drift(options, progress, accept)
+
+
+def _check_drift(options: BuildOptions, progress: Progress,
+                 accept: bool) -> list[tuple[str, str]]:
     course = load_course(options.manifest)
     lessons, _ = parse_course(course)
     for lesson in lessons:
@@ -177,8 +190,9 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
     """Execute lessons in parallel; a failed one is reported and returned as its error."""
     if not pending:
         return []
-    progress.message(f"executing {len(pending)} lesson(s), up to {options.jobs} at a time")
-    executor = LocalExecutor(options.jobs)
+    # The local process pool, or a Dask cluster: the rest of the build cannot tell which ran.
+    executor = create_executor(options, course.settings)
+    progress.message(f"executing {len(pending)} lesson(s), {executor.where}")
     lessons = {lesson.ref.slug: lesson for lesson, _, _ in pending}
     # Figures are drawn (into the figure cache) while other lessons still run, using the
     # time this process would otherwise spend waiting.
@@ -188,9 +202,11 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
             on_start=lambda job: progress.update(job.slug, "running"),
             on_done=lambda job, record: drawing.submit(
                 prerender_figures, lessons[job.slug], record, options.cache / "figures"))
-    for (lesson, _, _), outcome in zip(pending, outcomes):
+    for index, ((lesson, key, _), outcome) in enumerate(zip(pending, outcomes)):
         if isinstance(outcome, BuildError):
             progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
+        else:  # earlier runs of the same code on other hardware stay on the page
+            outcomes[index] = records.with_receipts(options.records, lesson, key, outcome)
     return outcomes
 
 

@@ -4,18 +4,22 @@
 as YAML block text so that a drift shows up as a readable diff in review. A publishing
 machine builds with `--frozen` from these files without running any code; `build.py check`
 re-runs the lessons and diffs fresh output against them.
+
+A record also keeps *receipts*: when the same code printed the same output on another kind
+of hardware (a TPU worker of a cluster, say), the page lists each kind it was verified on.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
 from .cache import CacheKey, explain_miss, write_atomically
-from .execute import ExecutionRecord, mask_volatile, record_from_json, record_to_json
+from .execute import (ExecutionRecord, hardware_kind, mask_volatile, record_from_json,
+                      record_to_json)
 from .model import Lesson
 
 # The parts of an execution key that belong to the lesson itself; the interpreter and
@@ -67,8 +71,45 @@ def update(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord)
     except ValueError:
         committed = None
     if committed is None or staleness(lesson, committed, key) or \
-            drift(committed.record, record, lesson.front.volatile):
+            drift(committed.record, record, lesson.front.volatile) or \
+            _kinds(committed.record) != _kinds(record):
         save(folder, key, record)
+
+
+def receipt(record: ExecutionRecord) -> dict:
+    """What one run vouches for: the hardware kind, machine, date and versions it ran with."""
+    return {"hardware": _kind(record), "host": record.host, "timestamp": record.timestamp,
+            "python": record.python, "packages": dict(record.packages),
+            "devices": record.devices}
+
+
+def with_receipts(folder: Path, lesson: Lesson, key: CacheKey,
+                  record: ExecutionRecord) -> ExecutionRecord:
+    """`record` with the committed receipts of other hardware kinds, one per kind, when the
+    committed record ran the same code and printed the same output; else with none."""
+    try:
+        committed = load(folder, record.lesson)
+    except ValueError:
+        return record
+    if committed is None or staleness(lesson, committed, key) or \
+            drift(committed.record, record, lesson.front.volatile):
+        return record
+    by_kind = {}
+    for earlier in (receipt(committed.record), *committed.record.receipts):
+        # The newest receipt of a kind wins; this run is the receipt of its own kind.
+        if earlier["hardware"] not in (_kind(record), *by_kind):
+            by_kind[earlier["hardware"]] = earlier
+    return replace(record, receipts=[by_kind[kind] for kind in sorted(by_kind)])
+
+
+def _kinds(record: ExecutionRecord) -> list[str]:
+    """The kinds a record was verified on; a re-run on the same kinds leaves records/ as is."""
+    return [_kind(record)] + [earlier["hardware"] for earlier in record.receipts]
+
+
+def _kind(record: ExecutionRecord) -> str:
+    # Records made before `hardware` existed all ran on the build machine: their devices tell.
+    return record.hardware or hardware_kind(record.devices)
 
 
 def load(folder: Path, slug: str) -> FrozenRecord | None:

@@ -34,7 +34,7 @@ def main(job_path, result_path):
     started = time.perf_counter()
     outputs, failure = [], None
     for block in job["blocks"]:
-        output, failure = run_block(block, namespace, source)
+        output, failure = run_block(block, namespace, source, job["output_limit"])
         outputs.append(output)
         if failure:
             break
@@ -47,6 +47,7 @@ def main(job_path, result_path):
         "packages": package_versions(job["packages"]),
         "devices": device_summary(),
         "wall_seconds": round(time.perf_counter() - started, 3),
+        "host": platform.node(),
         "blocks": outputs,
         "values": values,
         "failure": failure,
@@ -55,8 +56,52 @@ def main(job_path, result_path):
         json.dump(result, handle)
 
 
-def run_block(block, namespace, source):
-    stdout, stderr = io.StringIO(), io.StringIO()
+class CappedOutput(io.TextIOBase):
+    """A stdout/stderr stand-in that keeps at most `limit` characters of what is written.
+
+    A lesson that prints without end must not exhaust the build's memory or its pages; the
+    rest is counted and reported. Bytes written to `.buffer` are decoded leniently, so
+    output that is not UTF-8 shows replacement characters instead of failing the lesson.
+    """
+
+    def __init__(self, limit):
+        super().__init__()
+        self.limit, self.parts, self.kept, self.dropped = limit, [], 0, 0
+        self.buffer = _BytesSink(self)
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def getvalue(self):
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n[output truncated: {self.dropped} more characters were not recorded]\n"
+        return text
+
+
+class _BytesSink:
+    def __init__(self, text_output):
+        self.text_output = text_output
+
+    def write(self, data):
+        self.text_output.write(bytes(data).decode("utf-8", errors="replace"))
+        return len(data)
+
+    def flush(self):
+        pass
+
+
+def run_block(block, namespace, source, limit):
+    stdout, stderr = CappedOutput(limit), CappedOutput(limit)
     code = compile("\n" * (block["line"] - 1) + block["code"], source, "exec")
     raised, failure = None, None
     started = time.perf_counter()

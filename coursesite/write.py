@@ -23,6 +23,7 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
     """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         shutil.copytree(static, staging / "static")
@@ -62,6 +63,16 @@ def index_search(site: Path) -> None:
             "the search index could not be built (pagefind exited with "
             f"{result.returncode})", detail=(result.stdout + result.stderr).strip() or None,
             hint="the previous site is unchanged")])
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Staging folders of builds that were killed before they could clean up.
+
+    The build lock guarantees that no other build is writing next to `out` right now.
+    """
+    for prefix in (f".{out.name}.new-", f".{out.name}.old-"):
+        for folder in out.parent.glob(prefix + "*"):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

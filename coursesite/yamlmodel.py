@@ -68,7 +68,9 @@ def _describe(problem: dict, root: yaml.Node, model: type[BaseModel], path: Path
     if problem["type"] == "missing":
         return BuildError(f"missing required key '{loc[-1]}'{place}", path, line,
                           hint="see docs/authoring.md for what it holds")
-    return BuildError(f"{_format_loc(loc)}: {problem['msg']}", path, line)
+    message = problem["msg"].removeprefix("Value error, ")
+    return BuildError(f"{_format_loc(loc)}: {message}", path, line,
+                      hint="see docs/authoring.md for the keys and the values they take")
 
 
 def _format_loc(loc: tuple) -> str:

@@ -1,0 +1,233 @@
+"""Run lessons on a Dask cluster instead of local processes: `--cluster tcp://host:8786`.
+
+DaskExecutor has LocalExecutor's interface, so the rest of the build does not know which one
+ran a lesson. What travels to a worker is the LessonJob (code, main.py and the declared data
+files, never the course folder); what comes back is the ExecutionRecord, cached and frozen
+like a local one. Workers need the build's environment (requirements.txt, and this package
+importable), nothing else.
+
+A lesson's `hardware` becomes a Dask worker resource: a `tpu` lesson runs only on a worker
+started with `--resources "tpu=1"`; a `cpu` lesson needs no resource and runs on any worker.
+`distributed` is imported inside the functions that use it, so a local build never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from time import monotonic
+from typing import Callable
+
+from .errors import BuildError, BuildErrors
+from .execute import ExecutionRecord, LessonJob, LocalExecutor, run_job
+from .manifest import Settings
+from .options import BuildOptions
+
+ATTEMPTS = 2  # a lesson whose worker dies is run once more, on whichever worker takes it
+CONNECT_SECONDS = 10
+CHECK_SECONDS = 2  # how often the cluster is asked whether a waiting lesson can still run
+GRACE_SECONDS = 30  # how long a lesson may wait for a worker with its hardware to (re)join
+MARGIN_SECONDS = 60  # beyond the lesson's timeout, before a started lesson counts as lost
+DIED_HINT = ("the lesson may need more memory than a worker has, or crash its interpreter; "
+             "run it on its own with `build.py --lesson SLUG` to see")
+
+
+def create_executor(options: BuildOptions, settings: Settings) -> LocalExecutor | DaskExecutor:
+    """The local process pool, unless a cluster is named (`--cluster` wins over settings)."""
+    address = options.cluster or settings.cluster
+    return DaskExecutor(address) if address else LocalExecutor(options.jobs)
+
+
+def resources_for(hardware: str) -> dict[str, int] | None:
+    """The worker resource a lesson needs; any worker has a CPU, so cpu lessons need none."""
+    return None if hardware == "cpu" else {hardware: 1}
+
+
+class DaskExecutor:
+    """Runs lessons on the workers of the Dask scheduler at `address`, as many at once as the
+    workers have threads (`dask worker --nthreads N`)."""
+
+    def __init__(self, address: str, connect_seconds: float = CONNECT_SECONDS,
+                 grace_seconds: float = GRACE_SECONDS):
+        self.address = address
+        self.connect_seconds = connect_seconds
+        self.grace_seconds = grace_seconds
+        self.where = f"on the Dask cluster at {address}"
+
+    def run(self, jobs: list[LessonJob],
+            on_start: Callable[[LessonJob], None] = lambda job: None,
+            on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
+            ) -> list[ExecutionRecord | BuildError]:
+        """One result per job, in order: its record, or the error that stopped it."""
+        client = self._connect()
+        build = uuid.uuid4().hex[:12]
+        events: queue.Queue = queue.Queue()
+        client.subscribe_topic(_starts_topic(build), lambda event: events.put(("start", event[1])))
+        try:
+            offered = _offered_resources(client)
+            outcomes: list = [None if _can_run(job, offered) else self._no_worker(job)
+                              for job in jobs]
+            waiting = {}
+            for index, job in enumerate(jobs):
+                if outcomes[index] is None:
+                    waiting[index] = client.submit(
+                        run_on_worker, job, build, key=f"lesson-{job.slug}-{build}",
+                        resources=resources_for(job.hardware), pure=False)
+                    waiting[index].add_done_callback(
+                        lambda future, index=index: events.put(("done", index)))
+            self._follow(client, jobs, waiting, outcomes, events, on_start, on_done)
+            return outcomes
+        finally:
+            client.unsubscribe_topic(_starts_topic(build))
+            client.close()  # releases whatever is still queued on the scheduler
+
+    def _connect(self):
+        from distributed import Client
+        try:
+            client = Client(self.address, timeout=self.connect_seconds, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as problem:
+            raise BuildErrors([BuildError(
+                f"cannot reach the Dask scheduler at {self.address}: {problem}",
+                hint="start one with `dask scheduler` (docs/scaling.md), or correct --cluster "
+                     "or settings.cluster in lessons.yaml")]) from None
+        try:
+            client.wait_for_workers(1, timeout=self.connect_seconds)
+        except TimeoutError:
+            client.close()
+            raise BuildErrors([BuildError(
+                f"the Dask cluster at {self.address} has no workers",
+                hint=f"start one with `dask worker {self.address}` (docs/scaling.md)")]) from None
+        return client
+
+    def _follow(self, client, jobs: list[LessonJob], waiting: dict, outcomes: list,
+                events: queue.Queue, on_start, on_done) -> None:
+        """Collect results as they come, and give up on lessons that can no longer finish."""
+        index_of = {job.slug: index for index, job in enumerate(jobs)}
+        started: dict[int, float] = {}  # latest start of each lesson on a worker
+        stranded: dict[int, float] = {}  # since when no worker could take each lesson
+        next_check = monotonic() + CHECK_SECONDS
+        while waiting:
+            try:
+                kind, item = events.get(timeout=CHECK_SECONDS)
+            except queue.Empty:
+                kind, item = None, None
+            if kind == "start" and index_of.get(item["slug"]) in waiting:
+                index = index_of[item["slug"]]
+                if index not in started:
+                    on_start(jobs[index])
+                started[index] = monotonic()
+            elif kind == "done" and item in waiting:
+                outcomes[item] = _outcome(waiting.pop(item), jobs[item])
+                if isinstance(outcomes[item], ExecutionRecord):
+                    on_done(jobs[item], outcomes[item])
+            if monotonic() >= next_check:
+                self._give_up_on_lost(client, jobs, waiting, outcomes, started, stranded)
+                next_check = monotonic() + CHECK_SECONDS
+
+    def _give_up_on_lost(self, client, jobs: list[LessonJob], waiting: dict, outcomes: list,
+                         started: dict[int, float], stranded: dict[int, float]) -> None:
+        """Fail lessons whose hardware left the cluster, or that ran far past their timeout,
+        so that the build ends instead of waiting for them."""
+        offered = _offered_resources(client)
+        now = monotonic()
+        for index, future in list(waiting.items()):
+            job, problem = jobs[index], None
+            if index in started and now - started[index] > job.timeout + MARGIN_SECONDS:
+                problem = BuildError(
+                    f"no result from the Dask worker {job.timeout + MARGIN_SECONDS} s after "
+                    f"lesson '{job.slug}' started there", Path(job.source),
+                    hint="the worker may be stuck or cut off from the scheduler; see its log")
+            elif offered is not None and not _can_run(job, offered):
+                if now - stranded.setdefault(index, now) > self.grace_seconds:
+                    problem = self._no_worker(job, left=True)
+            else:
+                stranded.pop(index, None)
+            if problem:
+                future.cancel()
+                outcomes[index] = problem
+                del waiting[index]
+
+    def _no_worker(self, job: LessonJob, left: bool = False) -> BuildError:
+        when = f"left the cluster for {self.grace_seconds:.0f} s" if left else "is in the cluster"
+        if resources_for(job.hardware) is None:
+            return BuildError(f"lesson '{job.slug}' could not run: no worker {when} at "
+                              f"{self.address}", Path(job.source),
+                              hint=f"start one with `dask worker {self.address}`")
+        return BuildError(
+            f"lesson '{job.slug}' needs hardware: {job.hardware}, and no worker with a "
+            f"'{job.hardware}' resource {when} at {self.address}", Path(job.source),
+            hint=f"on a machine with a {job.hardware.upper()}, start `dask worker {self.address} "
+                 f"--resources \"{job.hardware}=1\"` (docs/scaling.md); or build without a "
+                 "cluster, where the lesson runs on this machine")
+
+
+def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
+    """The task a worker runs: the lesson, in fresh processes on the worker's machine.
+
+    A failing lesson is returned, not raised, so that Dask does not retry it; only a worker
+    that dies is a reason to run the lesson again, and only ATTEMPTS times in all, whatever
+    the scheduler's own `allowed-failures` (each attempt is logged as an event to count).
+    """
+    from distributed import get_client, get_worker
+    worker = get_worker()
+    attempts = f"{_starts_topic(build)}-{job.slug}"
+    earlier = [message["worker"] for _, message in get_client().get_events(attempts)]
+    if len(earlier) >= ATTEMPTS:
+        return BuildError(f"the Dask worker running this lesson died, on each of "
+                          f"{len(earlier)} tries ({', '.join(earlier)}); not tried again",
+                          Path(job.source), hint=DIED_HINT.replace("SLUG", job.slug))
+    worker.log_event([attempts, _starts_topic(build)], {"slug": job.slug, "worker": worker.address})
+    # The lessons running at once on this worker share its cores, as in the local pool.
+    threads = max(1, (os.cpu_count() or 1) // worker.state.nthreads)
+    try:
+        record = run_job(job, threads)
+    except BuildError as error:
+        return error
+    # A worker that offered the resource vouches for the hardware kind, even when the
+    # lesson's code does not ask JAX which devices it has.
+    hardware = job.hardware if resources_for(job.hardware) else record.hardware
+    return replace(record, worker=worker.address, hardware=hardware)
+
+
+def _outcome(future, job: LessonJob) -> ExecutionRecord | BuildError:
+    from distributed.scheduler import KilledWorker
+    if future.status == "finished":
+        return future.result()
+    if future.status == "cancelled":
+        return BuildError("the Dask cluster dropped this lesson before it finished",
+                          Path(job.source), hint="the scheduler may have restarted or the "
+                          "connection to it was lost; build again")
+    error = future.exception()
+    if isinstance(error, KilledWorker):
+        return BuildError(f"the Dask workers running this lesson died ({error})",
+                          Path(job.source), hint=DIED_HINT.replace("SLUG", job.slug))
+    return BuildError(f"a Dask worker could not run this lesson: {type(error).__name__}: "
+                      f"{error}", Path(job.source),
+                      hint="start workers in the build's environment: the packages of "
+                           "requirements.txt, and this project's folder on PYTHONPATH "
+                           "(docs/scaling.md)")
+
+
+def _offered_resources(client) -> list[dict] | None:
+    """The resources of every live worker (one dict each); None if the scheduler is not
+    answering right now."""
+    try:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+    except (OSError, TimeoutError):
+        return None
+    return [worker.get("resources") or {} for worker in workers.values()]
+
+
+def _can_run(job: LessonJob, offered: list[dict] | None) -> bool:
+    if offered is None:
+        return True  # unknown: let the scheduler decide, and check again later
+    needed = resources_for(job.hardware) or {}
+    return any(all(resources.get(name, 0) >= amount for name, amount in needed.items())
+               for resources in offered)
+
+
+def _starts_topic(build: str) -> str:
+    return f"coursesite-starts-{build}"

@@ -1,0 +1,68 @@
+"""The bad-input corpus (tests/bad/cases.yaml), run through the real command line."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, CourseFolder, authoring_example
+
+CASES = yaml.safe_load((Path(__file__).parent / "bad" / "cases.yaml").read_text())
+
+
+def apply(case: dict, folder: CourseFolder) -> tuple[Path, str]:
+    """Write the example course with the case's change; return the changed file and text."""
+    folder.write(authoring_example())
+    path = folder.manifest if case["file"] == "manifest" else folder.lesson_path
+    text = path.read_text()
+    replacements = case.get("replace", [])
+    for old, new in zip(replacements[::2], replacements[1::2]):
+        assert old in text, f"case {case['case']!r}: {old!r} not in {path.name}"
+        text = text.replace(old, new, 1)
+    text += case.get("append", "")
+    path.write_text(text)
+    if "settings" in case:
+        manifest = folder.manifest.read_text()
+        folder.manifest.write_text(re.sub(r"  timeout_seconds: \d+\n",
+                                          "  " + case["settings"] + "\n", manifest))
+    return path, text
+
+
+def expected_line(text: str, fragment: str, occurrence: int) -> int:
+    lines = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]
+    assert len(lines) >= occurrence, f"{fragment!r} not found {occurrence} time(s)"
+    return lines[occurrence - 1]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["case"] for case in CASES])
+def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, tmp_path):
+    folder = CourseFolder(tmp_path)
+    path, text = apply(case, folder)
+    previous = tmp_path / "site" / "index.html"
+    previous.parent.mkdir()
+    previous.write_text("the previous site")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q", *case.get("arguments", [])],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == case.get("exit", 1), result.stderr
+    assert case["message"] in result.stderr, result.stderr
+    if case["line"]:
+        line = expected_line(text, case["line"], case.get("occurrence", 1))
+        assert f"{path.name}:{line}: " in result.stderr, result.stderr
+    if result.returncode == 1:
+        assert "hint:" in result.stderr, result.stderr
+    assert not re.search(r"^Traceback", result.stderr, re.M), "a generator traceback leaked"
+    assert "coursesite/" not in result.stderr
+    assert previous.read_text() == "the previous site"
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["index.html"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site.")]
+
+
+def test_the_corpus_is_large_and_documented():
+    assert len(CASES) >= 30
+    table = (ROOT / "docs" / "reliability.md").read_text()
+    missing = [case["case"] for case in CASES if f"| {case['case']} |" not in table]
+    assert missing == []

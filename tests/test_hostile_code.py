@@ -1,0 +1,105 @@
+"""Lesson code is arbitrary Python: the build survives it and keeps everything it promised."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, RecordingProgress, authoring_example
+from coursesite.errors import BuildErrors
+from coursesite.lock import build_lock
+from coursesite.pipeline import build
+
+PAGE = "site/basics/count-batches/index.html"
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process (a killed child nobody reaped yet is a zombie: 'Z')."""
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def lesson_with(code: str) -> str:
+    """The example lesson with `code` appended to its second build step."""
+    return authoring_example().replace('print("PASS: count-batches")',
+                                       code + '\nprint("PASS: count-batches")')
+
+
+def test_endless_printing_is_capped_with_a_visible_marker(course_folder):
+    course_folder.write(lesson_with('import sys\nsys.stdout.write("x" * 200_000_000)'))
+    build(course_folder.options(), RecordingProgress())
+    page = (course_folder.root / PAGE).read_text()
+    assert re.search(r"\[output truncated: 1998\d{5} more characters were not recorded\]", page)
+    assert len(page) < 2_000_000
+
+
+def test_output_that_is_not_utf8_is_shown_with_replacement_characters(course_folder):
+    course_folder.write(lesson_with(
+        'import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b"bad \\xff\\xfe bytes\\n")'))
+    build(course_folder.options(), RecordingProgress())
+    assert "bad \ufffd\ufffd bytes" in (course_folder.root / PAGE).read_text()
+
+
+def test_a_child_process_that_outlives_the_lesson_is_stopped(course_folder, tmp_path):
+    marker = tmp_path / "child.pid"
+    course_folder.write(lesson_with(
+        "import subprocess\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')"))
+    started = time.monotonic()
+    build(course_folder.options(), RecordingProgress())
+    assert time.monotonic() - started < 60
+    for pid in map(int, marker.read_text().split()):  # the lesson's and main.py's children
+        assert not running(pid)
+
+
+def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
+    course_folder.write(lesson_with(
+        "import os\nopen('site-notes.txt', 'w').write('x')\n"
+        "os.makedirs('site', exist_ok=True)\nopen('site/index.html', 'w').write('hacked')\n"
+        "assert os.path.expanduser('~') == os.getcwd()"))
+    build(course_folder.options(), RecordingProgress())
+    assert not (course_folder.root / "site-notes.txt").exists()
+    assert "hacked" not in (course_folder.root / "site" / "index.html").read_text()
+
+
+def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
+    course_folder.write(authoring_example())
+    with build_lock(course_folder.root / ".cache"):
+        with pytest.raises(BuildErrors) as caught:
+            build(course_folder.options(), RecordingProgress())
+    message = str(caught.value)
+    assert "another build of this course is running (pid" in message and "wait for it" in message
+    build(course_folder.options(), RecordingProgress())  # the lock is released afterwards
+
+
+def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path):
+    course_folder.write(authoring_example())
+    build(course_folder.options(), RecordingProgress())
+    site = course_folder.root / "site"
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    started = tmp_path / "started"
+    course_folder.lesson_path.write_text(lesson_with(
+        f"import os, time\nopen({str(started)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
+        "time.sleep(120)"))
+    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "-q"],
+                               cwd=course_folder.root, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert started.exists(), "the lesson never started"
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130 and "interrupted; site not changed" in stderr
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+    assert not [p for p in course_folder.root.iterdir() if p.name.startswith(".site.")]
+    for pid in map(int, started.read_text().split()):
+        assert not running(pid)
