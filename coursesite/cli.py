@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 from .errors import BuildErrors
@@ -140,38 +142,53 @@ def main(argv: list[str] | None = None) -> int:
     from .progress import create_progress
     try:
         with create_progress(arguments.quiet) as progress:
-            build(options, progress)
+            result = build(options, progress)
     except BuildErrors as problems:
         report_errors(problems)
         return 1
     except KeyboardInterrupt:
         print("build interrupted; site not changed", file=sys.stderr)
         return 130
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
 def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
-    from .pipeline import check_drift
+    """Drift against records/, then a strict build: warnings, links, alt text, valid HTML."""
+    from .pipeline import build, check_drift
     from .progress import create_progress
+    from .sitecheck import check_links, validate_html
     try:
         with create_progress(arguments.quiet) as progress:
             drifts = check_drift(options, progress, arguments.accept)
-    except BuildErrors as problems:
-        report_errors(problems)
+        with tempfile.TemporaryDirectory(prefix="course-check-") as folder:
+            site = Path(folder) / "site"
+            result = build(dataclasses.replace(options, out=site), None)
+            problems = [str(w) for w in result.warnings]
+            problems += [str(p) for p in check_links(site) + validate_html(site)]
+    except BuildErrors as errors:
+        report_errors(errors)
         return 1
     except KeyboardInterrupt:
         print("check interrupted; records not changed", file=sys.stderr)
         return 130
     for slug, difference in drifts:
         print(f"\n{slug}: output differs from its committed record\n{difference}")
-    if not drifts:
-        print("no drift: every lesson printed what its committed record says")
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if arguments.accept and drifts:
+        print(f"accepted: records/ updated for {len(drifts)} lesson(s); commit them")
+    failed = bool(problems) or (bool(drifts) and not arguments.accept)
+    if not failed:
+        print("check passed: no drift, no warnings, every link resolves, every image has alt "
+              "text, and the HTML is valid")
         return 0
-    if arguments.accept:
-        print(f"\naccepted: records/ updated for {len(drifts)} lesson(s); commit them")
-        return 0
-    print(f"\n{len(drifts)} lesson(s) drifted; run `build.py check --accept` to record the "
-          "new output, or fix the lesson", file=sys.stderr)
+    if drifts and not arguments.accept:
+        print(f"{len(drifts)} lesson(s) drifted; run `build.py check --accept` to record the "
+              "new output, or fix the lesson", file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) in the built site", file=sys.stderr)
     return 1
 
 

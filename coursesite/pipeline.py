@@ -38,6 +38,7 @@ class BuildResult:
     cached: list[str] = field(default_factory=list)
     pages_rendered: int = 0
     written: bool = False
+    warnings: list[BuildError] = field(default_factory=list)
 
 
 def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
@@ -61,6 +62,7 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
     result = BuildResult(course)
     records = execute_all(course, lessons, options, progress, result)
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
+    result.warnings = [warning for item in rendered for warning in lesson_warnings(item)]
     jobs = plan_site(course, rendered, guides, options.templates, options.cache,
                      Publication(options.base_url, options.edition == "student"))
     files = write_changed(jobs, options, progress, result)
@@ -95,6 +97,7 @@ def _check_drift(options: BuildOptions, progress: Progress,
     drifts = []
     for (lesson, key, _), fresh in zip(pending, outcomes):
         progress.update(lesson.ref.slug, "executed")
+        ExecutionCache(options.cache / "records").store(lesson.ref.slug, key, fresh)
         try:
             committed = records.load(options.records, lesson.ref.slug)
         except ValueError as problem:
@@ -107,6 +110,19 @@ def _check_drift(options: BuildOptions, progress: Progress,
         if accept and (difference or committed is None):
             records.save(options.records, key, fresh)
     return drifts
+
+
+def lesson_warnings(item: RenderedLesson) -> list[BuildError]:
+    """Problems that do not stop a build but fail `build.py check`."""
+    warnings = []
+    for block in item.lesson.runnable_blocks():
+        output = item.record.blocks.get(block.id)
+        if output is not None and output.stderr.strip():
+            first = output.stderr.strip().splitlines()[0]
+            warnings.append(BuildError(
+                f"{block.label} wrote to stderr: {first}", item.lesson.path, block.code.line,
+                hint="usually a library warning, such as a deprecated call: fix its cause"))
+    return warnings
 
 
 def parse_course(course: Course) -> tuple[list[Lesson], dict[str, Prose]]:

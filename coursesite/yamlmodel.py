@@ -40,6 +40,12 @@ def load_yaml_model(text: str, model: type[Model], path: Path, first_line: int =
             f"invalid YAML: {error.problem or error.context}",
             path, line, hint="check indentation and quoting around this line",
         )]) from None
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow
+        line = text[:error.position].count("\n") + 1 + offset
+        raise BuildErrors([BuildError(
+            f"invalid YAML: character {error.character!r} is not allowed", path, line,
+            hint="remove the control character (it may come from a copy and paste)",
+        )]) from None
     if not isinstance(data, dict):
         raise BuildErrors([BuildError(
             "expected a mapping of keys to values", path, first_line,
