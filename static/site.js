@@ -247,7 +247,9 @@
     var links = Array.prototype.slice.call(nav.querySelectorAll("a[href^='#']"));
     var stages = links.map(function (link) { return document.getElementById(link.getAttribute("href").slice(1)); });
     var label = nav.querySelector(".stage-current");
-    if (!label || stages.some(function (stage) { return !stage; })) { return; }
+    var count = label && label.querySelector(".stage-count");
+    var now = label && label.querySelector(".stage-now");
+    if (!count || !now || stages.some(function (stage) { return !stage; })) { return; }
     label.hidden = false;
     var current = -1;
     function update() {
@@ -266,7 +268,11 @@
         if (position === index) { link.setAttribute("aria-current", "step"); } else { link.removeAttribute("aria-current"); }
         link.classList.toggle("is-passed", position < index);
       });
-      label.textContent = links[index].getAttribute("data-stage-label");
+      // "Stage 2 of 5 · " and "Build & Run": narrow screens show only the name.
+      var text = links[index].getAttribute("data-stage-label");
+      var split = text.indexOf(" · ") + 3;
+      count.textContent = text.slice(0, split);
+      now.textContent = text.slice(split);
     }
     var queued = false;
     function schedule() {

@@ -1,0 +1,137 @@
+"""Browser tests: the real course, built once, served on 127.0.0.1, driven in Chromium.
+
+The site is served from a sub-folder (`/course/`), as on a host that does not put it at
+the root, so every link, script and search URL must be relative. Chromium is Debian's
+(`/usr/bin/chromium`, or $CHROMIUM); Playwright never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SUBPATH = "course"
+
+LESSON_1 = "recovery/design-an-input-pipeline/index.html"
+LESSON_2 = "recovery/load-batch-and-checkpoint-order-with-grain/index.html"
+
+
+def _chromium_missing() -> str | None:
+    if Path(CHROMIUM).exists() or shutil.which(CHROMIUM):
+        return None
+    return f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without a browser, skip these tests on a workstation; in CI a missing browser fails."""
+    problem = _chromium_missing()
+    if problem is None or os.environ.get("CI"):
+        return
+    skip = pytest.mark.skip(reason=problem)
+    for item in items:
+        if "tests/browser" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(skip)
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real course built with the real command line into <tmp>/course/."""
+    holder = tmp_path_factory.mktemp("served")
+    out = holder / SUBPATH
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out), "-q"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (out / "pagefind" / "pagefind.js").is_file(), "the search index was not built"
+    return out
+
+
+@pytest.fixture(scope="session")
+def base_url(built_site: Path) -> str:
+    """http://127.0.0.1:<port>/course/ serving the built site."""
+    handler = functools.partial(QuietHandler, directory=str(built_site.parent))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/{SUBPATH}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    problem = _chromium_missing()
+    if problem:
+        pytest.fail(problem)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield browser
+        browser.close()
+
+
+class Watcher:
+    """Everything a page did that a reader should never see: errors and stray requests."""
+
+    def __init__(self, base_url: str):
+        self.origin = "{0.scheme}://{0.netloc}".format(urlsplit(base_url))
+        self.problems: list[str] = []
+
+    def attach(self, page) -> None:
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("requestfailed", self._failed)
+        page.on("response", lambda response: response.status >= 400 and self.problems.append(
+            f"HTTP {response.status}: {response.url}"))
+        page.on("request", self._request)
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _failed(self, request) -> None:
+        # A load cancelled because the test moved on to the next page is not a failure.
+        if request.failure != "net::ERR_ABORTED" or not request.url.startswith(self.origin + "/"):
+            self.problems.append(f"failed request: {request.url} ({request.failure})")
+
+    def _request(self, request) -> None:
+        url = request.url
+        if url.startswith(("data:", "blob:")):
+            return
+        if not url.startswith(self.origin + "/"):
+            self.problems.append(f"off-site request: {url}")
+
+
+@pytest.fixture
+def context(browser, base_url):
+    """A fresh browser profile (empty localStorage) whose pages are all watched."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    watcher = Watcher(base_url)
+    context.on("page", watcher.attach)
+    # Anything that would leave the machine is stopped here, and reported by the watcher.
+    context.route(lambda url: not url.startswith(watcher.origin + "/"), lambda route: route.abort())
+    context.watcher = watcher
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    page = context.new_page()
+    yield page
+    assert context.watcher.problems == [], "\n".join(context.watcher.problems)
