@@ -14,6 +14,7 @@ import latex2mathml.converter
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
+from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pygments import highlight as pygments_highlight
@@ -105,6 +106,11 @@ def create_markdown() -> MarkdownIt:
 
 
 MARKDOWN = create_markdown()
+
+
+def parse_nodes(text: str) -> list[SyntaxTreeNode]:
+    """The top-level nodes of `text`, each with its 0-based line map."""
+    return SyntaxTreeNode(MARKDOWN.parse(text)).children
 
 
 _LESSON_LINK = re.compile(r"\]\((lesson:[^)\s]+)\)")

@@ -15,63 +15,15 @@ from markdown_it.tree import SyntaxTreeNode
 
 from .errors import BuildError, BuildErrors, did_you_mean
 from .manifest import LessonRef
-from .markdown import MARKDOWN, math_to_mathml, slugify
-from .model import (STAGES, Check, Choice, Code, Exercise, Experiment, Figure, FrontMatter,
-                    Lesson, LessonLink, LiveValue, Note, Pause, Prose, Section, Stage, Step)
+from .blocks import BLOCKS, BUILDERS, SUB_BLOCKS, BlockSpec, Part, RawBlock, merge_prose
+from .markdown import math_to_mathml, parse_nodes, slugify
+from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
+                    Stage, Step)
 from .yamlmodel import load_yaml_model
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
 _BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 _OPTION_RE = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
-_STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
-_CHOICE_RE = re.compile(r"^\[( |x|X)\]\s+(.+)$", re.S)
-
-
-@dataclass(frozen=True)
-class BlockSpec:
-    stages: tuple[str, ...]  # empty: any stage
-    options: tuple[str, ...] = ()
-    required: tuple[str, ...] = ()
-    titled: bool = True
-
-
-BLOCKS = {
-    "step": BlockSpec(("build-run",), ("raises",)),
-    "experiment": BlockSpec(("experiment",), ("predict", "expected", "raises"),
-                            ("predict", "expected")),
-    "figure": BlockSpec((), ("alt", "predict", "caption"), ("alt",)),
-    "exercise": BlockSpec(("exercise-check",), ("kind", "raises"), ("kind",)),
-    "check": BlockSpec(("exercise-check",)),
-    "pause": BlockSpec(()),
-    "diagnose": BlockSpec(("exercise-check",), titled=False),
-    "carry-forward": BlockSpec(("evidence",), titled=False),
-    "evidence": BlockSpec(("evidence",), titled=False),
-}
-SUB_BLOCKS = {"read": "figure", "connect": "figure", "hint": "exercise"}
-EXERCISE_KINDS = ("make-it-yours", "transfer", "challenge")
-_NOTE_ANCHORS = {"diagnose": "diagnose-the-result", "carry-forward": "carry-forward",
-                 "evidence": "keep-your-evidence"}
-
-
-@dataclass
-class Part:
-    """A piece of a block body: prose, a Python fence, or a nested block."""
-
-    kind: str  # "prose" | "code" | "block"
-    line: int
-    prose: Prose | None = None
-    code: Code | None = None
-    info: str = ""
-    block: "RawBlock | None" = None
-
-
-@dataclass
-class RawBlock:
-    kind: str
-    title: str
-    line: int
-    options: dict[str, str]
-    parts: list[Part]
 
 
 @dataclass
@@ -99,7 +51,7 @@ class LessonParser:
     def parse_stages(self) -> list[Stage]:
         stages: list[Stage] = []
         pending: list[SyntaxTreeNode] = []
-        for node in _nodes("\n".join(self.lines)):
+        for node in parse_nodes("\n".join(self.lines)):
             line = node.map[0] + 1
             if node.type == "heading" and node.tag == "h1":
                 self.flush_prose(stages, pending, 0)
@@ -150,14 +102,14 @@ class LessonParser:
         for node in nodes:
             self.check_closed(node, offset)
         prose = Prose("\n".join(self.lines[start:end]), start + 1)
-        self.scan_nodes(nodes, offset)
+        self.scanparse_nodes(nodes, offset)
         return prose
 
     def scan_prose(self, markdown: str, line: int) -> None:
         """scan_nodes for text that has not been parsed yet (block options, guides)."""
-        self.scan_nodes(_nodes(markdown), line - 1)
+        self.scanparse_nodes(parse_nodes(markdown), line - 1)
 
-    def scan_nodes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:
+    def scanparse_nodes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:
         """Collect lesson links and h3 anchors; check math now so rendering cannot fail.
 
         `offset` turns the nodes' 0-based line maps into file lines.
@@ -253,7 +205,7 @@ class LessonParser:
                 parts.append(Part("prose", prose.line, prose=prose))
                 pending.clear()
 
-        for node in _nodes("\n".join(body)):
+        for node in parse_nodes("\n".join(body)):
             line = start + node.map[0] + 1
             if node.type == "fence" and node.info.split()[:1] == ["python"]:
                 flush()
@@ -322,7 +274,7 @@ class LessonParser:
         index = raw.parts.index(anchor_part)
         before = [p.prose for p in raw.parts[:index] if p.kind == "prose"]
         after = [p.prose for p in raw.parts[index + 1:] if p.kind == "prose"]
-        return _merge(before), _merge(after)
+        return merge_prose(before), merge_prose(after)
 
     def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
         found = [p.block for p in raw.parts if p.kind == "block" and p.block.kind == kind]
@@ -336,145 +288,8 @@ class LessonParser:
                            f"add ':::{{{kind}}}' ... ':::' inside it, and give the outer block "
                            "one more colon than the inner one")
             return None
-        return _merge([p.prose for p in found[0].parts if p.kind == "prose"]) or \
+        return merge_prose([p.prose for p in found[0].parts if p.kind == "prose"]) or \
             Prose("", found[0].line)
-
-
-def _merge(proses: list[Prose | None]) -> Prose | None:
-    proses = [p for p in proses if p is not None]
-    if not proses:
-        return None
-    return Prose("\n\n".join(p.markdown for p in proses), proses[0].line)
-
-
-def _nodes(text: str) -> list[SyntaxTreeNode]:
-    return SyntaxTreeNode(MARKDOWN.parse(text)).children
-
-
-def _code_anchor(raw: RawBlock, info: str = "python") -> Part | None:
-    return next((p for p in raw.parts if p.kind == "code" and p.info == info), None)
-
-
-def build_step(parser: LessonParser, raw: RawBlock) -> Step | None:
-    match = _STEP_RE.match(raw.title)
-    if not match:
-        parser.error(f"step title '{raw.title}' must start with its number, like '1. Title'",
-                     raw.line, "number the steps 1, 2, 3, ... in order")
-        return None
-    code = parser.code_part(raw)
-    intro, explanation = parser.prose_around(raw, _code_anchor(raw))
-    if code is None:
-        return None
-    return Step(int(match.group(1)), match.group(2), parser.anchor(f"step {match.group(1)}"),
-                intro, code, explanation)
-
-
-def build_experiment(parser: LessonParser, raw: RawBlock) -> Experiment | None:
-    code = parser.code_part(raw)
-    intro, takeaway = parser.prose_around(raw, _code_anchor(raw))
-    if code is not None and takeaway is None:
-        parser.error("{experiment} needs a takeaway paragraph after its code", raw.line,
-                     "say in a sentence or two what the experiment shows")
-    if code is None or takeaway is None:
-        return None
-    return Experiment(raw.title, parser.anchor(raw.title), raw.options.get("predict", ""),
-                      raw.options.get("expected", ""), intro, code, takeaway)
-
-
-def build_figure(parser: LessonParser, raw: RawBlock) -> Figure | None:
-    code = parser.code_part(raw)
-    intro, _ = parser.prose_around(raw, _code_anchor(raw))
-    read = parser.sub_block(raw, "read", required=True)
-    connect = parser.sub_block(raw, "connect", required=True)
-    if code is None or read is None or connect is None:
-        return None
-    return Figure(raw.title, parser.anchor(raw.title), raw.options.get("alt", ""),
-                  raw.options.get("caption") or raw.title, raw.options.get("predict"),
-                  intro, code, read, connect)
-
-
-def build_exercise(parser: LessonParser, raw: RawBlock) -> Exercise | None:
-    kind = raw.options.get("kind", "")
-    if kind and kind not in EXERCISE_KINDS:
-        parser.error(f"unknown exercise kind '{kind}'{did_you_mean(kind, EXERCISE_KINDS)}",
-                     raw.line, "kinds are: " + ", ".join(EXERCISE_KINDS))
-    for part in raw.parts:
-        if part.kind == "code" and part.info not in ("python scaffold", "python solution"):
-            parser.error("in an exercise, mark code as ```python scaffold or ```python solution",
-                         part.line)
-    scaffold = parser.code_part(raw, "python scaffold")
-    solution = parser.code_part(raw, "python solution")
-    task, _ = parser.prose_around(raw, _code_anchor(raw, "python scaffold"))
-    _, reasoning = parser.prose_around(raw, _code_anchor(raw, "python solution"))
-    hint = parser.sub_block(raw, "hint", required=False)
-    if scaffold is not None and task is None:
-        parser.error("{exercise} needs the task described before its scaffold", raw.line,
-                     "write what the reader should do above the ```python scaffold block")
-    if scaffold is None or solution is None or task is None or kind not in EXERCISE_KINDS:
-        return None
-    return Exercise(raw.title, parser.anchor(raw.title), kind, task,
-                    Code(scaffold.source, scaffold.line), hint, solution, reasoning)
-
-
-def build_check(parser: LessonParser, raw: RawBlock) -> Check | None:
-    choices: list[Choice] = []
-    explanation: list[Prose | None] = []
-    for part in raw.parts:
-        if part.kind == "prose" and not choices and part.prose.markdown.lstrip().startswith("-"):
-            choices = _choices(part.prose, explanation)
-        elif part.kind == "prose":
-            explanation.append(part.prose)
-    if len(choices) < 2 or sum(choice.correct for choice in choices) != 1:
-        parser.error("{check} needs a list of at least two answers, exactly one marked [x]",
-                     raw.line, "write answers as '- [ ] wrong' and '- [x] right'")
-        return None
-    merged = _merge(explanation)
-    if merged is None:
-        parser.error("{check} needs an explanation after its answers", raw.line,
-                     "explain after the list why the right answer is right")
-        return None
-    return Check(raw.title, parser.anchor("check your understanding"), choices, merged)
-
-
-def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
-    """Split a prose part into '- [x] answer' choices and whatever prose follows them."""
-    choices: list[Choice] = []
-    for node in _nodes(prose.markdown):
-        if node.type == "bullet_list" and not choices:
-            for item in node.children:
-                text = "\n".join(prose.markdown.splitlines()[item.map[0]:item.map[1]])
-                match = _CHOICE_RE.match(text.strip().lstrip("-*+").strip())
-                if not match:
-                    return []
-                choices.append(Choice(match.group(2).strip(), match.group(1) != " "))
-        else:
-            lines = prose.markdown.splitlines()[node.map[0]:node.map[1]]
-            rest.append(Prose("\n".join(lines), prose.line + node.map[0]))
-    return choices
-
-
-def build_pause(parser: LessonParser, raw: RawBlock) -> Pause | None:
-    answer = _merge([p.prose for p in raw.parts if p.kind == "prose"])
-    if answer is None:
-        parser.error("{pause} needs the answer to compare with in its body", raw.line,
-                     "write the reasoning to compare with between the ':::' lines")
-        return None
-    return Pause(raw.title, parser.anchor(raw.title), answer)
-
-
-def build_note(parser: LessonParser, raw: RawBlock) -> Note | None:
-    body = _merge([p.prose for p in raw.parts if p.kind == "prose"])
-    if body is None:
-        parser.error(f"{{{raw.kind}}} is empty", raw.line, "write its text between the ':::' lines")
-        return None
-    return Note(raw.kind, parser.anchor(_NOTE_ANCHORS[raw.kind]), body)
-
-
-BUILDERS = {
-    "step": build_step, "experiment": build_experiment, "figure": build_figure,
-    "exercise": build_exercise, "check": build_check, "pause": build_pause,
-    "diagnose": build_note, "carry-forward": build_note, "evidence": build_note,
-}
 
 
 def split_front_matter(text: str, path: Path) -> tuple[str, int]:

@@ -1,6 +1,5 @@
 """Lesson code is arbitrary Python: the build survives it and keeps everything it promised."""
 
-import os
 import re
 import signal
 import subprocess

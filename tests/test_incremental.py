@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, RecordingProgress, authoring_example, replace_block
+from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite import cache as cache_module
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build

@@ -3,7 +3,7 @@ import pytest
 from conftest import ROOT, authoring_example, line_of, replace_block
 from coursesite.errors import BuildErrors
 from coursesite.manifest import load_course
-from coursesite.model import Check, Exercise, Experiment, Figure, Note, Pause, Section, Step
+from coursesite.model import Check, Exercise, Experiment, Figure, Note, Pause, Section
 from coursesite.parse import parse_lesson
 
 
