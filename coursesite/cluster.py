@@ -14,6 +14,7 @@ started with `--resources "tpu=1"`; a `cpu` lesson needs no resource and runs on
 from __future__ import annotations
 
 import os
+import pickle
 import queue
 import uuid
 from dataclasses import replace
@@ -67,17 +68,11 @@ class DaskExecutor:
         events: queue.Queue = queue.Queue()
         client.subscribe_topic(_starts_topic(build), lambda event: events.put(("start", event[1])))
         try:
-            offered = _offered_resources(client)
-            outcomes: list = [None if _can_run(job, offered) else self._no_worker(job)
+            live = _live_workers(client)
+            outcomes: list = [None if _can_run(job, live) else self._no_worker(job)
                               for job in jobs]
-            waiting = {}
-            for index, job in enumerate(jobs):
-                if outcomes[index] is None:
-                    waiting[index] = client.submit(
-                        run_on_worker, job, build, key=f"lesson-{job.slug}-{build}",
-                        resources=resources_for(job.hardware), pure=False)
-                    waiting[index].add_done_callback(
-                        lambda future, index=index: events.put(("done", index)))
+            waiting = {index: _submit(client, job, build, lambda index=index: events.put(
+                ("done", index))) for index, job in enumerate(jobs) if outcomes[index] is None}
             self._follow(client, jobs, waiting, outcomes, events, on_start, on_done)
             return outcomes
         finally:
@@ -106,7 +101,7 @@ class DaskExecutor:
                 events: queue.Queue, on_start, on_done) -> None:
         """Collect results as they come, and give up on lessons that can no longer finish."""
         index_of = {job.slug: index for index, job in enumerate(jobs)}
-        started: dict[int, float] = {}  # latest start of each lesson on a worker
+        started: dict[int, tuple[float, str]] = {}  # latest start of each lesson: when, where
         stranded: dict[int, float] = {}  # since when no worker could take each lesson
         next_check = monotonic() + CHECK_SECONDS
         while waiting:
@@ -118,7 +113,7 @@ class DaskExecutor:
                 index = index_of[item["slug"]]
                 if index not in started:
                     on_start(jobs[index])
-                started[index] = monotonic()
+                started[index] = (monotonic(), item["worker"])
             elif kind == "done" and item in waiting:
                 outcomes[item] = _outcome(waiting.pop(item), jobs[item])
                 if isinstance(outcomes[item], ExecutionRecord):
@@ -128,19 +123,21 @@ class DaskExecutor:
                 next_check = monotonic() + CHECK_SECONDS
 
     def _give_up_on_lost(self, client, jobs: list[LessonJob], waiting: dict, outcomes: list,
-                         started: dict[int, float], stranded: dict[int, float]) -> None:
-        """Fail lessons whose hardware left the cluster, or that ran far past their timeout,
-        so that the build ends instead of waiting for them."""
-        offered = _offered_resources(client)
+                         started: dict[int, tuple[float, str]],
+                         stranded: dict[int, float]) -> None:
+        """Fail lessons whose hardware left the cluster, or whose live worker is far past
+        their timeout, so that the build ends instead of waiting for them."""
+        live = _live_workers(client)
         now = monotonic()
         for index, future in list(waiting.items()):
             job, problem = jobs[index], None
-            if index in started and now - started[index] > job.timeout + MARGIN_SECONDS:
+            since, worker = started.get(index, (now, ""))
+            if live is not None and worker in live and now - since > job.timeout + MARGIN_SECONDS:
                 problem = BuildError(
-                    f"no result from the Dask worker {job.timeout + MARGIN_SECONDS} s after "
-                    f"lesson '{job.slug}' started there", Path(job.source),
+                    f"no result from the Dask worker {worker} {job.timeout + MARGIN_SECONDS} s "
+                    f"after lesson '{job.slug}' started there", Path(job.source),
                     hint="the worker may be stuck or cut off from the scheduler; see its log")
-            elif offered is not None and not _can_run(job, offered):
+            elif live is not None and not _can_run(job, live):
                 if now - stranded.setdefault(index, now) > self.grace_seconds:
                     problem = self._no_worker(job, left=True)
             else:
@@ -151,7 +148,8 @@ class DaskExecutor:
                 del waiting[index]
 
     def _no_worker(self, job: LessonJob, left: bool = False) -> BuildError:
-        when = f"left the cluster for {self.grace_seconds:.0f} s" if left else "is in the cluster"
+        when = f"has been in the cluster for {self.grace_seconds:.0f} s" if left else \
+            "is in the cluster"
         if resources_for(job.hardware) is None:
             return BuildError(f"lesson '{job.slug}' could not run: no worker {when} at "
                               f"{self.address}", Path(job.source),
@@ -162,6 +160,30 @@ class DaskExecutor:
             hint=f"on a machine with a {job.hardware.upper()}, start `dask worker {self.address} "
                  f"--resources \"{job.hardware}=1\"` (docs/scaling.md); or build without a "
                  "cluster, where the lesson runs on this machine")
+
+
+def _submit(client, job: LessonJob, build: str, when_done: Callable[[], None]):
+    future = client.submit(pickle.loads, task_bytes(job, build), key=f"lesson-{job.slug}-{build}",
+                           resources=resources_for(job.hardware), pure=False)
+    future.add_done_callback(lambda future: when_done())
+    return future
+
+
+def task_bytes(job: LessonJob, build: str) -> bytes:
+    """The task as bytes whose unpickling runs `run_on_worker(job, build)`.
+
+    The scheduler unpickles every task it is given. Handed `pickle.loads` and bytes, it needs
+    nothing of this project, so a plain `dask scheduler` will do; only workers import it.
+    """
+    return pickle.dumps(_Call(run_on_worker, (job, build)))
+
+
+class _Call:
+    def __init__(self, function: Callable, args: tuple):
+        self.function, self.args = function, args
+
+    def __reduce__(self):
+        return self.function, self.args
 
 
 def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
@@ -179,7 +201,8 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
         return BuildError(f"the Dask worker running this lesson died, on each of "
                           f"{len(earlier)} tries ({', '.join(earlier)}); not tried again",
                           Path(job.source), hint=DIED_HINT.replace("SLUG", job.slug))
-    worker.log_event([attempts, _starts_topic(build)], {"slug": job.slug, "worker": worker.address})
+    worker.log_event([attempts, _starts_topic(build)],
+                     {"slug": job.slug, "worker": worker.address})
     # The lessons running at once on this worker share its cores, as in the local pool.
     threads = max(1, (os.cpu_count() or 1) // worker.state.nthreads)
     try:
@@ -211,22 +234,21 @@ def _outcome(future, job: LessonJob) -> ExecutionRecord | BuildError:
                            "(docs/scaling.md)")
 
 
-def _offered_resources(client) -> list[dict] | None:
-    """The resources of every live worker (one dict each); None if the scheduler is not
-    answering right now."""
+def _live_workers(client) -> dict[str, dict] | None:
+    """Address -> resources of every live worker; None if the scheduler is not answering."""
     try:
         workers = client.scheduler_info(n_workers=-1)["workers"]
     except (OSError, TimeoutError):
         return None
-    return [worker.get("resources") or {} for worker in workers.values()]
+    return {address: worker.get("resources") or {} for address, worker in workers.items()}
 
 
-def _can_run(job: LessonJob, offered: list[dict] | None) -> bool:
-    if offered is None:
+def _can_run(job: LessonJob, live: dict[str, dict] | None) -> bool:
+    if live is None:
         return True  # unknown: let the scheduler decide, and check again later
     needed = resources_for(job.hardware) or {}
     return any(all(resources.get(name, 0) >= amount for name, amount in needed.items())
-               for resources in offered)
+               for resources in live.values())
 
 
 def _starts_topic(build: str) -> str:

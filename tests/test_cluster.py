@@ -1,0 +1,272 @@
+"""Lessons run on a real Dask cluster on this machine (docs/scaling.md).
+
+One LocalCluster for the module: two worker processes of one thread each, bound to
+127.0.0.1; the worker named "tpu" offers the resource {"tpu": 1} as a stand-in for a TPU host.
+Each worker runs under a nanny, which restarts it when a test kills it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from conftest import ROOT, RecordingProgress, authoring_example, replace_block
+from coursesite import records
+from coursesite.cache import ExecutionCache, execution_key
+from coursesite.cluster import create_executor
+from coursesite.errors import BuildErrors
+from coursesite.execute import LocalExecutor, record_from_json
+from coursesite.manifest import load_course
+from coursesite.parse import parse_lesson
+from coursesite.pipeline import build
+
+FIRST = "count-batches"  # the slug of the course folder's first lesson
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # Every socket on 127.0.0.1; the scheduler's HTTP server on a free port, not 8787.
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address="127.0.0.1:0")
+    spec = cluster.new_spec
+    cluster.worker_spec["tpu"] = {"cls": spec["cls"],
+                                  "options": dict(spec["options"], resources={"tpu": 1})}
+    cluster.scale(2)  # starts the "tpu" worker added to the spec above
+    client = Client(cluster, set_as_default=False)
+    client.wait_for_workers(2, timeout=60)
+    yield cluster, client
+    client.close()
+    cluster.close()
+
+
+def workers(client: Client) -> dict[str, dict]:
+    """Address -> resources of every live worker."""
+    return {address: info.get("resources") or {}
+            for address, info in client.scheduler_info(n_workers=-1)["workers"].items()}
+
+
+def wait_for_both_workers(client: Client) -> None:
+    """After a kill, the nanny brings the worker back; later tests need both."""
+    deadline = time.monotonic() + 60
+    while len(workers(client)) < 2 or not any(r.get("tpu") for r in workers(client).values()):
+        assert time.monotonic() < deadline, "the killed worker did not come back"
+        time.sleep(0.2)
+
+
+def on_hardware(text: str, hardware: str) -> str:
+    return text.replace("hardware: cpu", f"hardware: {hardware}", 1)
+
+
+def with_experiment(code: str) -> str:
+    """The example lesson with its experiment running `code` (experiments are not main.py)."""
+    block = (":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n\n```python\n"
+             + code + "\n```\n\nTakeaway.\n:::\n")
+    return replace_block(authoring_example(), ":::{experiment}", block)
+
+
+def cluster_options(course_folder, cluster, **overrides):
+    return course_folder.options(cluster=cluster[0].scheduler_address, **overrides)
+
+
+def recorded(course_folder, slug: str):
+    """The lesson's record in records/ (rewritten only when its output or kinds change)."""
+    return records.load(course_folder.root / "records", slug).record
+
+
+def cached(course_folder, options, slug: str):
+    """The lesson's record in the execution cache: the latest run."""
+    course = course_folder.write(course_folder.lesson_path.read_text(), extra={
+        path.stem: path.read_text() for path in (course_folder.root / "content").glob("*.md")
+        if path != course_folder.lesson_path})
+    lesson = parse_lesson(course.lesson(slug))
+    return ExecutionCache(options.cache / "records").lookup(
+        slug, execution_key(lesson, course.settings)).record
+
+
+def build_in_background(options) -> tuple[threading.Thread, dict]:
+    outcome: dict = {}
+
+    def target():
+        try:
+            outcome["result"] = build(options, RecordingProgress())
+        except BuildErrors as problems:
+            outcome["errors"] = problems.errors
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_tpu_lesson_lands_on_the_tpu_worker_and_keeps_its_cpu_receipt(course_folder,
+                                                                         cluster):
+    course_folder.write(on_hardware(authoring_example(), "tpu"),
+                        extra={"plain": authoring_example()})
+    build(course_folder.options(out=course_folder.root / "local"))  # verified on CPU here
+    progress = RecordingProgress()
+    options = cluster_options(course_folder, cluster, force=True)
+    result = build(options, progress)
+
+    assert sorted(result.executed) == [FIRST, "plain"]
+    tpu_worker = next(address for address, r in workers(cluster[1]).items() if r.get("tpu"))
+    record = recorded(course_folder, FIRST)
+    assert (record.worker, record.hardware, record.host) == (tpu_worker, "tpu", platform.node())
+    assert [receipt["hardware"] for receipt in record.receipts] == ["cpu"]
+    plain = cached(course_folder, options, "plain")
+    assert plain.hardware == "cpu" and plain.worker.startswith("tcp://127.0.0.1:")
+    assert recorded(course_folder, "plain").worker == ""  # same output, same kind: left alone
+    assert ("plain", "running", "--force") in progress.events  # when a worker started it
+    assert any("on the Dask cluster at tcp://127.0.0.1:" in m for m in progress.messages)
+    page = (course_folder.root / "site" / "basics" / FIRST / "index.html").read_text()
+    assert "Verified on TPU" in page
+    assert re.search(r"<li>Verified on CPU · \d{4}-\d\d-\d\d · Python", page)
+
+
+def test_the_site_is_the_same_as_a_local_build(course_folder, cluster):
+    course_folder.write(authoring_example(), extra={"second": on_hardware(
+        authoring_example().replace("Count what a batch holds", "Count again"), "tpu")})
+    local = course_folder.options(out=course_folder.root / "site-local",
+                                  cache=course_folder.root / "cache-local")
+    remote = cluster_options(course_folder, cluster, out=course_folder.root / "site-cluster",
+                             cache=course_folder.root / "cache-cluster")
+    build(local)
+    # No receipts from the local build: each build should only show its own run.
+    (course_folder.root / "records").rename(course_folder.root / "records-local")
+    assert sorted(build(remote).executed) == [FIRST, "second"]
+    # Ran on the TPU stand-in, which is this machine's CPU: the tpu lesson's page differs only
+    # in the kind it was verified on.
+    local_files, cluster_files = site_files(local.out), site_files(remote.out)
+    assert sorted(local_files) == sorted(cluster_files)
+    for name, text in local_files.items():
+        if "second" in name:
+            text = text.replace("Verified on CPU", "Verified on TPU").replace(
+                '"hardware": "cpu"', '"hardware": "tpu"')
+        assert text == cluster_files[name], name
+
+
+def site_files(site: Path) -> dict[str, str]:
+    """Every file of the site (zips unpacked) but the search index, with times masked."""
+    contents = {}
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        name = str(path.relative_to(site))
+        if name.startswith("pagefind/"):
+            continue  # binary, and built from the pages compared here
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                contents.update({f"{name}!{member}": archive.read(member)
+                                 for member in archive.namelist()})
+        else:
+            contents[name] = path.read_bytes()
+    return {name: mask_times(data.decode("utf-8", errors="replace"))
+            for name, data in contents.items()}
+
+
+def mask_times(text: str) -> str:
+    # record.json names the Dask worker that ran the lesson; a local run names none.
+    text = re.sub(r'"worker": "[^"]*"', '"worker": <worker>', text)
+    text = re.sub(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d\+00:00)?", "<time>", text)
+    return re.sub(r"\d+\.\d+ ?(s|ms)\b|\"(wall_)?seconds\": [\d.]+", "<seconds>", text)
+
+
+def test_a_lesson_needing_hardware_no_worker_has_is_a_clear_error(course_folder, cluster):
+    course_folder.write(on_hardware(authoring_example(), "gpu"),
+                        extra={"plain": authoring_example()})
+    started = time.monotonic()
+    with pytest.raises(BuildErrors) as caught:
+        build(cluster_options(course_folder, cluster))
+    assert time.monotonic() - started < 30
+    [error] = caught.value.errors
+    assert error.path == course_folder.lesson_path
+    assert f"lesson '{FIRST}' needs hardware: gpu" in error.message
+    assert "no worker with a 'gpu' resource" in error.message
+    assert '--resources "gpu=1"' in error.hint
+    assert recorded(course_folder, "plain").hardware == "cpu"  # the other lesson ran
+
+
+def test_a_lesson_whose_worker_is_killed_runs_again_elsewhere(course_folder, cluster, tmp_path):
+    marker = tmp_path / "started"
+    # The first attempt tells the test its worker (the runner's parent) and itself, then
+    # waits to be killed; the retry finds the marker and goes straight on.
+    slow = with_experiment(
+        "import os, pathlib, time\n"
+        f"marker = pathlib.Path({str(marker)!r})\n"
+        "if not marker.exists():\n"
+        "    marker.write_text(f'{os.getppid()} {os.getpid()}')\n"
+        "    time.sleep(60)\n"
+        "print('retried')")
+    course_folder.write(slow, extra={"plain": authoring_example()})
+    pids = {pid: address for address, pid in cluster[1].run(os.getpid).items()}
+    thread, outcome = build_in_background(cluster_options(course_folder, cluster))
+    deadline = time.monotonic() + 30
+    while not marker.exists() or not marker.read_text():
+        assert time.monotonic() < deadline and thread.is_alive(), outcome
+        time.sleep(0.05)
+    worker_pid, runner_pid = map(int, marker.read_text().split())
+    os.kill(worker_pid, signal.SIGKILL)
+    os.kill(runner_pid, signal.SIGKILL)  # orphaned by its worker's death
+    thread.join(timeout=60)
+
+    assert not thread.is_alive(), "the build hangs after a worker died"
+    assert "errors" not in outcome, outcome.get("errors")
+    record = recorded(course_folder, FIRST)
+    assert record.blocks["drop-the-remainder"].stdout == "retried\n"
+    assert record.worker != pids[worker_pid]
+    wait_for_both_workers(cluster[1])
+
+
+def test_a_lesson_that_kills_every_worker_fails_after_one_retry(course_folder, cluster):
+    kill_my_worker = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
+    course_folder.write(with_experiment(kill_my_worker), extra={"plain": authoring_example()})
+    options = cluster_options(course_folder, cluster)
+    thread, outcome = build_in_background(options)
+    thread.join(timeout=60)
+
+    assert not thread.is_alive(), "the build hangs after its workers died"
+    [error] = outcome["errors"]
+    assert error.path == course_folder.lesson_path
+    assert "the Dask worker running this lesson died, on each of 2 tries" in error.message
+    assert f"--lesson {FIRST}" in error.hint
+    # The other lesson's result is kept: cached and recorded.
+    assert recorded(course_folder, "plain").worker
+    assert cached(course_folder, options, "plain").worker
+    wait_for_both_workers(cluster[1])
+
+
+def test_the_command_line_cluster_wins_over_the_manifest(course_folder):
+    course = course_folder.write(authoring_example())
+    assert isinstance(create_executor(course_folder.options(), course.settings), LocalExecutor)
+    text = course_folder.manifest.read_text().replace("settings:\n",
+                                                      "settings:\n  cluster: tcp://a:8786\n")
+    course_folder.manifest.write_text(text)
+    settings = load_course(course_folder.manifest).settings
+    assert create_executor(course_folder.options(), settings).address == "tcp://a:8786"
+    assert create_executor(course_folder.options(cluster="tcp://b:8786"),
+                           settings).address == "tcp://b:8786"
+    # Which machines run the lessons is not part of the execution cache key.
+    lesson = parse_lesson(load_course(course_folder.manifest).lessons[0])
+    assert execution_key(lesson, settings) == execution_key(lesson, course.settings)
+
+
+def test_records_made_before_hosts_were_named_still_load():
+    old = {"lesson": "x", "timestamp": "2026-01-01T00:00:00+00:00", "python": "3.11.7",
+           "packages": {}, "devices": "1 CPU device", "wall_seconds": 1.0, "blocks": {},
+           "values": {}}
+    record = record_from_json(old)
+    assert (record.host, record.worker, record.hardware, record.receipts) == ("", "", "", [])
+
+
+def test_a_local_build_never_imports_dask():
+    code = ("import sys; from coursesite import cli, pipeline; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    imported = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+    assert imported.strip() == "[]"
