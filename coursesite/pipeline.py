@@ -7,14 +7,15 @@ inputs did not change is skipped: cached executions, unchanged pages, an unchang
 
 from __future__ import annotations
 
-import json
+import importlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import fingerprint
 from . import records
-from .cache import CacheKey, ExecutionCache, execution_key, write_atomically
+from .cache import CacheKey, ExecutionCache, execution_key
 from .dependencies import lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
 from .cluster import create_executor
@@ -26,9 +27,9 @@ from .model import Lesson, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
 from .progress import Progress, QuietProgress
-from .render import (OutputFile, PageJob, Publication, RenderedLesson, digest, folder_digest,
-                     plan_site, prerender_figures)
-from .write import write_site
+
+if TYPE_CHECKING:  # render and write load while lessons run: see run_lessons
+    from .render import RenderedLesson
 
 
 @dataclass
@@ -61,11 +62,14 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
                                       "entries in lessons.yaml")])
     result = BuildResult(course)
     records = execute_all(course, lessons, options, progress, result)
+    from .render import Publication, RenderedLesson, plan_site
+    from .write import write_changed
     rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
     result.warnings = [warning for item in rendered for warning in lesson_warnings(item)]
     jobs = plan_site(course, rendered, guides, options.templates, options.cache,
                      Publication(options.base_url, options.edition == "student"))
-    files = write_changed(jobs, options, progress, result)
+    outcome = write_changed(jobs, options, progress)
+    result.pages_rendered, result.written, files = outcome
     extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
     if set(extra) != set(known_extra):
         started_as = fingerprint.compute(options, extra)
@@ -213,11 +217,14 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
     # Figures are drawn (into the figure cache) while other lessons still run, using the
     # time this process would otherwise spend waiting.
     with ThreadPoolExecutor(max_workers=1) as drawing:
+        # While the lessons run, this process would only wait: load the render and write
+        # stages now (about 0.2 s of imports) and draw each lesson's figures as it finishes.
+        drawing.submit(importlib.import_module, "coursesite.write")
         outcomes = executor.run(
             [prepare_job(lesson, course.settings) for lesson, _, _ in pending],
             on_start=lambda job: progress.update(job.slug, "running"),
             on_done=lambda job, record: drawing.submit(
-                prerender_figures, lessons[job.slug], record, options.cache / "figures"))
+                _prerender_figures, lessons[job.slug], record, options.cache / "figures"))
     for index, ((lesson, key, _), outcome) in enumerate(zip(pending, outcomes)):
         if isinstance(outcome, BuildError):
             progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
@@ -257,51 +264,6 @@ def frozen_records(course: Course, lessons: list[Lesson], options: BuildOptions,
     return found
 
 
-def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress,
-                  result: BuildResult) -> list[str]:
-    """Render the jobs whose key changed; write the site only if anything differs.
-
-    Returns the paths of every page file the site now holds.
-    """
-    state_path = options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
-    state = _load_state(state_path)
-    previous = state.get("jobs", {})
-    rendered: list[OutputFile] = []
-    kept: list[str] = []
-    new_jobs: dict[str, dict] = {}
-    errors: list[BuildError] = []
-    for job in jobs:
-        old = previous.get(job.name)
-        if old and old["key"] == job.key and not options.force and \
-                all((options.out / path).is_file() for path in old["files"]):
-            kept.extend(old["files"])
-            new_jobs[job.name] = old
-            continue
-        try:
-            files = job.render()
-        except BuildError as error:
-            errors.append(error)
-            continue
-        rendered.extend(files)
-        new_jobs[job.name] = {"key": job.key, "files": [file.path for file in files]}
-    if errors:
-        raise BuildErrors(errors)
-    static = folder_digest(options.static)
-    result.pages_rendered = len(rendered)
-    previous_files = {path for job in previous.values() for path in job["files"]}
-    if not rendered and static == state.get("static") and set(kept) == previous_files:
-        progress.message(f"{options.out} is up to date; nothing written")
-        return kept
-    write_site(rendered, kept, options.static, options.out)
-    result.written = True
-    write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs}, indent=1))
-    progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
-    return kept + [file.path for file in rendered]
-
-
-def _load_state(path: Path) -> dict:
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-        return state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
-        return {}
+def _prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
+    from .render import prerender_figures
+    prerender_figures(lesson, record, cache)

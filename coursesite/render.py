@@ -9,10 +9,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import pygments
 from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
                     pass_context, select_autoescape)
 from markupsafe import Markup
@@ -41,6 +43,32 @@ class RenderedLesson:
     record: ExecutionRecord
 
 
+@dataclass(frozen=True)
+class HighlightCache:
+    """Highlighted HTML of code blocks, kept between builds: a template change re-renders
+    every page, but rarely changes any code, and highlighting is a third of a page's cost."""
+
+    folder: Path | None
+
+    def python(self, code: str) -> str:
+        if self.folder is None:
+            return highlight_code(code, "python")
+        key = hashlib.sha256(f"{pygments.__version__}\0{code}".encode()).hexdigest()[:32]
+        path = self.folder / f"{key}.html"
+        try:
+            cached = path.read_text(encoding="utf-8")
+            if cached.endswith("\n"):  # Pygments output always does; else a damaged entry
+                return cached
+        except (OSError, UnicodeDecodeError):
+            pass
+        html = highlight_code(code, "python")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(html, encoding="utf-8")
+        temporary.replace(path)
+        return html
+
+
 def create_environment(templates: Path, compiled: Path | None = None) -> Environment:
     """The Jinja environment; `compiled` caches compiled templates between builds."""
     cache = None
@@ -56,7 +84,8 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
     env.filters["markdown"] = _markdown_filter
     env.filters["inline"] = _inline_filter
     env.filters["text"] = _text_filter
-    env.filters["python"] = lambda code: Markup(highlight_code(code, "python"))
+    highlighted = HighlightCache(compiled and compiled.parent / "highlight")
+    env.filters["python"] = lambda code: Markup(highlighted.python(code))
     env.filters["kind"] = lambda item: type(item).__name__.lower()
     env.filters["slug"] = slugify
     env.globals["STAGES"] = STAGES

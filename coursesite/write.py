@@ -2,21 +2,27 @@
 
 Everything goes into a fresh folder beside the output folder; only when all of it is written
 does that folder replace the old site, so a failed or interrupted build leaves the previous
-site untouched. Files that did not change are hard-linked from the old site, not rewritten.
+site untouched. Only pages whose inputs changed are rendered again; the files of the others
+are hard-linked from the old site, and a build that changes nothing writes nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import pagefind_bin
 
+from .cache import write_atomically
 from .errors import BuildError, BuildErrors
-from .render import OutputFile
+from .options import BuildOptions
+from .progress import Progress
+from .render import OutputFile, PageJob, digest, folder_digest
 
 
 def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: Path) -> None:
@@ -92,3 +98,54 @@ def _swap(staging: Path, out: Path) -> None:
     os.rename(staging, out)
     if retired is not None:
         shutil.rmtree(retired, ignore_errors=True)
+
+
+class WriteOutcome(NamedTuple):
+    rendered: int  # files rendered in this build
+    written: bool  # whether the site folder was replaced
+    files: list[str]  # every page file the site now holds
+
+
+def write_changed(jobs: list[PageJob], options: BuildOptions,
+                  progress: Progress) -> WriteOutcome:
+    """Render the jobs whose key changed; write the site only if anything differs."""
+    state_path = options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
+    state = _load_state(state_path)
+    previous = state.get("jobs", {})
+    rendered: list[OutputFile] = []
+    kept: list[str] = []
+    new_jobs: dict[str, dict] = {}
+    errors: list[BuildError] = []
+    for job in jobs:
+        old = previous.get(job.name)
+        if old and old["key"] == job.key and not options.force and \
+                all((options.out / path).is_file() for path in old["files"]):
+            kept.extend(old["files"])
+            new_jobs[job.name] = old
+            continue
+        try:
+            files = job.render()
+        except BuildError as error:
+            errors.append(error)
+            continue
+        rendered.extend(files)
+        new_jobs[job.name] = {"key": job.key, "files": [file.path for file in files]}
+    if errors:
+        raise BuildErrors(errors)
+    static = folder_digest(options.static)
+    previous_files = {path for job in previous.values() for path in job["files"]}
+    if not rendered and static == state.get("static") and set(kept) == previous_files:
+        progress.message(f"{options.out} is up to date; nothing written")
+        return WriteOutcome(0, False, kept)
+    write_site(rendered, kept, options.static, options.out)
+    write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs}, indent=1))
+    progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
+    return WriteOutcome(len(rendered), True, kept + [file.path for file in rendered])
+
+
+def _load_state(path: Path) -> dict:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {}

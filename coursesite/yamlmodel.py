@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .errors import BuildError, BuildErrors, did_you_mean
 
 Model = TypeVar("Model", bound=BaseModel)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: faster
 
 
 class StrictModel(BaseModel):
@@ -31,8 +32,8 @@ def load_yaml_model(text: str, model: type[Model], path: Path, first_line: int =
     """
     offset = first_line - 1
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = yaml.compose(text, Loader=_LOADER)
+        data = yaml.load(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 + offset if mark else None
