@@ -16,14 +16,20 @@ from .model import Lesson
 
 def imported_modules(lesson: Lesson) -> set[str]:
     """Top-level names of the non-standard-library modules the lesson's code imports."""
+    return set(_imports(tuple(block.code.source for block in lesson.runnable_blocks())))
+
+
+@functools.lru_cache(maxsize=1024)
+def _imports(sources: tuple[str, ...]) -> frozenset[str]:
+    """Memoized: every build asks this several times per lesson, and parsing code is slow."""
     names: set[str] = set()
-    for block in lesson.runnable_blocks():
-        for node in ast.walk(ast.parse(block.code.source)):
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module.split(".")[0])
-    return {name for name in names if name not in sys.stdlib_module_names}
+    return frozenset(name for name in names if name not in sys.stdlib_module_names)
 
 
 def local_module_file(module: str, folder: Path) -> Path | None:
