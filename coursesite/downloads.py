@@ -163,10 +163,27 @@ def zip_bytes(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
+def download_list(lesson: Lesson, student: bool) -> list[Download]:
+    """The downloads a lesson page lists, in the order it lists them."""
+    listed = [
+        Download("main.py", "main.py", "the build steps: the lesson's program"),
+        Download("full.py", "full.py", "the whole recorded run: steps, then figures, "
+                                       "experiments" + ("" if student else " and solutions")),
+        Download("lesson.ipynb", "lesson.ipynb", "notebook with the recorded outputs"),
+        Download("lesson.md", "lesson.md", "the lesson text with its outputs"),
+        Download("evidence.md", "evidence.md", "a template for your evidence"),
+        Download("record.json", "record.json", "the execution record"),
+    ]
+    listed += [Download(f"figures/{figure.anchor}.json", f"figures/{figure.anchor}.json",
+                        f"data and provenance of '{figure.title}'")
+               for figure in lesson.items(Figure)]
+    archive = f"{lesson.ref.slug}.zip"
+    return listed + [Download(archive, archive, "all of the above in one file")]
+
+
 def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,
-                     svgs: dict[str, str], context: dict,
-                     student: bool) -> tuple[dict[str, str | bytes], list[Download]]:
-    """Every download of a lesson (file name -> content) and the list the page shows.
+                     svgs: dict[str, str], context: dict, student: bool) -> dict[str, str | bytes]:
+    """Every download of a lesson: file name -> content (download_list names them).
 
     `context` carries what the Markdown templates need: resolve_link, live_values, figures.
     """
@@ -184,21 +201,9 @@ def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,
             context, lesson=lesson, record=record, **kinds),
         "record.json": record_json(record, student, solution_ids),
     }
-    listed = [
-        Download("main.py", "main.py", "the build steps: the lesson's program"),
-        Download("full.py", "full.py", "the whole recorded run: steps, then figures, "
-                                       "experiments" + ("" if student else " and solutions")),
-        Download("lesson.ipynb", "lesson.ipynb", "notebook with the recorded outputs"),
-        Download("lesson.md", "lesson.md", "the lesson text with its outputs"),
-        Download("evidence.md", "evidence.md", "a template for your evidence"),
-        Download("record.json", "record.json", "the execution record"),
-    ]
     for figure in lesson.items(Figure):
-        name = f"figures/{figure.anchor}.json"
-        texts[name] = figure_provenance(lesson, record, figure)
-        listed.append(Download(name, name, f"data and provenance of '{figure.title}'"))
-    archive = f"{lesson.ref.slug}.zip"
+        texts[f"figures/{figure.anchor}.json"] = figure_provenance(lesson, record, figure)
     files: dict[str, str | bytes] = dict(texts)
-    files[archive] = zip_bytes({**texts, **{f"figures/{a}.svg": s for a, s in svgs.items()}})
-    listed.append(Download(archive, archive, "all of the above in one file"))
-    return files, listed
+    files[f"{lesson.ref.slug}.zip"] = zip_bytes(
+        {**texts, **{f"figures/{a}.svg": s for a, s in svgs.items()}})
+    return files

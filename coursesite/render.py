@@ -22,7 +22,7 @@ from markupsafe import Markup
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import cached_svg, figure_problems
-from .downloads import lesson_downloads
+from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
 from .manifest import Course, PhaseEntry
 from .markdown import highlight_code, plain_markdown, render_block, render_inline, slugify
@@ -156,6 +156,9 @@ def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, P
                     [(i.lesson.ref.slug, i.lesson.front.title, i.lesson.front.summary,
                       i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons],
                     publication)
+    downloads_key = digest([(p.name, p.read_text(encoding="utf-8"))
+                            for p in sorted(templates.glob("*.md"))],
+                           course.manifest_path.read_text(encoding="utf-8"), publication)
     jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
         env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]
     for phase in course.phases:
@@ -171,10 +174,14 @@ def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, P
     for position, item in enumerate(lessons):
         neighbours = (lessons[position - 1] if position else None,
                       lessons[position + 1] if position + 1 < len(lessons) else None)
-        key = digest(shared, item.lesson.text, record_to_json(item.record))
-        jobs.append(PageJob(f"lesson:{item.lesson.ref.slug}", key, functools.partial(
-            render_lesson, env, course, item, neighbours, titles, figure_cache,
-            publication.student)))
+        inputs = (item.lesson.text, record_to_json(item.record))
+        jobs.append(PageJob(f"lesson:{item.lesson.ref.slug}", digest(shared, *inputs),
+                            functools.partial(render_lesson, env, course, item, neighbours,
+                                              titles, publication.student)))
+        # The downloads do not depend on the HTML templates: a new page design keeps them.
+        jobs.append(PageJob(f"downloads:{item.lesson.ref.slug}", digest(downloads_key, *inputs),
+                            functools.partial(render_lesson_files, env, course, item,
+                                              figure_cache, publication.student)))
     jobs.append(PageJob("publishing", shared, functools.partial(
         _render_publishing, env, course, lessons)))
     return jobs
@@ -220,20 +227,32 @@ def _render_reader_page(env: Environment, course: Course, template: str, url: st
     return [OutputFile(url, _render_page(env, template, url, course, titles=titles))]
 
 
-def render_lesson(env: Environment, course: Course, item: RenderedLesson,
-                  neighbours: tuple[RenderedLesson | None, RenderedLesson | None],
-                  titles: dict[str, str], figure_cache: Path | None = None,
-                  student: bool = False) -> list[OutputFile]:
+def _figure_paths(lesson: Lesson) -> dict[str, str]:
+    return {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
+
+
+def render_lesson_files(env: Environment, course: Course, item: RenderedLesson,
+                        figure_cache: Path | None = None,
+                        student: bool = False) -> list[OutputFile]:
+    """The lesson's figures and downloads, next to its page."""
     lesson, record = item.lesson, item.record
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
-    figures = {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
+    figures = _figure_paths(lesson)
     svgs = {figure.anchor: _figure_svg(lesson, record, figure, figure_cache)
             for figure in lesson.items(Figure)}
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
     context = {"resolve_link": link_resolver(course, lesson.ref.url),
                "live_values": record.values, "figures": figures}
-    downloads, listed = lesson_downloads(env, lesson, record, svgs, context, student)
+    downloads = lesson_downloads(env, lesson, record, svgs, context, student)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
+    return files
+
+
+def render_lesson(env: Environment, course: Course, item: RenderedLesson,
+                  neighbours: tuple[RenderedLesson | None, RenderedLesson | None],
+                  titles: dict[str, str], student: bool = False) -> list[OutputFile]:
+    lesson, record = item.lesson, item.record
+    figures = _figure_paths(lesson)
     step_ids = [f"step-{step.number}" for step in lesson.steps]
     page = _render_page(
         env, "lesson.html", lesson.ref.url, course,
@@ -244,12 +263,11 @@ def render_lesson(env: Environment, course: Course, item: RenderedLesson,
                          if version),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
-        titles=titles, downloads=listed, student=student,
+        titles=titles, downloads=download_list(lesson, student), student=student,
         page_title=lesson.front.title, page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
     )
-    files.append(OutputFile(lesson.ref.url, page))
-    return files
+    return [OutputFile(lesson.ref.url, page)]
 
 
 def _render_page(env: Environment, template: str, url: str, course: Course, **context) -> str:

@@ -117,19 +117,26 @@ def test_corrupted_cache_entry_is_recomputed(built):
     assert json.loads(entry.read_text())["record"]["lesson"] == "count-batches"
 
 
-def test_template_change_rerenders_every_page(built, tmp_path):
+def test_template_change_rerenders_every_page_but_keeps_the_downloads(built, tmp_path):
     templates = tmp_path / "templates"
     templates.mkdir()
     for path in (ROOT / "templates").iterdir():
         (templates / path.name).write_text(path.read_text())
     base = templates / "base.html"
     base.write_text(base.read_text().replace("Built from executable lessons", "Rebuilt"))
+    site = built.root / "site"
+    notebook = site / "basics" / "count-batches" / "lesson.ipynb"
+    before = notebook.stat().st_ino
     result, _ = rebuild(built, templates=templates)
-    generated = [p for p in (built.root / "site").rglob("*")
-                 if p.is_file() and p.relative_to(built.root / "site").parts[0]
-                 not in ("static", "pagefind")]
-    assert result.executed == [] and result.pages_rendered == len(generated)
-    assert "Rebuilt" in (built.root / "site" / "index.html").read_text()
+    assert result.executed == []
+    pages = [p for p in site.rglob("*.html") if "pagefind" not in p.parts]
+    assert len(pages) >= 5 and all("Rebuilt" in p.read_text() for p in pages)
+    assert notebook.stat().st_ino == before  # kept (hard-linked), not rendered again
+    lesson_md = templates / "lesson.md"
+    lesson_md.write_text(lesson_md.read_text() + "\nEdited.\n")
+    rebuild(built, templates=templates)
+    assert notebook.stat().st_ino != before  # a Markdown template does feed the downloads
+    assert (site / "basics" / "count-batches" / "lesson.md").read_text().endswith("Edited.\n")
 
 
 def test_deleted_site_file_is_restored(built):
