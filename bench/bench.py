@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from coursesite.manifest import load_course  # noqa: E402
 from coursesite.parse import parse_lesson  # noqa: E402
+from generated import write_manifest  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -80,18 +81,13 @@ def generated_course(target: Path, count: int) -> Path:
         if not (target / name).exists():
             shutil.copytree(ROOT / name, target / name)
     (target / "content").mkdir(exist_ok=True)
-    entries = []
-    for index in range(count):
-        slug = f"lesson-{index:03d}"
+    slugs = [f"lesson-{index:03d}" for index in range(count)]
+    for index, slug in enumerate(slugs):
         path = target / "content" / f"{slug}.md"
         if not path.exists():
             path.write_text(authoring_example().replace("Count what a batch holds",
                                                         f"Lesson {index}"))
-        entries.append(f"      - slug: {slug}\n        source: content/{slug}.md\n")
-    (target / "lessons.yaml").write_text(
-        "course:\n  title: Scale\n  track: Bench\nsettings:\n  record_packages: [numpy]\n"
-        "phases:\n  - id: '01'\n    slug: scale\n    title: Scale\n    lessons:\n"
-        + "".join(entries))
+    write_manifest(target, slugs)
     return target
 
 

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from conftest import authoring_example, replace_block  # noqa: E402
 from coursesite.cluster import DaskExecutor  # noqa: E402
 from coursesite.execute import LocalExecutor, prepare_job  # noqa: E402
+from generated import write_manifest  # noqa: E402
 from coursesite.manifest import load_course  # noqa: E402
 from coursesite.parse import parse_lesson  # noqa: E402
 
@@ -49,15 +50,10 @@ def generated_course(target: Path, count: int, cpu_seconds: float) -> Path:
     for name in ("templates", "static"):
         shutil.copytree(ROOT / name, target / name)
     (target / "content").mkdir()
-    entries = []
-    for index in range(count):
-        slug = f"busy-{index:03d}"
+    slugs = [f"busy-{index:03d}" for index in range(count)]
+    for index, slug in enumerate(slugs):
         (target / "content" / f"{slug}.md").write_text(busy_lesson(index, cpu_seconds))
-        entries.append(f"      - slug: {slug}\n        source: content/{slug}.md\n")
-    (target / "lessons.yaml").write_text(
-        "course:\n  title: Scale\n  track: Bench\nsettings:\n  record_packages: [numpy]\n"
-        "phases:\n  - id: '01'\n    slug: scale\n    title: Scale\n    lessons:\n"
-        + "".join(entries))
+    write_manifest(target, slugs)
     return target
 
 
