@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 from numbers import Real
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def cached_svg(data: dict, description: str, cache: Path | None) -> str:
             return cached  # anything else is a damaged entry: draw it again
     svg = render_svg(data, description)
     cache.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".{id(svg)}.tmp")
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(svg, encoding="utf-8")
     temporary.replace(path)
     return svg

@@ -92,6 +92,7 @@ class Course:
     settings: Settings
     phases: list[PhaseEntry]
     lessons: list[LessonRef]
+    manifest_text: str  # what the manifest said, for keys of work that depends on it
 
     def lesson(self, slug: str) -> LessonRef | None:
         return next((ref for ref in self.lessons if ref.slug == slug), None)
@@ -110,14 +111,15 @@ def load_course(manifest_path: Path) -> Course:
     text = manifest_path.read_text(encoding="utf-8")
     manifest = load_yaml_model(text, Manifest, manifest_path)
     root = manifest_path.parent
-    _check_references(manifest, manifest_path, yaml.compose(text, Loader=yaml.SafeLoader))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    _check_references(manifest, manifest_path, yaml.compose(text, Loader=loader))
     lessons = [
         LessonRef(entry.slug, root / entry.source, phase, index, len(phase.lessons))
         for phase in manifest.phases
         for index, entry in enumerate(phase.lessons, start=1)
     ]
     return Course(root, manifest_path, manifest.course, manifest.settings,
-                  list(manifest.phases), lessons)
+                  list(manifest.phases), lessons, text)
 
 
 def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> None:

@@ -99,9 +99,10 @@ def _check_drift(options: BuildOptions, progress: Progress,
     if errors:
         raise BuildErrors(errors)
     drifts = []
+    cache = ExecutionCache(options.cache / "records")
     for (lesson, key, _), fresh in zip(pending, outcomes):
         progress.update(lesson.ref.slug, "executed")
-        ExecutionCache(options.cache / "records").store(lesson.ref.slug, key, fresh)
+        cache.store(lesson.ref.slug, key, fresh)
         try:
             committed = records.load(options.records, lesson.ref.slug)
         except ValueError as problem:
@@ -250,7 +251,7 @@ def frozen_records(course: Course, lessons: list[Lesson], options: BuildOptions,
                                      f"{options.records}", lesson.path,
                                      hint="build once without --frozen and commit records/"))
             continue
-        stale = records.staleness(lesson, frozen, execution_key(lesson, course.settings))
+        stale = records.staleness(frozen, execution_key(lesson, course.settings))
         if stale:
             errors.append(BuildError(f"--frozen: the code of lesson '{lesson.ref.slug}' changed "
                                      f"since its record ({stale})", lesson.path,

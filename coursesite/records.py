@@ -70,13 +70,8 @@ def update(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord)
     Re-running unchanged code therefore leaves records/ untouched (no new timestamp to
     commit), while a changed output shows up as a diff of records/ in review.
     """
-    try:
-        committed = load(folder, record.lesson)
-    except ValueError:
-        committed = None
-    if committed is None or staleness(lesson, committed, key) or \
-            drift(committed.record, record, lesson.front.volatile) or \
-            _kinds(committed.record) != _kinds(record):
+    committed = _same_run(folder, lesson, key, record)
+    if committed is None or _kinds(committed.record) != _kinds(record):
         save(folder, key, record)
 
 
@@ -91,12 +86,8 @@ def with_receipts(folder: Path, lesson: Lesson, key: CacheKey,
                   record: ExecutionRecord) -> ExecutionRecord:
     """`record` with the committed receipts of other hardware kinds, one per kind, when the
     committed record ran the same code and printed the same output; else with none."""
-    try:
-        committed = load(folder, record.lesson)
-    except ValueError:
-        return record
-    if committed is None or staleness(lesson, committed, key) or \
-            drift(committed.record, record, lesson.front.volatile):
+    committed = _same_run(folder, lesson, key, record)
+    if committed is None:
         return record
     by_kind = {}
     for earlier in (receipt(committed.record), *committed.record.receipts):
@@ -104,6 +95,19 @@ def with_receipts(folder: Path, lesson: Lesson, key: CacheKey,
         if earlier["hardware"] not in (_kind(record), *by_kind):
             by_kind[earlier["hardware"]] = earlier
     return replace(record, receipts=[by_kind[kind] for kind in sorted(by_kind)])
+
+
+def _same_run(folder: Path, lesson: Lesson, key: CacheKey,
+              record: ExecutionRecord) -> FrozenRecord | None:
+    """The committed record, if it ran the same code and printed the same output."""
+    try:
+        committed = load(folder, record.lesson)
+    except ValueError:
+        return None
+    if committed is None or staleness(committed, key) or \
+            drift(committed.record, record, lesson.front.volatile):
+        return None
+    return committed
 
 
 def _kinds(record: ExecutionRecord) -> list[str]:
@@ -129,7 +133,7 @@ def load(folder: Path, slug: str) -> FrozenRecord | None:
         raise ValueError(f"{path}: not a readable record ({type(problem).__name__})") from None
 
 
-def staleness(lesson: Lesson, frozen: FrozenRecord, key: CacheKey) -> str:
+def staleness(frozen: FrozenRecord, key: CacheKey) -> str:
     """Why the committed record no longer matches the lesson's code ('' if it does)."""
     return explain_miss(frozen.code, code_parts(key))
 

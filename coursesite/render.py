@@ -152,13 +152,13 @@ def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, P
     env.globals["publication"] = publication
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
-    shared = digest(folder_digest(templates), course.manifest_path.read_text(encoding="utf-8"),
+    shared = digest(folder_digest(templates), course.manifest_text,
                     [(i.lesson.ref.slug, i.lesson.front.title, i.lesson.front.summary,
                       i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons],
                     publication)
     downloads_key = digest([(p.name, p.read_text(encoding="utf-8"))
                             for p in sorted(templates.glob("*.md"))],
-                           course.manifest_path.read_text(encoding="utf-8"), publication)
+                           course.manifest_text, publication)
     jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
         env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]
     for phase in course.phases:
