@@ -51,7 +51,7 @@ def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
              for block in lesson.runnable_blocks()}
     parts["values"] = _sha("\0".join(sorted({v.expression for v in lesson.values})))
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
-    parts["settings"] = settings.model_dump_json()
+    parts["settings"] = settings.execution_json()
     parts["runner"] = _sha(RUNNER.read_bytes())
     folder = lesson.path.parent
     for module in sorted(imported_modules(lesson) | set(settings.record_packages)):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.metadata
 import os
 import re
 import sys
@@ -76,5 +75,6 @@ def distribution_version(module: str) -> str | None:
     version = _installed().get(_normalize(module))
     if version is not None:
         return version
+    import importlib.metadata  # only for modules named unlike their distribution: ~30 ms
     providers = importlib.metadata.packages_distributions().get(module, [])
     return _installed().get(_normalize(providers[0])) if providers else None

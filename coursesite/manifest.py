@@ -2,66 +2,69 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
+import msgspec
 import yaml
-from pydantic import AfterValidator, Field, StringConstraints
+from msgspec import Meta
 
 from .errors import BuildError, BuildErrors
-from .yamlmodel import StrictModel, load_yaml_model
+from .yamlmodel import StrictModel, describe_pattern, load_yaml_model
 
-def _check_slug(value: str) -> str:
-    # Slugs become folder names in site/, so they may not contain '/', '..' or spaces.
-    if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", value):
-        raise ValueError(f"{value!r} is not a slug: use lowercase letters, digits and single "
-                         "hyphens, like 'grain-order' (it names a folder in site/)")
-    return value
-
-
-Slug = Annotated[str, AfterValidator(_check_slug)]
-Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
+# Slugs become folder names in site/, so they may not contain '/', '..' or spaces.
+Slug = Annotated[str, Meta(pattern=describe_pattern(
+    r"^[a-z0-9]+(-[a-z0-9]+)*$", "is not a slug: use lowercase letters, digits and single "
+    "hyphens, like 'grain-order' (it names a folder in site/)"))]
+Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some text"))]
+Positive = Annotated[int, Meta(gt=0)]
 
 
-class CourseInfo(StrictModel):
+class CourseInfo(StrictModel, kw_only=True):
     title: Text
     track: Text
     description: str = ""
 
 
-class Settings(StrictModel):
-    record_packages: list[Text] = ["jax", "grain", "numpy"]
+class Settings(StrictModel, kw_only=True):
+    record_packages: list[Text] = msgspec.field(default_factory=lambda: ["jax", "grain", "numpy"])
     """Packages whose installed versions go into every execution record."""
-    timeout_seconds: Annotated[int, Field(gt=0)] = 600
+    timeout_seconds: Positive = 600
     """A lesson whose code runs longer than this fails the build."""
-    memory_limit_mb: Annotated[int, Field(gt=0)] = 4096
+    memory_limit_mb: Positive = 4096
     """Address space a lesson's process may use; beyond it, allocations raise MemoryError."""
-    output_limit: Annotated[int, Field(gt=0)] = 200_000
+    output_limit: Positive = 200_000
     """Characters of stdout (and of stderr) kept per block; the rest is counted, not kept."""
-    cluster: str | None = Field(default=None, exclude=True)
+    cluster: str | None = None
     """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
     out of the execution cache key: which machines ran a lesson does not change its output."""
 
+    def execution_json(self) -> str:
+        """The settings that can change what a lesson prints, as JSON for cache keys."""
+        fields = msgspec.structs.asdict(self)
+        del fields["cluster"]
+        return msgspec.json.encode(fields).decode()
 
-class LessonEntry(StrictModel):
+
+class LessonEntry(StrictModel, kw_only=True):
     slug: Slug
     source: Text
 
 
-class PhaseEntry(StrictModel):
-    id: Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z]+$")]
+class PhaseEntry(StrictModel, kw_only=True):
+    id: Annotated[str, Meta(pattern=describe_pattern(
+        r"^[0-9A-Za-z]+$", "is not a phase id: use letters and digits, like \"06\""))]
     slug: Slug
     title: Text
     guide: str | None = None
-    lessons: Annotated[list[LessonEntry], Field(min_length=1)]
+    lessons: Annotated[list[LessonEntry], Meta(min_length=1)]
 
 
-class Manifest(StrictModel):
+class Manifest(StrictModel, kw_only=True):
     course: CourseInfo
-    settings: Settings = Settings()
-    phases: Annotated[list[PhaseEntry], Field(min_length=1)]
+    settings: Settings = msgspec.field(default_factory=Settings)
+    phases: Annotated[list[PhaseEntry], Meta(min_length=1)]
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ class Course:
 
 
 def load_course(manifest_path: Path) -> Course:
-    """Read `lessons.yaml`; raise BuildErrors naming lines for every problem found."""
+    """Read `lessons.yaml`; raise BuildErrors naming the line of each problem found."""
     if not manifest_path.is_file():
         raise BuildErrors([BuildError(
             "course manifest not found", manifest_path,

@@ -6,27 +6,23 @@ One configured parser serves the parse stage (tokens with line maps) and the ren
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Callable
 
-import latex2mathml.converter
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from pygments import highlight as pygments_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+
+# latex2mathml and Pygments are imported on first use: a lesson without math needs no
+# converter, and a build that renders no page (only code changed) highlights nothing.
 
 LinkResolver = Callable[[str], str]
 """Maps a `lesson:slug#anchor` href to a relative URL."""
-
-_FORMATTER = HtmlFormatter(nowrap=True)
-
 
 def slugify(text: str) -> str:
     """An anchor id from a heading: lowercase words joined by hyphens."""
@@ -36,16 +32,26 @@ def slugify(text: str) -> str:
 
 def math_to_mathml(latex: str, display: bool) -> str:
     """MathML for a LaTeX formula; raises on LaTeX that latex2mathml cannot read."""
+    import latex2mathml.converter
     return latex2mathml.converter.convert(latex.strip(), display="block" if display else "inline")
 
 
 def highlight_code(code: str, language: str) -> str:
     """Pygments-highlighted HTML spans for `code` (escaped plain text if no lexer fits)."""
+    from pygments import highlight
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
     try:
         lexer = get_lexer_by_name(language or "text")
     except ClassNotFound:
         lexer = get_lexer_by_name("text")
-    return pygments_highlight(code, lexer, _FORMATTER)
+    return highlight(code, lexer, _html_formatter())
+
+
+@functools.cache
+def _html_formatter():
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(nowrap=True)
 
 
 def _render_math(content: str, options: dict) -> str:

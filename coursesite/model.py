@@ -25,12 +25,12 @@ STAGES = {
 }
 
 
-class Reference(StrictModel):
+class Reference(StrictModel, kw_only=True):
     title: str
     url: str
 
 
-class FrontMatter(StrictModel):
+class FrontMatter(StrictModel, kw_only=True):
     title: str
     summary: str
     minutes: int
@@ -41,9 +41,9 @@ class FrontMatter(StrictModel):
     prerequisite: str | None = None
     references: list[Reference] = []
     files: list[str] = []
+    """Data files (relative to the lesson file) copied beside the code when it runs."""
     volatile: list[str] = []
     """Regular expressions for output lines that differ from run to run (timings)."""
-    """Data files (relative to the lesson file) copied beside the code when it runs."""
 
 
 @dataclass(frozen=True)
