@@ -204,3 +204,8 @@ def to_plain(value):
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])
+    # Everything is recorded. An ordinary exit would now spend ~0.17 s tearing down JAX and
+    # Grain, on the build's critical path; nothing it could still print would be recorded.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

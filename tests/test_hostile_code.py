@@ -59,6 +59,19 @@ def test_a_child_process_that_outlives_the_lesson_is_stopped(course_folder, tmp_
         assert not running(pid)
 
 
+def test_exit_handlers_of_lesson_code_do_not_hold_up_the_build(course_folder):
+    # The runner ends without interpreter teardown once everything is recorded (teardown
+    # of JAX and Grain cost 0.17 s per lesson); a lesson's exit handlers never run there.
+    course_folder.write(authoring_example().replace(
+        'print("Omitted:", np.setdiff1d(ids, kept).tolist())',
+        'print("Omitted:", np.setdiff1d(ids, kept).tolist())\n'
+        'import atexit, time\natexit.register(time.sleep, 60)'), timeout=20)
+    started = time.monotonic()
+    build(course_folder.options(), RecordingProgress())
+    assert time.monotonic() - started < 20
+    assert "Omitted: [8, 9, 10]" in (course_folder.root / PAGE).read_text()
+
+
 def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
     course_folder.write(lesson_with(
         "import os\nopen('site-notes.txt', 'w').write('x')\n"
