@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING
 from . import fingerprint
 from . import records
 from .cache import CacheKey, ExecutionCache, execution_key
-from .dependencies import lesson_inputs
+from .dependencies import distribution_version, lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
 from .cluster import create_executor
 from .execute import ExecutionRecord, prepare_job
 from .links import check_links
 from .lock import build_lock
 from .manifest import Course, load_course
+from .markdown import FORMULAS
 from .model import Lesson, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
@@ -52,6 +53,7 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
     # Taken before reading anything, so that an edit made during the build is seen next time.
     known_extra = fingerprint.previous_extra_inputs(options)
     started_as = fingerprint.compute(options, known_extra)
+    FORMULAS.load(options.cache / "mathml", distribution_version("latex2mathml"))
     course = load_course(options.manifest)
     lessons, guides = parse_course(course)
     if options.only and course.lesson(options.only) is None:
@@ -70,6 +72,7 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
                      Publication(options.base_url, options.edition == "student"))
     outcome = write_changed(jobs, options, progress)
     result.pages_rendered, result.written, files = outcome
+    FORMULAS.save()
     extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
     if set(extra) != set(known_extra):
         started_as = fingerprint.compute(options, extra)

@@ -1,7 +1,10 @@
 """The execution cache and incremental pages, through the real build function."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -217,3 +220,22 @@ def test_cli_noop_fast_path_notices_any_input_change(built):
     (built.root / "site" / PAGE).unlink()
     assert "no input changed" not in run_cli(built).stdout
     assert (built.root / "site" / PAGE).is_file()
+
+
+def test_formulas_are_converted_once_and_the_memo_follows_the_course(built):
+    memo_file = next((built.root / ".cache" / "mathml").glob("latex2mathml-*.json"))
+    assert "inline\x0011 - 8 = 3" in json.loads(memo_file.read_text())
+    edit(built, "the remainder of $11 / 4$", "what $11 / 4$ leaves")  # prose only
+    rebuild_in_fresh_process = (
+        "import sys\nfrom coursesite.cli import main\nmain(['-q'])\n"
+        "print('latex2mathml' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", rebuild_in_fresh_process], cwd=built.root,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+                          text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr  # every formula came from the memo
+    page = (built.root / "site" / PAGE).read_text()
+    assert "<mn>11</mn><mo>&#x0002F;</mo><mn>4</mn></mrow></math></span> leaves." in page
+    edit(built, "$11 - 8 = 3$", "$12 - 8 = 4$")
+    rebuild(built)
+    memo = json.loads(memo_file.read_text())
+    assert "inline\x0012 - 8 = 4" in memo and "inline\x0011 - 8 = 3" not in memo
