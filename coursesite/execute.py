@@ -139,9 +139,8 @@ class LocalExecutor:
             ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
         def run_one(job: LessonJob) -> ExecutionRecord | BuildError:
-            on_start(job)
             try:
-                record = run_job(job, self.threads)
+                record = run_job(job, self.threads, on_started=lambda: on_start(job))
             except BuildError as error:
                 return error
             on_done(job, record)
@@ -160,8 +159,12 @@ def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> Exec
     return run_job(prepare_job(lesson, settings), threads)
 
 
-def run_job(job: LessonJob, threads: int = 1) -> ExecutionRecord:
-    """Run a lesson in a fresh interpreter here; raise BuildError on the first failure."""
+def run_job(job: LessonJob, threads: int = 1,
+            on_started: Callable[[], None] = lambda: None) -> ExecutionRecord:
+    """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.
+
+    `on_started` is called once the lesson's processes exist.
+    """
     with tempfile.TemporaryDirectory(prefix=f"lesson-{job.slug}-") as folder:
         work, reader = Path(folder) / "run", Path(folder) / "reader"
         for place in (work, reader):
@@ -170,10 +173,12 @@ def run_job(job: LessonJob, threads: int = 1) -> ExecutionRecord:
                 (place / name).write_bytes(content)
         (work / "job.json").write_text(json.dumps(job.payload), encoding="utf-8")
         (reader / "main.py").write_text(job.main_py, encoding="utf-8")
-        # main.py runs as a reader would run it, at the same time as the lesson itself.
+        # main.py runs as a reader would run it, at the same time as the lesson itself. It
+        # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
+        main = _start([sys.executable, "main.py"], reader, threads, job)
         runner = _start([sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
                         work, threads, job)
-        main = _start([sys.executable, "main.py"], reader, threads, job)
+        on_started()
         try:
             completed = _finish(runner, job)
             result = _read_result(work / "result.json", completed, job)

@@ -8,6 +8,7 @@ inputs did not change is skipped: cached executions, unchanged pages, an unchang
 from __future__ import annotations
 
 import importlib
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from .cache import CacheKey, ExecutionCache, execution_key
 from .dependencies import distribution_version, lesson_inputs
 from .errors import BuildError, BuildErrors, did_you_mean
 from .cluster import create_executor
-from .execute import ExecutionRecord, prepare_job
+from .execute import ExecutionRecord, LessonJob, prepare_job
 from .links import check_links
 from .lock import build_lock
 from .manifest import Course, load_course
@@ -218,17 +219,26 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
     executor = create_executor(options, course.settings)
     progress.message(f"executing {len(pending)} lesson(s), {executor.where}")
     lessons = {lesson.ref.slug: lesson for lesson, _, _ in pending}
-    # Figures are drawn (into the figure cache) while other lessons still run, using the
-    # time this process would otherwise spend waiting.
+    started = threading.Event()
+
+    def on_start(job: LessonJob) -> None:
+        progress.update(job.slug, "running")
+        started.set()
+
     with ThreadPoolExecutor(max_workers=1) as drawing:
         # While the lessons run, this process would only wait: load the render and write
-        # stages now (about 0.2 s of imports) and draw each lesson's figures as it finishes.
-        drawing.submit(importlib.import_module, "coursesite.write")
-        outcomes = executor.run(
-            [prepare_job(lesson, course.settings) for lesson, _, _ in pending],
-            on_start=lambda job: progress.update(job.slug, "running"),
-            on_done=lambda job, record: drawing.submit(
-                _prerender_figures, lessons[job.slug], record, options.cache / "figures"))
+        # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
+        # cache) as soon as it finishes. The imports wait until a lesson has started, as
+        # they would hold the GIL that starting its processes needs.
+        drawing.submit(lambda: started.wait() and importlib.import_module("coursesite.write"))
+        try:
+            outcomes = executor.run(
+                [prepare_job(lesson, course.settings) for lesson, _, _ in pending],
+                on_start=on_start,
+                on_done=lambda job, record: drawing.submit(
+                    _prerender_figures, lessons[job.slug], record, options.cache / "figures"))
+        finally:
+            started.set()  # no lesson may have started at all
     for index, ((lesson, key, _), outcome) in enumerate(zip(pending, outcomes)):
         if isinstance(outcome, BuildError):
             progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
