@@ -21,11 +21,12 @@ from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-# latex2mathml and Pygments are imported on first use: a lesson without math needs no
-# converter, and a build that renders no page (only code changed) highlights nothing.
+# latex2mathml and Pygments are imported on first use: formulas and highlighted code
+# usually come from caches kept between builds (FormulaMemo, render.HighlightCache).
 
 LinkResolver = Callable[[str], str]
 """Maps a `lesson:slug#anchor` href to a relative URL."""
+
 
 def slugify(text: str) -> str:
     """An anchor id from a heading: lowercase words joined by hyphens."""

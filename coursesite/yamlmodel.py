@@ -83,9 +83,9 @@ def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) 
     place = f" in {where}" if where else ""
     if field := _quoted(r"Object contains unknown field `(.*)`", message):
         allowed = _allowed_keys(model, loc)
-        return BuildError(
-            f"unknown key '{field}'{place}{did_you_mean(field, allowed)}", path,
-            _line_of(root, loc + (field,)) + offset, hint="allowed keys here: " + ", ".join(allowed))
+        return BuildError(f"unknown key '{field}'{place}{did_you_mean(field, allowed)}", path,
+                          _line_of(root, loc + (field,)) + offset,
+                          hint="allowed keys here: " + ", ".join(allowed))
     if field := _quoted(r"Object missing required field `(.*)`", message):
         return BuildError(f"missing required key '{field}'{place}", path,
                           _line_of(root, loc) + offset,
