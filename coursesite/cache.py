@@ -118,13 +118,15 @@ class ExecutionCache:
         write_atomically(self._path(slug), json.dumps(entry, indent=1))
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, content: str | bytes) -> None:
     """Write through a temporary file and a rename, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -46,11 +46,12 @@ class FormulaMemo:
     def __init__(self) -> None:
         self.mathml: dict[str, str] = {}  # "block\0latex" -> MathML
         self.used: set[str] = set()
+        self.converted: list[str] = []  # keys in the order asked for, for `used_since`
         self.path: Path | None = None
 
     def load(self, folder: Path, version: str | None) -> None:
         self.path = folder / f"latex2mathml-{version}.json"
-        self.used = set()
+        self.used, self.converted = set(), []
         try:
             saved = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -65,7 +66,17 @@ class FormulaMemo:
             import latex2mathml.converter
             self.mathml[key] = latex2mathml.converter.convert(latex.strip(), display=mode)
         self.used.add(key)
+        self.converted.append(key)
         return self.mathml[key]
+
+    def used_since(self, mark: int) -> list[str]:
+        """The formulas asked for since `len(self.converted)` was `mark`."""
+        return self.converted[mark:]
+
+    def keep(self, keys: list[str]) -> None:
+        """Count formulas as used without converting them: a lesson parsed by an earlier
+        build uses them. One missing from the memo is converted when a page needs it."""
+        self.used.update(key for key in keys if key in self.mathml)
 
     def save(self) -> None:
         if self.path is None:

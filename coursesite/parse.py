@@ -323,10 +323,7 @@ def parse_lesson(ref: LessonRef) -> Lesson:
         except re.error as problem:
             parser.error(f"volatile pattern {pattern!r} is not a regular expression: {problem}",
                          _front_line(text, pattern), "see 'volatile' in docs/authoring.md")
-    for name in front.files:
-        if not (path.parent / name).is_file():
-            parser.error(f"data file '{name}' not found", _front_line(text, name),
-                         "files are relative to the folder of the lesson file")
+    parser.errors.extend(missing_data_files(path, text, front))
     if front.prerequisite and front.prerequisite.startswith("lesson:"):
         parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None, 2))
     stages = parser.parse_stages()
@@ -335,6 +332,13 @@ def parse_lesson(ref: LessonRef) -> Lesson:
         raise BuildErrors(parser.errors)
     return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links,
                   parser.values)
+
+
+def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildError]:
+    """The files the front matter declares that are not beside the lesson file."""
+    return [BuildError(f"data file '{name}' not found", path, _front_line(text, name),
+                       hint="files are relative to the folder of the lesson file")
+            for name in front.files if not (path.parent / name).is_file()]
 
 
 def _front_line(text: str, fragment: str) -> int:

@@ -28,6 +28,7 @@ from .markdown import FORMULAS
 from .model import Lesson, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
+from .parsecache import ParseCache
 from .progress import Progress, QuietProgress
 
 if TYPE_CHECKING:  # render and write load while lessons run: see run_lessons
@@ -56,7 +57,7 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
     started_as = fingerprint.compute(options, known_extra)
     FORMULAS.load(options.cache / "mathml", distribution_version("latex2mathml"))
     course = load_course(options.manifest)
-    lessons, guides = parse_course(course)
+    lessons, guides = parse_course(course, ParseCache(options.cache / "parsed"))
     if options.only and course.lesson(options.only) is None:
         slugs = [ref.slug for ref in course.lessons]
         raise BuildErrors([BuildError(f"--lesson {options.only}: no such lesson"
@@ -134,15 +135,19 @@ def lesson_warnings(item: RenderedLesson) -> list[BuildError]:
     return warnings
 
 
-def parse_course(course: Course) -> tuple[list[Lesson], dict[str, Prose]]:
-    """Every lesson and phase guide, with cross-lesson links checked."""
+def parse_course(course: Course, cache: ParseCache | None = None,
+                 ) -> tuple[list[Lesson], dict[str, Prose]]:
+    """Every lesson and phase guide, with cross-lesson links checked.
+
+    With a `cache`, lessons whose files did not change come from earlier builds' parses.
+    """
     errors: list[BuildError] = []
     lessons: list[Lesson] = []
     guides: dict[str, Prose] = {}
     links = []
     for ref in course.lessons:
         try:
-            lesson = parse_lesson(ref)
+            lesson = cache.parse(ref) if cache else parse_lesson(ref)
         except BuildErrors as problem:
             errors.extend(problem.errors)
             continue

@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT, RecordingProgress, authoring_example
+from conftest import ROOT, RecordingProgress, authoring_example, line_of
 from coursesite import cache as cache_module
+from coursesite import parsecache
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 
@@ -239,3 +240,51 @@ def test_formulas_are_converted_once_and_the_memo_follows_the_course(built):
     rebuild(built)
     memo = json.loads(memo_file.read_text())
     assert "inline\x0012 - 8 = 4" in memo and "inline\x0011 - 8 = 3" not in memo
+
+
+def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
+    parsed = []
+    original = parsecache.parse_lesson
+    monkeypatch.setattr(parsecache, "parse_lesson",
+                        lambda ref: parsed.append(ref.slug) or original(ref))
+    second = authoring_example().replace("Count what a batch holds", "Count again")
+    course_folder.write(authoring_example(), extra={"count-again": second})
+    rebuild(course_folder)
+    assert sorted(parsed) == ["count-again", "count-batches"]
+    parsed.clear()
+    edit(course_folder, "the remainder of", "what is left of")
+    rebuild(course_folder)
+    assert parsed == ["count-batches"]
+    # A lesson moved in the course keeps its parse but takes its new place.
+    manifest = course_folder.manifest.read_text()
+    course_folder.manifest.write_text(manifest.replace('- id: "01"', '- id: "07"'))
+    result, _ = rebuild(course_folder)
+    assert parsed == ["count-batches"]
+    assert "07.02" in (course_folder.root / "site" / "basics" / "count-again" /
+                       "index.html").read_text()
+    # The parser's own code is part of the key.
+    monkeypatch.setattr(parsecache, "parser_version", lambda: "another parser")
+    rebuild(course_folder)
+    assert sorted(parsed) == ["count-again", "count-batches", "count-batches"]
+
+
+def test_cached_parse_still_notices_a_missing_data_file(course_folder):
+    (course_folder.root / "content").mkdir()
+    (course_folder.root / "content" / "sizes.txt").write_text("4 4 3")
+    course_folder.write(authoring_example().replace("revision: v0.1.0",
+                                                    "revision: v0.1.0\nfiles: [sizes.txt]"))
+    rebuild(course_folder)
+    (course_folder.root / "content" / "sizes.txt").unlink()
+    with pytest.raises(BuildErrors) as caught:
+        rebuild(course_folder)
+    [error] = caught.value.errors
+    assert "data file 'sizes.txt' not found" in error.message
+    assert error.line == line_of(course_folder.lesson_path.read_text(), "files: [sizes.txt]")
+
+
+def test_damaged_parse_cache_entry_is_parsed_again(built):
+    entry = built.root / ".cache" / "parsed" / "count-batches.pickle"
+    entry.write_bytes(b"not a pickle")
+    result, _ = rebuild(built)  # the lesson file is unchanged: only the entry is bad
+    assert result.cached == ["count-batches"]
+    assert entry.read_bytes() != b"not a pickle"
