@@ -173,6 +173,14 @@ def main() -> None:
             rows.append((f"render-only, {count} lessons (cached records)", median(samples),
                          per_page * 1000, f"ms per page; target ≤ 15; peak {memory:.0f} MB "
                                           "(target ≤ 300)"))
+        # The same prose edit as above, in the largest course: what growing costs an author.
+        prose_at_scale = []
+        for _ in range(reps):
+            toggle(scale / "content" / "lesson-007.md", "the remainder of", "what is left of")
+            prose_at_scale.append(build(scale, "--cache", str(scale / ".cache"),
+                                        "--out", str(scale / f"site-{count}"))[0])
+        rows.append((f"prose-edit rebuild, {count} lessons", median(prose_at_scale),
+                     median(prose_at_scale) / bare, "no target; Pagefind re-indexes every page"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
