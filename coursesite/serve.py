@@ -20,8 +20,9 @@ from .options import BuildOptions
 from .pipeline import build
 from .progress import PlainProgress
 
-RELOAD_SCRIPT = Path(__file__).with_name("livereload.js")
-SCRIPT_TAG = b'<script src="/__livereload.js" defer></script>'
+PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
+RELOAD_SCRIPT = PREVIEW / "livereload.js"
+SCRIPT_TAG = (PREVIEW / "livereload.html").read_bytes().strip()  # the markup injected
 
 
 @dataclass
