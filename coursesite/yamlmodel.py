@@ -24,7 +24,8 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when availabl
 
 # msgspec's names for JSON types, in the words of someone writing YAML.
 _TYPE_WORDS = {"str": "text", "int": "an integer", "float": "a number", "bool": "true or false",
-               "array": "a list", "object": "a mapping", "null": "nothing"}
+               "array": "a list", "object": "a mapping", "null": "nothing", "date": "a date",
+               "datetime": "a date and time", "time": "a time"}
 # What a regular expression constraint means, for the message when a value does not match.
 PATTERN_MEANINGS: dict[str, str] = {}
 
@@ -78,6 +79,11 @@ def load_yaml_model(text: str, model: type[Model], path: Path, first_line: int =
 
 def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) -> BuildError:
     message, _, at = text.partition(" - at `")
+    if at.startswith("key` in `"):  # a mapping key that YAML read as a number, date, ...
+        loc = _parse_loc(at.removeprefix("key` in `").rstrip("`"))
+        return BuildError(f"a key in {_format_loc(loc) or 'the top level'} is not text",
+                          path, _non_text_key_line(root, loc) + offset,
+                          hint="keys are names such as 'title'; put a key in quotes to keep it")
     loc = _parse_loc(at.rstrip("`"))
     where = _format_loc(loc)
     place = f" in {where}" if where else ""
@@ -111,6 +117,8 @@ def _explain(message: str, root: yaml.Node, loc: tuple, model: type) -> str:
         return f"{value!r} is not one of " + ", ".join(repr(option) for option in allowed)
     for name, words in _TYPE_WORDS.items():
         message = message.replace(f"`{name}`", words)
+    if message.startswith("Expected text, got a date"):
+        message += " (YAML reads 2026-11-29 as a date: put it in quotes)"
     return message[0].lower() + message[1:]
 
 
@@ -147,6 +155,16 @@ def _nodes_along(node: yaml.Node, loc: tuple) -> typing.Iterator[tuple[int, yaml
 def _line_of(root: yaml.Node, loc: tuple) -> int:
     """The 1-based line of the deepest node along `loc` that exists."""
     return ([root.start_mark.line + 1] + [line for line, _ in _nodes_along(root, loc)])[-1]
+
+
+def _non_text_key_line(root: yaml.Node, loc: tuple) -> int:
+    """The line of the first key at `loc` that YAML did not read as text."""
+    nodes = [root] + [node for _, node in _nodes_along(root, loc)]
+    if isinstance(nodes[-1], yaml.MappingNode):
+        for key, _ in nodes[-1].value:
+            if key.tag != "tag:yaml.org,2002:str":
+                return key.start_mark.line + 1
+    return _line_of(root, loc)
 
 
 def _value_at(root: yaml.Node, loc: tuple) -> object:
