@@ -230,6 +230,10 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
         progress.update(job.slug, "running")
         started.set()
 
+    def on_done(job: LessonJob, record: ExecutionRecord) -> None:
+        progress.finished(job.slug)  # reported as executed once every lesson has ended
+        drawing.submit(_prerender_figures, lessons[job.slug], record, options.cache / "figures")
+
     with ThreadPoolExecutor(max_workers=1) as drawing:
         # While the lessons run, this process would only wait: load the render and write
         # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
@@ -239,9 +243,7 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
         try:
             outcomes = executor.run(
                 [prepare_job(lesson, course.settings) for lesson, _, _ in pending],
-                on_start=on_start,
-                on_done=lambda job, record: drawing.submit(
-                    _prerender_figures, lessons[job.slug], record, options.cache / "figures"))
+                on_start=on_start, on_done=on_done)
         finally:
             started.set()  # no lesson may have started at all
     for index, ((lesson, key, _), outcome) in enumerate(zip(pending, outcomes)):

@@ -2,6 +2,8 @@ import io
 
 from rich.console import Console
 
+from conftest import RecordingProgress, authoring_example
+from coursesite.pipeline import build
 from coursesite.progress import (LiveProgress, PlainProgress, QuietProgress,
                                  create_progress)
 
@@ -47,3 +49,14 @@ def test_live_table_ends_with_a_summary_of_every_lesson():
     summary = console.file.getvalue()
     assert "06.01 first" in summary and "cached" in summary
     assert "06.02 second" in summary and "failed" in summary and "lesson.md:12" in summary
+
+
+def test_each_lesson_reports_its_own_time_not_the_whole_run(course_folder):
+    slow = authoring_example().replace('print("PASS: count-batches")',
+                                       'import time\ntime.sleep(3)\nprint("PASS: count-batches")')
+    course_folder.write(authoring_example(), extra={"slow-lesson": slow})
+    progress = RecordingProgress()
+    build(course_folder.options(jobs=2), progress)
+    seconds = {slug: status.seconds for slug, status in progress.lessons.items()}
+    assert seconds["slow-lesson"] >= 3
+    assert seconds["count-batches"] < seconds["slow-lesson"] - 1.5
