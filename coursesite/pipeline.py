@@ -78,7 +78,8 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
     extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
     if set(extra) != set(known_extra):
         started_as = fingerprint.compute(options, extra)
-    fingerprint.save(options, started_as, extra, files)
+    # A site whose search index is still to be refreshed is not current, whatever its inputs.
+    fingerprint.save(options, None if options.defer_search_index else started_as, extra, files)
     return result
 
 

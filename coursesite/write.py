@@ -24,9 +24,15 @@ from .options import BuildOptions
 from .progress import Progress
 from .render import OutputFile, PageJob, digest, folder_digest
 
+SEARCH = "pagefind"  # the search index's folder in the site
 
-def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: Path) -> None:
-    """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`."""
+
+def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: Path,
+               index: bool = True) -> None:
+    """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`.
+
+    Without `index`, the current search index is kept as it is, to be refreshed later.
+    """
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(out)
@@ -42,7 +48,12 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
                 target.write_bytes(file.content)
             else:
                 target.write_text(file.content, encoding="utf-8")
-        index_search(staging)
+        if index or not (out / SEARCH).is_dir():
+            index_search(staging)
+        else:
+            for path in (out / SEARCH).rglob("*"):
+                if path.is_file():
+                    _link_or_copy(path, staging / path.relative_to(out))
         staging.chmod(0o755)
         _swap(staging, out)
     except BaseException:
@@ -50,14 +61,15 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
         raise
 
 
-def index_search(site: Path) -> None:
-    """Build the Pagefind search index of the lesson pages into `site/pagefind/`.
+def index_search(site: Path, into: Path | None = None) -> None:
+    """Build the Pagefind search index of the lesson pages into `site/pagefind/` (or `into`).
 
     Only elements marked `data-pagefind-body` (the lesson articles) are indexed; result URLs
     keep `index.html` so that they work on any static host.
     """
+    where = ["--output-path", str(into)] if into else ["--output-subdir", SEARCH]
     command = [pagefind_bin.get_executable(), "--site", str(site), "--keep-index-url",
-               "--output-subdir", "pagefind", "--silent"]
+               *where, "--silent"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as problem:
@@ -71,12 +83,35 @@ def index_search(site: Path) -> None:
             hint="the previous site is unchanged")])
 
 
+def refresh_search(options: BuildOptions) -> bool:
+    """Index the site if its last build kept the previous index; True if it did.
+
+    The index is built beside the site and then renamed into it, so a reader searching
+    meanwhile gets the previous index, never half of the new one.
+    """
+    state_path = _state_path(options)
+    state = _load_state(state_path)
+    out = options.out.resolve()
+    if state.get("search") != "stale" or not out.is_dir():
+        return False
+    fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.search-", dir=out.parent))
+    try:
+        index_search(out, into=fresh / SEARCH)
+        if (out / SEARCH).exists():
+            os.rename(out / SEARCH, fresh / "previous")
+        os.rename(fresh / SEARCH, out / SEARCH)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    write_atomically(state_path, json.dumps(dict(state, search="current"), indent=1))
+    return True
+
+
 def _remove_leftovers(out: Path) -> None:
     """Staging folders of builds that were killed before they could clean up.
 
     The build lock guarantees that no other build is writing next to `out` right now.
     """
-    for prefix in (f".{out.name}.new-", f".{out.name}.old-"):
+    for prefix in (f".{out.name}.new-", f".{out.name}.old-", f".{out.name}.search-"):
         for folder in out.parent.glob(prefix + "*"):
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -109,7 +144,7 @@ class WriteOutcome(NamedTuple):
 def write_changed(jobs: list[PageJob], options: BuildOptions,
                   progress: Progress) -> WriteOutcome:
     """Render the jobs whose key changed; write the site only if anything differs."""
-    state_path = options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
+    state_path = _state_path(options)
     state = _load_state(state_path)
     previous = state.get("jobs", {})
     rendered: list[OutputFile] = []
@@ -134,13 +169,22 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         raise BuildErrors(errors)
     static = folder_digest(options.static)
     previous_files = {path for job in previous.values() for path in job["files"]}
-    if not rendered and static == state.get("static") and set(kept) == previous_files:
+    if not rendered and static == state.get("static") and set(kept) == previous_files \
+            and state.get("search") != "stale":
         progress.message(f"{options.out} is up to date; nothing written")
         return WriteOutcome(0, False, kept)
-    write_site(rendered, kept, options.static, options.out)
-    write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs}, indent=1))
+    index = not options.defer_search_index
+    write_site(rendered, kept, options.static, options.out, index)
+    write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs,
+                                             "search": "current" if index else "stale"},
+                                            indent=1))
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
     return WriteOutcome(len(rendered), True, kept + [file.path for file in rendered])
+
+
+def _state_path(options: BuildOptions) -> Path:
+    """What the last build of `options.out` wrote: its page jobs and the index's state."""
+    return options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
 
 
 def _load_state(path: Path) -> dict:

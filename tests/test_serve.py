@@ -1,5 +1,6 @@
 """The live preview: the rebuild step it runs on every change, and a real HTTP round trip."""
 
+import dataclasses
 import json
 import threading
 import urllib.request
@@ -7,6 +8,8 @@ import urllib.request
 import pytest
 
 from conftest import RecordingProgress, authoring_example
+from coursesite import serve, write
+from coursesite.pipeline import build
 from coursesite.serve import ServeState, make_server, rebuild
 
 PAGE = "basics/count-batches/index.html"
@@ -57,3 +60,38 @@ def test_a_broken_edit_reports_the_error_and_keeps_the_last_good_page(served):
     assert status["generation"] == 1
     assert "unknown stage 'Evidenc'" in status["error"] and "lesson.md:" in status["error"]
     assert "Count what a batch holds" in fetch(f"{base}/{PAGE}")
+
+
+def search_fragments(site) -> set[str]:
+    """The names of the index's page fragments: each is named by the hash of its content."""
+    return {path.name for path in (site / "pagefind" / "fragment").iterdir()}
+
+
+def test_pages_reload_before_the_search_index_is_rebuilt(served, monkeypatch):
+    folder, options, state, base = served
+    options = dataclasses.replace(options, defer_search_index=True)
+    before = search_fragments(options.out)
+    seen_when_reloaded = []
+    monkeypatch.setattr(serve, "refresh_search", lambda opts: seen_when_reloaded.append(
+        (state.generation, search_fragments(opts.out), fetch(f"{base}/{PAGE}")))
+        or write.refresh_search(opts))
+    folder.lesson_path.write_text(folder.lesson_path.read_text().replace(
+        "Eleven records do not divide", "Eleven records will not divide"))
+    assert rebuild(options, state, RecordingProgress())
+    [(generation, fragments, page)] = seen_when_reloaded
+    assert generation == 2 and "Eleven records will not divide" in page
+    assert fragments == before  # the page was served while the previous index stood
+    after = search_fragments(options.out)
+    assert after != before and len(after) == len(before)
+
+
+def test_a_build_after_an_unrefreshed_preview_indexes_the_site(course_folder):
+    course_folder.write(authoring_example())
+    build(course_folder.options(), RecordingProgress())
+    before = search_fragments(course_folder.root / "site")
+    course_folder.lesson_path.write_text(course_folder.lesson_path.read_text().replace(
+        "Eleven records do not divide", "Eleven records will not divide"))
+    build(course_folder.options(defer_search_index=True), RecordingProgress())
+    assert search_fragments(course_folder.root / "site") == before  # as if stopped here
+    result = build(course_folder.options(), RecordingProgress())  # no input changed since
+    assert result.written and search_fragments(course_folder.root / "site") != before
