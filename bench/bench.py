@@ -114,6 +114,7 @@ class WarmServe:
         from coursesite.progress import QuietProgress
         refresh, reloaded = serve.refresh_search, []
 
+        # serve tells open pages to reload right before it re-indexes: time that moment.
         def note_reload(options):
             reloaded.append(time.perf_counter())
             return refresh(options)
