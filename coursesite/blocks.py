@@ -127,7 +127,8 @@ def build_exercise(parser: LessonParser, raw: RawBlock) -> Exercise | None:
     for part in raw.parts:
         if part.kind == "code" and part.info not in ("python scaffold", "python solution"):
             parser.error("in an exercise, mark code as ```python scaffold or ```python solution",
-                         part.line)
+                         part.line, "the scaffold is what readers start from; the solution "
+                         "runs and is checked")
     scaffold = parser.code_part(raw, "python scaffold")
     solution = parser.code_part(raw, "python solution")
     task, _ = parser.prose_around(raw, _code_anchor(raw, "python scaffold"))

@@ -228,7 +228,7 @@ class LessonParser:
     def place_block(self, raw: RawBlock, stage: Stage) -> None:
         if raw.kind in SUB_BLOCKS:
             self.error(f"{{{raw.kind}}} only goes inside a {{{SUB_BLOCKS[raw.kind]}}} block",
-                       raw.line)
+                       raw.line, f"move it into the {{{SUB_BLOCKS[raw.kind]}}} block it belongs to")
             return
         spec = BLOCKS[raw.kind]
         if spec.stages and stage.key not in spec.stages:
