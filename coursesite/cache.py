@@ -7,6 +7,7 @@ miss can say *why*: "step 2 changed", "grain 0.2.18 → 0.2.19". Prose is not pa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -52,7 +53,7 @@ def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
     parts["values"] = _sha("\0".join(sorted({v.expression for v in lesson.values})))
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
     parts["settings"] = settings.execution_json()
-    parts["runner"] = _sha(RUNNER.read_bytes())
+    parts["runner"] = _runner_digest()
     folder = lesson.path.parent
     for module in sorted(imported_modules(lesson) | set(settings.record_packages)):
         if local_module_file(module, folder) is None:
@@ -61,6 +62,11 @@ def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
         name = os.path.relpath(path, folder)
         parts[f"file:{name}"] = _sha(path.read_bytes()) if path.is_file() else "missing"
     return CacheKey(parts)
+
+
+@functools.cache
+def _runner_digest() -> str:
+    return _sha(RUNNER.read_bytes())
 
 
 def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:

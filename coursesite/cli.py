@@ -132,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         return serve(options, arguments.port)
     if arguments.command == "check":
         return check(options, arguments)
-    from .fingerprint import site_is_current
-    if site_is_current(options):
+    from . import fingerprint
+    snapshot = fingerprint.take(options)  # before anything is read: see fingerprint.Snapshot
+    if fingerprint.site_is_current(options, snapshot):
         if not arguments.quiet:
             print(f"{options.out} is up to date: no input changed since the last build")
         return 0
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     from .progress import create_progress
     try:
         with create_progress(arguments.quiet) as progress:
-            result = build(options, progress)
+            result = build(options, progress, snapshot)
     except BuildErrors as problems:
         report_errors(problems)
         return 1

@@ -13,7 +13,6 @@ started with `--resources "tpu=1"`; a `cpu` lesson needs no resource and runs on
 
 from __future__ import annotations
 
-import os
 import pickle
 import queue
 import uuid
@@ -23,7 +22,7 @@ from time import monotonic
 from typing import Callable
 
 from .errors import BuildError, BuildErrors
-from .execute import ExecutionRecord, LessonJob, LocalExecutor, run_job
+from .execute import ExecutionRecord, LessonJob, LocalExecutor, run_job, threads_per_lesson
 from .manifest import Settings
 from .options import BuildOptions
 
@@ -51,11 +50,8 @@ class DaskExecutor:
     """Runs lessons on the workers of the Dask scheduler at `address`, as many at once as the
     workers have threads (`dask worker --nthreads N`)."""
 
-    def __init__(self, address: str, connect_seconds: float = CONNECT_SECONDS,
-                 grace_seconds: float = GRACE_SECONDS):
+    def __init__(self, address: str):
         self.address = address
-        self.connect_seconds = connect_seconds
-        self.grace_seconds = grace_seconds
         self.where = f"on the Dask cluster at {address}"
 
     def run(self, jobs: list[LessonJob],
@@ -82,14 +78,14 @@ class DaskExecutor:
     def _connect(self):
         from distributed import Client
         try:
-            client = Client(self.address, timeout=self.connect_seconds, set_as_default=False)
+            client = Client(self.address, timeout=CONNECT_SECONDS, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as problem:
             raise BuildErrors([BuildError(
                 f"cannot reach the Dask scheduler at {self.address}: {problem}",
                 hint="start one with `dask scheduler` (docs/scaling.md), or correct --cluster "
                      "or settings.cluster in lessons.yaml")]) from None
         try:
-            client.wait_for_workers(1, timeout=self.connect_seconds)
+            client.wait_for_workers(1, timeout=CONNECT_SECONDS)
         except TimeoutError:
             client.close()
             raise BuildErrors([BuildError(
@@ -138,7 +134,7 @@ class DaskExecutor:
                     f"after lesson '{job.slug}' started there", Path(job.source),
                     hint="the worker may be stuck or cut off from the scheduler; see its log")
             elif live is not None and not _can_run(job, live):
-                if now - stranded.setdefault(index, now) > self.grace_seconds:
+                if now - stranded.setdefault(index, now) > GRACE_SECONDS:
                     problem = self._no_worker(job, left=True)
             else:
                 stranded.pop(index, None)
@@ -148,7 +144,7 @@ class DaskExecutor:
                 del waiting[index]
 
     def _no_worker(self, job: LessonJob, left: bool = False) -> BuildError:
-        when = f"has been in the cluster for {self.grace_seconds:.0f} s" if left else \
+        when = f"has been in the cluster for {GRACE_SECONDS:.0f} s" if left else \
             "is in the cluster"
         if resources_for(job.hardware) is None:
             return BuildError(f"lesson '{job.slug}' could not run: no worker {when} at "
@@ -204,7 +200,7 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
     worker.log_event([attempts, _starts_topic(build)],
                      {"slug": job.slug, "worker": worker.address})
     # The lessons running at once on this worker share its cores, as in the local pool.
-    threads = max(1, (os.cpu_count() or 1) // worker.state.nthreads)
+    threads = threads_per_lesson(worker.state.nthreads)
     try:
         record = run_job(job, threads)
     except BuildError as error:

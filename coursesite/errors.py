@@ -17,11 +17,15 @@ class BuildError(Exception):
     hint: str | None = None
     detail: str | None = None  # e.g. a traceback in lesson-file terms
 
+    @property
+    def where(self) -> str:
+        """'file:line', 'file', or '' when the problem is in no file."""
+        if self.path is None:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
     def __str__(self) -> str:
-        where = ""
-        if self.path is not None:
-            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
-        text = where + self.message
+        text = f"{self.where}: {self.message}" if self.where else self.message
         if self.hint:
             text += f"\n  hint: {self.hint}"
         if self.detail:

@@ -124,13 +124,17 @@ def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
         timeout=settings.timeout_seconds, memory_mb=settings.memory_limit_mb)
 
 
+def threads_per_lesson(lessons_at_once: int) -> int:
+    """Each lesson running at once gets an equal share of the cores for its BLAS/XLA threads."""
+    return max(1, (os.cpu_count() or 1) // lessons_at_once)
+
+
 class LocalExecutor:
     """Runs lessons on this machine, each in its own process, `jobs` at a time."""
 
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
-        # Each lesson gets an equal share of the cores for its BLAS/XLA threads.
-        self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        self.threads = threads_per_lesson(self.jobs)
         self.where = f"up to {self.jobs} at a time"
 
     def run(self, jobs: list[LessonJob],
@@ -237,13 +241,12 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
         raise BuildError(f"the downloadable main.py fails when run on its own "
                          f"(exit status {main.returncode})", Path(job.source), hint=hint,
                          detail=main.stderr[-4000:] or None)
-    expected_text = record.output_of(job.step_ids)
+    expected_text, actual_text = record.output_of(job.step_ids), main.stdout
     if TRUNCATED in expected_text:  # compare what was kept of an over-long output
         expected_text = expected_text[:expected_text.index(TRUNCATED)]
-        main = subprocess.CompletedProcess(main.args, main.returncode,
-                                           main.stdout[:len(expected_text)], main.stderr)
+        actual_text = actual_text[:len(expected_text)]
     expected = mask_volatile(expected_text, job.volatile)
-    actual = mask_volatile(main.stdout, job.volatile)
+    actual = mask_volatile(actual_text, job.volatile)
     if actual != expected:
         difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
                                                      "python main.py", lineterm=""))
@@ -300,9 +303,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:
-    blocks = {block["id"]: {key: block[key] for key in
-                            ("id", "stdout", "stderr", "seconds", "raised", "figure")}
-              for block in result["blocks"]}
+    blocks = {block["id"]: block for block in result["blocks"]}
     return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
                              "python": result["python"], "packages": result["packages"],
                              "devices": result["devices"], "wall_seconds": result["wall_seconds"],

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -59,19 +60,30 @@ def compute(options: BuildOptions, extra_inputs: list[str]) -> str | None:
     return digest.hexdigest()
 
 
-def previous_extra_inputs(options: BuildOptions) -> list[str]:
+@dataclass(frozen=True)
+class Snapshot:
+    """The inputs' fingerprint, taken before a build reads anything: an edit made while it
+    runs is then seen by the next build."""
+
+    fingerprint: str | None
+    extra_inputs: list[str]  # the data files lessons declared last time
+
+
+def take(options: BuildOptions) -> Snapshot:
     try:
-        return list(json.loads(_state_path(options).read_text(encoding="utf-8"))["extra_inputs"])
+        state = json.loads(_state_path(options).read_text(encoding="utf-8"))
+        extra = list(state["extra_inputs"])
     except (OSError, ValueError, KeyError, TypeError):
-        return []
+        extra = []
+    return Snapshot(compute(options, extra), extra)
 
 
-def site_is_current(options: BuildOptions) -> bool:
-    if options.force or options.only or options.frozen:
+def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
+    if options.force or options.only or options.frozen or snapshot.fingerprint is None:
         return False
     try:
         state = json.loads(_state_path(options).read_text(encoding="utf-8"))
-        if compute(options, state["extra_inputs"]) != state["fingerprint"]:
+        if snapshot.fingerprint != state["fingerprint"]:
             return False
         return all((options.out / path).is_file() for path in state["files"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -85,8 +97,6 @@ def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str]
     if fingerprint is None:
         path.unlink(missing_ok=True)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps({"fingerprint": fingerprint, "extra_inputs": extra_inputs,
-                                     "files": files}), encoding="utf-8")
-    temporary.replace(path)
+    from .cache import write_atomically  # after a full build: the fast path never gets here
+    write_atomically(path, json.dumps({"fingerprint": fingerprint, "extra_inputs": extra_inputs,
+                                       "files": files}))

@@ -45,16 +45,19 @@ class BuildResult:
     warnings: list[BuildError] = field(default_factory=list)
 
 
-def build(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
-    """Build the site; raise BuildErrors (leaving `out` untouched) on any problem."""
+def build(options: BuildOptions, progress: Progress | None = None,
+          snapshot: fingerprint.Snapshot | None = None) -> BuildResult:
+    """Build the site; raise BuildErrors (leaving `out` untouched) on any problem.
+
+    `snapshot` is the inputs' fingerprint when the caller already took it (build.py does,
+    to stop early when nothing changed); it is taken now otherwise.
+    """
     with build_lock(options.cache):
-        return _build(options, progress or QuietProgress())
+        return _build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
 
 
-def _build(options: BuildOptions, progress: Progress) -> BuildResult:
-    # Taken before reading anything, so that an edit made during the build is seen next time.
-    known_extra = fingerprint.previous_extra_inputs(options)
-    started_as = fingerprint.compute(options, known_extra)
+def _build(options: BuildOptions, progress: Progress, snapshot: fingerprint.Snapshot,
+           ) -> BuildResult:
     FORMULAS.load(options.cache / "mathml", distribution_version("latex2mathml"))
     course = load_course(options.manifest)
     lessons, guides = parse_course(course, ParseCache(options.cache / "parsed"))
@@ -76,7 +79,8 @@ def _build(options: BuildOptions, progress: Progress) -> BuildResult:
     result.pages_rendered, result.written, files = outcome
     FORMULAS.save()
     extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
-    if set(extra) != set(known_extra):
+    started_as = snapshot.fingerprint
+    if set(extra) != set(snapshot.extra_inputs):
         started_as = fingerprint.compute(options, extra)
     # A site whose search index is still to be refreshed is not current, whatever its inputs.
     fingerprint.save(options, None if options.defer_search_index else started_as, extra, files)
@@ -108,6 +112,7 @@ def _check_drift(options: BuildOptions, progress: Progress,
     cache = ExecutionCache(options.cache / "records")
     for (lesson, key, _), fresh in zip(pending, outcomes):
         progress.update(lesson.ref.slug, "executed")
+        fresh = records.with_receipts(fresh, records.same_run(options.records, lesson, key, fresh))
         cache.store(lesson.ref.slug, key, fresh)
         try:
             committed = records.load(options.records, lesson.ref.slug)
@@ -206,8 +211,11 @@ def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
         if isinstance(outcome, BuildError):
             errors.append(outcome)
             continue
+        # Earlier runs of the same code on other hardware stay on the page as receipts.
+        committed = records.same_run(options.records, lesson, key, outcome)
+        outcome = records.with_receipts(outcome, committed)
         cache.store(lesson.ref.slug, key, outcome)
-        records.update(options.records, lesson, key, outcome)
+        records.update(options.records, key, outcome, committed)
         found[lesson.ref.slug] = outcome
         result.executed.append(lesson.ref.slug)
         progress.update(lesson.ref.slug, "executed", reason)
@@ -247,11 +255,9 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
                 on_start=on_start, on_done=on_done)
         finally:
             started.set()  # no lesson may have started at all
-    for index, ((lesson, key, _), outcome) in enumerate(zip(pending, outcomes)):
+    for (lesson, _, _), outcome in zip(pending, outcomes):
         if isinstance(outcome, BuildError):
-            progress.update(lesson.ref.slug, "failed", f"{outcome.path}:{outcome.line}")
-        else:  # earlier runs of the same code on other hardware stay on the page
-            outcomes[index] = records.with_receipts(options.records, lesson, key, outcome)
+            progress.update(lesson.ref.slug, "failed", outcome.where)
     return outcomes
 
 

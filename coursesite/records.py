@@ -64,13 +64,13 @@ def save(folder: Path, key: CacheKey, record: ExecutionRecord) -> None:
     write_atomically(record_path(folder, record.lesson), text)
 
 
-def update(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord) -> None:
-    """Save `record` unless the committed one has the same code and the same output.
+def update(folder: Path, key: CacheKey, record: ExecutionRecord,
+           committed: FrozenRecord | None) -> None:
+    """Save `record` unless `committed` (from `same_run`) already holds the same run.
 
     Re-running unchanged code therefore leaves records/ untouched (no new timestamp to
     commit), while a changed output shows up as a diff of records/ in review.
     """
-    committed = _same_run(folder, lesson, key, record)
     if committed is None or _kinds(committed.record) != _kinds(record):
         save(folder, key, record)
 
@@ -82,11 +82,9 @@ def receipt(record: ExecutionRecord) -> dict:
             "devices": record.devices}
 
 
-def with_receipts(folder: Path, lesson: Lesson, key: CacheKey,
-                  record: ExecutionRecord) -> ExecutionRecord:
-    """`record` with the committed receipts of other hardware kinds, one per kind, when the
-    committed record ran the same code and printed the same output; else with none."""
-    committed = _same_run(folder, lesson, key, record)
+def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> ExecutionRecord:
+    """`record` with the receipts of other hardware kinds that `committed` (from `same_run`)
+    holds, one per kind; with none when there is no committed record of the same run."""
     if committed is None:
         return record
     by_kind = {}
@@ -97,8 +95,8 @@ def with_receipts(folder: Path, lesson: Lesson, key: CacheKey,
     return replace(record, receipts=[by_kind[kind] for kind in sorted(by_kind)])
 
 
-def _same_run(folder: Path, lesson: Lesson, key: CacheKey,
-              record: ExecutionRecord) -> FrozenRecord | None:
+def same_run(folder: Path, lesson: Lesson, key: CacheKey,
+             record: ExecutionRecord) -> FrozenRecord | None:
     """The committed record, if it ran the same code and printed the same output."""
     try:
         committed = load(folder, record.lesson)
