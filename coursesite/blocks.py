@@ -8,13 +8,14 @@ builder registered for its kind in BUILDERS checks it and returns the model item
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import did_you_mean
 from .markdown import parse_nodes
-from .model import (Check, Choice, Code, Exercise, Experiment, Figure, Note, Pause, Prose,
-                    Step)
+from .model import (Check, Choice, Code, Exercise, ExerciseKind, Experiment, Figure, Note,
+                    Pause, Prose, Step)
 
 if TYPE_CHECKING:
     from .parse import LessonParser
@@ -44,7 +45,7 @@ BLOCKS = {
     "evidence": BlockSpec(("evidence",), titled=False),
 }
 SUB_BLOCKS = {"read": "figure", "connect": "figure", "hint": "exercise"}
-EXERCISE_KINDS = ("make-it-yours", "transfer", "challenge")
+EXERCISE_KINDS = typing.get_args(ExerciseKind)
 _NOTE_ANCHORS = {"diagnose": "diagnose-the-result", "carry-forward": "carry-forward",
                  "evidence": "keep-your-evidence"}
 

@@ -12,10 +12,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .files import write_atomically
 from .dependencies import (distribution_version, imported_modules, lesson_inputs,
                            local_module_file)
 from .execute import RUNNER, ExecutionRecord, record_from_json, record_to_json
@@ -122,18 +122,3 @@ class ExecutionCache:
         entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
                  "record": record_to_json(record)}
         write_atomically(self._path(slug), json.dumps(entry, indent=1))
-
-
-def write_atomically(path: Path, content: str | bytes) -> None:
-    """Write through a temporary file and a rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        if isinstance(content, str):
-            content = content.encode("utf-8")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

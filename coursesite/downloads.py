@@ -25,8 +25,7 @@ SVG = "image/svg+xml"
 
 @dataclass(frozen=True)
 class Download:
-    label: str
-    href: str  # relative to the lesson page
+    href: str  # relative to the lesson page; also the name shown
     note: str
 
 
@@ -166,19 +165,19 @@ def zip_bytes(files: dict[str, str]) -> bytes:
 def download_list(lesson: Lesson, student: bool) -> list[Download]:
     """The downloads a lesson page lists, in the order it lists them."""
     listed = [
-        Download("main.py", "main.py", "the build steps: the lesson's program"),
-        Download("full.py", "full.py", "the whole recorded run: steps, then figures, "
-                                       "experiments" + ("" if student else " and solutions")),
-        Download("lesson.ipynb", "lesson.ipynb", "notebook with the recorded outputs"),
-        Download("lesson.md", "lesson.md", "the lesson text with its outputs"),
-        Download("evidence.md", "evidence.md", "a template for your evidence"),
-        Download("record.json", "record.json", "the execution record"),
+        Download("main.py", "the build steps: the lesson's program"),
+        Download("full.py", "the whole recorded run: steps, then figures, "
+                            "experiments" + ("" if student else " and solutions")),
+        Download("lesson.ipynb", "notebook with the recorded outputs"),
+        Download("lesson.md", "the lesson text with its outputs"),
+        Download("evidence.md", "a template for your evidence"),
+        Download("record.json", "the execution record"),
     ]
-    listed += [Download(f"figures/{figure.anchor}.json", f"figures/{figure.anchor}.json",
+    listed += [Download(f"figures/{figure.anchor}.json",
                         f"data and provenance of '{figure.title}'")
                for figure in lesson.items(Figure)]
     archive = f"{lesson.ref.slug}.zip"
-    return listed + [Download(archive, archive, "all of the above in one file")]
+    return listed + [Download(archive, "all of the above in one file")]
 
 
 def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,

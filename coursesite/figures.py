@@ -9,11 +9,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 from numbers import Real
 from pathlib import Path
 
 from .dependencies import distribution_version
+from .files import write_atomically
 
 _STYLE = {
     "svg.fonttype": "none",
@@ -113,8 +113,5 @@ def cached_svg(data: dict, description: str, cache: Path | None) -> str:
         if cached.startswith("<?xml") and cached.rstrip().endswith("</svg>"):
             return cached  # anything else is a damaged entry: draw it again
     svg = render_svg(data, description)
-    cache.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(svg, encoding="utf-8")
-    temporary.replace(path)
+    write_atomically(path, svg)
     return svg

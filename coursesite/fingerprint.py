@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from .files import write_atomically
 from .options import BuildOptions
 
 GENERATOR = Path(__file__).resolve().parent
@@ -97,6 +98,5 @@ def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str]
     if fingerprint is None:
         path.unlink(missing_ok=True)
         return
-    from .cache import write_atomically  # after a full build: the fast path never gets here
     write_atomically(path, json.dumps({"fingerprint": fingerprint, "extra_inputs": extra_inputs,
                                        "files": files}))

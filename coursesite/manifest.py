@@ -90,7 +90,6 @@ class LessonRef:
 @dataclass(frozen=True)
 class Course:
     root: Path
-    manifest_path: Path
     info: CourseInfo
     settings: Settings
     phases: list[PhaseEntry]
@@ -121,7 +120,7 @@ def load_course(manifest_path: Path) -> Course:
         for phase in manifest.phases
         for index, entry in enumerate(phase.lessons, start=1)
     ]
-    return Course(root, manifest_path, manifest.course, manifest.settings,
+    return Course(root, manifest.course, manifest.settings,
                   list(manifest.phases), lessons, text)
 
 

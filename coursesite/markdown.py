@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import unicodedata
 from pathlib import Path
@@ -20,6 +19,8 @@ from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from .files import write_atomically
 
 # latex2mathml and Pygments are imported on first use: formulas and highlighted code
 # usually come from caches kept between builds (FormulaMemo, render.HighlightCache).
@@ -81,11 +82,8 @@ class FormulaMemo:
     def save(self) -> None:
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({key: self.mathml[key] for key in sorted(self.used)}),
-                             encoding="utf-8")
-        temporary.replace(self.path)
+        write_atomically(self.path, json.dumps({key: self.mathml[key]
+                                                for key in sorted(self.used)}))
 
 
 FORMULAS = FormulaMemo()

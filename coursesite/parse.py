@@ -54,23 +54,23 @@ class LessonParser:
         for node in parse_nodes("\n".join(self.lines)):
             line = node.map[0] + 1
             if node.type == "heading" and node.tag == "h1":
-                self.flush_prose(stages, pending, 0)
+                self.flush_prose(stages, pending)
                 stages.append(self.open_stage(node, line, stages))
             elif not stages:
                 self.error("content before the first stage heading", line,
                            "start the lesson body with '# Understand'")
             elif node.type == "heading" and node.tag == "h2":
-                self.flush_prose(stages, pending, 0)
+                self.flush_prose(stages, pending)
                 title = node.children[0].content
                 stages[-1].items.append(Section(title, self.anchor(title), line))
             elif node.type == "colon_fence":
-                self.flush_prose(stages, pending, 0)
+                self.flush_prose(stages, pending)
                 block = self.read_block(node, 0)
                 if block:
                     self.place_block(block, stages[-1])
             else:
                 pending.append(node)
-        self.flush_prose(stages, pending, 0)
+        self.flush_prose(stages, pending)
         found = [stage.title for stage in stages]
         if found != list(STAGES.values()) and not self.errors:
             missing = [title for title in STAGES.values() if title not in found]
@@ -91,9 +91,9 @@ class LessonParser:
         self.anchors.add(key or slugify(title))
         return Stage(key or slugify(title), title, line)
 
-    def flush_prose(self, stages: list[Stage], pending: list[SyntaxTreeNode], offset: int) -> None:
+    def flush_prose(self, stages: list[Stage], pending: list[SyntaxTreeNode]) -> None:
         if pending and stages:
-            stages[-1].items.append(self.prose_from(pending, offset))
+            stages[-1].items.append(self.prose_from(pending, 0))
         pending.clear()
 
     def prose_from(self, nodes: list[SyntaxTreeNode], offset: int) -> Prose:
@@ -305,13 +305,17 @@ def split_front_matter(text: str, path: Path) -> tuple[str, int]:
                                   hint="end it with a line containing only '---'")])
 
 
-def parse_lesson(ref: LessonRef) -> Lesson:
-    """Read and validate one lesson file; raise BuildErrors listing every problem."""
+def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
+    """Read and validate one lesson file (`data` when it was already read); raise
+    BuildErrors listing every problem."""
     path = ref.source
+    data = path.read_bytes() if data is None else data
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as problem:
-        raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path)]) from None
+        line = data[:problem.start].count(b"\n") + 1
+        raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path, line,
+                                      hint="save the file as UTF-8")]) from None
     front_text, front_lines = split_front_matter(text, path)
     front = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.

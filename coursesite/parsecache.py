@@ -16,7 +16,7 @@ import pickle
 import sys
 from pathlib import Path
 
-from .cache import write_atomically
+from .files import write_atomically
 from .dependencies import distribution_version
 from .errors import BuildErrors
 from .manifest import LessonRef
@@ -49,10 +49,10 @@ class ParseCache:
     def parse(self, ref: LessonRef) -> Lesson:
         """The lesson at `ref`, parsed again only if its file or the parser changed."""
         try:
-            text = ref.source.read_bytes()
+            data = ref.source.read_bytes()
         except OSError:
             return parse_lesson(ref)  # let the parser report the problem
-        key = hashlib.sha256(parser_version().encode() + b"\0" + text).hexdigest()
+        key = hashlib.sha256(parser_version().encode() + b"\0" + data).hexdigest()
         path = self.folder / f"{ref.slug}.pickle"
         cached = self._load(path, key)
         if cached is not None:
@@ -63,7 +63,7 @@ class ParseCache:
             FORMULAS.keep(formulas)
             return dataclasses.replace(lesson, ref=ref, path=ref.source)
         mark = len(FORMULAS.converted)
-        lesson = parse_lesson(ref)
+        lesson = parse_lesson(ref, data)
         entry = {"key": key, "lesson": lesson, "formulas": FORMULAS.used_since(mark)}
         write_atomically(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
         return lesson

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from .cache import CacheKey, explain_miss, write_atomically
+from .cache import CacheKey, explain_miss
+from .files import write_atomically
 from .execute import (ExecutionRecord, hardware_kind, mask_volatile, record_from_json,
                       record_to_json)
 from .model import Lesson

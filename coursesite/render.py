@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -22,6 +21,7 @@ from markupsafe import Markup
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import cached_svg, figure_problems
+from .files import write_atomically
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
 from .manifest import Course, PhaseEntry
@@ -62,10 +62,7 @@ class HighlightCache:
         except (OSError, UnicodeDecodeError):
             pass
         html = highlight_code(code, "python")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(html, encoding="utf-8")
-        temporary.replace(path)
+        write_atomically(path, html)
         return html
 
 
@@ -289,10 +286,10 @@ def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
     return cached_svg(data, figure.alt, cache)
 
 
-
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
     """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
     for figure in lesson.items(Figure):
-        data = record.blocks[figure.anchor].figure or {}
-        if not figure_problems(data):
-            cached_svg(data, figure.alt, cache)
+        try:
+            _figure_svg(lesson, record, figure, cache)
+        except BuildError:
+            pass  # reported when the page is rendered

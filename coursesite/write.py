@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import pagefind_bin
 
-from .cache import write_atomically
+from .files import write_atomically
 from .errors import BuildError, BuildErrors
 from .options import BuildOptions
 from .progress import Progress

@@ -185,3 +185,15 @@ def test_front_matter_errors_count_file_lines(course_folder):
     [error] = parse_errors(course_folder, text)
     assert error.line == line_of(text, "minutes: twenty")
     assert "minutes" in error.message
+
+
+def test_text_that_is_not_utf8_names_its_line(course_folder):
+    course = course_folder.write(authoring_example())
+    text = authoring_example().encode()
+    broken = text.replace("Eleven records".encode(), b"Eleven \xff records", 1)
+    course_folder.lesson_path.write_bytes(broken)
+    with pytest.raises(BuildErrors) as caught:
+        parse_lesson(course.lessons[0])
+    [error] = caught.value.errors
+    assert "not UTF-8 text" in error.message
+    assert error.line == line_of(authoring_example(), "Eleven records")
