@@ -111,10 +111,9 @@ def load_course(manifest_path: Path) -> Course:
             hint="run build.py from the course folder, or pass --manifest PATH",
         )])
     text = manifest_path.read_text(encoding="utf-8")
-    manifest = load_yaml_model(text, Manifest, manifest_path)
+    manifest, node = load_yaml_model(text, Manifest, manifest_path)
     root = manifest_path.parent
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    _check_references(manifest, manifest_path, yaml.compose(text, Loader=loader))
+    _check_references(manifest, manifest_path, node)
     lessons = [
         LessonRef(entry.slug, root / entry.source, phase, index, len(phase.lessons))
         for phase in manifest.phases

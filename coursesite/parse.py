@@ -317,7 +317,7 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
         raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path, line,
                                       hint="save the file as UTF-8")]) from None
     front_text, front_lines = split_front_matter(text, path)
-    front = load_yaml_model(front_text, FrontMatter, path, first_line=2)
+    front, _ = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
     parser = LessonParser(path, lines)

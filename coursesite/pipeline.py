@@ -116,7 +116,7 @@ def _check_drift(options: BuildOptions, progress: Progress,
         cache.store(lesson.ref.slug, key, fresh)
         try:
             committed = records.load(options.records, lesson.ref.slug)
-        except ValueError as problem:
+        except BuildError as problem:
             committed, difference = None, str(problem)
         else:
             difference = "no committed record" if committed is None else \
@@ -269,9 +269,8 @@ def frozen_records(course: Course, lessons: list[Lesson], options: BuildOptions,
     for lesson in lessons:
         try:
             frozen = records.load(options.records, lesson.ref.slug)
-        except ValueError as problem:
-            errors.append(BuildError(str(problem), lesson.path,
-                                     hint="rebuild without --frozen to write it again"))
+        except BuildError as problem:
+            errors.append(problem)
             continue
         if frozen is None:
             errors.append(BuildError(f"--frozen: lesson '{lesson.ref.slug}' has no record in "

@@ -18,10 +18,12 @@ from pathlib import Path
 import yaml
 
 from .cache import CacheKey, explain_miss
+from .errors import BuildError
 from .files import write_atomically
 from .execute import (ExecutionRecord, hardware_kind, mask_volatile, record_from_json,
                       record_to_json)
 from .model import Lesson
+from .yamlmodel import LOADER
 
 # The parts of an execution key that belong to the lesson itself; the interpreter and
 # package versions may differ on a publishing machine without making the record stale.
@@ -39,7 +41,6 @@ class FrozenRecord:
 
 
 # libyaml's C loader and dumper when PyYAML has them: ten times faster on large outputs.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _LiteralDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -101,7 +102,7 @@ def same_run(folder: Path, lesson: Lesson, key: CacheKey,
     """The committed record, if it ran the same code and printed the same output."""
     try:
         committed = load(folder, record.lesson)
-    except ValueError:
+    except BuildError:
         return None
     if committed is None or staleness(committed, key) or \
             drift(committed.record, record, lesson.front.volatile):
@@ -120,16 +121,20 @@ def _kind(record: ExecutionRecord) -> str:
 
 
 def load(folder: Path, slug: str) -> FrozenRecord | None:
-    """The committed record of `slug`, or None when there is none; raises ValueError if
-    the file cannot be read as a record."""
+    """The committed record of `slug`, or None when there is none; raises BuildError,
+    naming the file (and the line, for invalid YAML), if it cannot be read as a record."""
     path = record_path(folder, slug)
     if not path.is_file():
         return None
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER)
         return FrozenRecord(dict(data["code"]), record_from_json(data["record"]))
     except (yaml.YAMLError, KeyError, TypeError) as problem:
-        raise ValueError(f"{path}: not a readable record ({type(problem).__name__})") from None
+        mark = getattr(problem, "problem_mark", None)
+        raise BuildError(f"not a readable record ({type(problem).__name__})", path,
+                         mark.line + 1 if mark else None,
+                         hint="restore it from version control, or delete it and build again "
+                              "without --frozen") from None
 
 
 def staleness(frozen: FrozenRecord, key: CacheKey) -> str:

@@ -20,7 +20,7 @@ import yaml
 from .errors import BuildError, BuildErrors, did_you_mean
 
 Model = TypeVar("Model", bound=msgspec.Struct)
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: faster
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: faster
 
 # msgspec's names for JSON types, in the words of someone writing YAML.
 _TYPE_WORDS = {"str": "text", "int": "an integer", "float": "a number", "bool": "true or false",
@@ -44,15 +44,18 @@ def describe_pattern(pattern: str, meaning: str) -> str:
     return pattern
 
 
-def load_yaml_model(text: str, model: type[Model], path: Path, first_line: int = 1) -> Model:
+def load_yaml_model(text: str, model: type[Model], path: Path,
+                    first_line: int = 1) -> tuple[Model, yaml.Node | None]:
     """Parse `text` as YAML and validate it as `model`; raise BuildErrors naming the line.
 
+    Returns the model and the YAML's node tree (for the lines of later checks).
     `first_line` is the file line on which `text` starts (front matter starts on line 2).
     """
     offset = first_line - 1
+    loader = LOADER(text)
     try:
-        root = yaml.compose(text, Loader=_LOADER)
-        data = yaml.load(text, Loader=_LOADER)
+        root = loader.get_single_node()
+        data = None if root is None else loader.construct_document(root)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 + offset if mark else None
@@ -66,13 +69,15 @@ def load_yaml_model(text: str, model: type[Model], path: Path, first_line: int =
             f"invalid YAML: character {error.character!r} is not allowed", path, line,
             hint="remove the control character (it may come from a copy and paste)",
         )]) from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise BuildErrors([BuildError(
             "expected a mapping of keys to values", path, first_line,
             hint=f"see docs/authoring.md for the keys of {model.__name__}",
         )])
     try:
-        return msgspec.convert(data, model)
+        return msgspec.convert(data, model), root
     except msgspec.ValidationError as error:
         raise BuildErrors([_describe(str(error), root, model, path, offset)]) from None
 

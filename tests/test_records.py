@@ -76,6 +76,18 @@ def test_frozen_without_a_record_says_what_to_do(recorded):
     assert "has no record" in str(caught.value) and "commit records/" in str(caught.value)
 
 
+def test_frozen_names_the_line_of_a_damaged_record(recorded):
+    path = recorded.root / RECORD
+    lines = path.read_text().splitlines()
+    lines[3] = "  code:step-2: [unclosed"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(BuildErrors) as caught:
+        build(recorded.options(frozen=True))
+    [error] = caught.value.errors
+    assert "not a readable record" in error.message and error.path == path
+    assert error.line is not None and error.line >= 4
+
+
 def test_check_reports_drift_as_a_diff_and_accept_records_it(recorded, monkeypatch):
     monkeypatch.setenv("HAS_DEVICE", "1")
     assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
