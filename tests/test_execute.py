@@ -1,6 +1,8 @@
+from pathlib import Path
+
 import pytest
 
-from conftest import authoring_example, line_of, replace_block
+from conftest import ROOT, authoring_example, line_of, replace_block
 from coursesite.errors import BuildError
 from coursesite.execute import execute_lesson
 from coursesite.parse import parse_lesson
@@ -108,7 +110,9 @@ def test_code_runs_in_a_temporary_folder_not_the_course(course_folder):
     text = with_experiment("import os\nopen('scratch.txt', 'w').write('x')\nprint(os.getcwd())")
     cwd = run(course_folder, text).blocks["drop-the-remainder"].stdout.strip()
     assert not (course_folder.root / "scratch.txt").exists()
-    assert cwd != str(course_folder.root)
+    ran_in = Path(cwd)
+    assert not ran_in.is_relative_to(course_folder.root) and not ran_in.is_relative_to(ROOT)
+    assert not ran_in.exists()  # a temporary folder, removed afterwards
 
 
 def test_endless_code_is_stopped_at_the_timeout(course_folder):

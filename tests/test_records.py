@@ -43,7 +43,8 @@ def test_unchanged_output_leaves_the_record_alone(recorded, monkeypatch):
     path = recorded.root / RECORD
     before = path.read_text()
     monkeypatch.setenv("HAS_DEVICE", "1")
-    build(recorded.options(force=True), RecordingProgress())
+    result = build(recorded.options(force=True), RecordingProgress())
+    assert result.executed == ["count-batches"]  # it did run again
     assert path.read_text() == before  # same output: no new timestamp to commit
 
 
