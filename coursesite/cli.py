@@ -156,10 +156,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
-    """Drift against records/, then a strict build: warnings, links, alt text, valid HTML."""
+    """Drift against records/, then a strict build: warnings, allowed markup only, links,
+    alt text, valid HTML."""
     from .pipeline import build, check_drift
     from .progress import create_progress
-    from .sitecheck import check_links, validate_html
+    from .sitecheck import check_links, check_markup, validate_html
     try:
         with create_progress(arguments.quiet) as progress:
             drifts = check_drift(options, progress, arguments.accept)
@@ -167,7 +168,8 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
             site = Path(folder) / "site"
             result = build(dataclasses.replace(options, out=site), None)
             problems = [str(w) for w in result.warnings]
-            problems += [str(p) for p in check_links(site) + validate_html(site)]
+            findings = check_markup(site) + check_links(site) + validate_html(site)
+            problems += [str(p) for p in findings]
     except BuildErrors as errors:
         report_errors(errors)
         return 1
@@ -182,8 +184,8 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
         print(f"accepted: records/ updated for {len(drifts)} lesson(s); commit them")
     failed = bool(problems) or (bool(drifts) and not arguments.accept)
     if not failed:
-        print("check passed: no drift, no warnings, every link resolves, every image has alt "
-              "text, and the HTML is valid")
+        print("check passed: no drift, no warnings, only allowed markup, every link resolves, "
+              "every image has alt text, and the HTML is valid")
         return 0
     if drifts and not arguments.accept:
         print(f"{len(drifts)} lesson(s) drifted; run `build.py check --accept` to record the "

@@ -21,6 +21,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .files import write_atomically
+from .mathml import ALLOWLIST_REVISION, latex_to_mathml
 
 # latex2mathml and Pygments are imported on first use: formulas and highlighted code
 # usually come from caches kept between builds (FormulaMemo, render.HighlightCache).
@@ -51,7 +52,9 @@ class FormulaMemo:
         self.path: Path | None = None
 
     def load(self, folder: Path, version: str | None) -> None:
-        self.path = folder / f"latex2mathml-{version}.json"
+        # The file name carries the allowlist's revision: a memo written before the
+        # allowlist (or under an older one) may hold unfiltered MathML and is not read.
+        self.path = folder / f"latex2mathml-{version}-{ALLOWLIST_REVISION}.json"
         self.used, self.converted = set(), []
         try:
             saved = json.loads(self.path.read_text(encoding="utf-8"))
@@ -64,8 +67,7 @@ class FormulaMemo:
         mode = "block" if display else "inline"
         key = f"{mode}\0{latex.strip()}"
         if key not in self.mathml:
-            import latex2mathml.converter
-            self.mathml[key] = latex2mathml.converter.convert(latex.strip(), display=mode)
+            self.mathml[key] = latex_to_mathml(latex.strip(), display)
         self.used.add(key)
         self.converted.append(key)
         return self.mathml[key]

@@ -17,6 +17,7 @@ from .errors import BuildError, BuildErrors, did_you_mean
 from .manifest import LessonRef
 from .blocks import BLOCKS, BUILDERS, SUB_BLOCKS, BlockSpec, Part, RawBlock, merge_prose
 from .markdown import math_to_mathml, parse_nodes, slugify
+from .mathml import UnsafeMath
 from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
                     Stage, Step)
 from .yamlmodel import load_yaml_model
@@ -141,6 +142,10 @@ class LessonParser:
     def check_math(self, latex: str, line: int, display: bool) -> None:
         try:
             math_to_mathml(latex, display)
+        except UnsafeMath as problem:
+            self.error(f"math '{latex.strip()}' cannot go on a page: {problem}", line,
+                       "math carries no links, styles or classes: put a link in the prose "
+                       "around the formula, and use \\color for colour")
         except Exception as problem:  # latex2mathml raises many exception types
             self.error(f"cannot render math '{latex.strip()}': {problem}", line,
                        "use LaTeX that MathML supports (see docs/authoring.md)")

@@ -79,6 +79,12 @@ class PreviewHandler(SimpleHTTPRequestHandler):
             return self._send(page.replace(b"</body>", SCRIPT_TAG + b"</body>", 1), "text/html")
         return super().do_GET()
 
+    def end_headers(self) -> None:
+        # Without it a browser may sniff a download (main.py, a .txt) as a script and run
+        # it from a <script> tag; docs/publishing.md asks hosts to send it too.
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
     def _send(self, body: bytes, content_type: str) -> None:
         self.send_response(200)
         self.send_header("Content-Type", f"{content_type}; charset=utf-8")

@@ -1,4 +1,5 @@
-"""Strict checks of a built site: links, anchors, downloads, alt text, and valid HTML.
+"""Strict checks of a built site: allowed markup, links, anchors, downloads, alt text, and
+valid HTML.
 
 Used by `build.py check`. Links and images are checked here with the standard library's
 HTML parser; validity is checked by the Nu HTML Checker (vnu.jar, shipped in the pinned
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from .markupaudit import audit_markup
 
 # Findings of the checker that are wrong, each with the reason it is ignored.
 CHECKER_FALSE_POSITIVES = {
@@ -68,6 +71,17 @@ def _pages(site: Path) -> dict[Path, _PageScan]:
         scan.feed(path.read_text(encoding="utf-8"))
         scans[path] = scan
     return scans
+
+
+def check_markup(site: Path) -> list[SiteProblem]:
+    """Markup outside the pages' allowlist: what an injection would leave behind."""
+    problems = []
+    for page in _page_paths(site):
+        name = page.relative_to(site)
+        root = "../" * (len(name.parts) - 1)
+        problems += [SiteProblem(str(name), finding.line, f"unsafe markup: {finding.message}")
+                     for finding in audit_markup(page.read_text(encoding="utf-8"), root)]
+    return problems
 
 
 def check_links(site: Path) -> list[SiteProblem]:

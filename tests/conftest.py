@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -60,6 +61,9 @@ phases:
 {extra}"""
 
 
+HOSTILE = ROOT / "tests" / "hostile"
+
+
 class CourseFolder:
     """A course folder in tmp_path with one lesson whose text each test chooses."""
 
@@ -108,3 +112,17 @@ def line_of(text: str, fragment: str, occurrence: int = 1) -> int:
     lines = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]
     assert len(lines) >= occurrence, f"{fragment!r} not found {occurrence} time(s)"
     return lines[occurrence - 1]
+
+
+def write_hostile_course(folder: CourseFolder) -> None:
+    """The documented example with a payload in every place an author writes text."""
+    text = authoring_example()
+    pairs = yaml.safe_load((HOSTILE / "replacements.yaml").read_text())
+    for old, new in zip(pairs[::2], pairs[1::2]):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    folder.write(text)
+    (folder.root / "content" / "guide.md").write_text((HOSTILE / "guide.md").read_text())
+    manifest = folder.manifest.read_text()
+    folder.manifest.write_text(manifest.replace("    title: Basics\n",
+                                                "    title: Basics\n    guide: content/guide.md\n"))

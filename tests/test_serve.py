@@ -33,6 +33,13 @@ def fetch(url: str) -> str:
         return response.read().decode()
 
 
+def test_every_response_forbids_content_sniffing(served):
+    _, _, _, base = served
+    for path in (PAGE, "basics/count-batches/main.py", "static/site.js", "__status"):
+        with urllib.request.urlopen(f"{base}/{path}", timeout=10) as response:
+            assert response.headers["X-Content-Type-Options"] == "nosniff", path
+
+
 def test_pages_are_served_with_the_reload_script(served):
     _, _, _, base = served
     page = fetch(f"{base}/{PAGE}")

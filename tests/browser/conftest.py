@@ -7,6 +7,7 @@ the root, so every link, script and search URL must be relative. Chromium is Deb
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -61,16 +62,26 @@ def built_site(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="session")
-def base_url(built_site: Path) -> str:
-    """http://127.0.0.1:<port>/course/ serving the built site."""
-    handler = functools.partial(QuietHandler, directory=str(built_site.parent))
+@contextlib.contextmanager
+def serving(folder: Path):
+    """http://127.0.0.1:<port>/<folder name>/ serving `folder`, as a plain static host
+    would (no X-Content-Type-Options header)."""
+    handler = functools.partial(QuietHandler, directory=str(folder.parent))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/{SUBPATH}/"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/{folder.name}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def base_url(built_site: Path) -> str:
+    """http://127.0.0.1:<port>/course/ serving the built site."""
+    with serving(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
