@@ -46,7 +46,10 @@ def _sha(text: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
+def execution_key(lesson: Lesson, settings: Settings,
+                  inputs: dict[str, bytes] | None = None) -> CacheKey:
+    """The key of a lesson's record; `inputs` are its files by relative path, when already
+    read (LessonBuild.inputs)."""
     parts = {f"code:{block.id}": _sha(f"{block.code.source}\0{block.code.raises}\0"
                                       f"{block.is_figure}")
              for block in lesson.runnable_blocks()}
@@ -58,9 +61,11 @@ def execution_key(lesson: Lesson, settings: Settings) -> CacheKey:
     for module in sorted(imported_modules(lesson) | set(settings.record_packages)):
         if local_module_file(module, folder) is None:
             parts[f"package:{module}"] = distribution_version(module) or "not installed"
-    for path in lesson_inputs(lesson):
-        name = os.path.relpath(path, folder)
-        parts[f"file:{name}"] = _sha(path.read_bytes()) if path.is_file() else "missing"
+    if inputs is None:
+        inputs = {os.path.relpath(path, folder): path.read_bytes()
+                  for path in lesson_inputs(lesson) if path.is_file()}
+    for name, content in sorted(inputs.items()):
+        parts[f"file:{name}"] = _sha(content)
     return CacheKey(parts)
 
 

@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .errors import BuildErrors
@@ -67,6 +68,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
                         help="run lessons on the Dask scheduler at ADDRESS (tcp://host:8786) "
                              "instead of local processes; overrides settings.cluster in "
                              "lessons.yaml (docs/scaling.md)")
+    parser.add_argument("--timings", action="store_true",
+                        help="print how long each stage of the build took (manifest, parse, "
+                             "look-up, execute, validate, plan, render+write, save)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 
 
@@ -133,10 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "check":
         return check(options, arguments)
     from . import fingerprint
+    started = time.perf_counter()
     snapshot = fingerprint.take(options)  # before anything is read: see fingerprint.Snapshot
+    timings = {"fingerprint": time.perf_counter() - started}
     if fingerprint.site_is_current(options, snapshot):
         if not arguments.quiet:
             print(f"{options.out} is up to date: no input changed since the last build")
+        if arguments.timings:
+            print_timings(timings)
         return 0
     # Imported only when there is work to do: they cost more than a no-op build.
     from .pipeline import build
@@ -152,7 +160,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if arguments.timings:
+        print_timings(timings | result.timings)
     return 0
+
+
+def print_timings(timings: dict[str, float]) -> None:
+    width = max(map(len, timings), default=0)
+    for stage, seconds in timings.items():
+        print(f"{stage:<{width}}  {seconds:8.3f} s")
+    print(f"{'total':<{width}}  {sum(timings.values()):8.3f} s")
 
 
 def check(options: BuildOptions, arguments: argparse.Namespace) -> int:

@@ -50,6 +50,8 @@ class DaskExecutor:
     """Runs lessons on the workers of the Dask scheduler at `address`, as many at once as the
     workers have threads (`dask worker --nthreads N`)."""
 
+    runs_code = True
+
     def __init__(self, address: str):
         self.address = address
         self.where = f"on the Dask cluster at {address}"

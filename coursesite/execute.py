@@ -104,7 +104,13 @@ class LessonJob:
     memory_mb: int
 
 
-def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
+def prepare_job(lesson: Lesson, settings: Settings,
+                inputs: dict[str, bytes] | None = None) -> LessonJob:
+    """The job for `lesson`; `inputs` are its files by relative path, when already read."""
+    if inputs is None:
+        folder = lesson.path.parent
+        inputs = {os.path.relpath(path, folder): path.read_bytes()
+                  for path in lesson_inputs(lesson)}
     blocks = lesson.runnable_blocks()
     payload = {
         "source_path": str(lesson.path),
@@ -118,7 +124,7 @@ def prepare_job(lesson: Lesson, settings: Settings) -> LessonJob:
     return LessonJob(
         slug=lesson.ref.slug, source=str(lesson.path), hardware=lesson.front.hardware,
         payload=payload, main_py=lesson.main_py(),
-        inputs={path.name: path.read_bytes() for path in lesson_inputs(lesson)},
+        inputs={Path(name).name: content for name, content in inputs.items()},
         step_ids=[f"step-{step.number}" for step in lesson.steps],
         labels={b.id: b.label for b in blocks}, volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds, memory_mb=settings.memory_limit_mb)
@@ -131,6 +137,8 @@ def threads_per_lesson(lessons_at_once: int) -> int:
 
 class LocalExecutor:
     """Runs lessons on this machine, each in its own process, `jobs` at a time."""
+
+    runs_code = True
 
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)

@@ -1,164 +1,245 @@
-"""The build, top to bottom: manifest -> parse -> execute -> render -> write.
+"""The build, top to bottom: one flat list of named stages, each timed.
 
-Each stage runs to completion for every lesson before the next begins, and all problems of
-a stage are reported together; nothing is written unless every stage succeeded. Work whose
-inputs did not change is skipped: cached executions, unchanged pages, an unchanged site.
+Every lesson is a LessonBuild that the stages fill in. Each stage runs to completion for
+every lesson before the next begins, and all problems of a stage are reported together.
+Nothing durable is written before every check has passed: the site is replaced in the
+write stage, and records/ and the site state only after it. The execution cache keeps each
+lesson run that passed its own checks, even when another lesson fails.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import fingerprint
 from . import records
-from .cache import CacheKey, ExecutionCache, execution_key
-from .dependencies import distribution_version, lesson_inputs
+from .cache import ExecutionCache, execution_key
+from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean
-from .cluster import create_executor
 from .execute import ExecutionRecord, LessonJob, prepare_job
+from .executors import choose_executor
+from .figures import figure_problems
+from .lessonbuild import LessonBuild
 from .links import check_links
 from .lock import build_lock
 from .manifest import Course, load_course
 from .markdown import FORMULAS
-from .model import Lesson, Prose
+from .model import Figure, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
 from .parsecache import ParseCache
 from .progress import Progress, QuietProgress
 
-if TYPE_CHECKING:  # render and write load while lessons run: see run_lessons
-    from .render import RenderedLesson
+if TYPE_CHECKING:  # render and write load while lessons run: see execute_lessons
+    from .render import PageJob
 
 
 @dataclass
 class BuildResult:
-    course: Course
+    course: Course | None = None
     executed: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
     pages_rendered: int = 0
     written: bool = False
     warnings: list[BuildError] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # stage name -> seconds
+
+
+@dataclass
+class Build:
+    """What the stages share."""
+
+    options: BuildOptions
+    progress: Progress
+    snapshot: fingerprint.Snapshot
+    course: Course = None  # type: ignore[assignment]  # set by the first stage
+    lessons: list[LessonBuild] = field(default_factory=list)
+    guides: dict[str, Prose] = field(default_factory=dict)
+    pages: list[PageJob] = field(default_factory=list)
+    site_files: list[str] = field(default_factory=list)
+    result: BuildResult = field(default_factory=BuildResult)
+
+    @property
+    def cache(self) -> ExecutionCache:
+        return ExecutionCache(self.options.cache / "records")
 
 
 def build(options: BuildOptions, progress: Progress | None = None,
           snapshot: fingerprint.Snapshot | None = None) -> BuildResult:
-    """Build the site; raise BuildErrors (leaving `out` untouched) on any problem.
+    """Build the site; raise BuildErrors (leaving `out`, records/ and the caches' records
+    untouched) on any problem.
 
     `snapshot` is the inputs' fingerprint when the caller already took it (build.py does,
     to stop early when nothing changed); it is taken now otherwise.
     """
     with build_lock(options.cache):
-        return _build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
+        state = Build(options, progress or QuietProgress(),
+                      snapshot or fingerprint.take(options))
+        run_stages(state, STAGES)
+        return state.result
 
 
-def _build(options: BuildOptions, progress: Progress, snapshot: fingerprint.Snapshot,
-           ) -> BuildResult:
+def run_stages(state: Build, stages: list[tuple[str, Callable[[Build], None]]]) -> None:
+    for name, stage in stages:
+        started = time.perf_counter()
+        stage(state)
+        state.result.timings[name] = time.perf_counter() - started
+
+
+# -- the stages, in order ----------------------------------------------------------------
+
+def load_manifest(state: Build) -> None:
+    options = state.options
     FORMULAS.load(options.cache / "mathml", distribution_version("latex2mathml"))
-    course = load_course(options.manifest)
-    lessons, guides = parse_course(course, ParseCache(options.cache / "parsed"))
-    if options.only and course.lesson(options.only) is None:
-        slugs = [ref.slug for ref in course.lessons]
+    state.course = state.result.course = load_course(options.manifest)
+    state.lessons = [LessonBuild(ref) for ref in state.course.lessons]
+    if options.only and state.course.lesson(options.only) is None:
+        slugs = [ref.slug for ref in state.course.lessons]
         raise BuildErrors([BuildError(f"--lesson {options.only}: no such lesson"
                                       f"{did_you_mean(options.only, slugs)}",
                                       options.manifest, hint="lesson slugs are the 'slug:' "
                                       "entries in lessons.yaml")])
-    result = BuildResult(course)
-    records = execute_all(course, lessons, options, progress, result)
-    from .render import Publication, RenderedLesson, plan_site
-    from .write import write_changed
-    rendered = [RenderedLesson(lesson, records[lesson.ref.slug]) for lesson in lessons]
-    result.warnings = [warning for item in rendered for warning in lesson_warnings(item)]
-    jobs = plan_site(course, rendered, guides, options.templates, options.cache,
-                     Publication(options.base_url, options.edition == "student"))
-    outcome = write_changed(jobs, options, progress)
-    result.pages_rendered, result.written, files = outcome
-    FORMULAS.save()
-    extra = sorted({str(path.resolve()) for lesson in lessons for path in lesson_inputs(lesson)})
-    started_as = snapshot.fingerprint
-    if set(extra) != set(snapshot.extra_inputs):
-        started_as = fingerprint.compute(options, extra)
-    # A site whose search index is still to be refreshed is not current, whatever its inputs.
-    fingerprint.save(options, None if options.defer_search_index else started_as, extra, files)
-    return result
 
 
-def check_drift(options: BuildOptions, progress: Progress,
-                accept: bool) -> list[tuple[str, str]]:
-    """Re-run every lesson and diff its output against records/: [(slug, diff)] of drifts.
+def parse_lessons(state: Build) -> None:
+    state.guides = parse_course(state.course, state.lessons,
+                                ParseCache(state.options.cache / "parsed"))
+    for item in state.lessons:
+        item.read_inputs()
+        item.key = execution_key(item.parsed(), state.course.settings, item.inputs)
+        state.progress.add(item.ref.number, item.slug)
 
-    With `accept`, the fresh records replace the committed ones.
-    """
-    with build_lock(options.cache):
-        return _check_drift(options, progress, accept)
 
-
-def _check_drift(options: BuildOptions, progress: Progress,
-                 accept: bool) -> list[tuple[str, str]]:
-    course = load_course(options.manifest)
-    lessons, _ = parse_course(course)
-    for lesson in lessons:
-        progress.add(lesson.ref.number, lesson.ref.slug)
-    pending = [(lesson, execution_key(lesson, course.settings), "check") for lesson in lessons]
-    outcomes = run_lessons(pending, course, options, progress)
-    errors = [outcome for outcome in outcomes if isinstance(outcome, BuildError)]
+def look_up_records(state: Build) -> None:
+    """A cached record for every lesson whose key is unchanged; the others are pending."""
+    options, errors = state.options, []
+    if options.frozen:  # every record comes from records/, through the frozen executor
+        for item in state.lessons:
+            item.state, item.reason = "pending", "--frozen"
+        return
+    cache = state.cache
+    for item in state.lessons:
+        lookup = cache.lookup(item.slug, item.key)
+        item.reason = "--force" if options.force else lookup.reason
+        if lookup.record is not None and not options.force:
+            item.record, item.state = lookup.record, "cached"
+            state.result.cached.append(item.slug)
+            state.progress.update(item.slug, "cached")
+        elif options.only and item.slug != options.only:
+            if lookup.stale is None:
+                errors.append(BuildError(f"lesson '{item.slug}' has never run", item.path,
+                                         hint="build once without --lesson"))
+                continue
+            item.record, item.state = lookup.stale, "stale"
+            state.progress.update(item.slug, "cached",
+                                  f"stale ({item.reason}); not re-run with --lesson")
+        else:
+            item.state = "pending"
+            state.progress.update(item.slug, "pending", item.reason)
     if errors:
         raise BuildErrors(errors)
-    drifts = []
-    cache = ExecutionCache(options.cache / "records")
-    for (lesson, key, _), fresh in zip(pending, outcomes):
-        progress.update(lesson.ref.slug, "executed")
-        fresh = records.with_receipts(fresh, records.same_run(options.records, lesson, key, fresh))
-        cache.store(lesson.ref.slug, key, fresh)
-        try:
-            committed = records.load(options.records, lesson.ref.slug)
-        except BuildError as problem:
-            committed, difference = None, str(problem)
-        else:
-            difference = "no committed record" if committed is None else \
-                records.drift(committed.record, fresh, lesson.front.volatile)
-        if difference:
-            drifts.append((lesson.ref.slug, difference))
-        if accept and (difference or committed is None):
-            records.save(options.records, key, fresh)
-    return drifts
 
 
-def lesson_warnings(item: RenderedLesson) -> list[BuildError]:
-    """Problems that do not stop a build but fail `build.py check`."""
-    warnings = []
-    for block in item.lesson.runnable_blocks():
-        output = item.record.blocks.get(block.id)
-        if output is not None and output.stderr.strip():
-            first = output.stderr.strip().splitlines()[0]
-            warnings.append(BuildError(
-                f"{block.label} wrote to stderr: {first}", item.lesson.path, block.code.line,
-                hint="usually a library warning, such as a deprecated call: fix its cause"))
-    return warnings
+def execute_lessons(state: Build) -> None:
+    pending = [item for item in state.lessons if item.state == "pending"]
+    outcomes = run_lessons(pending, state)
+    errors = [outcome for outcome in outcomes if isinstance(outcome, BuildError)]
+    frozen = state.options.frozen
+    for item, record in zip(pending, outcomes):
+        if isinstance(record, BuildError):
+            continue
+        if not frozen:
+            # Earlier runs of the same code on other hardware stay on the page as receipts.
+            item.committed = records.same_run(state.options.records, item.parsed(),
+                                              item.key, record)
+            record = records.with_receipts(record, item.committed)
+            state.result.executed.append(item.slug)
+        item.record, item.state = record, "frozen" if frozen else "executed"
+        state.progress.update(item.slug, item.state, "" if frozen else item.reason)
+        if not frozen and not figure_errors(item):
+            # A valid run is kept even if another lesson fails this build, so that fixing
+            # that lesson does not re-run this one. The cache holds it under its code's key;
+            # records/ and the site change only when the whole build succeeds.
+            state.cache.store(item.slug, item.key, record)
+    if errors:
+        raise BuildErrors(errors)
 
 
-def parse_course(course: Course, cache: ParseCache | None = None,
-                 ) -> tuple[list[Lesson], dict[str, Prose]]:
-    """Every lesson and phase guide, with cross-lesson links checked.
+def validate_records(state: Build) -> None:
+    """What a record must satisfy before anything is rendered or saved from it."""
+    errors = [error for item in state.lessons for error in figure_errors(item)]
+    if errors:
+        raise BuildErrors(errors)
+    state.result.warnings = [warning for item in state.lessons
+                             for warning in lesson_warnings(item)]
 
-    With a `cache`, lessons whose files did not change come from earlier builds' parses.
-    """
+
+def plan_pages(state: Build) -> None:
+    from .render import Publication, plan_site
+    options = state.options
+    state.pages = plan_site(state.course, state.lessons, state.guides, options.templates,
+                            options.cache, Publication(options.base_url,
+                                                       options.edition == "student"))
+
+
+def write_pages(state: Build) -> None:
+    from .write import write_changed
+    outcome = write_changed(state.pages, state.options, state.progress)
+    state.result.pages_rendered, state.result.written, state.site_files = outcome
+
+
+def save_records(state: Build) -> None:
+    """Only now that the site is written: records/ and the site state."""
+    options = state.options
+    for item in state.lessons:
+        if item.state == "executed":
+            records.update(options.records, item.key, item.ran(), item.committed)
+    FORMULAS.save()
+    extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
+    started_as = state.snapshot.fingerprint
+    if set(extra) != set(state.snapshot.extra_inputs):
+        started_as = fingerprint.compute(options, extra)
+    # A site whose search index is still to be refreshed is not current, whatever its inputs.
+    fingerprint.save(options, None if options.defer_search_index else started_as, extra,
+                     state.site_files)
+
+
+STAGES: list[tuple[str, Callable[[Build], None]]] = [
+    ("manifest", load_manifest),
+    ("parse", parse_lessons),
+    ("look-up", look_up_records),
+    ("execute", execute_lessons),
+    ("validate", validate_records),
+    ("plan", plan_pages),
+    ("render+write", write_pages),
+    ("save", save_records),
+]
+
+
+# -- what the stages use -----------------------------------------------------------------
+
+def parse_course(course: Course, lessons: list[LessonBuild] | None = None,
+                 cache: ParseCache | None = None) -> dict[str, Prose]:
+    """Parse every lesson (into its LessonBuild) and phase guide, with cross-lesson links
+    checked; return the guides. With a `cache`, lessons whose files did not change come from
+    earlier builds' parses."""
+    lessons = [LessonBuild(ref) for ref in course.lessons] if lessons is None else lessons
     errors: list[BuildError] = []
-    lessons: list[Lesson] = []
     guides: dict[str, Prose] = {}
     links = []
-    for ref in course.lessons:
+    for item in lessons:
         try:
-            lesson = cache.parse(ref) if cache else parse_lesson(ref)
+            item.lesson = cache.parse(item.ref) if cache else parse_lesson(item.ref)
         except BuildErrors as problem:
             errors.extend(problem.errors)
             continue
-        lessons.append(lesson)
-        links.extend((lesson.path, link) for link in lesson.links)
+        links.extend((item.path, link) for link in item.lesson.links)
     for phase in course.phases:
         if phase.guide:
             path = course.root / phase.guide
@@ -169,70 +250,24 @@ def parse_course(course: Course, cache: ParseCache | None = None,
                 continue
             links.extend((path, link) for link in guide_links)
     if not errors:
-        anchors = {lesson.ref.slug: lesson.anchors for lesson in lessons}
+        anchors = {item.slug: item.parsed().anchors for item in lessons}
         errors.extend(check_links(course, anchors, links))
     if errors:
         raise BuildErrors(errors)
-    return lessons, guides
+    return guides
 
 
-def execute_all(course: Course, lessons: list[Lesson], options: BuildOptions,
-                progress: Progress, result: BuildResult) -> dict[str, ExecutionRecord]:
-    """A record for every lesson: from the cache when its key is unchanged, else by running it."""
-    for lesson in lessons:
-        progress.add(lesson.ref.number, lesson.ref.slug)
-    if options.frozen:
-        return frozen_records(course, lessons, options, progress)
-    cache = ExecutionCache(options.cache / "records")
-    found: dict[str, ExecutionRecord] = {}
-    errors: list[BuildError] = []
-    pending: list[tuple[Lesson, CacheKey, str]] = []
-    for lesson in lessons:
-        slug = lesson.ref.slug
-        key = execution_key(lesson, course.settings)
-        lookup = cache.lookup(slug, key)
-        reason = "--force" if options.force else lookup.reason
-        if lookup.record is not None and not options.force:
-            found[slug] = lookup.record
-            result.cached.append(slug)
-            progress.update(slug, "cached")
-        elif options.only and slug != options.only:
-            if lookup.stale is None:
-                errors.append(BuildError(f"lesson '{slug}' has never run",
-                                         lesson.path, hint="build once without --lesson"))
-            else:
-                found[slug] = lookup.stale
-                progress.update(slug, "cached", f"stale ({reason}); not re-run with --lesson")
-        else:
-            pending.append((lesson, key, reason))
-            progress.update(slug, "pending", reason)
-    for (lesson, key, reason), outcome in zip(pending, run_lessons(pending, course, options,
-                                                                    progress)):
-        if isinstance(outcome, BuildError):
-            errors.append(outcome)
-            continue
-        # Earlier runs of the same code on other hardware stay on the page as receipts.
-        committed = records.same_run(options.records, lesson, key, outcome)
-        outcome = records.with_receipts(outcome, committed)
-        cache.store(lesson.ref.slug, key, outcome)
-        records.update(options.records, key, outcome, committed)
-        found[lesson.ref.slug] = outcome
-        result.executed.append(lesson.ref.slug)
-        progress.update(lesson.ref.slug, "executed", reason)
-    if errors:
-        raise BuildErrors(errors)
-    return found
-
-
-def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
-                options: BuildOptions, progress: Progress) -> list[ExecutionRecord | BuildError]:
-    """Execute lessons in parallel; a failed one is reported and returned as its error."""
+def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecord | BuildError]:
+    """Records for the pending lessons, from whichever executor the options choose; a
+    failed lesson is reported and returned as its error."""
     if not pending:
         return []
-    # The local process pool, or a Dask cluster: the rest of the build cannot tell which ran.
-    executor = create_executor(options, course.settings)
-    progress.message(f"executing {len(pending)} lesson(s), {executor.where}")
-    lessons = {lesson.ref.slug: lesson for lesson, _, _ in pending}
+    options, progress = state.options, state.progress
+    executor = choose_executor(options, state.course.settings,
+                               {item.slug: item.key for item in pending})
+    if executor.runs_code:
+        progress.message(f"executing {len(pending)} lesson(s), {executor.where}")
+    by_slug = {item.slug: item for item in pending}
     started = threading.Event()
 
     def on_start(job: LessonJob) -> None:
@@ -241,8 +276,9 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
 
     def on_done(job: LessonJob, record: ExecutionRecord) -> None:
         progress.finished(job.slug)  # reported as executed once every lesson has ended
-        drawing.submit(_prerender_figures, lessons[job.slug], record, options.cache / "figures")
+        drawing.submit(_prerender_figures, by_slug[job.slug], record, options.cache / "figures")
 
+    jobs = [prepare_job(item.parsed(), state.course.settings, item.inputs) for item in pending]
     with ThreadPoolExecutor(max_workers=1) as drawing:
         # While the lessons run, this process would only wait: load the render and write
         # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
@@ -250,47 +286,76 @@ def run_lessons(pending: list[tuple[Lesson, CacheKey, str]], course: Course,
         # they would hold the GIL that starting its processes needs.
         drawing.submit(lambda: started.wait() and importlib.import_module("coursesite.write"))
         try:
-            outcomes = executor.run(
-                [prepare_job(lesson, course.settings) for lesson, _, _ in pending],
-                on_start=on_start, on_done=on_done)
+            outcomes = executor.run(jobs, on_start=on_start, on_done=on_done)
         finally:
             started.set()  # no lesson may have started at all
-    for (lesson, _, _), outcome in zip(pending, outcomes):
+    for item, outcome in zip(pending, outcomes):
         if isinstance(outcome, BuildError):
-            progress.update(lesson.ref.slug, "failed", outcome.where)
+            progress.update(item.slug, "failed", outcome.where)
     return outcomes
 
 
-def frozen_records(course: Course, lessons: list[Lesson], options: BuildOptions,
-                   progress: Progress) -> dict[str, ExecutionRecord]:
-    """The committed record of every lesson, refusing any whose code changed since."""
-    found: dict[str, ExecutionRecord] = {}
-    errors: list[BuildError] = []
-    for lesson in lessons:
-        try:
-            frozen = records.load(options.records, lesson.ref.slug)
-        except BuildError as problem:
-            errors.append(problem)
-            continue
-        if frozen is None:
-            errors.append(BuildError(f"--frozen: lesson '{lesson.ref.slug}' has no record in "
-                                     f"{options.records}", lesson.path,
-                                     hint="build once without --frozen and commit records/"))
-            continue
-        stale = records.staleness(frozen, execution_key(lesson, course.settings))
-        if stale:
-            errors.append(BuildError(f"--frozen: the code of lesson '{lesson.ref.slug}' changed "
-                                     f"since its record ({stale})", lesson.path,
-                                     hint="build without --frozen where the lesson can run, "
-                                          "then commit records/"))
-            continue
-        found[lesson.ref.slug] = frozen.record
-        progress.update(lesson.ref.slug, "frozen")
-    if errors:
-        raise BuildErrors(errors)
-    return found
+def figure_errors(item: LessonBuild) -> list[BuildError]:
+    """Figures whose recorded data cannot be drawn, at the line of their code."""
+    errors = []
+    for figure in item.parsed().items(Figure):
+        problems = figure_problems(item.ran().blocks[figure.anchor].figure or {})
+        if problems:
+            errors.append(BuildError(
+                f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
+                item.path, figure.code.line,
+                hint="see 'Figures' in docs/authoring.md for the expected keys"))
+    return errors
 
 
-def _prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
+def lesson_warnings(item: LessonBuild) -> list[BuildError]:
+    """Problems that do not stop a build but fail `build.py check`."""
+    warnings = []
+    for block in item.parsed().runnable_blocks():
+        output = item.ran().blocks.get(block.id)
+        if output is not None and output.stderr.strip():
+            first = output.stderr.strip().splitlines()[0]
+            warnings.append(BuildError(
+                f"{block.label} wrote to stderr: {first}", item.path, block.code.line,
+                hint="usually a library warning, such as a deprecated call: fix its cause"))
+    return warnings
+
+
+def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:
     from .render import prerender_figures
-    prerender_figures(lesson, record, cache)
+    prerender_figures(item.parsed(), record, cache)
+
+
+# -- build.py check ----------------------------------------------------------------------
+
+def check_drift(options: BuildOptions, progress: Progress,
+                accept: bool) -> list[tuple[str, str]]:
+    """Re-run every lesson and diff its output against records/: [(slug, diff)] of drifts.
+
+    With `accept`, the fresh records replace the committed ones. The fresh runs enter the
+    execution cache, so the build that follows need not run them again.
+    """
+    with build_lock(options.cache):
+        state = Build(options, progress, fingerprint.Snapshot(None, []))
+        run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
+                           ("execute", _run_everything)])
+        return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
+
+
+def _run_everything(state: Build) -> None:
+    for item in state.lessons:
+        item.state, item.reason = "pending", "check"
+    execute_lessons(state)
+
+
+def _drift(item: LessonBuild, options: BuildOptions, accept: bool) -> tuple[str, str] | None:
+    try:
+        committed = records.load(options.records, item.slug)
+    except BuildError as problem:
+        committed, difference = None, str(problem)
+    else:
+        difference = "no committed record" if committed is None else \
+            records.drift(committed.record, item.ran(), item.parsed().front.volatile)
+    if accept and (difference or committed is None):
+        records.save(options.records, item.key, item.ran())
+    return (item.slug, difference) if difference else None

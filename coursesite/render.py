@@ -21,6 +21,7 @@ from markupsafe import Markup
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import cached_svg, figure_problems
+from .lessonbuild import LessonBuild
 from .files import write_atomically
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
@@ -35,12 +36,6 @@ class OutputFile:
 
     path: str
     content: str | bytes
-
-
-@dataclass(frozen=True)
-class RenderedLesson:
-    lesson: Lesson
-    record: ExecutionRecord
 
 
 @dataclass(frozen=True)
@@ -138,7 +133,7 @@ class Publication:
     student: bool = False  # leave reference solutions out of everything
 
 
-def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
+def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Prose],
               templates: Path, cache: Path | None = None,
               publication: Publication = Publication()) -> list[PageJob]:
     """One job per page group; a job whose key is unchanged need not render again.
@@ -185,7 +180,7 @@ def plan_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, P
 
 
 def _render_publishing(env: Environment, course: Course,
-                       lessons: list[RenderedLesson]) -> list[OutputFile]:
+                       lessons: list[LessonBuild]) -> list[OutputFile]:
     """Files static hosts look for: 404 page, robots.txt, sitemap (with a base URL)."""
     base_url = env.globals["publication"].base_url
     urls = ["index.html"] + [f"{phase.slug}/index.html" for phase in course.phases] + \
@@ -205,7 +200,7 @@ def _render_publishing(env: Environment, course: Course,
     return files
 
 
-def render_site(course: Course, lessons: list[RenderedLesson], guides: dict[str, Prose],
+def render_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Prose],
                 templates: Path) -> list[OutputFile]:
     """Every page and generated file of the site (static assets are copied by `write`)."""
     jobs = plan_site(course, lessons, guides, templates)
@@ -213,7 +208,7 @@ def render_site(course: Course, lessons: list[RenderedLesson], guides: dict[str,
 
 
 def _render_phase(env: Environment, course: Course, phase: PhaseEntry,
-                  members: list[RenderedLesson], guide: Prose | None) -> list[OutputFile]:
+                  members: list[LessonBuild], guide: Prose | None) -> list[OutputFile]:
     url = f"{phase.slug}/index.html"
     return [OutputFile(url, _render_page(env, "phase.html", url, course, phase=phase,
                                          lessons=members, guide=guide))]
@@ -228,7 +223,7 @@ def _figure_paths(lesson: Lesson) -> dict[str, str]:
     return {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
 
 
-def render_lesson_files(env: Environment, course: Course, item: RenderedLesson,
+def render_lesson_files(env: Environment, course: Course, item: LessonBuild,
                         figure_cache: Path | None = None,
                         student: bool = False) -> list[OutputFile]:
     """The lesson's figures and downloads, next to its page."""
@@ -245,8 +240,8 @@ def render_lesson_files(env: Environment, course: Course, item: RenderedLesson,
     return files
 
 
-def render_lesson(env: Environment, course: Course, item: RenderedLesson,
-                  neighbours: tuple[RenderedLesson | None, RenderedLesson | None],
+def render_lesson(env: Environment, course: Course, item: LessonBuild,
+                  neighbours: tuple[LessonBuild | None, LessonBuild | None],
                   titles: dict[str, str], student: bool = False) -> list[OutputFile]:
     lesson, record = item.lesson, item.record
     figures = _figure_paths(lesson)

@@ -7,7 +7,8 @@ from coursesite.errors import BuildError, BuildErrors
 from coursesite.execute import execute_lesson
 from coursesite.parse import parse_lesson
 from coursesite.pipeline import build
-from coursesite.render import RenderedLesson, render_site
+from coursesite.lessonbuild import LessonBuild
+from coursesite.render import render_site
 from bs4 import BeautifulSoup
 
 SENTENCE = "The sizes are {value}`sizes` and the last batch holds {value}`batches[-1].tolist()`."
@@ -25,7 +26,7 @@ def test_values_are_computed_in_the_lessons_namespace_and_shown_escaped(course_f
     record = execute_lesson(lesson, course.settings)
     assert record.values == {"sizes": "[4, 4, 3]", "batches[-1].tolist()": "[8, 9, 10]",
                              "'<b>'": "<b>"}
-    files = render_site(course, [RenderedLesson(lesson, record)], {}, ROOT / "templates")
+    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {}, ROOT / "templates")
     page = BeautifulSoup({f.path: f.content for f in files}["basics/count-batches/index.html"],
                          "html.parser")
     shown = [span.get_text() for span in page.select(".live-value")]

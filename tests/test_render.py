@@ -8,7 +8,8 @@ from coursesite.execute import execute_lesson
 from coursesite.figures import figure_problems, render_svg
 from coursesite.parse import parse_lesson
 from coursesite.pipeline import parse_course
-from coursesite.render import RenderedLesson, render_site
+from coursesite.lessonbuild import LessonBuild
+from coursesite.render import render_site
 
 
 def render(course_folder, text) -> dict[str, str]:
@@ -16,7 +17,7 @@ def render(course_folder, text) -> dict[str, str]:
     course = course_folder.write(text)
     lesson = parse_lesson(course.lessons[0])
     record = execute_lesson(lesson, course.settings)
-    files = render_site(course, [RenderedLesson(lesson, record)], {}, ROOT / "templates")
+    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {}, ROOT / "templates")
     return {file.path: file.content for file in files}
 
 

@@ -1,0 +1,62 @@
+"""One lesson's way through the build.
+
+A LessonBuild is made from the lesson's manifest entry, and each stage fills in its part:
+parse adds the lesson and the bytes of the files its code needs, look-up adds the cache key
+and, when one fits, a record; execute adds the fresh record. Later stages read what they
+need from it instead of joining stage outputs by slug.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cache import CacheKey
+from .dependencies import lesson_inputs
+from .execute import ExecutionRecord
+from .manifest import LessonRef
+from .model import Lesson
+from .records import FrozenRecord
+
+
+@dataclass
+class LessonBuild:
+    ref: LessonRef
+    lesson: Lesson | None = None
+    inputs: dict[str, bytes] = field(default_factory=dict)
+    """Data files and local modules, by path relative to the lesson's folder, read once."""
+    key: CacheKey | None = None
+    record: ExecutionRecord | None = None
+    state: str = ""
+    """How the record came: cached, stale (--lesson), frozen, pending (to run), executed."""
+    reason: str = ""  # why it runs: "step 2 changed", "--force", ...
+    committed: FrozenRecord | None = None  # records/ already holds this very run
+
+    @property
+    def slug(self) -> str:
+        return self.ref.slug
+
+    @property
+    def path(self) -> Path:
+        return self.ref.source
+
+    def parsed(self) -> Lesson:
+        assert self.lesson is not None, f"{self.slug} used before it was parsed"
+        return self.lesson
+
+    def ran(self) -> ExecutionRecord:
+        assert self.record is not None, f"{self.slug} used before it has a record"
+        return self.record
+
+    def read_inputs(self) -> None:
+        """The files the code needs, read once for the cache key, the job and the fingerprint."""
+        folder = self.path.parent
+        self.inputs = {}
+        for path in lesson_inputs(self.parsed()):
+            if path.is_file():
+                self.inputs[os.path.relpath(path, folder)] = path.read_bytes()
+
+    def input_paths(self) -> list[Path]:
+        folder = self.path.parent
+        return [(folder / name).resolve() for name in self.inputs]
