@@ -39,6 +39,7 @@ class Lookup:
     record: ExecutionRecord | None  # None: a miss
     reason: str  # why it missed (empty on a hit)
     stale: ExecutionRecord | None = None  # on a miss, the last record if it was readable
+    recorded: bool = True  # False: kept by a build that failed, not yet saved to records/
 
 
 def _sha(text: str | bytes) -> str:
@@ -118,12 +119,14 @@ class ExecutionCache:
                 return Lookup(None, "cache format changed")
             record = record_from_json(entry["record"])
             if entry["key"] == key.digest:
-                return Lookup(record, "")
+                return Lookup(record, "", recorded=entry.get("recorded", True))
             return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
         except (ValueError, KeyError, TypeError) as problem:
             return Lookup(None, f"cache entry unreadable ({type(problem).__name__}), re-running")
 
-    def store(self, slug: str, key: CacheKey, record: ExecutionRecord) -> None:
+    def store(self, slug: str, key: CacheKey, record: ExecutionRecord,
+              recorded: bool) -> None:
+        """Keep `record`; `recorded` says whether records/ holds it too (see Lookup)."""
         entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
-                 "record": record_to_json(record)}
+                 "record": record_to_json(record), "recorded": recorded}
         write_atomically(self._path(slug), json.dumps(entry, indent=1))

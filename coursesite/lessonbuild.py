@@ -32,6 +32,7 @@ class LessonBuild:
     """How the record came: cached, stale (--lesson), frozen, pending (to run), executed."""
     reason: str = ""  # why it runs: "step 2 changed", "--force", ...
     committed: FrozenRecord | None = None  # records/ already holds this very run
+    unsaved: bool = False  # its record is still to be saved to records/
 
     @property
     def slug(self) -> str:

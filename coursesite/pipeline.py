@@ -129,6 +129,7 @@ def look_up_records(state: Build) -> None:
         item.reason = "--force" if options.force else lookup.reason
         if lookup.record is not None and not options.force:
             item.record, item.state = lookup.record, "cached"
+            item.unsaved = not lookup.recorded
             state.result.cached.append(item.slug)
             state.progress.update(item.slug, "cached")
         elif options.only and item.slug != options.only:
@@ -161,12 +162,13 @@ def execute_lessons(state: Build) -> None:
             record = records.with_receipts(record, item.committed)
             state.result.executed.append(item.slug)
         item.record, item.state = record, "frozen" if frozen else "executed"
+        item.unsaved = not frozen
         state.progress.update(item.slug, item.state, "" if frozen else item.reason)
         if not frozen and not figure_errors(item):
             # A valid run is kept even if another lesson fails this build, so that fixing
             # that lesson does not re-run this one. The cache holds it under its code's key;
             # records/ and the site change only when the whole build succeeds.
-            state.cache.store(item.slug, item.key, record)
+            state.cache.store(item.slug, item.key, record, recorded=False)
     if errors:
         raise BuildErrors(errors)
 
@@ -198,8 +200,12 @@ def save_records(state: Build) -> None:
     """Only now that the site is written: records/ and the site state."""
     options = state.options
     for item in state.lessons:
-        if item.state == "executed":
+        if item.unsaved:
+            if item.state == "cached":  # run by a build that failed later
+                item.committed = records.same_run(options.records, item.parsed(), item.key,
+                                                  item.ran())
             records.update(options.records, item.key, item.ran(), item.committed)
+            state.cache.store(item.slug, item.key, item.ran(), recorded=True)
     FORMULAS.save()
     extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
     started_as = state.snapshot.fingerprint

@@ -1,0 +1,75 @@
+"""The build as a list of stages: what each failure leaves behind, and --timings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, authoring_example
+from coursesite import records
+from coursesite.errors import BuildErrors
+from coursesite.pipeline import STAGES, build
+
+BAD_FIGURE = ('"values": sizes}', '"values": sizes[:2]}')
+
+
+def snapshot(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_record_that_fails_validation_writes_no_record_cache_entry_or_page(course_folder):
+    course_folder.write(authoring_example())
+    options = course_folder.options()
+    build(options)
+    site, saved = snapshot(options.out), snapshot(options.records)
+    cache_entry = options.cache / "records" / "count-batches.json"
+    cached = cache_entry.read_bytes()
+    course_folder.lesson_path.write_text(
+        course_folder.lesson_path.read_text().replace(*BAD_FIGURE)
+        .replace('print("PASS: count-batches")', 'print("PASS: count-batches!")'))
+    with pytest.raises(BuildErrors) as caught:
+        build(options)
+    assert "has 2 values for 3 'labels' entries" in str(caught.value)
+    # The run itself succeeded; its figure data did not, so nothing of it is kept.
+    assert snapshot(options.records) == saved
+    assert cache_entry.read_bytes() == cached
+    assert snapshot(options.out) == site
+
+
+def test_valid_lessons_stay_cached_when_another_lesson_fails(course_folder):
+    broken = authoring_example().replace("assert sizes == [4, 4, 3]", "assert sizes == [4]")
+    course_folder.write(broken, extra={"plain": authoring_example()})
+    options = course_folder.options()
+    with pytest.raises(BuildErrors):
+        build(options)
+    assert (options.cache / "records" / "plain.json").is_file()
+    assert not (options.cache / "records" / "count-batches.json").exists()
+    assert not options.records.exists() or not list(options.records.iterdir())
+    course_folder.write(authoring_example(), extra={"plain": authoring_example()})
+    result = build(options)
+    assert result.executed == ["count-batches"] and result.cached == ["plain"]
+    assert records.load(options.records, "plain") is not None
+
+
+def test_every_stage_is_timed_in_order(course_folder):
+    course_folder.write(authoring_example())
+    result = build(course_folder.options())
+    assert list(result.timings) == [name for name, _ in STAGES]
+    assert result.timings["execute"] > result.timings["look-up"]  # it ran a lesson
+
+
+def test_timings_on_the_command_line(course_folder):
+    course_folder.write(authoring_example())
+    command = [sys.executable, str(ROOT / "build.py"), "-q", "--timings"]
+    first = subprocess.run(command, cwd=course_folder.root, capture_output=True, text=True,
+                           timeout=120)
+    assert first.returncode == 0, first.stderr
+    names = [line.split()[0] for line in first.stdout.splitlines()]
+    assert names == ["fingerprint", *(name for name, _ in STAGES), "total"]
+    again = subprocess.run(command, cwd=course_folder.root, capture_output=True, text=True,
+                           timeout=120)
+    # Nothing changed: only the fingerprint was taken.
+    assert [line.split()[0] for line in again.stdout.splitlines()] == ["fingerprint", "total"]
