@@ -8,14 +8,13 @@ miss can say *why*: "step 2 changed", "grain 0.2.18 → 0.2.19". Prose is not pa
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import write_atomically
+from .files import short_digest, write_atomically
 from .dependencies import (distribution_version, imported_modules, lesson_inputs,
                            local_module_file)
 from .execute import RUNNER, ExecutionRecord, record_from_json, record_to_json
@@ -31,7 +30,7 @@ class CacheKey:
 
     @property
     def digest(self) -> str:
-        return _sha(json.dumps(self.parts, sort_keys=True))
+        return short_digest(json.dumps(self.parts, sort_keys=True))
 
 
 @dataclass(frozen=True)
@@ -42,19 +41,14 @@ class Lookup:
     recorded: bool = True  # False: kept by a build that failed, not yet saved to records/
 
 
-def _sha(text: str | bytes) -> str:
-    data = text.encode() if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()[:16]
-
-
 def execution_key(lesson: Lesson, settings: Settings,
                   inputs: dict[str, bytes] | None = None) -> CacheKey:
     """The key of a lesson's record; `inputs` are its files by relative path, when already
     read (LessonBuild.inputs)."""
-    parts = {f"code:{block.id}": _sha(f"{block.code.source}\0{block.code.raises}\0"
+    parts = {f"code:{block.id}": short_digest(f"{block.code.source}\0{block.code.raises}\0"
                                       f"{block.is_figure}")
              for block in lesson.runnable_blocks()}
-    parts["values"] = _sha("\0".join(sorted({v.expression for v in lesson.values})))
+    parts["values"] = short_digest("\0".join(sorted({v.expression for v in lesson.values})))
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
     parts["settings"] = settings.execution_json()
     parts["runner"] = _runner_digest()
@@ -66,13 +60,13 @@ def execution_key(lesson: Lesson, settings: Settings,
         inputs = {os.path.relpath(path, folder): path.read_bytes()
                   for path in lesson_inputs(lesson) if path.is_file()}
     for name, content in sorted(inputs.items()):
-        parts[f"file:{name}"] = _sha(content)
+        parts[f"file:{name}"] = short_digest(content)
     return CacheKey(parts)
 
 
 @functools.cache
 def _runner_digest() -> str:
-    return _sha(RUNNER.read_bytes())
+    return short_digest(RUNNER.read_bytes())
 
 
 def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:

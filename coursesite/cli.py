@@ -178,12 +178,17 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     from .pipeline import build, check_drift
     from .progress import create_progress
     from .sitecheck import check_links, check_markup, validate_html
+    from .sitestate import forget_state
     try:
         with create_progress(arguments.quiet) as progress:
             drifts = check_drift(options, progress, arguments.accept)
         with tempfile.TemporaryDirectory(prefix="course-check-") as folder:
             site = Path(folder) / "site"
-            result = build(dataclasses.replace(options, out=site), None)
+            checked = dataclasses.replace(options, out=site)
+            try:
+                result = build(checked, None)
+            finally:
+                forget_state(checked)  # the folder goes away; its state must not linger
             problems = [str(w) for w in result.warnings]
             findings = check_markup(site) + check_links(site) + validate_html(site)
             problems += [str(p) for p in findings]

@@ -6,14 +6,13 @@ on the data, so an unchanged figure rebuilds to an identical file.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from numbers import Real
 from pathlib import Path
 
 from .dependencies import distribution_version
-from .files import write_atomically
+from .files import short_digest, write_atomically
 
 _STYLE = {
     "svg.fonttype": "none",
@@ -105,9 +104,9 @@ def cached_svg(data: dict, description: str, cache: Path | None) -> str:
     """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
     if cache is None:
         return render_svg(data, description)
-    key = hashlib.sha256(json.dumps([data, description, _STYLE, distribution_version("matplotlib")],
-                                    sort_keys=True).encode())
-    path = cache / f"{key.hexdigest()[:24]}.svg"
+    key = short_digest(json.dumps([data, description, _STYLE,
+                                   distribution_version("matplotlib")], sort_keys=True))
+    path = cache / f"{key}.svg"
     if path.is_file():
         cached = path.read_text(encoding="utf-8", errors="replace")
         if cached.startswith("<?xml") and cached.rstrip().endswith("</svg>"):

@@ -1,10 +1,17 @@
-"""Writing files so that no reader, and no later build, ever sees half of one."""
+"""Writing files so that no reader, and no later build, ever sees half of one; naming
+cache files by a digest of what they hold."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
+
+
+def short_digest(data: str | bytes) -> str:
+    """The name every cache and state file is keyed by: 16 hex digits of SHA-256."""
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()[:16]
 
 
 def write_atomically(path: Path, content: str | bytes) -> None:

@@ -18,15 +18,10 @@ from pathlib import Path
 
 import yaml
 
-from .files import write_atomically
 from .options import BuildOptions
+from .sitestate import load_state, update_state
 
 GENERATOR = Path(__file__).resolve().parent
-
-
-def _state_path(options: BuildOptions) -> Path:
-    key = hashlib.sha256(str(options.out.resolve()).encode()).hexdigest()[:16]
-    return options.cache / "fingerprints" / f"{key}.json"
 
 
 def _input_folders(options: BuildOptions) -> set[Path]:
@@ -71,32 +66,23 @@ class Snapshot:
 
 
 def take(options: BuildOptions) -> Snapshot:
-    try:
-        state = json.loads(_state_path(options).read_text(encoding="utf-8"))
-        extra = list(state["extra_inputs"])
-    except (OSError, ValueError, KeyError, TypeError):
-        extra = []
+    extra = load_state(options).get("extra_inputs")
+    extra = [str(path) for path in extra] if isinstance(extra, list) else []
     return Snapshot(compute(options, extra), extra)
 
 
 def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
     if options.force or options.only or options.frozen or snapshot.fingerprint is None:
         return False
-    try:
-        state = json.loads(_state_path(options).read_text(encoding="utf-8"))
-        if snapshot.fingerprint != state["fingerprint"]:
-            return False
-        return all((options.out / path).is_file() for path in state["files"])
-    except (OSError, ValueError, KeyError, TypeError):
+    state = load_state(options)
+    files = state.get("files")
+    if snapshot.fingerprint != state.get("fingerprint") or not isinstance(files, list):
         return False
+    return all((options.out / str(path)).is_file() for path in files)
 
 
 def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str],
          files: list[str]) -> None:
-    """Remember the fingerprint taken when the (now finished) build started."""
-    path = _state_path(options)
-    if fingerprint is None:
-        path.unlink(missing_ok=True)
-        return
-    write_atomically(path, json.dumps({"fingerprint": fingerprint, "extra_inputs": extra_inputs,
-                                       "files": files}))
+    """Remember the fingerprint taken when the (now finished) build started; None forgets
+    it, so that the next build does the full work."""
+    update_state(options, fingerprint=fingerprint, extra_inputs=extra_inputs, files=files)

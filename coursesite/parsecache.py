@@ -16,7 +16,7 @@ import pickle
 import sys
 from pathlib import Path
 
-from .files import write_atomically
+from .files import short_digest, write_atomically
 from .dependencies import distribution_version
 from .errors import BuildErrors
 from .manifest import LessonRef
@@ -52,7 +52,7 @@ class ParseCache:
             data = ref.source.read_bytes()
         except OSError:
             return parse_lesson(ref)  # let the parser report the problem
-        key = hashlib.sha256(parser_version().encode() + b"\0" + data).hexdigest()
+        key = short_digest(parser_version().encode() + b"\0" + data)
         path = self.folder / f"{ref.slug}.pickle"
         cached = self._load(path, key)
         if cached is not None:

@@ -22,7 +22,7 @@ from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import cached_svg, figure_problems
 from .lessonbuild import LessonBuild
-from .files import write_atomically
+from .files import short_digest, write_atomically
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
 from .manifest import Course, PhaseEntry
@@ -48,7 +48,7 @@ class HighlightCache:
     def python(self, code: str) -> str:
         if self.folder is None:
             return highlight_code(code, "python")
-        key = hashlib.sha256(f"{pygments.__version__}\0{code}".encode()).hexdigest()[:32]
+        key = short_digest(pygments.__version__ + "\0" + code)
         path = self.folder / f"{key}.html"
         try:
             cached = path.read_text(encoding="utf-8")
@@ -113,8 +113,7 @@ class PageJob:
 
 
 def digest(*parts: object) -> str:
-    text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return short_digest(json.dumps(parts, sort_keys=True, default=str))
 
 
 def folder_digest(folder: Path) -> str:

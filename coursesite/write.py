@@ -8,7 +8,6 @@ are hard-linked from the old site, and a build that changes nothing writes nothi
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -18,11 +17,11 @@ from typing import NamedTuple
 
 import pagefind_bin
 
-from .files import write_atomically
 from .errors import BuildError, BuildErrors
 from .options import BuildOptions
 from .progress import Progress
-from .render import OutputFile, PageJob, digest, folder_digest
+from .render import OutputFile, PageJob, folder_digest
+from .sitestate import load_state, update_state
 
 SEARCH = "pagefind"  # the search index's folder in the site
 
@@ -89,8 +88,7 @@ def refresh_search(options: BuildOptions) -> bool:
     The index is built beside the site and then renamed into it, so a reader searching
     meanwhile gets the previous index, never half of the new one.
     """
-    state_path = _state_path(options)
-    state = _load_state(state_path)
+    state = load_state(options)
     out = options.out.resolve()
     if state.get("search") != "stale" or not out.is_dir():
         return False
@@ -102,7 +100,7 @@ def refresh_search(options: BuildOptions) -> bool:
         os.rename(fresh / SEARCH, out / SEARCH)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
-    write_atomically(state_path, json.dumps(dict(state, search="current"), indent=1))
+    update_state(options, search="current")
     return True
 
 
@@ -144,8 +142,7 @@ class WriteOutcome(NamedTuple):
 def write_changed(jobs: list[PageJob], options: BuildOptions,
                   progress: Progress) -> WriteOutcome:
     """Render the jobs whose key changed; write the site only if anything differs."""
-    state_path = _state_path(options)
-    state = _load_state(state_path)
+    state = load_state(options)
     previous = state.get("jobs", {})
     rendered: list[OutputFile] = []
     kept: list[str] = []
@@ -175,21 +172,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         return WriteOutcome(0, False, kept)
     index = not options.defer_search_index
     write_site(rendered, kept, options.static, options.out, index)
-    write_atomically(state_path, json.dumps({"static": static, "jobs": new_jobs,
-                                             "search": "current" if index else "stale"},
-                                            indent=1))
+    update_state(options, static=static, jobs=new_jobs,
+                 search="current" if index else "stale")
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
     return WriteOutcome(len(rendered), True, kept + [file.path for file in rendered])
-
-
-def _state_path(options: BuildOptions) -> Path:
-    """What the last build of `options.out` wrote: its page jobs and the index's state."""
-    return options.cache / "pages" / f"{digest(str(options.out.resolve()))}.json"
-
-
-def _load_state(path: Path) -> dict:
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-        return state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
-        return {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -73,3 +74,18 @@ def test_timings_on_the_command_line(course_folder):
                            timeout=120)
     # Nothing changed: only the fingerprint was taken.
     assert [line.split()[0] for line in again.stdout.splitlines()] == ["fingerprint", "total"]
+
+
+def test_check_leaves_no_state_behind_and_the_site_has_one_state_file(course_folder):
+    course_folder.write(authoring_example())
+    build_py = [sys.executable, str(ROOT / "build.py"), "-q"]
+    built = subprocess.run(build_py, cwd=course_folder.root, capture_output=True, text=True,
+                           timeout=120)
+    assert built.returncode == 0, built.stderr
+    state_files = sorted((course_folder.root / ".cache").rglob("site/*.json"))
+    assert len(state_files) == 1  # pages, search index and fingerprint of site/ together
+    assert {"fingerprint", "files", "jobs", "search"} <= set(json.loads(state_files[0].read_text()))
+    checked = subprocess.run([sys.executable, str(ROOT / "build.py"), "check"],
+                             cwd=course_folder.root, capture_output=True, text=True, timeout=300)
+    assert "check passed" in checked.stdout, checked.stdout + checked.stderr
+    assert sorted((course_folder.root / ".cache").rglob("site/*.json")) == state_files
