@@ -146,6 +146,25 @@ def test_a_tpu_lesson_on_a_worker_whose_jax_sees_no_tpu_fails_at_its_hardware_li
     assert recorded(course_folder, "plain").hardware == "cpu"
 
 
+def test_the_command_line_names_the_hardware_line_and_keeps_the_previous_site(course_folder,
+                                                                            cluster):
+    course_folder.write(authoring_example())
+    build(course_folder.options())
+    before = site_files(course_folder.root / "site")
+    text = on_hardware(authoring_example(), "tpu")
+    course_folder.write(text)
+    # --force: only the front matter changed, and the execution cache holds the cpu run.
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--force",
+                             "--cluster", cluster[0].scheduler_address],
+                            cwd=course_folder.root, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stderr
+    assert (f"lesson.md:{line_of(text, 'hardware: tpu')}: lesson declares hardware: tpu but "
+            "its run saw no TPU (JAX not used · ") in result.stderr, result.stderr
+    assert "hint: the Dask worker tcp://127.0.0.1:" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert site_files(course_folder.root / "site") == before
+
+
 def test_a_lesson_whose_jax_saw_a_tpu_is_verified_on_tpu_and_keeps_its_cpu_receipt(
         course_folder, cluster):
     course_folder.write(on_hardware(with_experiment(SEES_A_TPU_THERE), "tpu"),
