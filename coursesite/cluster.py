@@ -22,7 +22,8 @@ from time import monotonic
 from typing import Callable
 
 from .errors import BuildError, BuildErrors
-from .execute import ExecutionRecord, LessonJob, LocalExecutor, run_job, threads_per_lesson
+from .execute import (ExecutionRecord, LessonJob, LocalExecutor, run_job, threads_per_lesson,
+                      unseen_hardware)
 from .manifest import Settings
 from .options import BuildOptions
 
@@ -207,10 +208,12 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
         record = run_job(job, threads)
     except BuildError as error:
         return error
-    # A worker that offered the resource vouches for the hardware kind, even when the
-    # lesson's code does not ask JAX which devices it has.
-    hardware = job.hardware if resources_for(job.hardware) else record.hardware
-    return replace(record, worker=worker.address, hardware=hardware)
+    # The worker's resources say where the lesson was sent; only its JAX devices say what it
+    # ran on. A gpu or tpu lesson that saw no such device fails rather than claim it.
+    offered = worker.state.total_resources
+    record = replace(record, worker=worker.address, worker_resources=", ".join(
+        f"{name}={amount:g}" for name, amount in sorted(offered.items())))
+    return unseen_hardware(job, record) or record
 
 
 def _outcome(future, job: LessonJob) -> ExecutionRecord | BuildError:

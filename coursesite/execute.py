@@ -64,10 +64,12 @@ class ExecutionRecord:
     wall_seconds: float
     blocks: dict[str, BlockOutput]
     values: dict[str, str] = field(default_factory=dict)  # live value expression -> text
-    # Where it ran; records made before these fields existed load with the defaults.
+    # Where it ran; records made before these fields existed load with the defaults, and
+    # with the hardware their `devices` name (record_from_json).
     host: str = ""  # the machine's name
     worker: str = ""  # the Dask worker's address; "" when the local pool ran it
-    hardware: str = ""  # the kind it was verified on: cpu, gpu, tpu
+    worker_resources: str = ""  # what that worker offered ("tpu=1"): where it was sent to
+    hardware: str = ""  # what it saw: its JAX devices' kind (cpu, gpu, tpu); cpu without JAX
     receipts: list[dict] = field(default_factory=list)  # other kinds' runs (records.receipt)
 
     def output_of(self, block_ids: list[str]) -> str:
@@ -83,7 +85,20 @@ def record_from_json(data: dict) -> ExecutionRecord:
     for block_id, block in data["blocks"].items():
         raised = RaisedException(**block["raised"]) if block["raised"] else None
         blocks[block_id] = BlockOutput(**dict(block, raised=raised))
+    if "worker_resources" not in data:
+        data = _with_hardware_seen(data)
     return ExecutionRecord(**dict(data, blocks=blocks))
+
+
+def _with_hardware_seen(data: dict) -> dict:
+    """An older record, with each run's hardware taken from the devices it lists.
+
+    Records made before `worker_resources` existed may name a cluster worker's resource as
+    their `hardware` (or name none); the devices are what the lesson's JAX actually saw.
+    """
+    receipts = [dict(receipt, hardware=hardware_kind(platforms_in(receipt["devices"])))
+                for receipt in data.get("receipts", [])]
+    return dict(data, hardware=hardware_kind(platforms_in(data["devices"])), receipts=receipts)
 
 
 @dataclass(frozen=True)
@@ -316,10 +331,46 @@ def _record(slug: str, result: dict) -> ExecutionRecord:
                              "python": result["python"], "packages": result["packages"],
                              "devices": result["devices"], "wall_seconds": result["wall_seconds"],
                              "blocks": blocks, "values": result["values"],
-                             "host": result["host"], "hardware": hardware_kind(result["devices"])})
+                             "host": result["host"], "worker_resources": "",
+                             "hardware": hardware_kind(result["platforms"])})
 
 
-def hardware_kind(devices: str) -> str:
-    """'tpu' for '4 TPU devices': the accelerator the lesson's JAX saw, else 'cpu'."""
-    kinds = re.findall(r"\d+ (\w+) devices?\b", devices)
-    return next((kind.lower() for kind in kinds if kind != "CPU"), "cpu")
+_ACCELERATORS = {"tpu": "tpu", "gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
+
+
+def hardware_kind(platforms: list[str]) -> str:
+    """'tpu' when the lesson's JAX saw TPU devices, 'gpu' for GPU (CUDA, ROCm) ones; 'cpu'
+    when it saw neither or did not use JAX (`platforms` is then empty)."""
+    kinds = {_ACCELERATORS[name] for name in platforms if name in _ACCELERATORS}
+    return next((kind for kind in ("tpu", "gpu") if kind in kinds), "cpu")
+
+
+def platforms_in(devices: str) -> list[str]:
+    """['tpu'] for '4 TPU devices': the platforms a record's device summary names."""
+    return [kind.lower() for kind in re.findall(r"\d+ (\w+) devices?\b", devices)]
+
+
+def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | None:
+    """The error for a gpu or tpu lesson whose run saw no such device; None when it saw the
+    hardware it declares (every run satisfies a cpu lesson)."""
+    if job.hardware == "cpu" or record.hardware == job.hardware:
+        return None
+    kind = job.hardware.upper()
+    where = (f"the Dask worker {record.worker} offers {record.worker_resources or 'nothing'}, "
+             f"but JAX found no {kind} there; " if record.worker else "")
+    return BuildError(
+        f"lesson declares hardware: {job.hardware} but its run saw no {kind} "
+        f"({record.devices})", Path(job.source),
+        _front_matter_line(job.payload["source_text"], "hardware"),
+        hint=f"{where}run it on a machine or worker with a {kind} that JAX can use (a lesson "
+             "that does not import JAX uses none), or declare hardware: cpu")
+
+
+def _front_matter_line(text: str, key: str) -> int | None:
+    """The file line of `key:` in the lesson's front matter (which starts on line 2)."""
+    for number, line in enumerate(text.splitlines()[1:], start=2):
+        if line.rstrip() == "---":
+            return None
+        if re.match(rf"[\"']?{key}[\"']?\s*:", line):
+            return number
+    return None

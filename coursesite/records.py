@@ -6,7 +6,8 @@ machine builds with `--frozen` from these files without running any code; `build
 re-runs the lessons and diffs fresh output against them.
 
 A record also keeps *receipts*: when the same code printed the same output on another kind
-of hardware (a TPU worker of a cluster, say), the page lists each kind it was verified on.
+of hardware (JAX saw a TPU on a cluster's worker, say), the page lists each kind it was
+verified on. The kind is always what the lesson's JAX saw, never the worker's resources.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ import yaml
 from .cache import CacheKey, explain_miss
 from .errors import BuildError
 from .files import write_atomically
-from .execute import (ExecutionRecord, hardware_kind, mask_volatile, record_from_json,
-                      record_to_json)
+from .execute import ExecutionRecord, mask_volatile, record_from_json, record_to_json
 from .model import Lesson
 from .yamlmodel import LOADER
 
@@ -78,10 +78,10 @@ def update(folder: Path, key: CacheKey, record: ExecutionRecord,
 
 
 def receipt(record: ExecutionRecord) -> dict:
-    """What one run vouches for: the hardware kind, machine, date and versions it ran with."""
-    return {"hardware": _kind(record), "host": record.host, "timestamp": record.timestamp,
+    """What one run vouches for: the hardware kind it saw, machine, date and versions."""
+    return {"hardware": record.hardware, "host": record.host, "timestamp": record.timestamp,
             "python": record.python, "packages": dict(record.packages),
-            "devices": record.devices}
+            "devices": record.devices, "worker_resources": record.worker_resources}
 
 
 def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> ExecutionRecord:
@@ -92,7 +92,7 @@ def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> Ex
     by_kind = {}
     for earlier in (receipt(committed.record), *committed.record.receipts):
         # The newest receipt of a kind wins; this run is the receipt of its own kind.
-        if earlier["hardware"] not in (_kind(record), *by_kind):
+        if earlier["hardware"] not in (record.hardware, *by_kind):
             by_kind[earlier["hardware"]] = earlier
     return replace(record, receipts=[by_kind[kind] for kind in sorted(by_kind)])
 
@@ -112,12 +112,7 @@ def same_run(folder: Path, lesson: Lesson, key: CacheKey,
 
 def _kinds(record: ExecutionRecord) -> list[str]:
     """The kinds a record was verified on; a re-run on the same kinds leaves records/ as is."""
-    return [_kind(record)] + [earlier["hardware"] for earlier in record.receipts]
-
-
-def _kind(record: ExecutionRecord) -> str:
-    # Records made before `hardware` existed all ran on the build machine: their devices tell.
-    return record.hardware or hardware_kind(record.devices)
+    return [record.hardware] + [earlier["hardware"] for earlier in record.receipts]
 
 
 def load(folder: Path, slug: str) -> FrozenRecord | None:

@@ -41,11 +41,13 @@ def main(job_path, result_path):
     values = {}
     if failure is None:
         values, failure = evaluate_values(job["values"], namespace)
+    devices, platforms = jax_devices()
     result = {
         "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "packages": package_versions(job["packages"]),
-        "devices": device_summary(),
+        "devices": devices,
+        "platforms": platforms,
         "wall_seconds": round(time.perf_counter() - started, 3),
         "host": platform.node(),
         "blocks": outputs,
@@ -173,16 +175,22 @@ def package_versions(names):
     return versions
 
 
-def device_summary():
-    """'1 CPU device' from jax when the lesson used it; importing jax just to ask costs ~0.5 s."""
+def jax_devices():
+    """('4 TPU devices', ['tpu']): the devices the lesson's JAX saw and their platforms.
+
+    Asked after the lesson ran, and only if it imported jax: importing it just to ask costs
+    ~0.5 s, and a lesson without JAX used no accelerator (no platforms).
+    """
     if "jax" not in sys.modules:
-        return f"JAX not used · {os.cpu_count()} CPU cores"
+        return f"JAX not used · {os.cpu_count()} CPU cores", []
     try:
         import jax
-        counts = Counter(device.platform.upper() for device in jax.devices())
+        platforms = [str(device.platform).lower() for device in jax.devices()]
     except Exception as error:  # no usable backend: say so in the record
-        return f"no JAX devices ({type(error).__name__})"
-    return ", ".join(f"{n} {kind} device{'s' if n != 1 else ''}" for kind, n in counts.items())
+        return f"no JAX devices ({type(error).__name__})", []
+    counts = Counter(name.upper() for name in platforms)
+    summary = ", ".join(f"{n} {kind} device{'s' if n != 1 else ''}" for kind, n in counts.items())
+    return summary, sorted(set(platforms))
 
 
 def plain_figure(figure):

@@ -1,8 +1,9 @@
 """Lessons run on a real Dask cluster on this machine (docs/scaling.md).
 
 One LocalCluster for the module: two worker processes of one thread each, bound to
-127.0.0.1; the worker named "tpu" offers the resource {"tpu": 1} as a stand-in for a TPU host.
-Each worker runs under a nanny, which restarts it when a test kills it.
+127.0.0.1; the worker named "tpu" offers the resource {"tpu": 1}, as a TPU host's would. Its
+machine is this one, with no TPU: a lesson run there sees CPU devices, unless it runs
+SEES_A_TPU_THERE. Each worker runs under a nanny, which restarts it when a test kills it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from conftest import ROOT, RecordingProgress, authoring_example, replace_block
+from conftest import ROOT, RecordingProgress, authoring_example, line_of, replace_block
 from coursesite import records
 from coursesite.cache import ExecutionCache, execution_key
 from coursesite.cluster import create_executor
@@ -33,6 +34,14 @@ from coursesite.pipeline import build
 
 FIRST = "count-batches"  # the slug of the course folder's first lesson
 
+# Lesson code standing in for JAX on a TPU host: on the "tpu" worker, whose environment alone
+# has FAKE_TPU_HOST, it leaves in sys.modules a jax whose devices are TPUs. The runner asks
+# that jax after the lesson ran, as it asks the real one; elsewhere the lesson uses no JAX.
+SEES_A_TPU_THERE = ("import os, sys, types\n"
+                    "if os.environ.get('FAKE_TPU_HOST'):\n"
+                    "    tpu = types.SimpleNamespace(platform='tpu')\n"
+                    "    sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)")
+
 
 @pytest.fixture(scope="module")
 def cluster():
@@ -41,7 +50,8 @@ def cluster():
                            dashboard_address="127.0.0.1:0")
     spec = cluster.new_spec
     cluster.worker_spec["tpu"] = {"cls": spec["cls"],
-                                  "options": dict(spec["options"], resources={"tpu": 1})}
+                                  "options": dict(spec["options"], resources={"tpu": 1},
+                                                  env={"FAKE_TPU_HOST": "1"})}
     cluster.scale(2)  # starts the "tpu" worker added to the spec above
     client = Client(cluster, set_as_default=False)
     client.wait_for_workers(2, timeout=60)
@@ -107,19 +117,72 @@ def build_in_background(options) -> tuple[threading.Thread, dict]:
     return thread, outcome
 
 
-def test_a_tpu_lesson_lands_on_the_tpu_worker_and_keeps_its_cpu_receipt(course_folder,
-                                                                         cluster):
-    course_folder.write(on_hardware(authoring_example(), "tpu"),
+def tpu_worker_of(cluster) -> str:
+    return next(address for address, r in workers(cluster[1]).items() if r.get("tpu"))
+
+
+def test_a_tpu_lesson_on_a_worker_whose_jax_sees_no_tpu_fails_at_its_hardware_line(
+        course_folder, cluster):
+    uses_jax = on_hardware(with_experiment("import jax\nprint(jax.numpy.arange(3).sum())"),
+                           "tpu")
+    course_folder.write(uses_jax, extra={"no-jax": on_hardware(authoring_example(), "tpu"),
+                                         "plain": authoring_example()})
+    with pytest.raises(BuildErrors) as caught:
+        build(cluster_options(course_folder, cluster))
+
+    errors = {error.path.name: error for error in caught.value.errors}
+    assert sorted(errors) == ["lesson.md", "no-jax.md"]
+    for name, devices in (("lesson.md", "(1 CPU device)"), ("no-jax.md", "(JAX not used · ")):
+        error = errors[name]
+        assert error.message.startswith("lesson declares hardware: tpu but its run saw no TPU "
+                                        + devices), error.message
+        assert error.line == line_of(uses_jax, "hardware: tpu")
+        assert (f"the Dask worker {tpu_worker_of(cluster)} offers tpu=1, but JAX found no TPU "
+                "there") in error.hint
+        assert error.hint.endswith("or declare hardware: cpu")
+    # Neither claims a TPU in records/; the cpu lesson ran and was recorded.
+    assert records.load(course_folder.root / "records", FIRST) is None
+    assert records.load(course_folder.root / "records", "no-jax") is None
+    assert recorded(course_folder, "plain").hardware == "cpu"
+
+
+def test_the_command_line_names_the_hardware_line_and_keeps_the_previous_site(course_folder,
+                                                                            cluster):
+    course_folder.write(authoring_example())
+    build(course_folder.options())
+    before = site_files(course_folder.root / "site")
+    text = on_hardware(authoring_example(), "tpu")
+    course_folder.write(text)
+    # --force: only the front matter changed, and the execution cache holds the cpu run.
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--force",
+                             "--cluster", cluster[0].scheduler_address],
+                            cwd=course_folder.root, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stderr
+    assert (f"lesson.md:{line_of(text, 'hardware: tpu')}: lesson declares hardware: tpu but "
+            "its run saw no TPU (JAX not used · ") in result.stderr, result.stderr
+    assert "hint: the Dask worker tcp://127.0.0.1:" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert site_files(course_folder.root / "site") == before
+
+
+def test_a_lesson_whose_jax_saw_a_tpu_is_verified_on_tpu_and_keeps_its_cpu_receipt(
+        course_folder, cluster):
+    course_folder.write(on_hardware(with_experiment(SEES_A_TPU_THERE), "tpu"),
                         extra={"plain": authoring_example()})
-    build(course_folder.options(out=course_folder.root / "local"))  # verified on CPU here
+    # A local build runs a tpu lesson on this machine and says what it saw there.
+    build(course_folder.options(out=course_folder.root / "local"))
+    assert recorded(course_folder, FIRST).hardware == "cpu"
+    local_page = (course_folder.root / "local" / "basics" / FIRST / "index.html").read_text()
+    assert "Verified on CPU · " in local_page and "Dask worker" not in local_page
     progress = RecordingProgress()
     options = cluster_options(course_folder, cluster, force=True)
     result = build(options, progress)
 
     assert sorted(result.executed) == [FIRST, "plain"]
-    tpu_worker = next(address for address, r in workers(cluster[1]).items() if r.get("tpu"))
     record = recorded(course_folder, FIRST)
-    assert (record.worker, record.hardware, record.host) == (tpu_worker, "tpu", platform.node())
+    assert (record.worker, record.worker_resources, record.hardware, record.devices,
+            record.host) == (tpu_worker_of(cluster), "tpu=1", "tpu", "4 TPU devices",
+                             platform.node())
     assert [receipt["hardware"] for receipt in record.receipts] == ["cpu"]
     plain = cached(course_folder, options, "plain")
     assert plain.hardware == "cpu" and plain.worker.startswith("tcp://127.0.0.1:")
@@ -127,13 +190,16 @@ def test_a_tpu_lesson_lands_on_the_tpu_worker_and_keeps_its_cpu_receipt(course_f
     assert ("plain", "running", "--force") in progress.events  # when a worker started it
     assert any("on the Dask cluster at tcp://127.0.0.1:" in m for m in progress.messages)
     page = (course_folder.root / "site" / "basics" / FIRST / "index.html").read_text()
-    assert "Verified on TPU" in page
-    assert re.search(r"<li>Verified on CPU · \d{4}-\d\d-\d\d · Python", page)
+    assert re.search(r"Verified on TPU · [^<]* · 4 TPU devices · on a Dask worker offering "
+                     r"tpu=1</p>", page)
+    assert re.search(r"<li>Verified on CPU · \d{4}-\d\d-\d\d · Python [^<]* · JAX not used · "
+                     r"\d+ CPU cores</li>", page)
 
 
 def test_the_site_is_the_same_as_a_local_build(course_folder, cluster):
     course_folder.write(authoring_example(), extra={"second": on_hardware(
-        authoring_example().replace("Count what a batch holds", "Count again"), "tpu")})
+        with_experiment(SEES_A_TPU_THERE).replace("Count what a batch holds", "Count again"),
+        "tpu")})
     local = course_folder.options(out=course_folder.root / "site-local",
                                   cache=course_folder.root / "cache-local")
     remote = cluster_options(course_folder, cluster, out=course_folder.root / "site-cluster",
@@ -142,14 +208,15 @@ def test_the_site_is_the_same_as_a_local_build(course_folder, cluster):
     # No receipts from the local build: each build should only show its own run.
     (course_folder.root / "records").rename(course_folder.root / "records-local")
     assert sorted(build(remote).executed) == [FIRST, "second"]
-    # Ran on the TPU stand-in, which is this machine's CPU: the tpu lesson's page differs only
-    # in the kind it was verified on.
+    # The tpu lesson saw a TPU on the cluster only: its page differs in the kind it was
+    # verified on, and the devices that tell.
     local_files, cluster_files = site_files(local.out), site_files(remote.out)
     assert sorted(local_files) == sorted(cluster_files)
     for name, text in local_files.items():
         if "second" in name:
             text = text.replace("Verified on CPU", "Verified on TPU").replace(
                 '"hardware": "cpu"', '"hardware": "tpu"')
+            text = re.sub(r"JAX not used (·|\\u00b7) \d+ CPU cores", "4 TPU devices", text)
         assert text == cluster_files[name], name
 
 
@@ -171,8 +238,10 @@ def site_files(site: Path) -> dict[str, str]:
 
 
 def mask_times(text: str) -> str:
-    # record.json names the Dask worker that ran the lesson; a local run names none.
-    text = re.sub(r'"worker": "[^"]*"', '"worker": <worker>', text)
+    # record.json names the Dask worker that ran the lesson, and the page the resources that
+    # worker offered; a local run names none.
+    text = re.sub(r'"worker(_resources)?": "[^"]*"', r'"worker\1": <worker>', text)
+    text = re.sub(r" · on a Dask worker offering [^<]*", "", text)
     text = re.sub(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d\+00:00)?", "<time>", text)
     return re.sub(r"\d+\.\d+ ?(s|ms)\b|\"(wall_)?seconds\": [\d.]+", "<seconds>", text)
 
@@ -263,7 +332,9 @@ def test_records_made_before_hosts_were_named_still_load():
            "packages": {}, "devices": "1 CPU device", "wall_seconds": 1.0, "blocks": {},
            "values": {}}
     record = record_from_json(old)
-    assert (record.host, record.worker, record.hardware, record.receipts) == ("", "", "", [])
+    assert (record.host, record.worker, record.worker_resources, record.receipts) == \
+        ("", "", "", [])
+    assert record.hardware == "cpu"  # what its devices say
 
 
 def test_a_local_build_never_imports_dask():

@@ -4,7 +4,7 @@ import pytest
 
 from conftest import ROOT, authoring_example, line_of, replace_block
 from coursesite.errors import BuildError
-from coursesite.execute import execute_lesson
+from coursesite.execute import execute_lesson, prepare_job, unseen_hardware
 from coursesite.parse import parse_lesson
 
 
@@ -46,13 +46,50 @@ def test_record_describes_the_environment(course_folder):
     assert record.packages == {"numpy": numpy.__version__}
     assert record.python.count(".") == 2
     assert record.devices.startswith("JAX not used")  # numpy only: jax is not imported to ask
+    assert record.hardware == "cpu"  # without JAX, no accelerator was used
     assert record.timestamp.endswith("+00:00")
     assert record.wall_seconds > 0
 
 
 def test_devices_come_from_jax_when_the_lesson_uses_it(course_folder):
     text = with_experiment("import jax\nprint(jax.numpy.arange(3).sum())")
-    assert run(course_folder, text).devices == "1 CPU device"
+    record = run(course_folder, text)
+    assert (record.devices, record.hardware) == ("1 CPU device", "cpu")
+
+
+# This machine has no TPU: the lesson puts a stand-in for jax in sys.modules, which is what
+# the runner asks after the lesson ran, as it would ask the real jax on a TPU host.
+FAKE_TPU = ("import sys, types\n"
+            "tpu = types.SimpleNamespace(platform='tpu')\n"
+            "sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)")
+
+
+def test_hardware_is_the_kind_of_device_the_lessons_jax_saw(course_folder):
+    record = run(course_folder, with_experiment(FAKE_TPU))
+    assert (record.devices, record.hardware) == ("4 TPU devices", "tpu")
+
+
+def declared(hardware: str, text: str) -> str:
+    return text.replace("hardware: cpu", f"hardware: {hardware}", 1)
+
+
+def test_a_tpu_lesson_whose_run_saw_no_tpu_is_an_error_at_its_hardware_line(course_folder):
+    text = declared("tpu", with_experiment("import jax\nprint(jax.numpy.arange(3).sum())"))
+    course = course_folder.write(text)
+    lesson = parse_lesson(course.lessons[0])
+    record = execute_lesson(lesson, course.settings)
+    error = unseen_hardware(prepare_job(lesson, course.settings), record)
+    assert error.message == "lesson declares hardware: tpu but its run saw no TPU (1 CPU device)"
+    assert (error.path, error.line) == (course_folder.lesson_path, line_of(text, "hardware: tpu"))
+    assert "declare hardware: cpu" in error.hint
+
+
+def test_a_run_that_saw_the_declared_hardware_is_no_error(course_folder):
+    for hardware, experiment in (("tpu", FAKE_TPU), ("cpu", "print('no JAX')")):
+        course = course_folder.write(declared(hardware, with_experiment(experiment)))
+        lesson = parse_lesson(course.lessons[0])
+        record = execute_lesson(lesson, course.settings)
+        assert unseen_hardware(prepare_job(lesson, course.settings), record) is None, hardware
 
 
 def test_stdout_and_stderr_are_separate(course_folder):

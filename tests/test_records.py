@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, RecordingProgress, authoring_example
+from coursesite import records
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build, check_drift
 
@@ -121,3 +122,34 @@ def test_check_command_exits_1_on_drift(recorded):
     assert result.returncode == 1
     assert "+PASS: count-batches" in result.stdout and "-PASS: old" in result.stdout
     assert "check --accept" in result.stderr
+
+
+def as_the_old_cluster_code_wrote_it(path, receipt_devices: str) -> str:
+    """The record rewritten as a cluster build made it before `worker_resources` existed: a
+    worker offering the 'tpu' resource was recorded as hardware: tpu, whatever JAX saw."""
+    data = yaml.safe_load(path.read_text())
+    run = data["record"]
+    del run["worker_resources"]
+    run.update(worker="tcp://10.0.0.7:40112", hardware="tpu", receipts=[dict(
+        hardware="tpu", host="h", timestamp=run["timestamp"], python=run["python"],
+        packages=run["packages"], devices=receipt_devices)])
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return run["devices"]
+
+
+def test_an_older_record_has_the_hardware_its_devices_name(recorded):
+    path = recorded.root / RECORD
+    assert as_the_old_cluster_code_wrote_it(path, "4 TPU devices").startswith("JAX not used")
+    record = records.load(path.parent, "count-batches").record
+    assert record.hardware == "cpu" and record.worker == "tcp://10.0.0.7:40112"
+    assert [receipt["hardware"] for receipt in record.receipts] == ["tpu"]
+
+
+def test_receipts_never_vouch_for_a_tpu_that_no_run_saw(recorded, monkeypatch):
+    path = recorded.root / RECORD
+    as_the_old_cluster_code_wrote_it(path, "JAX not used · 2 CPU cores")
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    build(recorded.options(force=True), RecordingProgress())
+    page = (recorded.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+    assert "Verified on CPU · " in page and "TPU" not in page
+    assert "receipts: []" in path.read_text()  # rewritten: it held claims, now it holds none
