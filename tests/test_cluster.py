@@ -140,10 +140,13 @@ def test_a_tpu_lesson_on_a_worker_whose_jax_sees_no_tpu_fails_at_its_hardware_li
         assert (f"the Dask worker {tpu_worker_of(cluster)} offers tpu=1, but JAX found no TPU "
                 "there") in error.hint
         assert error.hint.endswith("or declare hardware: cpu")
-    # Neither claims a TPU in records/; the cpu lesson ran and was recorded.
+    # Neither claims a TPU anywhere; the cpu lesson ran and its run is kept in the cache
+    # (records/ waits for a build that succeeds).
     assert records.load(course_folder.root / "records", FIRST) is None
     assert records.load(course_folder.root / "records", "no-jax") is None
-    assert recorded(course_folder, "plain").hardware == "cpu"
+    options = cluster_options(course_folder, cluster)
+    assert cached(course_folder, options, FIRST) is None
+    assert cached(course_folder, options, "plain").hardware == "cpu"
 
 
 def test_the_command_line_names_the_hardware_line_and_keeps_the_previous_site(course_folder,
