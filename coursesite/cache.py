@@ -51,6 +51,9 @@ def execution_key(lesson: Lesson, settings: Settings,
     parts["values"] = short_digest("\0".join(sorted({v.expression for v in lesson.values})))
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
     parts["settings"] = settings.execution_json()
+    # The declared hardware decides where a cluster runs the lesson and what its run must
+    # have seen, so a lesson moved from cpu to tpu runs again.
+    parts["hardware"] = lesson.front.hardware
     parts["runner"] = _runner_digest()
     folder = lesson.path.parent
     for module in sorted(imported_modules(lesson) | set(settings.record_packages)):

@@ -54,15 +54,31 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-@functools.cache
+def installed_signature() -> tuple[tuple[str, int], ...]:
+    """What changes when a distribution is installed, upgraded or removed: the modification
+    times of the folders on sys.path (each install adds or renames a .dist-info folder)."""
+    signature = []
+    for entry in sys.path:
+        try:
+            signature.append((entry, os.stat(entry).st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(signature)
+
+
 def _installed() -> dict[str, str]:
+    return _installed_as_of(installed_signature())
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_as_of(signature: tuple[tuple[str, int], ...]) -> dict[str, str]:
     """Installed distributions by normalized name, read from the dist-info folder names.
 
     Listing folders costs about a millisecond, where importlib.metadata's full scan costs
-    tens; rebuilds compute this on every run.
+    tens. Kept while `signature` holds, so that a long `build.py serve` sees an upgrade.
     """
     found: dict[str, str] = {}
-    for entry in sys.path:
+    for entry, _ in signature:
         if not os.path.isdir(entry):
             continue
         for name in os.listdir(entry):

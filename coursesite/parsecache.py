@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from .files import short_digest, write_atomically
-from .dependencies import distribution_version
+from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
 from .manifest import LessonRef
 from .markdown import FORMULAS
@@ -29,8 +29,12 @@ GENERATOR = Path(__file__).resolve().parent
 PARSING_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "msgspec", "latex2mathml")
 
 
-@functools.cache
 def parser_version() -> str:
+    return _parser_version_as_of(installed_signature())
+
+
+@functools.lru_cache(maxsize=1)
+def _parser_version_as_of(signature: tuple[tuple[str, int], ...]) -> str:
     """A digest of everything besides the file that decides what parsing it gives."""
     digest = hashlib.sha256(sys.version.encode())
     for path in sorted(GENERATOR.glob("*.py")):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, authoring_example
+from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite import records
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import STAGES, build
@@ -89,3 +89,14 @@ def test_check_leaves_no_state_behind_and_the_site_has_one_state_file(course_fol
                              cwd=course_folder.root, capture_output=True, text=True, timeout=300)
     assert "check passed" in checked.stdout, checked.stdout + checked.stderr
     assert sorted((course_folder.root / ".cache").rglob("site/*.json")) == state_files
+
+
+def test_a_change_of_declared_hardware_runs_the_lesson_again(course_folder):
+    course_folder.write(authoring_example())
+    options = course_folder.options()
+    build(options)
+    course_folder.lesson_path.write_text(
+        course_folder.lesson_path.read_text().replace("hardware: cpu", "hardware: gpu"))
+    progress = RecordingProgress()
+    assert build(options, progress).executed == ["count-batches"]
+    assert ("count-batches", "executed", "hardware changed") in progress.events
