@@ -204,7 +204,11 @@ def save_records(state: Build) -> None:
             if item.state == "cached":  # run by a build that failed later
                 item.committed = records.same_run(options.records, item.parsed(), item.key,
                                                   item.ran())
-            records.update(options.records, item.key, item.ran(), item.committed)
+            # After a reverted edit, records/ is put back as version control holds it.
+            reverted = item.committed is None and records.restore_from_version_control(
+                options.records, item.parsed(), item.key, item.ran())
+            if not reverted:
+                records.update(options.records, item.key, item.ran(), item.committed)
             state.cache.store(item.slug, item.key, item.ran(), recorded=True)
     FORMULAS.save()
     extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})

@@ -13,6 +13,7 @@ verified on. The kind is always what the lesson's JAX saw, never the worker's re
 from __future__ import annotations
 
 import difflib
+import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -122,14 +123,42 @@ def load(folder: Path, slug: str) -> FrozenRecord | None:
     if not path.is_file():
         return None
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER)
-        return FrozenRecord(dict(data["code"]), record_from_json(data["record"]))
+        return _parse(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, KeyError, TypeError) as problem:
         mark = getattr(problem, "problem_mark", None)
         raise BuildError(f"not a readable record ({type(problem).__name__})", path,
                          mark.line + 1 if mark else None,
                          hint="restore it from version control, or delete it and build again "
                               "without --frozen") from None
+
+
+def _parse(text: str) -> FrozenRecord:
+    data = yaml.load(text, Loader=LOADER)
+    return FrozenRecord(dict(data["code"]), record_from_json(data["record"]))
+
+
+def restore_from_version_control(folder: Path, lesson: Lesson, key: CacheKey,
+                                 record: ExecutionRecord) -> bool:
+    """Put back the record that git's HEAD holds when `record` is the same run; True if so.
+
+    Reverting an edit runs the lesson again, and its fresh record differs from the one in
+    version control only in timestamps and timings: saving it would leave a change to
+    commit that changes nothing. Without git, or outside a repository, this does nothing.
+    """
+    path = record_path(folder, record.lesson)
+    try:
+        shown = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=folder,
+                               capture_output=True, timeout=30)
+        committed = _parse(shown.stdout.decode("utf-8")) if shown.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, UnicodeDecodeError, yaml.YAMLError,
+            KeyError, TypeError):
+        return False
+    if committed is None or staleness(committed, key) or _kinds(committed.record) != \
+            _kinds(record) or drift(committed.record, record, lesson.front.volatile):
+        return False
+    if not path.is_file() or path.read_bytes() != shown.stdout:
+        write_atomically(path, shown.stdout)
+    return True
 
 
 def staleness(frozen: FrozenRecord, key: CacheKey) -> str:

@@ -100,3 +100,21 @@ def test_a_change_of_declared_hardware_runs_the_lesson_again(course_folder):
     progress = RecordingProgress()
     assert build(options, progress).executed == ["count-batches"]
     assert ("count-batches", "executed", "hardware changed") in progress.events
+
+
+def test_reverting_an_edit_leaves_records_as_version_control_holds_them(course_folder):
+    course_folder.write(authoring_example())
+    options = course_folder.options()
+    build(options)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for command in (["init", "-q"], ["add", "records"], ["commit", "-qm", "records"]):
+        subprocess.run(git + command, cwd=course_folder.root, check=True, capture_output=True)
+    committed = (options.records / "count-batches.yaml").read_bytes()
+    original = course_folder.lesson_path.read_text()
+    course_folder.lesson_path.write_text(original.replace("ids = np.arange(11)",
+                                                          "ids = np.arange(11)  # the IDs"))
+    build(options)  # the code changed, so its record names the new code
+    assert (options.records / "count-batches.yaml").read_bytes() != committed
+    course_folder.lesson_path.write_text(original)
+    assert build(options).executed == ["count-batches"]  # it really ran again
+    assert (options.records / "count-batches.yaml").read_bytes() == committed
