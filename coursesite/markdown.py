@@ -118,6 +118,13 @@ def _render_math(content: str, options: dict) -> str:
     return math_to_mathml(content, bool(options.get("display_mode")))
 
 
+def _render_math_inline_double(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    """`$$...$$` inside a paragraph: display MathML, but in a span, as a <p> cannot hold a
+    <div> (the plugin's default, which browsers and the HTML checker split the paragraph at)."""
+    mathml = math_to_mathml(tokens[idx].content, display=True)
+    return f'<span class="math inline">{mathml}</span>'
+
+
 def _highlight_fence(code: str, language: str, _attrs: str) -> str:
     return highlight_code(code, language.split()[0] if language else "text")
 
@@ -164,6 +171,7 @@ def create_markdown() -> MarkdownIt:
     md.enable("table")
     md.use(colon_fence_plugin)
     md.use(dollarmath_plugin, renderer=_render_math, allow_digits=False, double_inline=True)
+    md.add_render_rule("math_inline_double", _render_math_inline_double)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
     md.inline.ruler.before("backticks", "live_value", _live_value_rule)
