@@ -187,7 +187,8 @@ def parse_nodes(text: str) -> list[SyntaxTreeNode]:
     return SyntaxTreeNode(MARKDOWN.parse(text)).children
 
 
-_LESSON_LINK = re.compile(r"\]\((lesson:[^)\s]+)\)")
+# `[text](lesson:…)` with or without a title, and a reference definition `[ref]: lesson:…`.
+_LESSON_LINK = re.compile(r"(\]\(|^ {0,3}\[[^\]\n]+\]:[ \t]*)(lesson:[^)\s]+)", re.M)
 
 
 def plain_markdown(markdown: str, resolve_link: LinkResolver,
@@ -195,7 +196,7 @@ def plain_markdown(markdown: str, resolve_link: LinkResolver,
     """Lesson Markdown as a reader's Markdown: live values filled in, lesson links resolved."""
     values = live_values or {}
     text = _LIVE_VALUE.sub(lambda m: values.get(m.group(1).strip(), m.group(0)), markdown)
-    return _LESSON_LINK.sub(lambda m: f"]({resolve_link(m.group(1))})", text)
+    return _LESSON_LINK.sub(lambda m: m.group(1) + resolve_link(m.group(2)), text)
 
 
 def render_block(markdown: str, resolve_link: LinkResolver,
