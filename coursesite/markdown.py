@@ -118,6 +118,13 @@ def _render_math(content: str, options: dict) -> str:
     return math_to_mathml(content, bool(options.get("display_mode")))
 
 
+def _render_math_inline_double(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    """`$$...$$` inside a paragraph: display MathML, but in a span, as a <p> cannot hold a
+    <div> (the plugin's default, which browsers and the HTML checker split the paragraph at)."""
+    mathml = math_to_mathml(tokens[idx].content, display=True)
+    return f'<span class="math inline">{mathml}</span>'
+
+
 def _highlight_fence(code: str, language: str, _attrs: str) -> str:
     return highlight_code(code, language.split()[0] if language else "text")
 
@@ -164,6 +171,7 @@ def create_markdown() -> MarkdownIt:
     md.enable("table")
     md.use(colon_fence_plugin)
     md.use(dollarmath_plugin, renderer=_render_math, allow_digits=False, double_inline=True)
+    md.add_render_rule("math_inline_double", _render_math_inline_double)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
     md.inline.ruler.before("backticks", "live_value", _live_value_rule)
@@ -179,7 +187,8 @@ def parse_nodes(text: str) -> list[SyntaxTreeNode]:
     return SyntaxTreeNode(MARKDOWN.parse(text)).children
 
 
-_LESSON_LINK = re.compile(r"\]\((lesson:[^)\s]+)\)")
+# `[text](lesson:…)` with or without a title, and a reference definition `[ref]: lesson:…`.
+_LESSON_LINK = re.compile(r"(\]\(|^ {0,3}\[[^\]\n]+\]:[ \t]*)(lesson:[^)\s]+)", re.M)
 
 
 def plain_markdown(markdown: str, resolve_link: LinkResolver,
@@ -187,7 +196,7 @@ def plain_markdown(markdown: str, resolve_link: LinkResolver,
     """Lesson Markdown as a reader's Markdown: live values filled in, lesson links resolved."""
     values = live_values or {}
     text = _LIVE_VALUE.sub(lambda m: values.get(m.group(1).strip(), m.group(0)), markdown)
-    return _LESSON_LINK.sub(lambda m: f"]({resolve_link(m.group(1))})", text)
+    return _LESSON_LINK.sub(lambda m: m.group(1) + resolve_link(m.group(2)), text)
 
 
 def render_block(markdown: str, resolve_link: LinkResolver,
