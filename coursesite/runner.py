@@ -18,11 +18,14 @@ import platform
 import sys
 import time
 import traceback
+import types
 from collections import Counter
 from datetime import datetime, timezone
 
 
 def main(job_path, result_path):
+    # The lesson may change the current folder; the result still goes where it is expected.
+    job_path, result_path = os.path.abspath(job_path), os.path.abspath(result_path)
     # Import from the lesson's working folder (its local modules), not from this script's.
     sys.path[0] = os.getcwd()
     with open(job_path, encoding="utf-8") as handle:
@@ -30,7 +33,7 @@ def main(job_path, result_path):
     source = job["source_path"]
     text = job["source_text"]
     linecache.cache[source] = (len(text), None, text.splitlines(True), source)
-    namespace = {"__name__": "__main__", "__file__": "main.py"}
+    namespace = become_main_py()
     started = time.perf_counter()
     outputs, failure = [], None
     for block in job["blocks"]:
@@ -56,6 +59,20 @@ def main(job_path, result_path):
     }
     with open(result_path, "w", encoding="utf-8") as handle:
         json.dump(result, handle)
+
+
+def become_main_py():
+    """The namespace of a module that is `__main__`, as `python main.py` would give it.
+
+    Pickle finds a class or function by its module, and `multiprocessing` starts workers
+    that look for them in `__main__`; argparse reads sys.argv. All of them must see the
+    lesson, not this runner.
+    """
+    lesson = types.ModuleType("__main__")
+    lesson.__file__ = os.path.join(os.getcwd(), "main.py")
+    sys.modules["__main__"] = lesson
+    sys.argv = ["main.py"]
+    return lesson.__dict__
 
 
 class CappedOutput(io.TextIOBase):
