@@ -21,6 +21,8 @@ _STYLE = {
     "font.size": 10,
     "axes.spines.top": False,
     "axes.spines.right": False,
+    # Labels are the author's text, not TeX: "cost in $" must not be parsed as math.
+    "text.parse_math": False,
 }
 _KEYS = {"kind", "x", "labels", "series", "xlabel", "ylabel", "separators", "title"}
 
