@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import errno
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 
 @dataclass
@@ -42,6 +45,45 @@ class BuildErrors(Exception):
 
     def __str__(self) -> str:
         return "\n".join(str(error) for error in self.errors)
+
+
+_ENVIRONMENT_HINTS = {
+    errno.ENOSPC: "free some disk space and build again; the previous site is unchanged",
+    errno.EDQUOT: "free some disk space and build again; the previous site is unchanged",
+    errno.EACCES: "check the permissions of that file or folder",
+    errno.EPERM: "check the permissions (and immutable flags) of that file or folder",
+    errno.EROFS: "the file system is read-only: build into another folder with --out",
+    errno.ENOENT: "a file went missing while the build ran: build again",
+    errno.EEXIST: "a file stands where a folder is needed: move it, or build elsewhere "
+                  "with --out",
+    errno.ENOTDIR: "a file stands where a folder is needed: move it, or build elsewhere "
+                   "with --out",
+}
+
+
+def environment_error(problem: OSError | UnicodeError) -> BuildError:
+    """A failure of the machine rather than of the lesson (disk full, permissions, a file
+    that is not text), as a BuildError naming the file when the system said which."""
+    if isinstance(problem, UnicodeError):
+        return BuildError(f"text that is not valid UTF-8: {problem}",
+                          hint="save the files of the course as UTF-8")
+    path = problem.filename if isinstance(problem.filename, (str, Path)) else None
+    reason = problem.strerror or type(problem).__name__
+    return BuildError(f"cannot use this file: {reason}" if path else f"system error: {reason}",
+                      path, hint=_ENVIRONMENT_HINTS.get(problem.errno or 0,
+                                                        "fix the cause and build again; "
+                                                        "the previous site is unchanged"))
+
+
+@contextlib.contextmanager
+def environment_failures_reported() -> Iterator[None]:
+    """Turn OSError and UnicodeError inside the block into BuildErrors."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise  # whoever read our output went away: there is no one to tell
+    except (OSError, UnicodeError) as problem:
+        raise BuildErrors([environment_error(problem)]) from None
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:

@@ -21,7 +21,7 @@ from . import fingerprint
 from . import records
 from .cache import ExecutionCache, execution_key
 from .dependencies import distribution_version
-from .errors import BuildError, BuildErrors, did_you_mean
+from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import ExecutionRecord, LessonJob, prepare_job
 from .executors import choose_executor
 from .figures import figure_problems
@@ -81,7 +81,8 @@ def build(options: BuildOptions, progress: Progress | None = None,
     with build_lock(options.cache):
         state = Build(options, progress or QuietProgress(),
                       snapshot or fingerprint.take(options))
-        run_stages(state, STAGES)
+        with environment_failures_reported():
+            run_stages(state, STAGES)
         return state.result
 
 
@@ -347,7 +348,8 @@ def check_drift(options: BuildOptions, progress: Progress,
     """
     with build_lock(options.cache):
         state = Build(options, progress, fingerprint.Snapshot(None, []))
-        run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
+        with environment_failures_reported():
+            run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
                            ("execute", _run_everything)])
         return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
 

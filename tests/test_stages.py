@@ -118,3 +118,15 @@ def test_reverting_an_edit_leaves_records_as_version_control_holds_them(course_f
     course_folder.lesson_path.write_text(original)
     assert build(options).executed == ["count-batches"]  # it really ran again
     assert (options.records / "count-batches.yaml").read_bytes() == committed
+
+
+def test_a_failure_of_the_machine_is_a_message_not_a_traceback(course_folder):
+    course_folder.write(authoring_example())
+    (course_folder.root / "occupied").write_text("a file where a folder is needed")
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--out",
+                             "occupied/site"], cwd=course_folder.root, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "occupied: cannot use this file: File exists" in result.stderr
+    assert "hint: a file stands where a folder is needed" in result.stderr
