@@ -242,8 +242,9 @@ class LessonParser:
         spec = kind_named(raw.kind)
         if spec.stages and stage.key not in spec.stages:
             wanted = " or ".join(STAGES[key] for key in spec.stages)
+            headings = " or ".join(f"'# {STAGES[key]}'" for key in spec.stages)
             self.error(f"{{{raw.kind}}} belongs in the '{wanted}' stage, not '{stage.title}'",
-                       raw.line, f"move the block below the '# {wanted}' heading")
+                       raw.line, f"move the block below the {headings} heading")
         for name in spec.required:
             if not raw.options.get(name):
                 self.error(f"{{{raw.kind}}} needs the option ':{name}:'", raw.line,
