@@ -10,12 +10,13 @@ from dataclasses import dataclass
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, authoring_example, line_of
+from conftest import ROOT, RecordingProgress, authoring_example, line_of
 from coursesite.blocks import BlockContext, BlockKind, RawBlock, Runs, register, unregister
 from coursesite.errors import BuildErrors
 from coursesite.execute import execute_lesson
 from coursesite.model import Code, Figure, Prose
 from coursesite.parse import parse_lesson
+from coursesite.pipeline import build
 from coursesite.render import RenderedLesson, render_site
 
 
@@ -167,3 +168,16 @@ def test_blocks_import_without_the_parser(module):
     tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "parse" not in imported and "coursesite.parse" not in imported
+
+
+def test_editing_a_kind_markdown_template_renders_the_downloads_again(templates, course_folder):
+    course_folder.write(authoring_example())
+    options = course_folder.options(templates=templates)
+    build(options, RecordingProgress())
+    lesson_md = course_folder.root / "site" / "basics" / "count-batches" / "lesson.md"
+    assert "Edited check." not in lesson_md.read_text()
+    check_md = templates / "blocks" / "check.md"
+    check_md.write_text(check_md.read_text() + "\nEdited check.\n")
+    result = build(options, RecordingProgress())
+    assert result.executed == []
+    assert "Edited check." in lesson_md.read_text()
