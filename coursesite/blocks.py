@@ -1,53 +1,24 @@
-"""The lesson blocks (`:::{step}`, `:::{experiment}`, ...): what each allows, and how its
-raw parts (prose, Python fences, nested blocks) become a typed model item.
+"""The registry of lesson block kinds (`:::{step}`, `:::{figure}`, ...).
 
-The parse stage reads a block's opening line, options and parts into a RawBlock; the
-builder registered for its kind in BUILDERS checks it and returns the model item.
+Each kind is one `register(BlockKind(...))`: where it may go, its options, its builder,
+whether and how its code runs, and the templates that show it. The parse stage, the lesson
+page, the Markdown download, the notebook and the execution order all read the registry,
+so a new kind is one registration plus its templates (see docs/extending.md). The built-in
+kinds are registered in `builtin_blocks`.
+
+Builders get a BlockContext (error reporting, anchors, code and prose extraction), never
+the parser itself.
 """
 
 from __future__ import annotations
 
-import re
-import typing
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
 
-from .errors import did_you_mean
-from .markdown import parse_nodes
-from .model import (Check, Choice, Code, Exercise, ExerciseKind, Experiment, Figure, Note,
-                    Pause, Prose, Step)
-
-if TYPE_CHECKING:
-    from .parse import LessonParser
-
-_STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
-_CHOICE_RE = re.compile(r"^\[( |x|X)\]\s+(.+)$", re.S)
-
-
-@dataclass(frozen=True)
-class BlockSpec:
-    stages: tuple[str, ...]  # empty: any stage
-    options: tuple[str, ...] = ()
-    required: tuple[str, ...] = ()
-    titled: bool = True
-
-
-BLOCKS = {
-    "step": BlockSpec(("build-run",), ("raises",)),
-    "experiment": BlockSpec(("experiment",), ("predict", "expected", "raises"),
-                            ("predict", "expected")),
-    "figure": BlockSpec((), ("alt", "predict", "caption"), ("alt",)),
-    "exercise": BlockSpec(("exercise-check",), ("kind", "raises"), ("kind",)),
-    "check": BlockSpec(("exercise-check",)),
-    "pause": BlockSpec(()),
-    "diagnose": BlockSpec(("exercise-check",), titled=False),
-    "carry-forward": BlockSpec(("evidence",), titled=False),
-    "evidence": BlockSpec(("evidence",), titled=False),
-}
-SUB_BLOCKS = {"read": "figure", "connect": "figure", "hint": "exercise"}
-EXERCISE_KINDS = typing.get_args(ExerciseKind)
-_NOTE_ANCHORS = {"diagnose": "diagnose-the-result", "carry-forward": "carry-forward",
-                 "evidence": "keep-your-evidence"}
+from .errors import BuildError
+from .markdown import slugify
+from .model import Code, Prose, RunnableBlock, Section, Stage
 
 
 @dataclass
@@ -71,6 +42,134 @@ class RawBlock:
     parts: list[Part]
 
 
+@dataclass(frozen=True)
+class Runs:
+    """How a kind's item runs. `code` names the item's field holding the code; `id` (the
+    block's key in the execution record) and `label` (how build messages name it) are
+    formatted with `item`. Program blocks (the steps of main.py) run first; the others
+    follow in document order."""
+
+    code: str = "code"
+    label: str = "block '{item.title}'"
+    id: str = "{item.anchor}"
+    figure: bool = False  # the block leaves a `figure` dict to draw
+    program: bool = False  # part of main.py
+    solution: bool = False  # left out of the student edition
+
+    def block(self, item: Any) -> RunnableBlock:
+        return RunnableBlock(self.id.format(item=item), self.label.format(item=item),
+                             getattr(item, self.code), self.figure, self.solution,
+                             self.program)
+
+
+@dataclass(frozen=True)
+class View:
+    """How an item is shown: its page template, its Markdown template (lesson.md, and a
+    notebook Markdown cell), and optionally `notebook(cells, item)`, which lays out its
+    notebook cells itself (kinds whose code becomes a code cell)."""
+
+    html: str
+    markdown: str
+    runs: Runs | None = None
+    notebook: Callable[[Any, Any], None] | None = None
+
+
+@dataclass(frozen=True)
+class BlockKind:
+    """One block kind: everything about `:::{name}` in one place.
+
+    `build(context, raw)` checks a RawBlock and returns the model item (an instance of
+    `item`), or None after reporting its problems through the context. Options listed in
+    `markdown_options` are lesson Markdown (checked for math, links and live values).
+    `sub_blocks` are the kinds that may only appear nested in this one (`{read}`).
+    Templates default to `blocks/<name>.html` and `blocks/<name>.md`.
+    """
+
+    name: str
+    item: type
+    build: Callable[[BlockContext, RawBlock], Any]
+    stages: tuple[str, ...] = ()  # empty: any stage
+    options: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    markdown_options: tuple[str, ...] = ()
+    titled: bool = True
+    sub_blocks: tuple[str, ...] = ()
+    runs: Runs | None = None
+    html: str = ""
+    markdown: str = ""
+    notebook: Callable[[Any, Any], None] | None = None
+
+    @property
+    def view(self) -> View:
+        return View(self.html or f"blocks/{self.name}.html",
+                    self.markdown or f"blocks/{self.name}.md", self.runs, self.notebook)
+
+
+_KINDS: dict[str, BlockKind] = {}
+_SUB_BLOCKS: dict[str, str] = {}  # sub-block name -> the kind it goes in
+# Items that are not blocks have views too, so that pages dispatch on nothing.
+_VIEWS: dict[type, View] = {
+    Prose: View("blocks/prose.html", "blocks/prose.md"),
+    Section: View("blocks/section.html", "blocks/section.md"),
+}
+
+
+def register(kind: BlockKind) -> BlockKind:
+    """Add a block kind. Kinds may share an item type (the notes) if they share its view."""
+    taken = set(_KINDS) | set(_SUB_BLOCKS)
+    for name in (kind.name, *kind.sub_blocks):
+        if name in taken:
+            raise ValueError(f"block kind '{name}' is already registered")
+    unknown = set(kind.required) - set(kind.options)
+    if unknown or not set(kind.markdown_options) <= set(kind.options):
+        raise ValueError(f"{{{kind.name}}}: required and Markdown options must be options")
+    view = _VIEWS.setdefault(kind.item, kind.view)
+    if view != kind.view:
+        raise ValueError(f"{{{kind.name}}} shows {kind.item.__name__} differently from "
+                         "the kind registered for it before")
+    _KINDS[kind.name] = kind
+    _SUB_BLOCKS.update((name, kind.name) for name in kind.sub_blocks)
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Remove a kind registered with `register` (tests register kinds of their own)."""
+    kind = _KINDS.pop(name)
+    for sub in kind.sub_blocks:
+        del _SUB_BLOCKS[sub]
+    if not any(other.item is kind.item for other in _KINDS.values()):
+        del _VIEWS[kind.item]
+
+
+def kind_named(name: str) -> BlockKind | None:
+    return _KINDS.get(name)
+
+
+def parent_of(sub_block: str) -> str | None:
+    """The kind a sub-block (`read`, `hint`, ...) belongs in; None for other names."""
+    return _SUB_BLOCKS.get(sub_block)
+
+
+def block_names() -> list[str]:
+    """Every name that may follow ':::{', top-level kinds first."""
+    return list(_KINDS) + list(_SUB_BLOCKS)
+
+
+def view_of(item: Any) -> View:
+    try:
+        return _VIEWS[type(item)]
+    except KeyError:
+        raise LookupError(f"no block kind shows {type(item).__name__} items") from None
+
+
+def runnable_blocks(stages: list[Stage]) -> list[RunnableBlock]:
+    """What runs, in execution order: program blocks (main.py) first, then the others,
+    each group in document order."""
+    blocks = [view_of(item).runs.block(item) for stage in stages for item in stage.items
+              if view_of(item).runs is not None]
+    return [b for b in blocks if b.program] + [b for b in blocks if not b.program]
+
+
 def merge_prose(proses: list[Prose | None]) -> Prose | None:
     proses = [p for p in proses if p is not None]
     if not proses:
@@ -78,128 +177,73 @@ def merge_prose(proses: list[Prose | None]) -> Prose | None:
     return Prose("\n\n".join(p.markdown for p in proses), proses[0].line)
 
 
-def _code_anchor(raw: RawBlock, info: str = "python") -> Part | None:
-    return next((p for p in raw.parts if p.kind == "code" and p.info == info), None)
+@dataclass
+class BlockContext:
+    """What a builder may use: report errors, take anchors, find code and prose."""
 
+    path: Path
+    errors: list[BuildError] = field(default_factory=list)
+    anchors: set[str] = field(default_factory=set)
 
-def build_step(parser: LessonParser, raw: RawBlock) -> Step | None:
-    match = _STEP_RE.match(raw.title)
-    if not match:
-        parser.error(f"step title '{raw.title}' must start with its number, like '1. Title'",
-                     raw.line, "number the steps 1, 2, 3, ... in order")
-        return None
-    code = parser.code_part(raw)
-    intro, explanation = parser.prose_around(raw, _code_anchor(raw))
-    if code is None:
-        return None
-    return Step(int(match.group(1)), match.group(2), parser.anchor(f"step {match.group(1)}"),
-                intro, code, explanation)
+    def error(self, message: str, line: int | None, hint: str) -> None:
+        self.errors.append(BuildError(message, self.path, line, hint=hint))
 
+    def anchor(self, text: str) -> str:
+        """A page anchor for `text`, unique within the lesson."""
+        base = slugify(text)
+        anchor, n = base, 2
+        while anchor in self.anchors:
+            anchor, n = f"{base}-{n}", n + 1
+        self.anchors.add(anchor)
+        return anchor
 
-def build_experiment(parser: LessonParser, raw: RawBlock) -> Experiment | None:
-    code = parser.code_part(raw)
-    intro, takeaway = parser.prose_around(raw, _code_anchor(raw))
-    if code is not None and takeaway is None:
-        parser.error("{experiment} needs a takeaway paragraph after its code", raw.line,
-                     "say in a sentence or two what the experiment shows")
-    if code is None or takeaway is None:
-        return None
-    return Experiment(raw.title, parser.anchor(raw.title), raw.options.get("predict", ""),
-                      raw.options.get("expected", ""), intro, code, takeaway)
+    @staticmethod
+    def code_anchor(raw: RawBlock, info: str = "python") -> Part | None:
+        """The first fence of `raw` whose info string is `info`."""
+        return next((p for p in raw.parts if p.kind == "code" and p.info == info), None)
 
+    def code_part(self, raw: RawBlock, info: str = "python") -> Code | None:
+        """The one ```{info} fence of `raw` (checked to compile), with its :raises:."""
+        found = [part for part in raw.parts if part.kind == "code" and part.info == info]
+        if len(found) != 1:
+            self.error(f"{{{raw.kind}}} needs exactly one ```{info} block, found {len(found)}",
+                       raw.line, "code in other languages is shown, only ```python runs; "
+                       "split long code over several blocks")
+            return None
+        code = found[0].code
+        self.check_compiles(code)
+        return Code(code.source, code.line, raw.options.get("raises") or None)
 
-def build_figure(parser: LessonParser, raw: RawBlock) -> Figure | None:
-    code = parser.code_part(raw)
-    intro, _ = parser.prose_around(raw, _code_anchor(raw))
-    read = parser.sub_block(raw, "read", required=True)
-    connect = parser.sub_block(raw, "connect", required=True)
-    if code is None or read is None or connect is None:
-        return None
-    return Figure(raw.title, parser.anchor(raw.title), raw.options.get("alt", ""),
-                  raw.options.get("caption") or raw.title, raw.options.get("predict"),
-                  intro, code, read, connect)
+    def check_compiles(self, code: Code) -> None:
+        try:
+            compile("\n" * (code.line - 1) + code.source, str(self.path), "exec")
+        except SyntaxError as problem:
+            self.error(f"Python syntax error: {problem.msg}", problem.lineno,
+                       "fix the code; scaffolds must compile too (use ... for the gaps)")
 
+    @staticmethod
+    def prose_around(raw: RawBlock, anchor_part: Part | None
+                     ) -> tuple[Prose | None, Prose | None]:
+        """The prose before and after a block's code, each merged into one Prose."""
+        if anchor_part is None:
+            return None, None
+        index = raw.parts.index(anchor_part)
+        before = [p.prose for p in raw.parts[:index] if p.kind == "prose"]
+        after = [p.prose for p in raw.parts[index + 1:] if p.kind == "prose"]
+        return merge_prose(before), merge_prose(after)
 
-def build_exercise(parser: LessonParser, raw: RawBlock) -> Exercise | None:
-    kind = raw.options.get("kind", "")
-    if kind and kind not in EXERCISE_KINDS:
-        parser.error(f"unknown exercise kind '{kind}'{did_you_mean(kind, EXERCISE_KINDS)}",
-                     raw.line, "kinds are: " + ", ".join(EXERCISE_KINDS))
-    for part in raw.parts:
-        if part.kind == "code" and part.info not in ("python scaffold", "python solution"):
-            parser.error("in an exercise, mark code as ```python scaffold or ```python solution",
-                         part.line, "the scaffold is what readers start from; the solution "
-                         "runs and is checked")
-    scaffold = parser.code_part(raw, "python scaffold")
-    solution = parser.code_part(raw, "python solution")
-    task, _ = parser.prose_around(raw, _code_anchor(raw, "python scaffold"))
-    _, reasoning = parser.prose_around(raw, _code_anchor(raw, "python solution"))
-    hint = parser.sub_block(raw, "hint", required=False)
-    if scaffold is not None and task is None:
-        parser.error("{exercise} needs the task described before its scaffold", raw.line,
-                     "write what the reader should do above the ```python scaffold block")
-    if scaffold is None or solution is None or task is None or kind not in EXERCISE_KINDS:
-        return None
-    return Exercise(raw.title, parser.anchor(raw.title), kind, task,
-                    Code(scaffold.source, scaffold.line), hint, solution, reasoning)
-
-
-def build_check(parser: LessonParser, raw: RawBlock) -> Check | None:
-    choices: list[Choice] = []
-    explanation: list[Prose | None] = []
-    for part in raw.parts:
-        if part.kind == "prose" and not choices and part.prose.markdown.lstrip().startswith("-"):
-            choices = _choices(part.prose, explanation)
-        elif part.kind == "prose":
-            explanation.append(part.prose)
-    if len(choices) < 2 or sum(choice.correct for choice in choices) != 1:
-        parser.error("{check} needs a list of at least two answers, exactly one marked [x]",
-                     raw.line, "write answers as '- [ ] wrong' and '- [x] right'")
-        return None
-    merged = merge_prose(explanation)
-    if merged is None:
-        parser.error("{check} needs an explanation after its answers", raw.line,
-                     "explain after the list why the right answer is right")
-        return None
-    return Check(raw.title, parser.anchor("check your understanding"), choices, merged)
-
-
-def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
-    """Split a prose part into '- [x] answer' choices and whatever prose follows them."""
-    choices: list[Choice] = []
-    for node in parse_nodes(prose.markdown):
-        if node.type == "bullet_list" and not choices:
-            for item in node.children:
-                text = "\n".join(prose.markdown.splitlines()[item.map[0]:item.map[1]])
-                match = _CHOICE_RE.match(text.strip().lstrip("-*+").strip())
-                if not match:
-                    return []
-                choices.append(Choice(match.group(2).strip(), match.group(1) != " "))
-        else:
-            lines = prose.markdown.splitlines()[node.map[0]:node.map[1]]
-            rest.append(Prose("\n".join(lines), prose.line + node.map[0]))
-    return choices
-
-
-def build_pause(parser: LessonParser, raw: RawBlock) -> Pause | None:
-    answer = merge_prose([p.prose for p in raw.parts if p.kind == "prose"])
-    if answer is None:
-        parser.error("{pause} needs the answer to compare with in its body", raw.line,
-                     "write the reasoning to compare with between the ':::' lines")
-        return None
-    return Pause(raw.title, parser.anchor(raw.title), answer)
-
-
-def build_note(parser: LessonParser, raw: RawBlock) -> Note | None:
-    body = merge_prose([p.prose for p in raw.parts if p.kind == "prose"])
-    if body is None:
-        parser.error(f"{{{raw.kind}}} is empty", raw.line, "write its text between the ':::' lines")
-        return None
-    return Note(raw.kind, parser.anchor(_NOTE_ANCHORS[raw.kind]), body)
-
-
-BUILDERS = {
-    "step": build_step, "experiment": build_experiment, "figure": build_figure,
-    "exercise": build_exercise, "check": build_check, "pause": build_pause,
-    "diagnose": build_note, "carry-forward": build_note, "evidence": build_note,
-}
+    def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
+        """The prose of the `:::{kind}` block nested in `raw` (empty Prose if it has none)."""
+        found = [p.block for p in raw.parts if p.kind == "block" and p.block.kind == kind]
+        for part in raw.parts:
+            if part.kind == "block" and parent_of(part.block.kind) is None:
+                self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line,
+                           "close the outer block before opening this one")
+        if not found:
+            if required:
+                self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line,
+                           f"add ':::{{{kind}}}' ... ':::' inside it, and give the outer block "
+                           "one more colon than the inner one")
+            return None
+        return merge_prose([p.prose for p in found[0].parts if p.kind == "prose"]) or \
+            Prose("", found[0].line)

@@ -12,13 +12,13 @@ import io
 import json
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from jinja2 import Environment
 
+from .blocks import view_of
 from .execute import BlockOutput, ExecutionRecord, record_to_json
-from .model import (STAGES, Check, Code, Exercise, Experiment, Figure, Lesson, Note, Pause,
-                    Prose, Section, Step)
+from .model import STAGES, Check, Code, Exercise, Experiment, Figure, Lesson, Note, Prose
 
 SVG = "image/svg+xml"
 
@@ -35,25 +35,29 @@ class NotebookBuilder:
     uses (a figure in Understand) is moved to just after the last step, which keeps the
     notebook's top-to-bottom order equal to the build's execution order.
 
-    The text of every Markdown cell comes from the macros in templates/markdown.md (`md`).
+    Each item's block kind lays out its cells (`notebook` in its registration) or is one
+    Markdown cell made by its Markdown template (`item_markdown`). Markdown text comes from
+    the macros in templates/markdown.md (`md`).
     """
 
     lesson: Lesson
     record: ExecutionRecord
     figures_svg: dict[str, str]
     md: Any
+    item_markdown: Callable[[object], str]
     student: bool
     cells: list = field(default_factory=list)
     deferred: list | None = field(default_factory=list)
 
     def build(self) -> dict:
         self.markdown(self.md.title(self.lesson))
-        last_step = self.lesson.steps[-1]
+        last_program_block = [b.id for b in self.lesson.runs if b.program][-1]
         for position, stage in enumerate(self.lesson.stages, start=1):
             self.markdown(self.md.stage(position, len(STAGES), stage.title))
             for item in stage.items:
                 self.add(item)
-                if item is last_step:
+                runs = view_of(item).runs
+                if runs and runs.program and runs.block(item).id == last_program_block:
                     self.cells.extend(self.deferred)
                     self.deferred = None
         for number, cell in enumerate(self.cells):
@@ -91,36 +95,16 @@ class NotebookBuilder:
         return outputs
 
     def add(self, item: object) -> None:
-        md = self.md
-        if isinstance(item, Prose):
-            self.markdown(md.prose(item))
-        elif isinstance(item, Section):
-            self.markdown(md.section(item))
-        elif isinstance(item, Step):
-            self.markdown(md.step_heading(item))
-            self.optional(item.intro)
-            self.code(item.anchor, item.code, is_step=True)
-            self.optional(item.explanation)
-        elif isinstance(item, Experiment):
-            self.markdown(md.experiment_head(item))
-            self.optional(item.intro)
-            self.code(item.anchor, item.code)
-            self.markdown(md.experiment_tail(item))
-        elif isinstance(item, Figure):
-            self.markdown(md.figure_text(item))
-            self.code(item.anchor, item.code)
-        elif isinstance(item, Exercise):
-            self.markdown(md.exercise_task(item))
-            if not self.student:
-                self.markdown(md.solution_heading())
-                self.code(item.anchor, item.solution)
-                self.optional(item.reasoning)
-        elif isinstance(item, Check):
-            self.markdown(md.check(item))
-        elif isinstance(item, Pause):
-            self.markdown(md.pause(item))
-        elif isinstance(item, Note):
-            self.markdown(md.note(item))
+        view = view_of(item)
+        if view.notebook is not None:
+            view.notebook(self, item)
+        else:
+            self.markdown(self.item_markdown(item))
+
+    def run(self, item: object) -> None:
+        """The code cell of the block `item` runs, with its recorded outputs."""
+        block = view_of(item).runs.block(item)
+        self.code(block.id, block.code, is_step=block.program)
 
     def optional(self, prose: Prose | None) -> None:
         if prose is not None:
@@ -128,8 +112,8 @@ class NotebookBuilder:
 
 
 def notebook_json(lesson: Lesson, record: ExecutionRecord, figures_svg: dict[str, str],
-                  md: Any, student: bool) -> str:
-    notebook = NotebookBuilder(lesson, record, figures_svg, md, student).build()
+                  md: Any, item_markdown: Callable[[object], str], student: bool) -> str:
+    notebook = NotebookBuilder(lesson, record, figures_svg, md, item_markdown, student).build()
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -187,13 +171,18 @@ def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,
     `context` carries what the Markdown templates need: resolve_link, live_values, figures.
     """
     md = env.get_template("markdown.md").make_module(context)
-    solution_ids = {exercise.anchor for exercise in lesson.items(Exercise)}
+    solution_ids = {block.id for block in lesson.runs if block.solution}
+
+    def item_markdown(item: object) -> str:
+        return env.get_template(view_of(item).markdown).render(
+            context, md=md, item=item, lesson=lesson, record=record, student=student)
+
     kinds = {"note_type": Note, "experiment_type": Experiment, "exercise_type": Exercise,
              "check_type": Check}
     texts: dict[str, str] = {
         "main.py": lesson.main_py(),
         "full.py": lesson.full_script(include_solutions=not student),
-        "lesson.ipynb": notebook_json(lesson, record, svgs, md, student),
+        "lesson.ipynb": notebook_json(lesson, record, svgs, md, item_markdown, student),
         "lesson.md": env.get_template("lesson.md").render(
             context, lesson=lesson, record=record, student=student),
         "evidence.md": env.get_template("evidence.md").render(

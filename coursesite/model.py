@@ -180,6 +180,8 @@ class RunnableBlock:
     label: str
     code: Code
     is_figure: bool
+    solution: bool = False  # left out of the student edition
+    program: bool = False  # a step of main.py
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,8 @@ class Lesson:
     stages: list[Stage]
     anchors: frozenset[str]
     links: list[LessonLink]
+    runs: list[RunnableBlock]
+    """What runs, in execution order; the parse stage derives it from the block registry."""
     values: list[LiveValue] = field(default_factory=list)
 
     def items(self, kind: type) -> list:
@@ -202,7 +206,8 @@ class Lesson:
 
     def main_py(self) -> str:
         """The lesson's program: every build step, in order."""
-        return "\n\n".join(step.code.source.rstrip() for step in self.steps) + "\n"
+        return "\n\n".join(block.code.source.rstrip() for block in self.runs
+                           if block.program) + "\n"
 
     def full_script(self, include_solutions: bool = True) -> str:
         """Every runnable block in execution order: the whole recorded run as one script.
@@ -211,9 +216,8 @@ class Lesson:
         goes on, as the build does.
         """
         parts = []
-        solutions = {exercise.anchor for exercise in self.items(Exercise)}
-        for block in self.runnable_blocks():
-            if not include_solutions and block.id in solutions:
+        for block in self.runs:
+            if block.solution and not include_solutions:
                 continue
             source = block.code.source.rstrip()
             if block.code.raises:
@@ -225,17 +229,4 @@ class Lesson:
 
     def runnable_blocks(self) -> list[RunnableBlock]:
         """Steps first (exactly main.py), then figures, experiments and solutions in order."""
-        blocks = [RunnableBlock(f"step-{s.number}", f"step {s.number}", s.code, False)
-                  for s in self.steps]
-        for stage in self.stages:
-            for item in stage.items:
-                if isinstance(item, Figure):
-                    blocks.append(RunnableBlock(item.anchor, f"figure '{item.title}'",
-                                                item.code, True))
-                elif isinstance(item, Experiment):
-                    blocks.append(RunnableBlock(item.anchor, f"experiment '{item.title}'",
-                                                item.code, False))
-                elif isinstance(item, Exercise):
-                    blocks.append(RunnableBlock(item.anchor, f"solution of '{item.title}'",
-                                                item.solution, False))
-        return blocks
+        return list(self.runs)

@@ -15,7 +15,9 @@ from markdown_it.tree import SyntaxTreeNode
 
 from .errors import BuildError, BuildErrors, did_you_mean
 from .manifest import LessonRef
-from .blocks import BLOCKS, BUILDERS, SUB_BLOCKS, BlockSpec, Part, RawBlock, merge_prose
+from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
+from .blocks import (BlockContext, Part, RawBlock, block_names, kind_named, parent_of,
+                     runnable_blocks)
 from .markdown import math_to_mathml, parse_nodes, slugify
 from .mathml import UnsafeMath
 from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
@@ -35,17 +37,17 @@ class LessonParser:
     anchors: set[str] = field(default_factory=set)
     links: list[LessonLink] = field(default_factory=list)
     values: list[LiveValue] = field(default_factory=list)
+    context: BlockContext = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Block builders report into the same error list and take from the same anchors.
+        self.context = BlockContext(self.path, self.errors, self.anchors)
 
     def error(self, message: str, line: int | None, hint: str) -> None:
-        self.errors.append(BuildError(message, self.path, line, hint=hint))
+        self.context.error(message, line, hint)
 
     def anchor(self, text: str) -> str:
-        base = slugify(text)
-        anchor, n = base, 2
-        while anchor in self.anchors:
-            anchor, n = f"{base}-{n}", n + 1
-        self.anchors.add(anchor)
-        return anchor
+        return self.context.anchor(text)
 
     # -- top level ---------------------------------------------------------------------
 
@@ -170,8 +172,8 @@ class LessonParser:
             return None
         match = _BLOCK_RE.match(node.info.strip())
         kind = match.group(1) if match else node.info.strip()
-        if not match or (kind not in BLOCKS and kind not in SUB_BLOCKS):
-            known = list(BLOCKS) + list(SUB_BLOCKS)
+        if not match or (kind_named(kind) is None and parent_of(kind) is None):
+            known = block_names()
             self.error(f"unknown block '{node.info.strip()}'{did_you_mean(kind, known)}", line,
                        "blocks are: " + ", ".join("{%s}" % k for k in known))
             return None
@@ -182,7 +184,8 @@ class LessonParser:
         return RawBlock(kind, match.group(2).strip(), line, options, parts)
 
     def read_options(self, kind: str, body: list[str], start: int) -> tuple[dict[str, str], int]:
-        spec = BLOCKS.get(kind, BlockSpec(()))
+        spec = kind_named(kind)  # None for sub-blocks, which take no options
+        allowed_options = spec.options if spec else ()
         options: dict[str, str] = {}
         count = 0
         for count, text in enumerate(body + [""]):
@@ -190,13 +193,13 @@ class LessonParser:
             if not match:
                 break
             name, value = match.group(1), match.group(2).strip()
-            if name not in spec.options:
-                allowed = ", ".join(spec.options) or "none"
+            if name not in allowed_options:
+                allowed = ", ".join(allowed_options) or "none"
                 self.error(f"unknown option ':{name}:' for {{{kind}}}"
-                           f"{did_you_mean(name, spec.options)}", start + count + 1,
+                           f"{did_you_mean(name, allowed_options)}", start + count + 1,
                            f"options of {{{kind}}}: {allowed}")
             options[name] = value
-            if name not in ("kind", "raises"):
+            if spec and name in spec.markdown_options:
                 self.scan_prose(value, start + count + 1)
         return options, count
 
@@ -231,15 +234,17 @@ class LessonParser:
         return parts
 
     def place_block(self, raw: RawBlock, stage: Stage) -> None:
-        if raw.kind in SUB_BLOCKS:
-            self.error(f"{{{raw.kind}}} only goes inside a {{{SUB_BLOCKS[raw.kind]}}} block",
-                       raw.line, f"move it into the {{{SUB_BLOCKS[raw.kind]}}} block it belongs to")
+        parent = parent_of(raw.kind)
+        if parent is not None:
+            self.error(f"{{{raw.kind}}} only goes inside a {{{parent}}} block",
+                       raw.line, f"move it into the {{{parent}}} block it belongs to")
             return
-        spec = BLOCKS[raw.kind]
+        spec = kind_named(raw.kind)
         if spec.stages and stage.key not in spec.stages:
             wanted = " or ".join(STAGES[key] for key in spec.stages)
+            headings = " or ".join(f"'# {STAGES[key]}'" for key in spec.stages)
             self.error(f"{{{raw.kind}}} belongs in the '{wanted}' stage, not '{stage.title}'",
-                       raw.line, f"move the block below the '# {wanted}' heading")
+                       raw.line, f"move the block below the {headings} heading")
         for name in spec.required:
             if not raw.options.get(name):
                 self.error(f"{{{raw.kind}}} needs the option ':{name}:'", raw.line,
@@ -250,51 +255,9 @@ class LessonParser:
         if not spec.titled and raw.title:
             self.error(f"{{{raw.kind}}} takes no title", raw.line,
                        f"open it with ':::{{{raw.kind}}}' alone and put the text in its body")
-        item = BUILDERS[raw.kind](self, raw)
+        item = spec.build(self.context, raw)
         if item is not None:
             stage.items.append(item)
-
-    def code_part(self, raw: RawBlock, info: str = "python") -> Code | None:
-        found = [part for part in raw.parts if part.kind == "code" and part.info == info]
-        if len(found) != 1:
-            self.error(f"{{{raw.kind}}} needs exactly one ```{info} block, found {len(found)}",
-                       raw.line, "code in other languages is shown, only ```python runs; "
-                       "split long code over several blocks")
-            return None
-        code = found[0].code
-        self.check_compiles(code)
-        return Code(code.source, code.line, raw.options.get("raises") or None)
-
-    def check_compiles(self, code: Code) -> None:
-        try:
-            compile("\n" * (code.line - 1) + code.source, str(self.path), "exec")
-        except SyntaxError as problem:
-            self.error(f"Python syntax error: {problem.msg}", problem.lineno,
-                       "fix the code; scaffolds must compile too (use ... for the gaps)")
-
-    def prose_around(self, raw: RawBlock, anchor_part: Part | None) -> tuple[Prose | None, Prose | None]:
-        """The prose before and after a block's code, each merged into one Prose."""
-        if anchor_part is None:
-            return None, None
-        index = raw.parts.index(anchor_part)
-        before = [p.prose for p in raw.parts[:index] if p.kind == "prose"]
-        after = [p.prose for p in raw.parts[index + 1:] if p.kind == "prose"]
-        return merge_prose(before), merge_prose(after)
-
-    def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
-        found = [p.block for p in raw.parts if p.kind == "block" and p.block.kind == kind]
-        for part in raw.parts:
-            if part.kind == "block" and part.block.kind not in SUB_BLOCKS:
-                self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line,
-                           "close the outer block before opening this one")
-        if not found:
-            if required:
-                self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line,
-                           f"add ':::{{{kind}}}' ... ':::' inside it, and give the outer block "
-                           "one more colon than the inner one")
-            return None
-        return merge_prose([p.prose for p in found[0].parts if p.kind == "prose"]) or \
-            Prose("", found[0].line)
 
 
 def split_front_matter(text: str, path: Path) -> tuple[str, int]:
@@ -340,7 +303,7 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
     if parser.errors:
         raise BuildErrors(parser.errors)
     return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links,
-                  parser.values)
+                  runnable_blocks(stages), parser.values)
 
 
 def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildError]:

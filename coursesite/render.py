@@ -18,6 +18,7 @@ from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, Stri
                     pass_context, select_autoescape)
 from markupsafe import Markup
 
+from .blocks import view_of
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import cached_svg, figure_problems
@@ -78,7 +79,9 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
     env.filters["text"] = _text_filter
     highlighted = HighlightCache(compiled and compiled.parent / "highlight")
     env.filters["python"] = lambda code: Markup(highlighted.python(code))
-    env.filters["kind"] = lambda item: type(item).__name__.lower()
+    # Lesson items are shown by the templates their block kind registered (blocks.py).
+    env.filters["html_template"] = lambda item: view_of(item).html
+    env.filters["markdown_template"] = lambda item: view_of(item).markdown
     env.filters["slug"] = slugify
     env.globals["STAGES"] = STAGES
     return env
@@ -148,7 +151,7 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
                       i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons],
                     publication)
     downloads_key = digest([(p.name, p.read_text(encoding="utf-8"))
-                            for p in sorted(templates.glob("*.md"))],
+                            for p in sorted(templates.rglob("*.md"))],
                            course.manifest_text, publication)
     jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
         env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -123,9 +124,7 @@ def test_corrupted_cache_entry_is_recomputed(built):
 
 def test_template_change_rerenders_every_page_but_keeps_the_downloads(built, tmp_path):
     templates = tmp_path / "templates"
-    templates.mkdir()
-    for path in (ROOT / "templates").iterdir():
-        (templates / path.name).write_text(path.read_text())
+    shutil.copytree(ROOT / "templates", templates)
     base = templates / "base.html"
     base.write_text(base.read_text().replace("Built from executable lessons", "Rebuilt"))
     site = built.root / "site"

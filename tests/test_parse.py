@@ -197,3 +197,16 @@ def test_text_that_is_not_utf8_names_its_line(course_folder):
     [error] = caught.value.errors
     assert "not UTF-8 text" in error.message
     assert error.line == line_of(authoring_example(), "Eleven records")
+
+
+def test_only_markdown_options_are_read_as_markdown(course_folder):
+    """:alt: is plain text (an image's text alternative); :caption: and :predict: are Markdown."""
+    text = authoring_example().replace(
+        ":alt: Bar chart:", ":caption: Sizes, as [planned](lesson:the-plan)\n"
+        ":alt: Bar chart {value}`1 +` of [sizes](lesson:nowhere):")
+    course = course_folder.write(text)
+    lesson = parse_lesson(course.lessons[0])
+    [figure] = lesson.items(Figure)
+    assert figure.alt.startswith("Bar chart {value}`1 +` of [sizes](lesson:nowhere):")
+    assert [link.slug for link in lesson.links] == ["the-plan"]
+    assert lesson.links[0].line == line_of(text, "lesson:the-plan")
