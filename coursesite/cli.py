@@ -44,9 +44,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", type=Path, default=Path("lessons.yaml"), metavar="PATH",
                         help="the course manifest (default: lessons.yaml)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="output folder, replaced as a whole by every build, so it must be new, "
-                             "empty or a site a build wrote (default: site/ next to the "
-                             "manifest)")
+                        help="output folder, replaced as a whole by every build, so it "
+                             "must be new, empty or a site a build wrote (default: site/ next "
+                             "to the manifest)")
     parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
                         help="execution and page cache (default: .cache/ next to the manifest)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",

@@ -335,13 +335,9 @@ def _stop(process: subprocess.Popen) -> None:
     _RUNNING.discard(process)
 
 
-def _record(slug: str, result: dict) -> ExecutionRecord:
-    blocks = {block["id"]: block for block in result["blocks"]}
-    return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
-                             "python": result["python"], "packages": result["packages"],
-                             "devices": result["devices"], "wall_seconds": result["wall_seconds"],
-                             "blocks": blocks, "values": result["values"],
-                             "host": result["host"], "hardware": hardware_kind(result["devices"])})
+def _kill_session(process: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def _stop_at_overflow(process: subprocess.Popen, stop: bool, stream: str) -> None:
@@ -349,9 +345,13 @@ def _stop_at_overflow(process: subprocess.Popen, stop: bool, stream: str) -> Non
         _kill_session(process)
 
 
-def _kill_session(process: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+def _record(slug: str, result: dict) -> ExecutionRecord:
+    blocks = {block["id"]: block for block in result["blocks"]}
+    return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
+                             "python": result["python"], "packages": result["packages"],
+                             "devices": result["devices"], "wall_seconds": result["wall_seconds"],
+                             "blocks": blocks, "values": result["values"],
+                             "host": result["host"], "hardware": hardware_kind(result["devices"])})
 
 
 def hardware_kind(devices: str) -> str:

@@ -96,8 +96,8 @@ def test_an_empty_folder_or_a_site_from_before_the_marker_is_built_into(course, 
     assert (site / ".coursesite").is_file() and (site / "index.html").read_text() != "old"
 
 
-def test_a_folder_filled_by_hand_during_the_build_is_not_replaced(course_folder):
-    """The command line checks first; the writer checks again just before it replaces."""
+def test_the_writer_checks_the_folder_again_before_it_replaces_it(course_folder):
+    """The command line checks first; the build itself (here without it) checks again."""
     course_folder.write(authoring_example())
     site = course_folder.root / "site"
     site.mkdir()
