@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .errors import BuildErrors
 from .options import BuildOptions
+from .outfolder import check_output_folder
 
 DESCRIPTION = """\
 Build the course website: run every lesson listed in lessons.yaml in its own Python
@@ -44,7 +45,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", type=Path, default=Path("lessons.yaml"), metavar="PATH",
                         help="the course manifest (default: lessons.yaml)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="output folder (default: site/ next to the manifest)")
+                        help="output folder, replaced as a whole by every build, so it "
+                             "must be new, empty or a site a build wrote (default: site/ next "
+                             "to the manifest)")
     parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
                         help="execution and page cache (default: .cache/ next to the manifest)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
@@ -131,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     options = build_options(arguments)
+    if arguments.command != "check":  # check builds into a temporary folder of its own
+        try:
+            check_output_folder(options)
+        except BuildErrors as problems:
+            report_errors(problems)
+            return 1
     if arguments.command == "serve":
         from .serve import serve  # the watcher and server load only when serving
         return serve(options, arguments.port)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .capture import OutputCapture
 from .dependencies import lesson_inputs
 from .errors import BuildError
 from .manifest import Settings
@@ -202,21 +204,46 @@ def run_job(job: LessonJob, threads: int = 1,
         (reader / "main.py").write_text(job.main_py, encoding="utf-8")
         # main.py runs as a reader would run it, at the same time as the lesson itself. It
         # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
-        main = _start([sys.executable, "main.py"], reader, threads, job)
+        # Its stdout may hold what every step printed; once past that, it is stopped.
+        main = _start([sys.executable, "main.py"], reader, threads, job,
+                      stdout_limit=main_py_limit(job), stop_on_overflow=True)
         runner = _start([sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
                         work, threads, job)
         on_started()
         try:
-            completed = _finish(runner, job)
+            try:
+                completed = _finish(runner, job)
+            except BuildError as error:
+                raise _noting_endless_main_py(error, main) from None
             result = _read_result(work / "result.json", completed, job)
             record = _record(job.slug, result)
-            _verify_main_py(job, record, _finish(main, job))
+            _verify_main_py(job, record, _finish(main, job), main.capture)
         finally:
             for process in (runner, main):
                 _stop(process)
-                for stream in process.streams:
-                    stream.close()
+                process.capture.close()
     return record
+
+
+def stream_limit(job: LessonJob) -> int:
+    """Bytes kept of a lesson process's stream: settings.output_limit characters of UTF-8."""
+    return 4 * job.payload["output_limit"]
+
+
+def main_py_limit(job: LessonJob) -> int:
+    """Bytes kept of main.py's stdout: as much as all steps' recorded output can hold."""
+    return stream_limit(job) * max(1, len(job.step_ids))
+
+
+def _noting_endless_main_py(error: BuildError, main: subprocess.Popen) -> BuildError:
+    """A timeout says so when main.py, beside it, had already printed past its cap."""
+    stdout = main.capture.streams["stdout"]
+    if stdout.overflowed:
+        error.message += (f"; python main.py printed more than {stdout.limit} bytes "
+                          "meanwhile, so a step probably prints without end")
+        error.hint = ("look for a loop in the steps that prints and never ends (or raise "
+                      "settings.timeout_seconds in lessons.yaml if its output does end)")
+    return error
 
 
 def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
@@ -257,14 +284,21 @@ def mask_volatile(text: str, volatile: list[str]) -> list[str]:
 
 
 def _verify_main_py(job: LessonJob, record: ExecutionRecord,
-                    main: subprocess.CompletedProcess) -> None:
+                    main: subprocess.CompletedProcess, capture: OutputCapture) -> None:
     """The downloadable main.py must print what the build steps printed."""
     hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
-    if main.returncode != 0:
+    expected_text = record.output_of(job.step_ids)
+    stopped = capture.streams["stdout"].overflowed  # and so stopped: see main_py_limit
+    if stopped and TRUNCATED not in expected_text:
+        raise BuildError(f"the downloadable main.py printed more than "
+                         f"{capture.streams['stdout'].limit} bytes, more than the build steps "
+                         "did, and was stopped", Path(job.source), hint=hint + "; does it "
+                         "print without end where the steps do not?")
+    if main.returncode != 0 and not stopped:
         raise BuildError(f"the downloadable main.py fails when run on its own "
                          f"(exit status {main.returncode})", Path(job.source), hint=hint,
                          detail=main.stderr[-4000:] or None)
-    expected_text, actual_text = record.output_of(job.step_ids), main.stdout
+    actual_text = main.stdout
     if TRUNCATED in expected_text:  # compare what was kept of an over-long output
         expected_text = expected_text[:expected_text.index(TRUNCATED)]
         actual_text = actual_text[:len(expected_text)]
@@ -278,20 +312,25 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
                          "with `volatile:` in the front matter", detail=difference)
 
 
-def _start(command: list[str], work: Path, threads: int, job: LessonJob) -> subprocess.Popen:
+def _start(command: list[str], work: Path, threads: int, job: LessonJob,
+           stdout_limit: int | None = None, stop_on_overflow: bool = False) -> subprocess.Popen:
+    """Start a lesson process; `process.capture` keeps its output (see capture.py).
+
+    With `stop_on_overflow`, the process is stopped once its stdout passes its limit.
+    """
     env = dict(os.environ, HOME=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
                PYTHONHASHSEED="0", OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     if threads == 1:
         flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
         env["XLA_FLAGS"] = flags.strip()
-    # Output goes to files, not pipes: a child the lesson leaves running could hold a pipe
-    # open and make the build wait for it.
-    streams = [open(work.parent / f"{work.name}.{name}", "w+b") for name in ("out", "err")]
     # A session of its own, so that stopping the lesson stops every child it started.
     process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                               stdout=streams[0], stderr=streams[1], start_new_session=True)
-    process.streams = streams
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    limits = {"stdout": stdout_limit or stream_limit(job), "stderr": stream_limit(job)}
+    process.capture = OutputCapture(
+        process, limits, functools.partial(_stop_at_overflow, process, stop_on_overflow))
     _RUNNING.add(process)
     limit = job.memory_mb * 1024 * 1024
     with contextlib.suppress(ProcessLookupError, OSError):
@@ -308,21 +347,25 @@ def _finish(process: subprocess.Popen, job: LessonJob) -> subprocess.CompletedPr
                          Path(job.source), hint="raise settings.timeout_seconds in "
                          "lessons.yaml or make the code faster") from None
     _stop(process)  # children it left behind
-    stdout, stderr = (_read_stream(stream) for stream in process.streams)
+    stdout, stderr = process.capture.finish()
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-
-
-def _read_stream(stream, limit: int = 10_000_000) -> str:
-    stream.seek(0)
-    return stream.read(limit).decode("utf-8", errors="replace")
 
 
 def _stop(process: subprocess.Popen) -> None:
     """Kill the process's whole session: the lesson and any child it started."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+    _kill_session(process)
     process.wait()
     _RUNNING.discard(process)
+
+
+def _kill_session(process: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _stop_at_overflow(process: subprocess.Popen, stop: bool, stream: str) -> None:
+    if stop and stream == "stdout":
+        _kill_session(process)
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:

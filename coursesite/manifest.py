@@ -11,11 +11,13 @@ import yaml
 from msgspec import Meta
 
 from .errors import BuildError, BuildErrors
+from .paths import INSIDE_HINT, is_inside
 from .yamlmodel import StrictModel, describe_pattern, load_yaml_model
 
-# Slugs become folder names in site/, so they may not contain '/', '..' or spaces.
+# Slugs become folder names in site/, so they may not contain '/', '..' or spaces. msgspec
+# searches the pattern: `\Z`, not `$`, which would let a trailing newline (`slug: |`) in.
 Slug = Annotated[str, Meta(pattern=describe_pattern(
-    r"^[a-z0-9]+(-[a-z0-9]+)*$", "is not a slug: use lowercase letters, digits and single "
+    r"^[a-z0-9]+(-[a-z0-9]+)*\Z", "is not a slug: use lowercase letters, digits and single "
     "hyphens, like 'grain-order' (it names a folder in site/)"))]
 Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some text"))]
 Positive = Annotated[int, Meta(gt=0)]
@@ -54,7 +56,7 @@ class LessonEntry(StrictModel, kw_only=True):
 
 class PhaseEntry(StrictModel, kw_only=True):
     id: Annotated[str, Meta(pattern=describe_pattern(
-        r"^[0-9A-Za-z]+$", "is not a phase id: use letters and digits, like \"06\""))]
+        r"^[0-9A-Za-z]+\Z", "is not a phase id: use letters and digits, like \"06\""))]
     slug: Slug
     title: Text
     guide: str | None = None
@@ -76,6 +78,7 @@ class LessonRef:
     phase: PhaseEntry
     index: int  # 1-based position within the phase
     count: int  # lessons in the phase
+    course_root: Path  # the folder of lessons.yaml, which every file it names stays inside
 
     @property
     def number(self) -> str:
@@ -115,7 +118,7 @@ def load_course(manifest_path: Path) -> Course:
     root = manifest_path.parent
     _check_references(manifest, manifest_path, node)
     lessons = [
-        LessonRef(entry.slug, root / entry.source, phase, index, len(phase.lessons))
+        LessonRef(entry.slug, root / entry.source, phase, index, len(phase.lessons), root)
         for phase in manifest.phases
         for index, entry in enumerate(phase.lessons, start=1)
     ]
@@ -124,7 +127,7 @@ def load_course(manifest_path: Path) -> Course:
 
 
 def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> None:
-    """Slugs must be unique and every named file must exist."""
+    """Slugs must be unique and every named file must exist inside the course folder."""
     errors: list[BuildError] = []
     seen_phases: set[str] = set()
     seen_lessons: set[str] = set()
@@ -135,10 +138,9 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
                                      _key_line(phase_node, "slug"),
                                      hint="each phase needs its own slug (its folder in site/)"))
         seen_phases.add(phase.slug)
-        if phase.guide and not (path.parent / phase.guide).is_file():
-            errors.append(BuildError(f"phase guide '{phase.guide}' not found", path,
-                                     _key_line(phase_node, "guide"),
-                                     hint="the path is relative to the folder of lessons.yaml"))
+        if phase.guide:
+            errors += _file_problems("phase guide", phase.guide, path,
+                                     _key_line(phase_node, "guide"))
         lesson_nodes = _mapping_get(phase_node, "lessons").value
         for lesson, lesson_node in zip(phase.lessons, lesson_nodes):
             if lesson.slug in seen_lessons:
@@ -146,12 +148,22 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
                                          _key_line(lesson_node, "slug"),
                                          hint="lesson slugs are link ids and must be unique"))
             seen_lessons.add(lesson.slug)
-            if not (path.parent / lesson.source).is_file():
-                errors.append(BuildError(f"lesson file '{lesson.source}' not found", path,
-                                         _key_line(lesson_node, "source"),
-                                         hint="the path is relative to the folder of lessons.yaml"))
+            errors += _file_problems("lesson file", lesson.source, path,
+                                     _key_line(lesson_node, "source"))
     if errors:
         raise BuildErrors(errors)
+
+
+def _file_problems(what: str, name: str, manifest: Path, line: int) -> list[BuildError]:
+    """The file `name` (relative to the manifest) must exist inside the course folder."""
+    file = manifest.parent / name
+    if not is_inside(file, manifest.parent):
+        return [BuildError(f"{what} '{name}' is outside the course folder", manifest, line,
+                           hint=INSIDE_HINT)]
+    if not file.is_file():
+        return [BuildError(f"{what} '{name}' not found", manifest, line,
+                           hint="the path is relative to the folder of lessons.yaml")]
+    return []
 
 
 def _mapping_get(node: yaml.Node, key: str) -> yaml.Node:

@@ -22,6 +22,7 @@ from .markdown import math_to_mathml, parse_nodes, slugify
 from .mathml import UnsafeMath
 from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
                     Stage, Step)
+from .paths import data_files_outside
 from .yamlmodel import load_yaml_model
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
@@ -296,6 +297,7 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
             parser.error(f"volatile pattern {pattern!r} is not a regular expression: {problem}",
                          _front_line(text, pattern), "see 'volatile' in docs/authoring.md")
     parser.errors.extend(missing_data_files(path, text, front))
+    parser.errors.extend(data_files_outside(path, text, front.files, ref.course_root))
     if front.prerequisite and front.prerequisite.startswith("lesson:"):
         parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None, 2))
     stages = parser.parse_stages()

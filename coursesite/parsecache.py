@@ -23,6 +23,7 @@ from .manifest import LessonRef
 from .markdown import FORMULAS
 from .model import Lesson
 from .parse import missing_data_files, parse_lesson
+from .paths import data_files_outside
 
 GENERATOR = Path(__file__).resolve().parent
 # The libraries whose behaviour shapes a parse: Markdown, YAML, validation, math.
@@ -61,7 +62,8 @@ class ParseCache:
         cached = self._load(path, key)
         if cached is not None:
             lesson, formulas = cached
-            problems = missing_data_files(ref.source, lesson.text, lesson.front)
+            problems = missing_data_files(ref.source, lesson.text, lesson.front) + \
+                data_files_outside(ref.source, lesson.text, lesson.front.files, ref.course_root)
             if problems:
                 raise BuildErrors(problems)
             FORMULAS.keep(formulas)

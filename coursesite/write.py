@@ -19,6 +19,7 @@ import pagefind_bin
 
 from .errors import BuildError, BuildErrors
 from .options import BuildOptions
+from .outfolder import MARKER, MARKER_TEXT, ownership_problem
 from .progress import Progress
 from .render import OutputFile, PageJob, folder_digest
 from .sitestate import load_state, update_state
@@ -31,12 +32,17 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
     """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`.
 
     Without `index`, the current search index is kept as it is, to be refreshed later.
+    `out` must be new, empty or a site a build wrote (outfolder.MARKER marks it as one).
     """
     out = out.resolve()
+    problem = ownership_problem(out)  # checked first by the CLI; again, as it is about to go
+    if problem:
+        raise BuildErrors([problem])
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
+        (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         shutil.copytree(static, staging / "static")
         for path in kept:
             _link_or_copy(out / path, staging / path)

@@ -37,6 +37,7 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     previous = tmp_path / "site" / "index.html"
     previous.parent.mkdir()
     previous.write_text("the previous site")
+    (previous.parent / ".coursesite").write_text("a site a build wrote")
     result = subprocess.run(
         [sys.executable, str(ROOT / "build.py"), "-q", *case.get("arguments", [])],
         cwd=tmp_path, capture_output=True, text=True, timeout=120)
@@ -50,7 +51,7 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     assert not re.search(r"^Traceback", result.stderr, re.M), "a generator traceback leaked"
     assert "coursesite/" not in result.stderr
     assert previous.read_text() == "the previous site"
-    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["index.html"]
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == [".coursesite", "index.html"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site.")]
 
 

@@ -99,3 +99,54 @@ def test_malformed_yaml_reports_its_line(tmp_path):
 def test_missing_manifest_says_how_to_fix(tmp_path):
     [error] = errors_of(tmp_path / "lessons.yaml")
     assert "not found" in error.message and "--manifest" in error.hint
+
+
+@pytest.mark.parametrize("field, value", [
+    ("slug: first-lesson", "slug: |\n          first-lesson\n"),  # a block scalar: "first-lesson\n"
+    ("slug: first-lesson", 'slug: "first-lesson\\n"'),
+    ("slug: recovery", 'slug: "recovery\\n"'),
+    ('id: "06"', 'id: "06\\n"'),
+])
+def test_a_trailing_newline_is_not_part_of_a_valid_slug_or_id(tmp_path, field, value):
+    text = VALID.replace(field, value, 1)
+    [error] = errors_of(write(tmp_path, text))
+    assert error.line == line_of(text, value.split("\n")[0])
+    assert "is not a slug" in error.message or "is not a phase id" in error.message
+
+
+@pytest.mark.parametrize("key, outside", [
+    ("source", "/etc/hostname"),
+    ("source", "../outside.md"),
+    ("guide", "/proc/self/environ"),
+])
+def test_manifest_paths_outside_the_course_folder_are_refused(tmp_path, key, outside):
+    course = tmp_path / "course"
+    course.mkdir()
+    (tmp_path / "outside.md").write_text("x")
+    text = VALID.replace("    title: Recovery", f"    title: Recovery\n    guide: {outside}") \
+        if key == "guide" else VALID.replace("source: second.md", f"source: {outside}")
+    [error] = errors_of(write(course, text))
+    assert f"'{outside}' is outside the course folder" in error.message
+    assert error.line == line_of(text, f"{key}: {outside}")
+    assert "inside the folder of lessons.yaml" in error.hint
+
+
+def test_a_symlink_out_of_the_course_folder_is_followed_and_refused(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (tmp_path / "secret.md").write_text("x")
+    manifest = write(course, VALID)
+    (course / "second.md").unlink()
+    (course / "second.md").symlink_to(tmp_path / "secret.md")
+    [error] = errors_of(manifest)
+    assert "'second.md' is outside the course folder" in error.message
+    assert error.line == line_of(VALID, "source: second.md")
+
+
+def test_a_symlink_within_the_course_folder_is_fine(tmp_path):
+    manifest = write(tmp_path, VALID)
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "real.md").write_text("x")
+    (tmp_path / "second.md").unlink()
+    (tmp_path / "second.md").symlink_to(tmp_path / "lessons" / "real.md")
+    assert load_course(manifest).lesson("second-lesson").source == tmp_path / "second.md"
