@@ -63,8 +63,9 @@ def test_a_step_printing_without_end_fills_neither_disk_nor_memory(course_folder
 
 
 def test_main_py_printing_more_than_the_steps_fails_naming_main_py(course_folder, tmp_path):
-    # Only `python main.py` has no arguments: the steps, run by the runner, print as usual.
-    course_folder.write(lesson_with(f"import sys\nif len(sys.argv) == 1:\n"
+    # Only the build's working folder holds the runner's job file: there the steps print as
+    # usual, while `python main.py` in a reader's folder prints without end.
+    course_folder.write(lesson_with(f"import os\nif not os.path.exists('job.json'):\n"
                                     f"    {ENDLESS.replace(chr(10), chr(10) + '    ')}"),
                         timeout=60)
     started = time.monotonic()
