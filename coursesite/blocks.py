@@ -93,7 +93,7 @@ def build_step(parser: LessonParser, raw: RawBlock) -> Step | None:
     if code is None:
         return None
     return Step(int(match.group(1)), match.group(2), parser.anchor(f"step {match.group(1)}"),
-                intro, code, explanation)
+                intro, code, explanation, raw.line)
 
 
 def build_experiment(parser: LessonParser, raw: RawBlock) -> Experiment | None:

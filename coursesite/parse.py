@@ -368,7 +368,7 @@ def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
     for expected, step in enumerate(steps, start=1):
         if step.number != expected:
             parser.error(f"step numbering gap: expected step {expected}, found {step.number}",
-                         step.code.line - 2, "number steps 1, 2, 3, ... in order")
+                         step.line, "number steps 1, 2, 3, ... in order")
             break
 
 

@@ -130,6 +130,16 @@ def test_step_numbering_gap(course_folder):
     assert error.line == line_of(text, "{step} 3.")
 
 
+def test_step_numbering_gap_points_at_the_opening_line_past_intro_prose(course_folder):
+    # Step 1 of the example has intro prose: its code starts three lines below the opening.
+    text = authoring_example().replace("{step} 1. Make the records", "{step} 2. Make the records")
+    text = text.replace("Start `main.py` with the data.\n",
+                        "Start `main.py` with the data.\n\nThe IDs are the records.\n")
+    errors = parse_errors(course_folder, text)
+    assert [(e.message, e.line) for e in errors] == [
+        ("step numbering gap: expected step 1, found 2", line_of(text, "{step} 2. Make"))]
+
+
 def test_scaffold_that_does_not_compile_names_its_line(course_folder):
     text = authoring_example().replace("threes = ...  # TODO", "threes = (  # TODO")
     [error] = parse_errors(course_folder, text)
