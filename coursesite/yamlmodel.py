@@ -82,6 +82,24 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         raise BuildErrors([_describe(str(error), root, model, path, offset)]) from None
 
 
+def node_tree(text: str) -> yaml.Node | None:
+    """The node tree of `text`, which load_yaml_model has already accepted."""
+    loader = LOADER(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def line_at(root: yaml.Node, loc: tuple, first_line: int = 1) -> int:
+    """The file line of the value at `loc`, e.g. ('files', 2), from the YAML's own marks.
+
+    A mapping entry is located by its key, a list item by the item; when `loc` goes deeper
+    than the YAML does, the deepest part that exists. `first_line` is as for load_yaml_model.
+    """
+    return _line_of(root, loc) + first_line - 1
+
+
 def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) -> BuildError:
     message, _, at = text.partition(" - at `")
     if at.startswith("key` in `"):  # a mapping key that YAML read as a number, date, ...

@@ -207,3 +207,32 @@ def test_text_that_is_not_utf8_names_its_line(course_folder):
     [error] = caught.value.errors
     assert "not UTF-8 text" in error.message
     assert error.line == line_of(authoring_example(), "Eleven records")
+
+
+def with_front(extra: str, summary: str | None = None) -> str:
+    """The example lesson with `extra` front-matter lines after 'revision:'."""
+    text = authoring_example().replace("revision: v0.1.0\n", "revision: v0.1.0\n" + extra)
+    if summary:
+        text = text.replace("summary: Batch eleven records", f"summary: {summary}. Batch eleven")
+    return text
+
+
+def test_front_matter_problems_are_located_by_the_yaml_not_by_searching_text(course_folder):
+    # Each name also appears on an earlier line (summary, or the same item listed before).
+    text = with_front('files:\n  - absent.csv\n  - absent.csv\n'
+                      'volatile:\n  - "(unclosed"\n  - "^time"\n  - "(unclosed"\n',
+                      summary="Mentions absent.csv and (unclosed")
+    errors = parse_errors(course_folder, text)
+    assert [(error.message.split(" is not")[0], error.line) for error in errors] == [
+        ("volatile pattern '(unclosed'", line_of(text, '- "(unclosed"', 1)),
+        ("volatile pattern '(unclosed'", line_of(text, '- "(unclosed"', 2)),
+        ("data file 'absent.csv' not found", line_of(text, "- absent.csv", 1)),
+        ("data file 'absent.csv' not found", line_of(text, "- absent.csv", 2)),
+    ]
+
+
+def test_a_prerequisite_lesson_link_carries_its_own_line(course_folder):
+    text = authoring_example().replace("prerequisite: Python lists and NumPy arrays",
+                                       "prerequisite: lesson:count-batches")
+    [link] = parse_lesson(course_folder.write(text).lessons[0]).links
+    assert (link.slug, link.line) == ("count-batches", line_of(text, "prerequisite:"))
