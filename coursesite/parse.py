@@ -366,8 +366,9 @@ def _front_line(root: yaml.Node, loc: tuple) -> int:
 
 def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
     steps = [item for stage in stages for item in stage.items if isinstance(item, Step)]
-    if not steps and not parser.errors:
-        parser.error("the lesson has no {step} blocks", None,
+    if not steps and not parser.errors:  # so every stage is there, Build & Run among them
+        build_run = next(stage for stage in stages if stage.key == "build-run")
+        parser.error("the lesson has no {step} blocks", build_run.line,
                      "the Build & Run stage needs at least ':::{step} 1. Title'")
     for expected, step in enumerate(steps, start=1):
         if step.number != expected:

@@ -236,3 +236,11 @@ def test_a_prerequisite_lesson_link_carries_its_own_line(course_folder):
                                        "prerequisite: lesson:count-batches")
     [link] = parse_lesson(course_folder.write(text).lessons[0]).links
     assert (link.slug, link.line) == ("count-batches", line_of(text, "prerequisite:"))
+
+
+def test_a_lesson_without_steps_points_at_its_build_and_run_stage(course_folder):
+    text = replace_block(replace_block(authoring_example(), ":::{step} 1.", ""),
+                         ":::{step} 2.", "Nothing to run yet.\n")
+    [error] = parse_errors(course_folder, text)
+    assert (error.message, error.line) == ("the lesson has no {step} blocks",
+                                           line_of(text, "# Build & Run"))
