@@ -26,6 +26,8 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 _TYPE_WORDS = {"str": "text", "int": "an integer", "float": "a number", "bool": "true or false",
                "array": "a list", "object": "a mapping", "null": "nothing", "date": "a date",
                "datetime": "a date and time", "time": "a time"}
+# Parser contexts in which YAML reports an unclosed '[', '{' or quote after the fact.
+_UNCLOSED = ("while parsing a flow", "while scanning a quoted scalar")
 # What a regular expression constraint means, for the message when a value does not match.
 PATTERN_MEANINGS: dict[str, str] = {}
 
@@ -57,11 +59,14 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
+        mark, hint = error.problem_mark or error.context_mark, "check indentation and " \
+            "quoting around this line"
+        # An unclosed bracket or quote is noticed lines later; the mistake is where it opened.
+        if error.context_mark and (error.context or "").startswith(_UNCLOSED):
+            mark, hint = error.context_mark, "close the bracket or quote opened on this line"
         line = mark.line + 1 + offset if mark else None
         raise BuildErrors([BuildError(
-            f"invalid YAML: {error.problem or error.context}",
-            path, line, hint="check indentation and quoting around this line",
+            f"invalid YAML: {error.problem or error.context}", path, line, hint=hint,
         )]) from None
     except yaml.reader.ReaderError as error:  # a character YAML does not allow
         line = text[:error.position].count("\n") + 1 + offset

@@ -45,6 +45,8 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     if case["line"]:
         line = line_of(text, case["line"], case.get("occurrence", 1))
         assert f"{path.name}:{line}: " in result.stderr, result.stderr
+    else:  # "" means the error has no line, not that its line goes unchecked
+        assert not re.search(r"\S+:\d+: ", result.stderr), result.stderr
     if result.returncode == 1:
         assert "hint:" in result.stderr, result.stderr
     assert not re.search(r"^Traceback", result.stderr, re.M), "a generator traceback leaked"
