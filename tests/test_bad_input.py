@@ -61,3 +61,11 @@ def test_the_corpus_is_large_and_documented():
     table = (ROOT / "docs" / "reliability.md").read_text()
     missing = [case["case"] for case in CASES if f"| {case['case']} |" not in table]
     assert missing == []
+
+
+def test_every_test_the_reliability_page_cites_exists():
+    cited = set(re.findall(r"`(test_\w+)`", (ROOT / "docs" / "reliability.md").read_text()))
+    defined = set(re.findall(r"^def (test_\w+)", "\n".join(
+        path.read_text() for path in (ROOT / "tests").rglob("test_*.py")), re.M))
+    assert len(cited) >= 10
+    assert sorted(cited - defined) == []

@@ -1,5 +1,6 @@
 """Lesson code is arbitrary Python: the build survives it and keeps everything it promised."""
 
+import json
 import re
 import signal
 import subprocess
@@ -75,11 +76,32 @@ def test_exit_handlers_of_lesson_code_do_not_hold_up_the_build(course_folder):
 def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
     course_folder.write(lesson_with(
         "import os\nopen('site-notes.txt', 'w').write('x')\n"
-        "os.makedirs('site', exist_ok=True)\nopen('site/index.html', 'w').write('hacked')\n"
+        "for folder in ('site', 'content', '.cache', '.cache/records'):\n"
+        "    os.makedirs(folder, exist_ok=True)\n"
+        "for name in ('site/index.html', 'content/lesson.md', '.cache/records/count-batches.json'):\n"
+        "    open(name, 'w').write('hacked')\n"
         "assert os.path.expanduser('~') == os.getcwd()"))
+    lesson = course_folder.lesson_path.read_text()
     build(course_folder.options(), RecordingProgress())
     assert not (course_folder.root / "site-notes.txt").exists()
     assert "hacked" not in (course_folder.root / "site" / "index.html").read_text()
+    assert course_folder.lesson_path.read_text() == lesson
+    record = course_folder.root / ".cache" / "records" / "count-batches.json"
+    assert json.loads(record.read_text())["record"]["lesson"] == "count-batches"
+
+
+def test_code_that_runs_past_the_timeout_is_stopped_with_its_children(course_folder, tmp_path):
+    marker = tmp_path / "child.pid"
+    course_folder.write(lesson_with(
+        "import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
+        f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')\n"
+        "while True:\n    pass"), timeout=10)  # time to start on a busy machine
+    started = time.monotonic()
+    with pytest.raises(BuildErrors, match="ran longer than 10 s and was stopped"):
+        build(course_folder.options(), RecordingProgress())
+    assert time.monotonic() - started < 60
+    children = list(map(int, marker.read_text().split()))
+    assert children and not [pid for pid in children if running(pid)]
 
 
 def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
