@@ -1,22 +1,19 @@
+"""Running lesson code, through the real build: what the committed record holds, and how
+lesson code fails."""
+
 from pathlib import Path
 
-import pytest
-
-from conftest import ROOT, authoring_example, line_of, replace_block
+from conftest import ROOT, authoring_example, build_errors, build_lesson, line_of, replace_block
 from coursesite.errors import BuildError
-from coursesite.execute import execute_lesson
-from coursesite.parse import parse_lesson
 
 
 def run(course_folder, text, timeout=120):
-    course = course_folder.write(text, timeout=timeout)
-    return execute_lesson(parse_lesson(course.lessons[0]), course.settings)
+    return build_lesson(course_folder, text, timeout)
 
 
 def failure(course_folder, text, timeout=120) -> BuildError:
-    with pytest.raises(BuildError) as caught:
-        run(course_folder, text, timeout)
-    return caught.value
+    [error] = build_errors(course_folder, text, timeout)
+    return error
 
 
 def with_experiment(code: str, options: str = "") -> str:
