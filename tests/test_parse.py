@@ -104,7 +104,9 @@ def test_stages_out_of_order(course_folder):
     text = text.replace("# Experiment\n", "# TEMP\n").replace("# Build & Run\n", "# Experiment\n")
     text = text.replace("# TEMP\n", "# Build & Run\n")
     errors = parse_errors(course_folder, text)
-    assert any("out of order" in e.message for e in errors)
+    assert [(e.message.split(";")[0], e.line) for e in errors if "out of order" in e.message] == [
+        ("stage 'Experiment' is out of order", line_of(text, "# Experiment")),
+        ("stage 'Build & Run' is out of order", line_of(text, "# Build & Run"))]
 
 
 def test_unknown_block_kind(course_folder):
@@ -152,12 +154,14 @@ def test_missing_required_option(course_folder):
                                        "")
     [error] = parse_errors(course_folder, text)
     assert "{experiment} needs the option ':expected:'" in error.message
+    assert error.line == line_of(text, ":::{experiment}")
 
 
 def test_unknown_option_suggests(course_folder):
     text = authoring_example().replace(":predict: How many", ":predcit: How many")
     errors = parse_errors(course_folder, text)
-    assert any("did you mean 'predict'" in e.message for e in errors)
+    assert [e.line for e in errors if "did you mean 'predict'" in e.message] == \
+        [line_of(text, ":predcit:")]
 
 
 def test_block_in_the_wrong_stage(course_folder):
@@ -166,12 +170,14 @@ def test_block_in_the_wrong_stage(course_folder):
     text = text.replace("# Understand\n", "# Understand\n\n:::{carry-forward}\n- x\n:::\n")
     [error] = parse_errors(course_folder, text)
     assert "{carry-forward} belongs in the 'Evidence' stage" in error.message
+    assert error.line == line_of(text, ":::{carry-forward}")
 
 
 def test_check_needs_exactly_one_right_answer(course_folder):
     text = authoring_example().replace("- [x] Eleven", "- [ ] Eleven")
     [error] = parse_errors(course_folder, text)
     assert "exactly one marked [x]" in error.message
+    assert error.line == line_of(text, ":::{check}")
 
 
 def test_math_that_cannot_render_is_an_error_with_line(course_folder):
