@@ -114,7 +114,8 @@ def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
     build(course_folder.options(), RecordingProgress())  # the lock is released afterwards
 
 
-def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path, stop):
     course_folder.write(authoring_example())
     build(course_folder.options(), RecordingProgress())
     site = course_folder.root / "site"
@@ -130,7 +131,7 @@ def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path)
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert started.exists(), "the lesson never started"
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(stop)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130 and "interrupted; site not changed" in stderr
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
