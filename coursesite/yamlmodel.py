@@ -59,8 +59,8 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)
     except yaml.MarkedYAMLError as error:
-        mark, hint = error.problem_mark or error.context_mark, "check indentation and " \
-            "quoting around this line"
+        mark = error.problem_mark or error.context_mark
+        hint = "check indentation and quoting around this line"
         # An unclosed bracket or quote is noticed lines later; the mistake is where it opened.
         if error.context_mark and (error.context or "").startswith(_UNCLOSED):
             mark, hint = error.context_mark, "close the bracket or quote opened on this line"
