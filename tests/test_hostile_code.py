@@ -95,11 +95,11 @@ def test_code_that_runs_past_the_timeout_is_stopped_with_its_children(course_fol
     course_folder.write(lesson_with(
         "import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
         f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')\n"
-        "while True:\n    pass"), timeout=10)  # time to start on a busy machine
+        "while True:\n    pass"), timeout=20)  # time to start on a busy machine
     started = time.monotonic()
-    with pytest.raises(BuildErrors, match="ran longer than 10 s and was stopped"):
+    with pytest.raises(BuildErrors, match="ran longer than 20 s and was stopped"):
         build(course_folder.options(), RecordingProgress())
-    assert time.monotonic() - started < 60
+    assert time.monotonic() - started < 150  # not held up by the children's 300 s
     children = list(map(int, marker.read_text().split()))
     assert children and not still_running(children)
 
