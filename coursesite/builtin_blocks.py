@@ -32,7 +32,7 @@ def build_step(context: BlockContext, raw: RawBlock) -> Step | None:
     if code is None:
         return None
     return Step(int(match.group(1)), match.group(2), context.anchor(f"step {match.group(1)}"),
-                intro, code, explanation)
+                intro, code, explanation, raw.line)
 
 
 def step_cells(cells, step: Step) -> None:

@@ -183,11 +183,6 @@ class LocalExecutor:
                 raise
 
 
-def execute_lesson(lesson: Lesson, settings: Settings, threads: int = 1) -> ExecutionRecord:
-    """Run every runnable block of `lesson` in order; raise BuildError on the first failure."""
-    return run_job(prepare_job(lesson, settings), threads)
-
-
 def run_job(job: LessonJob, threads: int = 1,
             on_started: Callable[[], None] = lambda: None) -> ExecutionRecord:
     """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.

@@ -76,6 +76,7 @@ class Step:
     intro: Prose | None
     code: Code
     explanation: Prose | None
+    line: int  # the file line of its opening ':::{step}'
 
 
 @dataclass(frozen=True)

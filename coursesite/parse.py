@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
 from markdown_it.tree import SyntaxTreeNode
 
 from .errors import BuildError, BuildErrors, did_you_mean
@@ -23,7 +24,7 @@ from .mathml import UnsafeMath
 from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
                     Stage, Step)
 from .paths import data_files_outside
-from .yamlmodel import load_yaml_model
+from .yamlmodel import line_at, load_yaml_model, node_tree
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
 _BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
@@ -286,20 +287,22 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
         raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path, line,
                                       hint="save the file as UTF-8")]) from None
     front_text, front_lines = split_front_matter(text, path)
-    front, _ = load_yaml_model(front_text, FrontMatter, path, first_line=2)
+    front, root = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
     parser = LessonParser(path, lines)
-    for pattern in front.volatile:
+    for index, pattern in enumerate(front.volatile):
         try:
             re.compile(pattern)
         except re.error as problem:
             parser.error(f"volatile pattern {pattern!r} is not a regular expression: {problem}",
-                         _front_line(text, pattern), "see 'volatile' in docs/authoring.md")
+                         _front_line(root, ("volatile", index)),
+                         "see 'volatile' in docs/authoring.md")
     parser.errors.extend(missing_data_files(path, text, front))
     parser.errors.extend(data_files_outside(path, text, front.files, ref.course_root))
     if front.prerequisite and front.prerequisite.startswith("lesson:"):
-        parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None, 2))
+        parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None,
+                                       _front_line(root, ("prerequisite",))))
     stages = parser.parse_stages()
     _check_step_numbers(parser, stages)
     if parser.errors:
@@ -310,30 +313,32 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
 
 def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildError]:
     """The files the front matter declares that are not beside the lesson file."""
-    return [BuildError(f"data file '{name}' not found", path, _front_line(text, name),
+    missing = [(index, name) for index, name in enumerate(front.files)
+               if not (path.parent / name).is_file()]
+    if not missing:
+        return []
+    # Only now read the YAML's lines: a cached lesson keeps its text, not its node tree.
+    root = node_tree(split_front_matter(text, path)[0])
+    return [BuildError(f"data file '{name}' not found", path, _front_line(root, ("files", index)),
                        hint="files are relative to the folder of the lesson file")
-            for name in front.files if not (path.parent / name).is_file()]
+            for index, name in missing]
 
 
-def _front_line(text: str, fragment: str) -> int:
-    """The line of front matter that mentions `fragment` (2 if none does)."""
-    for number, line in enumerate(text.splitlines()[1:], start=2):
-        if line.strip() == "---":
-            break
-        if fragment in line:
-            return number
-    return 2
+def _front_line(root: yaml.Node, loc: tuple) -> int:
+    """The file line of the front-matter value at `loc` (front matter starts on line 2)."""
+    return line_at(root, loc, first_line=2)
 
 
 def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
     steps = [item for stage in stages for item in stage.items if isinstance(item, Step)]
-    if not steps and not parser.errors:
-        parser.error("the lesson has no {step} blocks", None,
+    if not steps and not parser.errors:  # so every stage is there, Build & Run among them
+        build_run = next(stage for stage in stages if stage.key == "build-run")
+        parser.error("the lesson has no {step} blocks", build_run.line,
                      "the Build & Run stage needs at least ':::{step} 1. Title'")
     for expected, step in enumerate(steps, start=1):
         if step.number != expected:
             parser.error(f"step numbering gap: expected step {expected}, found {step.number}",
-                         step.code.line - 2, "number steps 1, 2, 3, ... in order")
+                         step.line, "number steps 1, 2, 3, ... in order")
             break
 
 

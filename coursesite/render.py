@@ -202,13 +202,6 @@ def _render_publishing(env: Environment, course: Course,
     return files
 
 
-def render_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Prose],
-                templates: Path) -> list[OutputFile]:
-    """Every page and generated file of the site (static assets are copied by `write`)."""
-    jobs = plan_site(course, lessons, guides, templates)
-    return [file for job in jobs for file in job.render()]
-
-
 def _render_phase(env: Environment, course: Course, phase: PhaseEntry,
                   members: list[LessonBuild], guide: Prose | None) -> list[OutputFile]:
     url = f"{phase.slug}/index.html"

@@ -26,6 +26,8 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 _TYPE_WORDS = {"str": "text", "int": "an integer", "float": "a number", "bool": "true or false",
                "array": "a list", "object": "a mapping", "null": "nothing", "date": "a date",
                "datetime": "a date and time", "time": "a time"}
+# Parser contexts in which YAML reports an unclosed '[', '{' or quote after the fact.
+_UNCLOSED = ("while parsing a flow", "while scanning a quoted scalar")
 # What a regular expression constraint means, for the message when a value does not match.
 PATTERN_MEANINGS: dict[str, str] = {}
 
@@ -58,10 +60,13 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         data = None if root is None else loader.construct_document(root)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
+        hint = "check indentation and quoting around this line"
+        # An unclosed bracket or quote is noticed lines later; the mistake is where it opened.
+        if error.context_mark and (error.context or "").startswith(_UNCLOSED):
+            mark, hint = error.context_mark, "close the bracket or quote opened on this line"
         line = mark.line + 1 + offset if mark else None
         raise BuildErrors([BuildError(
-            f"invalid YAML: {error.problem or error.context}",
-            path, line, hint="check indentation and quoting around this line",
+            f"invalid YAML: {error.problem or error.context}", path, line, hint=hint,
         )]) from None
     except yaml.reader.ReaderError as error:  # a character YAML does not allow
         line = text[:error.position].count("\n") + 1 + offset
@@ -80,6 +85,24 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         return msgspec.convert(data, model), root
     except msgspec.ValidationError as error:
         raise BuildErrors([_describe(str(error), root, model, path, offset)]) from None
+
+
+def node_tree(text: str) -> yaml.Node | None:
+    """The node tree of `text`, which load_yaml_model has already accepted."""
+    loader = LOADER(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def line_at(root: yaml.Node, loc: tuple, first_line: int = 1) -> int:
+    """The file line of the value at `loc`, e.g. ('files', 2), from the YAML's own marks.
+
+    A mapping entry is located by its key, a list item by the item; when `loc` goes deeper
+    than the YAML does, the deepest part that exists. `first_line` is as for load_yaml_model.
+    """
+    return _line_of(root, loc) + first_line - 1
 
 
 def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) -> BuildError:

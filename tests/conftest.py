@@ -98,6 +98,25 @@ def course_folder(tmp_path: Path) -> CourseFolder:
     return CourseFolder(tmp_path)
 
 
+def build_lesson(folder: CourseFolder, text: str, timeout: int = 120):
+    """Build a one-lesson course through build(); return the record it committed."""
+    from coursesite import records
+    from coursesite.pipeline import build
+    folder.write(text, timeout=timeout)
+    build(folder.options(), RecordingProgress())
+    return records.load(folder.root / "records", "count-batches").record
+
+
+def build_errors(folder: CourseFolder, text: str, timeout: int = 120) -> list:
+    """The BuildErrors of building a one-lesson course through build()."""
+    from coursesite.errors import BuildErrors
+    from coursesite.pipeline import build
+    folder.write(text, timeout=timeout)
+    with pytest.raises(BuildErrors) as caught:
+        build(folder.options(), RecordingProgress())
+    return caught.value.errors
+
+
 def replace_block(text: str, start_marker: str, new_block: str) -> str:
     """`text` with the block whose opening line starts with `start_marker` replaced."""
     lines = text.splitlines(keepends=True)

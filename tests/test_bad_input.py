@@ -46,6 +46,8 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     if case["line"]:
         line = line_of(text, case["line"], case.get("occurrence", 1))
         assert f"{path.name}:{line}: " in result.stderr, result.stderr
+    else:  # "" means the error has no line, not that its line goes unchecked
+        assert not re.search(r"\S+:\d+: ", result.stderr), result.stderr
     if result.returncode == 1:
         assert "hint:" in result.stderr, result.stderr
     assert not re.search(r"^Traceback", result.stderr, re.M), "a generator traceback leaked"
@@ -60,3 +62,11 @@ def test_the_corpus_is_large_and_documented():
     table = (ROOT / "docs" / "reliability.md").read_text()
     missing = [case["case"] for case in CASES if f"| {case['case']} |" not in table]
     assert missing == []
+
+
+def test_every_test_the_reliability_page_cites_exists():
+    cited = set(re.findall(r"`(test_\w+)`", (ROOT / "docs" / "reliability.md").read_text()))
+    defined = set(re.findall(r"^def (test_\w+)", "\n".join(
+        path.read_text() for path in (ROOT / "tests").rglob("test_*.py")), re.M))
+    assert len(cited) >= 10
+    assert sorted(cited - defined) == []

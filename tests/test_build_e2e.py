@@ -170,7 +170,11 @@ def test_failed_build_keeps_the_previous_site(course_folder):
     course_folder.lesson_path.write_text(broken)
     result = run_build(cwd=course_folder.root)
     assert result.returncode == 1
-    assert f"lesson.md:{line_of(broken, 'assert sizes == [4, 4]')}: step 2 failed" in result.stderr
+    line = line_of(broken, 'assert sizes == [4, 4]')
+    assert f"lesson.md:{line}: step 2 failed" in result.stderr
+    # The traceback is the lesson's own, in its Markdown lines, marked with '|'.
+    assert f'  |   File "content/lesson.md", line {line}, in <module>\n' \
+           "  |     assert sizes == [4, 4]\n" in result.stderr
     assert "coursesite" not in result.stderr  # no traceback from the generator itself
     assert index.read_bytes() == before
     leftovers = [p.name for p in course_folder.root.iterdir() if p.name.startswith(".site")]

@@ -1,22 +1,21 @@
+"""Running lesson code, through the real build: what the committed record holds, and how
+lesson code fails."""
+
 from pathlib import Path
 
-import pytest
-
-from conftest import ROOT, authoring_example, line_of, replace_block
+from conftest import ROOT, authoring_example, build_errors, build_lesson, line_of, replace_block
 from coursesite.errors import BuildError
-from coursesite.execute import execute_lesson, prepare_job, unseen_hardware
+from coursesite.execute import prepare_job, run_job, unseen_hardware
 from coursesite.parse import parse_lesson
 
 
 def run(course_folder, text, timeout=120):
-    course = course_folder.write(text, timeout=timeout)
-    return execute_lesson(parse_lesson(course.lessons[0]), course.settings)
+    return build_lesson(course_folder, text, timeout)
 
 
 def failure(course_folder, text, timeout=120) -> BuildError:
-    with pytest.raises(BuildError) as caught:
-        run(course_folder, text, timeout)
-    return caught.value
+    [error] = build_errors(course_folder, text, timeout)
+    return error
 
 
 def with_experiment(code: str, options: str = "") -> str:
@@ -77,8 +76,8 @@ def test_a_tpu_lesson_whose_run_saw_no_tpu_is_an_error_at_its_hardware_line(cour
     text = declared("tpu", with_experiment("import jax\nprint(jax.numpy.arange(3).sum())"))
     course = course_folder.write(text)
     lesson = parse_lesson(course.lessons[0])
-    record = execute_lesson(lesson, course.settings)
-    error = unseen_hardware(prepare_job(lesson, course.settings), record)
+    job = prepare_job(lesson, course.settings)
+    error = unseen_hardware(job, run_job(job))
     assert error.message == "lesson declares hardware: tpu but its run saw no TPU (1 CPU device)"
     assert (error.path, error.line) == (course_folder.lesson_path, line_of(text, "hardware: tpu"))
     assert "declare hardware: cpu" in error.hint
@@ -88,8 +87,8 @@ def test_a_run_that_saw_the_declared_hardware_is_no_error(course_folder):
     for hardware, experiment in (("tpu", FAKE_TPU), ("cpu", "print('no JAX')")):
         course = course_folder.write(declared(hardware, with_experiment(experiment)))
         lesson = parse_lesson(course.lessons[0])
-        record = execute_lesson(lesson, course.settings)
-        assert unseen_hardware(prepare_job(lesson, course.settings), record) is None, hardware
+        job = prepare_job(lesson, course.settings)
+        assert unseen_hardware(job, run_job(job)) is None, hardware
 
 
 def test_stdout_and_stderr_are_separate(course_folder):

@@ -1,5 +1,6 @@
 """Lesson code is arbitrary Python: the build survives it and keeps everything it promised."""
 
+import json
 import re
 import signal
 import subprocess
@@ -75,11 +76,41 @@ def test_exit_handlers_of_lesson_code_do_not_hold_up_the_build(course_folder):
 def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
     course_folder.write(lesson_with(
         "import os\nopen('site-notes.txt', 'w').write('x')\n"
-        "os.makedirs('site', exist_ok=True)\nopen('site/index.html', 'w').write('hacked')\n"
+        "for folder in ('site', 'content', '.cache', '.cache/records'):\n"
+        "    os.makedirs(folder, exist_ok=True)\n"
+        "for name in ('site/index.html', 'content/lesson.md', '.cache/records/count-batches.json'):\n"
+        "    open(name, 'w').write('hacked')\n"
         "assert os.path.expanduser('~') == os.getcwd()"))
+    lesson = course_folder.lesson_path.read_text()
     build(course_folder.options(), RecordingProgress())
     assert not (course_folder.root / "site-notes.txt").exists()
     assert "hacked" not in (course_folder.root / "site" / "index.html").read_text()
+    assert course_folder.lesson_path.read_text() == lesson
+    record = course_folder.root / ".cache" / "records" / "count-batches.json"
+    assert json.loads(record.read_text())["record"]["lesson"] == "count-batches"
+
+
+def test_code_that_runs_past_the_timeout_is_stopped_with_its_children(course_folder, tmp_path):
+    marker = tmp_path / "child.pid"
+    course_folder.write(lesson_with(
+        "import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
+        f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')\n"
+        "while True:\n    pass"), timeout=20)  # time to start on a busy machine
+    started = time.monotonic()
+    with pytest.raises(BuildErrors, match="ran longer than 20 s and was stopped"):
+        build(course_folder.options(), RecordingProgress())
+    assert time.monotonic() - started < 150  # not held up by the children's 300 s
+    children = list(map(int, marker.read_text().split()))
+    assert children and not still_running(children)
+
+
+def still_running(pids: list[int], grace: float = 5) -> list[int]:
+    """Those of `pids` still alive after `grace` seconds: a SIGKILLed process on a busy
+    machine may take a moment to die."""
+    deadline = time.monotonic() + grace
+    while (alive := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
 
 
 def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
@@ -92,7 +123,8 @@ def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
     build(course_folder.options(), RecordingProgress())  # the lock is released afterwards
 
 
-def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path, stop):
     course_folder.write(authoring_example())
     build(course_folder.options(), RecordingProgress())
     site = course_folder.root / "site"
@@ -108,7 +140,7 @@ def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path)
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert started.exists(), "the lesson never started"
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(stop)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130 and "interrupted; site not changed" in stderr
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before

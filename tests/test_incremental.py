@@ -270,15 +270,17 @@ def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
 def test_cached_parse_still_notices_a_missing_data_file(course_folder):
     (course_folder.root / "content").mkdir()
     (course_folder.root / "content" / "sizes.txt").write_text("4 4 3")
+    # sizes.txt is named in the summary first: only the YAML's own marks find the entry.
     course_folder.write(authoring_example().replace("revision: v0.1.0",
-                                                    "revision: v0.1.0\nfiles: [sizes.txt]"))
+                                                    "revision: v0.1.0\nfiles:\n  - sizes.txt")
+                        .replace("summary: Batch", "summary: Read sizes.txt. Batch"))
     rebuild(course_folder)
     (course_folder.root / "content" / "sizes.txt").unlink()
     with pytest.raises(BuildErrors) as caught:
         rebuild(course_folder)
     [error] = caught.value.errors
     assert "data file 'sizes.txt' not found" in error.message
-    assert error.line == line_of(course_folder.lesson_path.read_text(), "files: [sizes.txt]")
+    assert error.line == line_of(course_folder.lesson_path.read_text(), "- sizes.txt")
 
 
 def test_damaged_parse_cache_entry_is_parsed_again(built):

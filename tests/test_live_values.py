@@ -1,16 +1,11 @@
 """`{value}`expression`` in prose: computed by the lesson's own run, never typed by hand."""
 
-import pytest
-
-from conftest import ROOT, RecordingProgress, authoring_example, line_of
-from coursesite.errors import BuildError, BuildErrors
-from coursesite.execute import execute_lesson
-from coursesite.parse import parse_lesson
-from coursesite.pipeline import build
-from coursesite.lessonbuild import LessonBuild
-from coursesite.render import render_site
 from bs4 import BeautifulSoup
 
+from conftest import RecordingProgress, authoring_example, build_errors, build_lesson, line_of
+from coursesite.pipeline import build
+
+PAGE = "site/basics/count-batches/index.html"
 SENTENCE = "The sizes are {value}`sizes` and the last batch holds {value}`batches[-1].tolist()`."
 
 
@@ -20,15 +15,10 @@ def with_values(sentence: str = SENTENCE) -> str:
 
 
 def test_values_are_computed_in_the_lessons_namespace_and_shown_escaped(course_folder):
-    course = course_folder.write(with_values(SENTENCE + " Tag: {value}`'<b>'`"))
-    lesson = parse_lesson(course.lessons[0])
-    assert [v.expression for v in lesson.values] == ["sizes", "batches[-1].tolist()", "'<b>'"]
-    record = execute_lesson(lesson, course.settings)
+    record = build_lesson(course_folder, with_values(SENTENCE + " Tag: {value}`'<b>'`"))
     assert record.values == {"sizes": "[4, 4, 3]", "batches[-1].tolist()": "[8, 9, 10]",
                              "'<b>'": "<b>"}
-    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {}, ROOT / "templates")
-    page = BeautifulSoup({f.path: f.content for f in files}["basics/count-batches/index.html"],
-                         "html.parser")
+    page = BeautifulSoup((course_folder.root / PAGE).read_text(), "html.parser")
     shown = [span.get_text() for span in page.select(".live-value")]
     assert shown == ["[4, 4, 3]", "[8, 9, 10]", "<b>"]
     assert page.find("b") is None
@@ -36,19 +26,14 @@ def test_values_are_computed_in_the_lessons_namespace_and_shown_escaped(course_f
 
 def test_a_failing_expression_names_file_and_line(course_folder):
     text = with_values("Missing: {value}`no_such_name + 1`.")
-    course = course_folder.write(text)
-    with pytest.raises(BuildError) as caught:
-        execute_lesson(parse_lesson(course.lessons[0]), course.settings)
-    assert caught.value.line == line_of(text, "no_such_name")
-    assert "live value `no_such_name + 1` failed: NameError" in caught.value.message
+    [error] = build_errors(course_folder, text)
+    assert error.line == line_of(text, "no_such_name")
+    assert "live value `no_such_name + 1` failed: NameError" in error.message
 
 
 def test_an_expression_that_is_not_python_is_a_parse_error(course_folder):
     text = with_values("Broken: {value}`sizes[`.")
-    course = course_folder.write(text)
-    with pytest.raises(BuildErrors) as caught:
-        parse_lesson(course.lessons[0])
-    [error] = caught.value.errors
+    [error] = build_errors(course_folder, text)
     assert "is not a Python expression" in error.message and error.line == line_of(text, "sizes[")
 
 
@@ -61,4 +46,4 @@ def test_changing_an_expression_reruns_the_lesson(course_folder):
     assert result.executed == ["count-batches"]
     assert progress.final("count-batches") == ("executed", "live values changed")
     assert "The sizes are <span class=\"live-value\">3</span>" in \
-        (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+        (course_folder.root / PAGE).read_text()

@@ -89,11 +89,16 @@ def test_missing_lesson_file_names_the_entry(tmp_path):
     assert error.line == line_of(VALID, "source: second.md")
 
 
-def test_malformed_yaml_reports_its_line(tmp_path):
-    text = VALID.replace("    title: Recovery", "    title: [Recovery")
+@pytest.mark.parametrize("broken, opened", [
+    ("    title: [Recovery", "[Recovery"),   # YAML notices the unclosed '[' a line later
+    ("    title: 'Recovery", "'Recovery"),   # ... and an unclosed quote at the end of the file
+    ("    title: Recovery\n   x: 1", "   x: 1"),  # bad indentation: the line itself
+])
+def test_malformed_yaml_reports_the_line_of_the_mistake(tmp_path, broken, opened):
+    text = VALID.replace("    title: Recovery", broken)
     [error] = errors_of(write(tmp_path, text))
     assert "invalid YAML" in error.message
-    assert error.line is not None and error.line >= line_of(text, "[Recovery")
+    assert error.line == line_of(text, opened)
 
 
 def test_missing_manifest_says_how_to_fix(tmp_path):

@@ -104,7 +104,9 @@ def test_stages_out_of_order(course_folder):
     text = text.replace("# Experiment\n", "# TEMP\n").replace("# Build & Run\n", "# Experiment\n")
     text = text.replace("# TEMP\n", "# Build & Run\n")
     errors = parse_errors(course_folder, text)
-    assert any("out of order" in e.message for e in errors)
+    assert [(e.message.split(";")[0], e.line) for e in errors if "out of order" in e.message] == [
+        ("stage 'Experiment' is out of order", line_of(text, "# Experiment")),
+        ("stage 'Build & Run' is out of order", line_of(text, "# Build & Run"))]
 
 
 def test_unknown_block_kind(course_folder):
@@ -130,6 +132,16 @@ def test_step_numbering_gap(course_folder):
     assert error.line == line_of(text, "{step} 3.")
 
 
+def test_step_numbering_gap_points_at_the_opening_line_past_intro_prose(course_folder):
+    # Step 1 of the example has intro prose: its code starts three lines below the opening.
+    text = authoring_example().replace("{step} 1. Make the records", "{step} 2. Make the records")
+    text = text.replace("Start `main.py` with the data.\n",
+                        "Start `main.py` with the data.\n\nThe IDs are the records.\n")
+    errors = parse_errors(course_folder, text)
+    assert [(e.message, e.line) for e in errors] == [
+        ("step numbering gap: expected step 1, found 2", line_of(text, "{step} 2. Make"))]
+
+
 def test_scaffold_that_does_not_compile_names_its_line(course_folder):
     text = authoring_example().replace("threes = ...  # TODO", "threes = (  # TODO")
     [error] = parse_errors(course_folder, text)
@@ -142,12 +154,14 @@ def test_missing_required_option(course_folder):
                                        "")
     [error] = parse_errors(course_folder, text)
     assert "{experiment} needs the option ':expected:'" in error.message
+    assert error.line == line_of(text, ":::{experiment}")
 
 
 def test_unknown_option_suggests(course_folder):
     text = authoring_example().replace(":predict: How many", ":predcit: How many")
     errors = parse_errors(course_folder, text)
-    assert any("did you mean 'predict'" in e.message for e in errors)
+    assert [e.line for e in errors if "did you mean 'predict'" in e.message] == \
+        [line_of(text, ":predcit:")]
 
 
 def test_block_in_the_wrong_stage(course_folder):
@@ -156,12 +170,14 @@ def test_block_in_the_wrong_stage(course_folder):
     text = text.replace("# Understand\n", "# Understand\n\n:::{carry-forward}\n- x\n:::\n")
     [error] = parse_errors(course_folder, text)
     assert "{carry-forward} belongs in the 'Evidence' stage" in error.message
+    assert error.line == line_of(text, ":::{carry-forward}")
 
 
 def test_check_needs_exactly_one_right_answer(course_folder):
     text = authoring_example().replace("- [x] Eleven", "- [ ] Eleven")
     [error] = parse_errors(course_folder, text)
     assert "exactly one marked [x]" in error.message
+    assert error.line == line_of(text, ":::{check}")
 
 
 def test_math_that_cannot_render_is_an_error_with_line(course_folder):
@@ -210,3 +226,40 @@ def test_only_markdown_options_are_read_as_markdown(course_folder):
     assert figure.alt.startswith("Bar chart {value}`1 +` of [sizes](lesson:nowhere):")
     assert [link.slug for link in lesson.links] == ["the-plan"]
     assert lesson.links[0].line == line_of(text, "lesson:the-plan")
+
+
+def with_front(extra: str, summary: str | None = None) -> str:
+    """The example lesson with `extra` front-matter lines after 'revision:'."""
+    text = authoring_example().replace("revision: v0.1.0\n", "revision: v0.1.0\n" + extra)
+    if summary:
+        text = text.replace("summary: Batch eleven records", f"summary: {summary}. Batch eleven")
+    return text
+
+
+def test_front_matter_problems_are_located_by_the_yaml_not_by_searching_text(course_folder):
+    # Each name also appears on an earlier line (summary, or the same item listed before).
+    text = with_front('files:\n  - absent.csv\n  - absent.csv\n'
+                      'volatile:\n  - "(unclosed"\n  - "^time"\n  - "(unclosed"\n',
+                      summary="Mentions absent.csv and (unclosed")
+    errors = parse_errors(course_folder, text)
+    assert [(error.message.split(" is not")[0], error.line) for error in errors] == [
+        ("volatile pattern '(unclosed'", line_of(text, '- "(unclosed"', 1)),
+        ("volatile pattern '(unclosed'", line_of(text, '- "(unclosed"', 2)),
+        ("data file 'absent.csv' not found", line_of(text, "- absent.csv", 1)),
+        ("data file 'absent.csv' not found", line_of(text, "- absent.csv", 2)),
+    ]
+
+
+def test_a_prerequisite_lesson_link_carries_its_own_line(course_folder):
+    text = authoring_example().replace("prerequisite: Python lists and NumPy arrays",
+                                       "prerequisite: lesson:count-batches")
+    [link] = parse_lesson(course_folder.write(text).lessons[0]).links
+    assert (link.slug, link.line) == ("count-batches", line_of(text, "prerequisite:"))
+
+
+def test_a_lesson_without_steps_points_at_its_build_and_run_stage(course_folder):
+    text = replace_block(replace_block(authoring_example(), ":::{step} 1.", ""),
+                         ":::{step} 2.", "Nothing to run yet.\n")
+    [error] = parse_errors(course_folder, text)
+    assert (error.message, error.line) == ("the lesson has no {step} blocks",
+                                           line_of(text, "# Build & Run"))

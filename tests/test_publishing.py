@@ -1,5 +1,6 @@
 """Publishing: reproducible output, host files, base URL, and the student edition."""
 
+import gzip
 import subprocess
 import sys
 import zipfile
@@ -61,11 +62,13 @@ def test_without_base_url_there_is_no_sitemap_or_canonical(tmp_path):
     assert 'rel="canonical"' not in (out / "index.html").read_text()
 
 
+GZIP_MAGIC = b"\x1f\x8b"
 SOLUTION_LINE = "threes = [ids[i:i + 3] for i in range(0, len(ids), 3)]"
 
 
 def everything_readable(site: Path) -> str:
-    """All text in the site, including inside zip files."""
+    """All text in the site, including inside zip files and gzip-compressed files (the
+    search index)."""
     texts = []
     for path in site.rglob("*"):
         if path.suffix == ".zip":
@@ -73,19 +76,33 @@ def everything_readable(site: Path) -> str:
                 texts += [archive.read(name).decode(errors="replace")
                           for name in archive.namelist()]
         elif path.is_file():
-            texts.append(path.read_bytes().decode(errors="replace"))
+            data = path.read_bytes()
+            if data.startswith(GZIP_MAGIC):
+                data = gzip.decompress(data)
+            texts.append(data.decode(errors="replace"))
     return "\n".join(texts)
+
+
+def search_index_text(site: Path) -> str:
+    """What Pagefind indexed of each page: its fragment files, which are gzip-compressed."""
+    return "\n".join(gzip.decompress(path.read_bytes()).decode()
+                     for path in (site / "pagefind" / "fragment").iterdir())
 
 
 def test_student_edition_has_no_solution_anywhere_but_still_checks_them(course_folder):
     course_folder.write(authoring_example())
     build(course_folder.options(), RecordingProgress())
-    assert SOLUTION_LINE in everything_readable(course_folder.root / "site")
+    # The controls: in the full edition the solution is on the page and in the search index.
+    assert SOLUTION_LINE in search_index_text(course_folder.root / "site")
     student = course_folder.root / "student" / "site"
     build(course_folder.options(edition="student", out=student), RecordingProgress())
     text = everything_readable(student)
     assert SOLUTION_LINE not in text and "Reference solution" not in text
     assert "threes = ...  # TODO: batches of three" in text  # the scaffold stays
+    index = search_index_text(student)
+    assert SOLUTION_LINE not in index and "Reference solution" not in index
+    # The student pages are indexed (Pagefind collapses the scaffold's two spaces).
+    assert "threes = ... # TODO: batches of three" in index
     broken = authoring_example().replace("assert [len(b) for b in threes] == [3, 3, 3, 2]",
                                          "assert [len(b) for b in threes] == [3, 3, 3, 3]")
     course_folder.lesson_path.write_text(broken)

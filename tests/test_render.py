@@ -1,24 +1,20 @@
-
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, authoring_example, line_of, replace_block
-from coursesite.errors import BuildError, BuildErrors
-from coursesite.execute import execute_lesson
+from conftest import RecordingProgress, authoring_example, build_errors, line_of, replace_block
+from coursesite.errors import BuildErrors
 from coursesite.figures import figure_problems, render_svg
-from coursesite.parse import parse_lesson
-from coursesite.pipeline import parse_course
-from coursesite.lessonbuild import LessonBuild
-from coursesite.render import render_site
+from coursesite.pipeline import build, parse_course
 
 
 def render(course_folder, text) -> dict[str, str]:
-    """Parse, execute and render a one-lesson course; return {site path: content}."""
-    course = course_folder.write(text)
-    lesson = parse_lesson(course.lessons[0])
-    record = execute_lesson(lesson, course.settings)
-    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {}, ROOT / "templates")
-    return {file.path: file.content for file in files}
+    """Build a one-lesson course through build(); return {site path: text} of its pages
+    and figures."""
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    site = course_folder.root / "site"
+    return {str(path.relative_to(site)): path.read_text() for path in site.rglob("*")
+            if path.suffix in (".html", ".svg")}
 
 
 def lesson_page(files) -> BeautifulSoup:
@@ -118,10 +114,9 @@ def test_dead_anchor_is_a_build_error(course_folder):
 
 def test_unusable_figure_data_names_the_figure_line(course_folder):
     text = authoring_example().replace('"values": sizes', '"values": sizes[:2]')
-    with pytest.raises(BuildError) as caught:
-        render(course_folder, text)
-    assert "has 2 values for 3 'labels' entries" in caught.value.message
-    assert caught.value.line == line_of(text, 'figure = {"kind": "bar"')
+    [error] = build_errors(course_folder, text)
+    assert "has 2 values for 3 'labels' entries" in error.message
+    assert error.line == line_of(text, 'figure = {"kind": "bar"')
 
 
 def test_svg_bytes_depend_only_on_the_data():

@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from conftest import RecordingProgress, authoring_example
+from conftest import RecordingProgress, authoring_example, line_of
 from coursesite import serve, write
 from coursesite.pipeline import build
 from coursesite.serve import ServeState, make_server, rebuild
@@ -61,11 +61,12 @@ def test_an_edit_rebuilds_and_bumps_the_generation(served):
 
 def test_a_broken_edit_reports_the_error_and_keeps_the_last_good_page(served):
     folder, options, state, base = served
-    folder.lesson_path.write_text(folder.lesson_path.read_text().replace("# Evidence", "# Evidenc"))
+    broken = folder.lesson_path.read_text().replace("# Evidence", "# Evidenc")
+    folder.lesson_path.write_text(broken)
     assert not rebuild(options, state, RecordingProgress())
     status = json.loads(fetch(f"{base}/__status"))
     assert status["generation"] == 1
-    assert "unknown stage 'Evidenc'" in status["error"] and "lesson.md:" in status["error"]
+    assert f"lesson.md:{line_of(broken, '# Evidenc')}: unknown stage 'Evidenc'" in status["error"]
     assert "Count what a batch holds" in fetch(f"{base}/{PAGE}")
 
 

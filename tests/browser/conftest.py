@@ -45,6 +45,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """A skipped browser hides among the dots of `make test`: say so where it shows."""
+    problem = _chromium_missing()
+    skipped = [report for report in terminalreporter.stats.get("skipped", [])
+               if problem and problem in str(report.longrepr)]
+    if skipped:
+        terminalreporter.write_sep("!", f"{len(skipped)} browser tests did not run",
+                                   red=True, bold=True)
+        terminalreporter.write_line(f"{problem}, then run the tests again", red=True)
+
+
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         pass
