@@ -149,7 +149,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
                   progress: Progress) -> WriteOutcome:
     """Render the jobs whose key changed; write the site only if anything differs."""
     state = load_state(options)
-    previous = state.get("jobs", {})
+    previous = _previous_jobs(state)
     rendered: list[OutputFile] = []
     kept: list[str] = []
     new_jobs: dict[str, dict] = {}
@@ -182,3 +182,15 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
                  search="current" if index else "stale")
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
     return WriteOutcome(len(rendered), True, kept + [file.path for file in rendered])
+
+
+def _previous_jobs(state: dict) -> dict[str, dict]:
+    """The page jobs the last build recorded, leaving out any entry of the wrong shape (a
+    state file edited by hand, or from another version): those pages are rendered again."""
+    jobs = state.get("jobs")
+    if not isinstance(jobs, dict):
+        return {}
+    return {name: job for name, job in jobs.items()
+            if isinstance(job, dict) and isinstance(job.get("key"), str)
+            and isinstance(job.get("files"), list)
+            and all(isinstance(path, str) for path in job["files"])}
