@@ -12,9 +12,10 @@ the parser itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import BuildError
 from .markdown import slugify
@@ -30,7 +31,7 @@ class Part:
     prose: Prose | None = None
     code: Code | None = None
     info: str = ""
-    block: "RawBlock | None" = None
+    block: RawBlock | None = None
 
 
 @dataclass

@@ -16,10 +16,10 @@ from __future__ import annotations
 import pickle
 import queue
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from time import monotonic
-from typing import Callable
 
 from .errors import BuildError, BuildErrors
 from .execute import (ExecutionRecord, LessonJob, LocalExecutor, run_job, threads_per_lesson,

@@ -11,8 +11,9 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from jinja2 import Environment
 
@@ -161,7 +162,7 @@ def download_list(lesson: Lesson, student: bool) -> list[Download]:
                         f"data and provenance of '{figure.title}'")
                for figure in lesson.items(Figure)]
     archive = f"{lesson.ref.slug}.zip"
-    return listed + [Download(archive, "all of the above in one file")]
+    return [*listed, Download(archive, "all of the above in one file")]
 
 
 def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,

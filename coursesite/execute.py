@@ -16,10 +16,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .dependencies import lesson_inputs
 from .errors import BuildError
@@ -287,7 +287,9 @@ def _start(command: list[str], work: Path, threads: int, job: LessonJob) -> subp
         env["XLA_FLAGS"] = flags.strip()
     # Output goes to files, not pipes: a child the lesson leaves running could hold a pipe
     # open and make the build wait for it.
-    streams = [open(work.parent / f"{work.name}.{name}", "w+b") for name in ("out", "err")]
+    # Closed by run_job once the process has ended, so not opened in a `with`.
+    streams = [open(work.parent / f"{work.name}.{name}", "w+b")  # noqa: SIM115
+               for name in ("out", "err")]
     # A session of its own, so that stopping the lesson stops every child it started.
     process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
                                stdout=streams[0], stderr=streams[1], start_new_session=True)

@@ -129,7 +129,7 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
     seen_phases: set[str] = set()
     seen_lessons: set[str] = set()
     phase_nodes = _mapping_get(root_node, "phases").value
-    for phase, phase_node in zip(manifest.phases, phase_nodes):
+    for phase, phase_node in zip(manifest.phases, phase_nodes, strict=True):
         if phase.slug in seen_phases:
             errors.append(BuildError(f"duplicate phase slug '{phase.slug}'", path,
                                      _key_line(phase_node, "slug"),
@@ -140,7 +140,7 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
                                      _key_line(phase_node, "guide"),
                                      hint="the path is relative to the folder of lessons.yaml"))
         lesson_nodes = _mapping_get(phase_node, "lessons").value
-        for lesson, lesson_node in zip(phase.lessons, lesson_nodes):
+        for lesson, lesson_node in zip(phase.lessons, lesson_nodes, strict=True):
             if lesson.slug in seen_lessons:
                 errors.append(BuildError(f"duplicate lesson slug '{lesson.slug}'", path,
                                          _key_line(lesson_node, "slug"),

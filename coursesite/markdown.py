@@ -10,8 +10,8 @@ import functools
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml

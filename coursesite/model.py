@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal
 
 from .manifest import LessonRef
 from .yamlmodel import StrictModel
@@ -144,7 +144,7 @@ class Note:
     body: Prose
 
 
-Item = Union[Prose, Section, Step, Experiment, Figure, Exercise, Check, Pause, Note]
+Item = Prose | Section | Step | Experiment | Figure | Exercise | Check | Pause | Note
 
 
 @dataclass(frozen=True)

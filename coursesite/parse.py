@@ -78,7 +78,8 @@ class LessonParser:
         if found != list(STAGES.values()) and not self.errors:
             missing = [title for title in STAGES.values() if title not in found]
             self.error(f"the lesson needs all five stages; missing: {', '.join(missing)}",
-                       len(self.lines), "add the '# Stage' headings in the order of docs/authoring.md")
+                       len(self.lines),
+                       "add the '# Stage' headings in the order of docs/authoring.md")
         return stages
 
     def open_stage(self, node: SyntaxTreeNode, line: int, stages: list[Stage]) -> Stage:
@@ -175,7 +176,7 @@ class LessonParser:
         if not match or (kind_named(kind) is None and parent_of(kind) is None):
             known = block_names()
             self.error(f"unknown block '{node.info.strip()}'{did_you_mean(kind, known)}", line,
-                       "blocks are: " + ", ".join("{%s}" % k for k in known))
+                       "blocks are: " + ", ".join(f"{{{k}}}" for k in known))
             return None
         body_start = offset + node.map[0] + 1
         body = self.lines[body_start:offset + node.map[1] - 1]
@@ -188,7 +189,7 @@ class LessonParser:
         allowed_options = spec.options if spec else ()
         options: dict[str, str] = {}
         count = 0
-        for count, text in enumerate(body + [""]):
+        for count, text in enumerate([*body, ""]):
             match = _OPTION_RE.match(text)
             if not match:
                 break

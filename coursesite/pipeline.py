@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import fingerprint
 from . import records
@@ -153,7 +154,7 @@ def execute_lessons(state: Build) -> None:
     outcomes = run_lessons(pending, state)
     errors = [outcome for outcome in outcomes if isinstance(outcome, BuildError)]
     frozen = state.options.frozen
-    for item, record in zip(pending, outcomes):
+    for item, record in zip(pending, outcomes, strict=True):
         if isinstance(record, BuildError):
             continue
         if not frozen:
@@ -300,7 +301,7 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
             outcomes = executor.run(jobs, on_start=on_start, on_done=on_done)
         finally:
             started.set()  # no lesson may have started at all
-    for item, outcome in zip(pending, outcomes):
+    for item, outcome in zip(pending, outcomes, strict=True):
         if isinstance(outcome, BuildError):
             progress.update(item.slug, "failed", outcome.where)
     return outcomes

@@ -6,12 +6,13 @@ in `templates/` own every piece of page markup.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pygments
 from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
@@ -286,7 +287,5 @@ def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
     """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
     for figure in lesson.items(Figure):
-        try:
+        with contextlib.suppress(BuildError):  # reported when the page is rendered
             _figure_svg(lesson, record, figure, cache)
-        except BuildError:
-            pass  # reported when the page is rendered

@@ -95,7 +95,7 @@ def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) 
     if field := _quoted(r"Object contains unknown field `(.*)`", message):
         allowed = _allowed_keys(model, loc)
         return BuildError(f"unknown key '{field}'{place}{did_you_mean(field, allowed)}", path,
-                          _line_of(root, loc + (field,)) + offset,
+                          _line_of(root, (*loc, field)) + offset,
                           hint="allowed keys here: " + ", ".join(allowed))
     if field := _quoted(r"Object missing required field `(.*)`", message):
         return BuildError(f"missing required key '{field}'{place}", path,

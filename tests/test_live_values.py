@@ -26,7 +26,8 @@ def test_values_are_computed_in_the_lessons_namespace_and_shown_escaped(course_f
     record = execute_lesson(lesson, course.settings)
     assert record.values == {"sizes": "[4, 4, 3]", "batches[-1].tolist()": "[8, 9, 10]",
                              "'<b>'": "<b>"}
-    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {}, ROOT / "templates")
+    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {},
+                        ROOT / "templates")
     page = BeautifulSoup({f.path: f.content for f in files}["basics/count-batches/index.html"],
                          "html.parser")
     shown = [span.get_text() for span in page.select(".live-value")]

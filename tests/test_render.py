@@ -17,7 +17,8 @@ def render(course_folder, text) -> dict[str, str]:
     course = course_folder.write(text)
     lesson = parse_lesson(course.lessons[0])
     record = execute_lesson(lesson, course.settings)
-    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {}, ROOT / "templates")
+    files = render_site(course, [LessonBuild(lesson.ref, lesson=lesson, record=record)], {},
+                        ROOT / "templates")
     return {file.path: file.content for file in files}
 
 
