@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO
 
 from .dependencies import lesson_inputs
 from .errors import BuildError
@@ -214,7 +215,7 @@ def run_job(job: LessonJob, threads: int = 1,
         finally:
             for process in (runner, main):
                 _stop(process)
-                for stream in process.streams:
+                for stream in process.streams:  # type: ignore[attr-defined]  # see _start
                     stream.close()
     return record
 
@@ -293,7 +294,8 @@ def _start(command: list[str], work: Path, threads: int, job: LessonJob) -> subp
     # A session of its own, so that stopping the lesson stops every child it started.
     process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
                                stdout=streams[0], stderr=streams[1], start_new_session=True)
-    process.streams = streams
+    # The output files travel with the process (a Popen subclass would say so to mypy).
+    process.streams = streams  # type: ignore[attr-defined]
     _RUNNING.add(process)
     limit = job.memory_mb * 1024 * 1024
     with contextlib.suppress(ProcessLookupError, OSError):
@@ -310,11 +312,11 @@ def _finish(process: subprocess.Popen, job: LessonJob) -> subprocess.CompletedPr
                          Path(job.source), hint="raise settings.timeout_seconds in "
                          "lessons.yaml or make the code faster") from None
     _stop(process)  # children it left behind
-    stdout, stderr = (_read_stream(stream) for stream in process.streams)
+    stdout, stderr = (_read_stream(stream) for stream in process.streams)  # type: ignore[attr-defined]  # see _start
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def _read_stream(stream, limit: int = 10_000_000) -> str:
+def _read_stream(stream: IO[bytes], limit: int = 10_000_000) -> str:
     stream.seek(0)
     return stream.read(limit).decode("utf-8", errors="replace")
 

@@ -21,13 +21,13 @@ Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some
 Positive = Annotated[int, Meta(gt=0)]
 
 
-class CourseInfo(StrictModel, kw_only=True):
+class CourseInfo(StrictModel, frozen=True, kw_only=True):
     title: Text
     track: Text
     description: str = ""
 
 
-class Settings(StrictModel, kw_only=True):
+class Settings(StrictModel, frozen=True, kw_only=True):
     record_packages: list[Text] = msgspec.field(default_factory=lambda: ["jax", "grain", "numpy"])
     """Packages whose installed versions go into every execution record."""
     timeout_seconds: Positive = 600
@@ -47,12 +47,12 @@ class Settings(StrictModel, kw_only=True):
         return msgspec.json.encode(fields).decode()
 
 
-class LessonEntry(StrictModel, kw_only=True):
+class LessonEntry(StrictModel, frozen=True, kw_only=True):
     slug: Slug
     source: Text
 
 
-class PhaseEntry(StrictModel, kw_only=True):
+class PhaseEntry(StrictModel, frozen=True, kw_only=True):
     id: Annotated[str, Meta(pattern=describe_pattern(
         r"^[0-9A-Za-z]+$", "is not a phase id: use letters and digits, like \"06\""))]
     slug: Slug
@@ -61,7 +61,7 @@ class PhaseEntry(StrictModel, kw_only=True):
     lessons: Annotated[list[LessonEntry], Meta(min_length=1)]
 
 
-class Manifest(StrictModel, kw_only=True):
+class Manifest(StrictModel, frozen=True, kw_only=True):
     course: CourseInfo
     settings: Settings = msgspec.field(default_factory=Settings)
     phases: Annotated[list[PhaseEntry], Meta(min_length=1)]

@@ -25,12 +25,12 @@ STAGES = {
 }
 
 
-class Reference(StrictModel, kw_only=True):
+class Reference(StrictModel, frozen=True, kw_only=True):
     title: str
     url: str
 
 
-class FrontMatter(StrictModel, kw_only=True):
+class FrontMatter(StrictModel, frozen=True, kw_only=True):
     title: str
     summary: str
     minutes: int

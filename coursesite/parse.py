@@ -55,6 +55,7 @@ class LessonParser:
         stages: list[Stage] = []
         pending: list[SyntaxTreeNode] = []
         for node in parse_nodes("\n".join(self.lines)):
+            assert node.map is not None  # block-level nodes carry their lines
             line = node.map[0] + 1
             if node.type == "heading" and node.tag == "h1":
                 self.flush_prose(stages, pending)
@@ -101,6 +102,7 @@ class LessonParser:
         pending.clear()
 
     def prose_from(self, nodes: list[SyntaxTreeNode], offset: int) -> Prose:
+        assert nodes[0].map and nodes[-1].map  # block-level nodes carry their lines
         start = offset + nodes[0].map[0]
         end = offset + nodes[-1].map[1]
         for node in nodes:
@@ -119,6 +121,7 @@ class LessonParser:
         `offset` turns the nodes' 0-based line maps into file lines.
         """
         for top in nodes:
+            assert top.map is not None  # block-level nodes carry their lines
             at = offset + top.map[0] + 1
             for node in top.walk():
                 if node.map:
@@ -156,6 +159,7 @@ class LessonParser:
     def check_closed(self, node: SyntaxTreeNode, offset: int) -> bool:
         if node.type not in ("fence", "colon_fence"):
             return True
+        assert node.map is not None  # block-level nodes carry their lines
         last = self.lines[offset + node.map[1] - 1].strip()
         if node.map[1] - node.map[0] >= 2 and last.startswith(node.markup) \
                 and set(last) == set(node.markup[0]):
@@ -168,6 +172,7 @@ class LessonParser:
     # -- blocks ------------------------------------------------------------------------
 
     def read_block(self, node: SyntaxTreeNode, offset: int) -> RawBlock | None:
+        assert node.map is not None  # block-level nodes carry their lines
         line = offset + node.map[0] + 1
         if not self.check_closed(node, offset):
             return None
@@ -215,6 +220,7 @@ class LessonParser:
                 pending.clear()
 
         for node in parse_nodes("\n".join(body)):
+            assert node.map is not None  # block-level nodes carry their lines
             line = start + node.map[0] + 1
             if node.type == "fence" and node.info.split()[:1] == ["python"]:
                 flush()
@@ -241,6 +247,7 @@ class LessonParser:
                        raw.line, f"move it into the {{{parent}}} block it belongs to")
             return
         spec = kind_named(raw.kind)
+        assert spec is not None  # read_block let only known kinds through
         if spec.stages and stage.key not in spec.stages:
             wanted = " or ".join(STAGES[key] for key in spec.stages)
             headings = " or ".join(f"'# {STAGES[key]}'" for key in spec.stages)

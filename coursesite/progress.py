@@ -68,7 +68,7 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         """Ends the display."""
 
 
@@ -127,7 +127,7 @@ class LiveProgress(Progress):
         self.live.__enter__()
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.live is not None:
             self.live.__exit__(*exc_info)
             self.live = None

@@ -183,7 +183,7 @@ def describe_failure(error, source, block):
 
 
 def package_versions(names):
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in names:
         try:
             versions[name] = importlib.metadata.version(name)

@@ -34,7 +34,7 @@ class StrictModel(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_on
     """A schema that rejects unknown keys and cannot be changed after validation.
 
     Subclasses pass `kw_only=True` too (msgspec does not inherit it), so that required keys
-    may follow keys with defaults.
+    may follow keys with defaults, and `frozen=True` (inherited, but type checkers need it).
     """
 
 
@@ -45,7 +45,7 @@ def describe_pattern(pattern: str, meaning: str) -> str:
 
 
 def load_yaml_model(text: str, model: type[Model], path: Path,
-                    first_line: int = 1) -> tuple[Model, yaml.Node | None]:
+                    first_line: int = 1) -> tuple[Model, yaml.Node]:
     """Parse `text` as YAML and validate it as `model`; raise BuildErrors naming the line.
 
     Returns the model and the YAML's node tree (for the lines of later checks).
@@ -71,7 +71,7 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         )]) from None
     finally:
         loader.dispose()
-    if not isinstance(data, dict):
+    if root is None or not isinstance(data, dict):
         raise BuildErrors([BuildError(
             "expected a mapping of keys to values", path, first_line,
             hint=f"see docs/authoring.md for the keys of {model.__name__}",
@@ -196,7 +196,7 @@ def _allowed_keys(model: type, loc: tuple) -> list[str]:
     return list(struct.__struct_fields__) if struct else []
 
 
-def _innermost_struct(annotation: object) -> type | None:
+def _innermost_struct(annotation: object) -> type[msgspec.Struct] | None:
     """Unwrap list[X], X | None and similar to the struct class they contain."""
     if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
         return annotation
