@@ -8,7 +8,10 @@ STAMP := $(VENV)/.installed
 site: $(STAMP)
 	$(PY) build.py
 
+# Lint and type-check first (settings in pyproject.toml); either failing fails the target.
 test: $(STAMP)
+	$(VENV)/bin/ruff check coursesite tests bench build.py
+	$(VENV)/bin/mypy coursesite
 	$(PY) -m pytest -q tests
 
 # Re-installs whenever the pinned requirements change.

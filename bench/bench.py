@@ -138,11 +138,11 @@ def serve_rows(course: Path, prose_path: Path, code_path: Path, floor_script: Pa
         floors.append(floor(floor_script))
         toggle(code_path, 'print("PASS: recovery-02")', 'print("PASS: recovery-02", flush=True)')
         code.append(warm.rebuild())
-    over = median([c - f for (c, _), f in zip(code, floors)])
+    over = median([c - f for (c, _), f in zip(code, floors, strict=True)])
     return [("serve: prose edit, until pages reload", median([r for r, _ in prose]), 1.0,
              f"search index fresh after {median([i for _, i in prose]):.3f} s"),
             ("serve: code edit (lesson 2), until reload", median([r for r, _ in code]),
-             median([r / f for (r, _), f in zip(code, floors)]),
+             median([r / f for (r, _), f in zip(code, floors, strict=True)]),
              f"= paired lesson 2 floor (median {median(floors):.2f} s) + {over:.2f} s")]
 
 
@@ -178,7 +178,7 @@ def main() -> None:
             shutil.rmtree(course / "site", ignore_errors=True)
             cold.append(build(course)[0])
         rows.append(("cold build (empty cache)", median(cold),
-                     median([c / f for c, f in zip(cold, cold_floors)]),
+                     median([c / f for c, f in zip(cold, cold_floors, strict=True)]),
                      f"vs paired sum of script floors (median {median(cold_floors):.2f} s); "
                      "target ≤ 1.5"))
 
@@ -202,9 +202,9 @@ def main() -> None:
             toggle(lesson_2_path, 'print("PASS: recovery-02")',
                    'print("PASS: recovery-02", flush=True)')
             code.append(build(course)[0])
-        over = median([c - f for c, f in zip(code, code_floors)])
+        over = median([c - f for c, f in zip(code, code_floors, strict=True)])
         rows.append(("code-edit rebuild (lesson 2)", median(code),
-                     median([c / f for c, f in zip(code, code_floors)]),
+                     median([c / f for c, f in zip(code, code_floors, strict=True)]),
                      f"= paired lesson 2 floor (median {median(code_floors):.2f} s) + "
                      f"{over:.2f} s; target ≤ floor + 0.4 s"))
 

@@ -12,9 +12,10 @@ the parser itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import BuildError
 from .markdown import slugify
@@ -30,7 +31,7 @@ class Part:
     prose: Prose | None = None
     code: Code | None = None
     info: str = ""
-    block: "RawBlock | None" = None
+    block: RawBlock | None = None
 
 
 @dataclass
@@ -165,16 +166,16 @@ def view_of(item: Any) -> View:
 def runnable_blocks(stages: list[Stage]) -> list[RunnableBlock]:
     """What runs, in execution order: program blocks (main.py) first, then the others,
     each group in document order."""
-    blocks = [view_of(item).runs.block(item) for stage in stages for item in stage.items
-              if view_of(item).runs is not None]
+    blocks = [runs.block(item) for stage in stages for item in stage.items
+              if (runs := view_of(item).runs) is not None]
     return [b for b in blocks if b.program] + [b for b in blocks if not b.program]
 
 
 def merge_prose(proses: list[Prose | None]) -> Prose | None:
-    proses = [p for p in proses if p is not None]
-    if not proses:
+    present = [p for p in proses if p is not None]
+    if not present:
         return None
-    return Prose("\n\n".join(p.markdown for p in proses), proses[0].line)
+    return Prose("\n\n".join(p.markdown for p in present), present[0].line)
 
 
 @dataclass
@@ -211,6 +212,7 @@ class BlockContext:
                        "split long code over several blocks")
             return None
         code = found[0].code
+        assert code is not None  # a "code" part carries its code
         self.check_compiles(code)
         return Code(code.source, code.line, raw.options.get("raises") or None)
 
@@ -234,9 +236,9 @@ class BlockContext:
 
     def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
         """The prose of the `:::{kind}` block nested in `raw` (empty Prose if it has none)."""
-        found = [p.block for p in raw.parts if p.kind == "block" and p.block.kind == kind]
+        found = [p.block for p in raw.parts if p.block is not None and p.block.kind == kind]
         for part in raw.parts:
-            if part.kind == "block" and parent_of(part.block.kind) is None:
+            if part.block is not None and parent_of(part.block.kind) is None:
                 self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line,
                            "close the outer block before opening this one")
         if not found:

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import re
 import typing
+from typing import TYPE_CHECKING
 
 from .blocks import BlockContext, BlockKind, RawBlock, Runs, merge_prose, register
 from .errors import did_you_mean
 from .markdown import parse_nodes
 from .model import (Check, Choice, Code, Exercise, ExerciseKind, Experiment, Figure, Note,
                     Pause, Prose, Step)
+
+if TYPE_CHECKING:
+    from .downloads import NotebookBuilder
 
 _STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
 _CHOICE_RE = re.compile(r"^\[( |x|X)\]\s+(.+)$", re.S)
@@ -35,7 +39,7 @@ def build_step(context: BlockContext, raw: RawBlock) -> Step | None:
                 intro, code, explanation, raw.line)
 
 
-def step_cells(cells, step: Step) -> None:
+def step_cells(cells: NotebookBuilder, step: Step) -> None:
     cells.markdown(cells.md.step_heading(step))
     cells.optional(step.intro)
     cells.run(step)
@@ -54,7 +58,7 @@ def build_experiment(context: BlockContext, raw: RawBlock) -> Experiment | None:
                       raw.options.get("expected", ""), intro, code, takeaway)
 
 
-def experiment_cells(cells, experiment: Experiment) -> None:
+def experiment_cells(cells: NotebookBuilder, experiment: Experiment) -> None:
     cells.markdown(cells.md.experiment_head(experiment))
     cells.optional(experiment.intro)
     cells.run(experiment)
@@ -73,7 +77,7 @@ def build_figure(context: BlockContext, raw: RawBlock) -> Figure | None:
                   intro, code, read, connect)
 
 
-def figure_cells(cells, figure: Figure) -> None:
+def figure_cells(cells: NotebookBuilder, figure: Figure) -> None:
     cells.markdown(cells.md.figure_text(figure))
     cells.run(figure)
 
@@ -98,11 +102,11 @@ def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
                       "write what the reader should do above the ```python scaffold block")
     if scaffold is None or solution is None or task is None or kind not in EXERCISE_KINDS:
         return None
-    return Exercise(raw.title, context.anchor(raw.title), kind, task,
+    return Exercise(raw.title, context.anchor(raw.title), typing.cast(ExerciseKind, kind), task,
                     Code(scaffold.source, scaffold.line), hint, solution, reasoning)
 
 
-def exercise_cells(cells, exercise: Exercise) -> None:
+def exercise_cells(cells: NotebookBuilder, exercise: Exercise) -> None:
     cells.markdown(cells.md.exercise_task(exercise))
     if not cells.student:
         cells.markdown(cells.md.solution_heading())
@@ -114,7 +118,8 @@ def build_check(context: BlockContext, raw: RawBlock) -> Check | None:
     choices: list[Choice] = []
     explanation: list[Prose | None] = []
     for part in raw.parts:
-        if part.kind == "prose" and not choices and part.prose.markdown.lstrip().startswith("-"):
+        if part.prose is not None and not choices \
+                and part.prose.markdown.lstrip().startswith("-"):
             choices = _choices(part.prose, explanation)
         elif part.kind == "prose":
             explanation.append(part.prose)
@@ -136,12 +141,14 @@ def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
     for node in parse_nodes(prose.markdown):
         if node.type == "bullet_list" and not choices:
             for item in node.children:
+                assert item.map is not None  # block-level nodes carry their lines
                 text = "\n".join(prose.markdown.splitlines()[item.map[0]:item.map[1]])
                 match = _CHOICE_RE.match(text.strip().lstrip("-*+").strip())
                 if not match:
                     return []
                 choices.append(Choice(match.group(2).strip(), match.group(1) != " "))
         else:
+            assert node.map is not None  # block-level nodes carry their lines
             lines = prose.markdown.splitlines()[node.map[0]:node.map[1]]
             rest.append(Prose("\n".join(lines), prose.line + node.map[0]))
     return choices
@@ -162,7 +169,8 @@ def build_note(context: BlockContext, raw: RawBlock) -> Note | None:
         context.error(f"{{{raw.kind}}} is empty", raw.line,
                       "write its text between the ':::' lines")
         return None
-    return Note(raw.kind, context.anchor(_NOTE_ANCHORS[raw.kind]), body)
+    # build_note is registered only for the kinds of _NOTE_ANCHORS, Note's literal kinds.
+    return Note(raw.kind, context.anchor(_NOTE_ANCHORS[raw.kind]), body)  # type: ignore[arg-type]
 
 
 register(BlockKind(

@@ -84,7 +84,8 @@ def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:
             change = "added" if name not in old else "removed" if name not in new else "changed"
             reasons.append(f"{label} {change}")
         elif kind == "package":
-            reasons.append(f"{what} {old.get(name, 'not imported')} → {new.get(name, 'not imported')}")
+            reasons.append(f"{what} {old.get(name, 'not imported')} → "
+                           f"{new.get(name, 'not imported')}")
         elif kind == "file":
             reasons.append(f"file {what} changed")
         elif kind == "python":

@@ -15,7 +15,7 @@ import selectors
 import subprocess
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 TAIL = 16_384  # bytes kept of an overflowing stream's end: where a traceback is
 CHUNK = 65_536
@@ -58,9 +58,10 @@ class OutputCapture:
                  on_overflow: Callable[[str], None] = lambda name: None):
         self.streams = {name: CappedStream(limit) for name, limit in limits.items()}
         self._on_overflow = on_overflow
+        assert process.stdout is not None and process.stderr is not None, "start it with pipes"
         self._pipes = [process.stdout, process.stderr]
         self._selector = selectors.DefaultSelector()
-        for name, pipe in zip(("stdout", "stderr"), self._pipes):
+        for name, pipe in zip(("stdout", "stderr"), self._pipes, strict=False):
             os.set_blocking(pipe.fileno(), False)
             self._selector.register(pipe, selectors.EVENT_READ, name)
         self._stopping = threading.Event()

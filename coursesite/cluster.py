@@ -16,16 +16,21 @@ from __future__ import annotations
 import pickle
 import queue
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from time import monotonic
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from .errors import BuildError, BuildErrors
 from .execute import (ExecutionRecord, LessonJob, LocalExecutor, run_job, threads_per_lesson,
                       unseen_hardware)
 from .manifest import Settings
 from .options import BuildOptions
+
+if TYPE_CHECKING:  # distributed is imported only when a build uses a cluster
+    from distributed import Client, Future
 
 ATTEMPTS = 2  # a lesson whose worker dies is run once more, on whichever worker takes it
 CONNECT_SECONDS = 10
@@ -70,8 +75,8 @@ class DaskExecutor:
             live = _live_workers(client)
             outcomes: list = [None if _can_run(job, live) else self._no_worker(job)
                               for job in jobs]
-            waiting = {index: _submit(client, job, build, lambda index=index: events.put(
-                ("done", index))) for index, job in enumerate(jobs) if outcomes[index] is None}
+            waiting = {index: _submit(client, job, build, partial(events.put, ("done", index)))
+                       for index, job in enumerate(jobs) if outcomes[index] is None}
             self._follow(client, jobs, waiting, outcomes, events, on_start, on_done)
             return outcomes
         finally:
@@ -96,8 +101,9 @@ class DaskExecutor:
                 hint=f"start one with `dask worker {self.address}` (docs/scaling.md)")]) from None
         return client
 
-    def _follow(self, client, jobs: list[LessonJob], waiting: dict, outcomes: list,
-                events: queue.Queue, on_start, on_done) -> None:
+    def _follow(self, client: Client, jobs: list[LessonJob], waiting: dict, outcomes: list,
+                events: queue.Queue, on_start: Callable[[LessonJob], None],
+                on_done: Callable[[LessonJob, ExecutionRecord], None]) -> None:
         """Collect results as they come, and give up on lessons that can no longer finish."""
         index_of = {job.slug: index for index, job in enumerate(jobs)}
         started: dict[int, tuple[float, str]] = {}  # latest start of each lesson: when, where
@@ -121,7 +127,7 @@ class DaskExecutor:
                 self._give_up_on_lost(client, jobs, waiting, outcomes, started, stranded)
                 next_check = monotonic() + CHECK_SECONDS
 
-    def _give_up_on_lost(self, client, jobs: list[LessonJob], waiting: dict, outcomes: list,
+    def _give_up_on_lost(self, client: Client, jobs: list[LessonJob], waiting: dict, outcomes: list,
                          started: dict[int, tuple[float, str]],
                          stranded: dict[int, float]) -> None:
         """Fail lessons whose hardware left the cluster, or whose live worker is far past
@@ -161,7 +167,8 @@ class DaskExecutor:
                  "cluster, where the lesson runs on this machine")
 
 
-def _submit(client, job: LessonJob, build: str, when_done: Callable[[], None]):
+def _submit(client: Client, job: LessonJob, build: str,
+            when_done: Callable[[], None]) -> Future:
     future = client.submit(pickle.loads, task_bytes(job, build), key=f"lesson-{job.slug}-{build}",
                            resources=resources_for(job.hardware), pure=False)
     future.add_done_callback(lambda future: when_done())
@@ -216,7 +223,7 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
     return unseen_hardware(job, record) or record
 
 
-def _outcome(future, job: LessonJob) -> ExecutionRecord | BuildError:
+def _outcome(future: Future, job: LessonJob) -> ExecutionRecord | BuildError:
     from distributed.scheduler import KilledWorker
     if future.status == "finished":
         return future.result()
@@ -235,7 +242,7 @@ def _outcome(future, job: LessonJob) -> ExecutionRecord | BuildError:
                            "(docs/scaling.md)")
 
 
-def _live_workers(client) -> dict[str, dict] | None:
+def _live_workers(client: Client) -> dict[str, dict] | None:
     """Address -> resources of every live worker; None if the scheduler is not answering."""
     try:
         workers = client.scheduler_info(n_workers=-1)["workers"]

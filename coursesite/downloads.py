@@ -11,8 +11,9 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from jinja2 import Environment
 
@@ -58,7 +59,7 @@ class NotebookBuilder:
                 self.add(item)
                 runs = view_of(item).runs
                 if runs and runs.program and runs.block(item).id == last_program_block:
-                    self.cells.extend(self.deferred)
+                    self.cells.extend(self.deferred or [])
                     self.deferred = None
         for number, cell in enumerate(self.cells):
             cell["id"] = f"cell-{number}"  # stable ids: a rebuild gives the same bytes
@@ -78,8 +79,10 @@ class NotebookBuilder:
         cell = {"cell_type": "code", "execution_count": None,
                 "metadata": {"tags": ["raises-exception"]} if code.raises else {},
                 "outputs": self.outputs(block_id), "source": code.source.rstrip()}
-        waiting = self.deferred is not None and not is_step
-        (self.deferred if waiting else self.cells).append(cell)
+        if self.deferred is not None and not is_step:
+            self.deferred.append(cell)
+        else:
+            self.cells.append(cell)
 
     def outputs(self, block_id: str) -> list:
         block: BlockOutput = self.record.blocks[block_id]
@@ -103,7 +106,9 @@ class NotebookBuilder:
 
     def run(self, item: object) -> None:
         """The code cell of the block `item` runs, with its recorded outputs."""
-        block = view_of(item).runs.block(item)
+        runs = view_of(item).runs
+        assert runs is not None  # called only for the items of kinds that run code
+        block = runs.block(item)
         self.code(block.id, block.code, is_step=block.program)
 
     def optional(self, prose: Prose | None) -> None:
@@ -161,7 +166,7 @@ def download_list(lesson: Lesson, student: bool) -> list[Download]:
                         f"data and provenance of '{figure.title}'")
                for figure in lesson.items(Figure)]
     archive = f"{lesson.ref.slug}.zip"
-    return listed + [Download(archive, "all of the above in one file")]
+    return [*listed, Download(archive, "all of the above in one file")]
 
 
 def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,

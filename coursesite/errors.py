@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 
 @dataclass

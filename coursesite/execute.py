@@ -17,10 +17,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .capture import OutputCapture
 from .dependencies import lesson_inputs
@@ -230,7 +230,7 @@ def main_py_limit(job: LessonJob) -> int:
     return stream_limit(job) * max(1, len(job.step_ids))
 
 
-def _noting_endless_main_py(error: BuildError, main: subprocess.Popen) -> BuildError:
+def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildError:
     """A timeout says so when main.py, beside it, had already printed past its cap."""
     stdout = main.capture.streams["stdout"]
     if stdout.overflowed:
@@ -307,8 +307,14 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
                          "with `volatile:` in the front matter", detail=difference)
 
 
+class LessonProcess(subprocess.Popen):
+    """A lesson process together with the capture of its output (see capture.py)."""
+
+    capture: OutputCapture
+
+
 def _start(command: list[str], work: Path, threads: int, job: LessonJob,
-           stdout_limit: int | None = None, stop_on_overflow: bool = False) -> subprocess.Popen:
+           stdout_limit: int | None = None, stop_on_overflow: bool = False) -> LessonProcess:
     """Start a lesson process; `process.capture` keeps its output (see capture.py).
 
     With `stop_on_overflow`, the process is stopped once its stdout passes its limit.
@@ -320,9 +326,9 @@ def _start(command: list[str], work: Path, threads: int, job: LessonJob,
         flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
         env["XLA_FLAGS"] = flags.strip()
     # A session of its own, so that stopping the lesson stops every child it started.
-    process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+    process = LessonProcess(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     limits = {"stdout": stdout_limit or stream_limit(job), "stderr": stream_limit(job)}
     process.capture = OutputCapture(
         process, limits, functools.partial(_stop_at_overflow, process, stop_on_overflow))
@@ -333,7 +339,7 @@ def _start(command: list[str], work: Path, threads: int, job: LessonJob,
     return process
 
 
-def _finish(process: subprocess.Popen, job: LessonJob) -> subprocess.CompletedProcess:
+def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProcess:
     try:
         process.wait(timeout=job.timeout)
     except subprocess.TimeoutExpired:

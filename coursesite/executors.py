@@ -7,8 +7,9 @@ which is what `build.py --frozen` publishes from. The build cannot tell them apa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from . import records
 from .cache import CacheKey

@@ -10,11 +10,16 @@ import io
 import json
 from numbers import Real
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .dependencies import distribution_version
 from .files import short_digest, write_atomically
 
-_STYLE = {
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.typing import RcKeyType
+
+_STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "course-figure",
     "font.family": "sans-serif",
@@ -87,13 +92,13 @@ def render_svg(data: dict, description: str) -> str:
     return buffer.getvalue()
 
 
-def _draw_lines(axes, data: dict) -> None:
+def _draw_lines(axes: Axes, data: dict) -> None:
     for entry in data["series"]:
         axes.plot(data["x"], entry["values"], marker="o", markersize=4,
                   label=entry.get("label", ""))
 
 
-def _draw_bars(axes, data: dict) -> None:
+def _draw_bars(axes: Axes, data: dict) -> None:
     count = len(data["series"])
     width = 0.8 / count
     for index, entry in enumerate(data["series"]):

@@ -43,7 +43,8 @@ def compute(options: BuildOptions, extra_inputs: list[str]) -> str | None:
     try:
         paths = {options.manifest.resolve(), *map(Path, extra_inputs)}
         for folder in _input_folders(options):
-            paths.update(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            paths.update(p for p in folder.rglob("*")
+                         if p.is_file() and "__pycache__" not in p.parts)
         for path in sorted(paths):
             digest.update(f"{path}\0".encode() + path.read_bytes())
     except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):

@@ -50,6 +50,10 @@ class LessonBuild:
         assert self.record is not None, f"{self.slug} used before it has a record"
         return self.record
 
+    def keyed(self) -> CacheKey:
+        assert self.key is not None, f"{self.slug} used before it has a cache key"
+        return self.key
+
     def read_inputs(self) -> None:
         """The files the code needs, read once for the cache key, the job and the fingerprint."""
         folder = self.path.parent

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .errors import BuildError, did_you_mean
 from .manifest import Course

@@ -23,13 +23,13 @@ Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some
 Positive = Annotated[int, Meta(gt=0)]
 
 
-class CourseInfo(StrictModel, kw_only=True):
+class CourseInfo(StrictModel, frozen=True, kw_only=True):
     title: Text
     track: Text
     description: str = ""
 
 
-class Settings(StrictModel, kw_only=True):
+class Settings(StrictModel, frozen=True, kw_only=True):
     record_packages: list[Text] = msgspec.field(default_factory=lambda: ["jax", "grain", "numpy"])
     """Packages whose installed versions go into every execution record."""
     timeout_seconds: Positive = 600
@@ -49,12 +49,12 @@ class Settings(StrictModel, kw_only=True):
         return msgspec.json.encode(fields).decode()
 
 
-class LessonEntry(StrictModel, kw_only=True):
+class LessonEntry(StrictModel, frozen=True, kw_only=True):
     slug: Slug
     source: Text
 
 
-class PhaseEntry(StrictModel, kw_only=True):
+class PhaseEntry(StrictModel, frozen=True, kw_only=True):
     id: Annotated[str, Meta(pattern=describe_pattern(
         r"^[0-9A-Za-z]+\Z", "is not a phase id: use letters and digits, like \"06\""))]
     slug: Slug
@@ -63,7 +63,7 @@ class PhaseEntry(StrictModel, kw_only=True):
     lessons: Annotated[list[LessonEntry], Meta(min_length=1)]
 
 
-class Manifest(StrictModel, kw_only=True):
+class Manifest(StrictModel, frozen=True, kw_only=True):
     course: CourseInfo
     settings: Settings = msgspec.field(default_factory=Settings)
     phases: Annotated[list[PhaseEntry], Meta(min_length=1)]
@@ -132,7 +132,7 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
     seen_phases: set[str] = set()
     seen_lessons: set[str] = set()
     phase_nodes = _mapping_get(root_node, "phases").value
-    for phase, phase_node in zip(manifest.phases, phase_nodes):
+    for phase, phase_node in zip(manifest.phases, phase_nodes, strict=True):
         if phase.slug in seen_phases:
             errors.append(BuildError(f"duplicate phase slug '{phase.slug}'", path,
                                      _key_line(phase_node, "slug"),
@@ -142,7 +142,7 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
             errors += _file_problems("phase guide", phase.guide, path,
                                      _key_line(phase_node, "guide"))
         lesson_nodes = _mapping_get(phase_node, "lessons").value
-        for lesson, lesson_node in zip(phase.lessons, lesson_nodes):
+        for lesson, lesson_node in zip(phase.lessons, lesson_nodes, strict=True):
             if lesson.slug in seen_lessons:
                 errors.append(BuildError(f"duplicate lesson slug '{lesson.slug}'", path,
                                          _key_line(lesson_node, "slug"),

@@ -10,13 +10,16 @@ import functools
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
+from markdown_it.utils import OptionsDict
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
@@ -118,7 +121,8 @@ def _render_math(content: str, options: dict) -> str:
     return math_to_mathml(content, bool(options.get("display_mode")))
 
 
-def _render_math_inline_double(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+def _render_math_inline_double(self: RendererHTML, tokens: list[Token], idx: int,
+                               options: OptionsDict, env: dict) -> str:
     """`$$...$$` inside a paragraph: display MathML, but in a span, as a <p> cannot hold a
     <div> (the plugin's default, which browsers and the HTML checker split the paragraph at)."""
     mathml = math_to_mathml(tokens[idx].content, display=True)
@@ -129,7 +133,8 @@ def _highlight_fence(code: str, language: str, _attrs: str) -> str:
     return highlight_code(code, language.split()[0] if language else "text")
 
 
-def _link_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+def _link_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
+               env: dict) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
     if href.startswith("lesson:"):
@@ -140,7 +145,7 @@ def _link_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
 _LIVE_VALUE = re.compile(r"\{value\}`([^`\n]+)`")
 
 
-def _live_value_rule(state, silent: bool) -> bool:
+def _live_value_rule(state: StateInline, silent: bool) -> bool:
     """Inline `{value}`expression``: a value the lesson's code computed, shown in prose."""
     if not state.src.startswith("{value}`", state.pos):
         return False
@@ -154,12 +159,14 @@ def _live_value_rule(state, silent: bool) -> bool:
     return True
 
 
-def _render_live_value(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+def _render_live_value(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
+                       env: dict) -> str:
     value = env["live_values"][tokens[idx].content]
     return f'<span class="live-value">{escapeHtml(value)}</span>'
 
 
-def _heading_open(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+def _heading_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
+                  env: dict) -> str:
     token = tokens[idx]
     if token.tag in ("h2", "h3") and idx + 1 < len(tokens):
         token.attrSet("id", slugify(tokens[idx + 1].content))

@@ -58,8 +58,8 @@ class _MarkupAudit(HTMLParser):
         if tag == "script":
             self.in_script = True
             self.audit_script(values.get("src") or "")
-        if tag == "meta" and values.get("http-equiv") \
-                and values["http-equiv"].lower() not in ALLOWED_HTTP_EQUIV:
+        if tag == "meta" and (equiv := values.get("http-equiv")) \
+                and equiv.lower() not in ALLOWED_HTTP_EQUIV:
             self.flag(f"<meta http-equiv=\"{values['http-equiv']}\"> is not allowed")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

@@ -47,7 +47,8 @@ def latex_to_mathml(latex: str, display: bool) -> str:
     """MathML for a formula; raises on LaTeX that latex2mathml cannot read or that asks
     for something outside the allowlist."""
     import latex2mathml.converter
-    tree = latex2mathml.converter.convert_to_element(latex, display="block" if display else "inline")
+    tree = latex2mathml.converter.convert_to_element(latex,
+                                                     display="block" if display else "inline")
     return tostring(_allowed(tree), encoding="unicode", short_empty_elements=False)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal
 
 from .manifest import LessonRef
 from .yamlmodel import StrictModel
@@ -25,12 +25,12 @@ STAGES = {
 }
 
 
-class Reference(StrictModel, kw_only=True):
+class Reference(StrictModel, frozen=True, kw_only=True):
     title: str
     url: str
 
 
-class FrontMatter(StrictModel, kw_only=True):
+class FrontMatter(StrictModel, frozen=True, kw_only=True):
     title: str
     summary: str
     minutes: int
@@ -145,7 +145,7 @@ class Note:
     body: Prose
 
 
-Item = Union[Prose, Section, Step, Experiment, Figure, Exercise, Check, Pause, Note]
+Item = Prose | Section | Step | Experiment | Figure | Exercise | Check | Pause | Note
 
 
 @dataclass(frozen=True)

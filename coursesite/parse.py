@@ -57,6 +57,7 @@ class LessonParser:
         stages: list[Stage] = []
         pending: list[SyntaxTreeNode] = []
         for node in parse_nodes("\n".join(self.lines)):
+            assert node.map is not None  # block-level nodes carry their lines
             line = node.map[0] + 1
             if node.type == "heading" and node.tag == "h1":
                 self.flush_prose(stages, pending)
@@ -80,7 +81,8 @@ class LessonParser:
         if found != list(STAGES.values()) and not self.errors:
             missing = [title for title in STAGES.values() if title not in found]
             self.error(f"the lesson needs all five stages; missing: {', '.join(missing)}",
-                       len(self.lines), "add the '# Stage' headings in the order of docs/authoring.md")
+                       len(self.lines),
+                       "add the '# Stage' headings in the order of docs/authoring.md")
         return stages
 
     def open_stage(self, node: SyntaxTreeNode, line: int, stages: list[Stage]) -> Stage:
@@ -102,6 +104,7 @@ class LessonParser:
         pending.clear()
 
     def prose_from(self, nodes: list[SyntaxTreeNode], offset: int) -> Prose:
+        assert nodes[0].map and nodes[-1].map  # block-level nodes carry their lines
         start = offset + nodes[0].map[0]
         end = offset + nodes[-1].map[1]
         for node in nodes:
@@ -120,6 +123,7 @@ class LessonParser:
         `offset` turns the nodes' 0-based line maps into file lines.
         """
         for top in nodes:
+            assert top.map is not None  # block-level nodes carry their lines
             at = offset + top.map[0] + 1
             for node in top.walk():
                 if node.map:
@@ -157,6 +161,7 @@ class LessonParser:
     def check_closed(self, node: SyntaxTreeNode, offset: int) -> bool:
         if node.type not in ("fence", "colon_fence"):
             return True
+        assert node.map is not None  # block-level nodes carry their lines
         last = self.lines[offset + node.map[1] - 1].strip()
         if node.map[1] - node.map[0] >= 2 and last.startswith(node.markup) \
                 and set(last) == set(node.markup[0]):
@@ -169,6 +174,7 @@ class LessonParser:
     # -- blocks ------------------------------------------------------------------------
 
     def read_block(self, node: SyntaxTreeNode, offset: int) -> RawBlock | None:
+        assert node.map is not None  # block-level nodes carry their lines
         line = offset + node.map[0] + 1
         if not self.check_closed(node, offset):
             return None
@@ -177,7 +183,7 @@ class LessonParser:
         if not match or (kind_named(kind) is None and parent_of(kind) is None):
             known = block_names()
             self.error(f"unknown block '{node.info.strip()}'{did_you_mean(kind, known)}", line,
-                       "blocks are: " + ", ".join("{%s}" % k for k in known))
+                       "blocks are: " + ", ".join(f"{{{k}}}" for k in known))
             return None
         body_start = offset + node.map[0] + 1
         body = self.lines[body_start:offset + node.map[1] - 1]
@@ -190,7 +196,7 @@ class LessonParser:
         allowed_options = spec.options if spec else ()
         options: dict[str, str] = {}
         count = 0
-        for count, text in enumerate(body + [""]):
+        for count, text in enumerate([*body, ""]):
             match = _OPTION_RE.match(text)
             if not match:
                 break
@@ -216,6 +222,7 @@ class LessonParser:
                 pending.clear()
 
         for node in parse_nodes("\n".join(body)):
+            assert node.map is not None  # block-level nodes carry their lines
             line = start + node.map[0] + 1
             if node.type == "fence" and node.info.split()[:1] == ["python"]:
                 flush()
@@ -242,6 +249,7 @@ class LessonParser:
                        raw.line, f"move it into the {{{parent}}} block it belongs to")
             return
         spec = kind_named(raw.kind)
+        assert spec is not None  # read_block let only known kinds through
         if spec.stages and stage.key not in spec.stages:
             wanted = " or ".join(STAGES[key] for key in spec.stages)
             headings = " or ".join(f"'# {STAGES[key]}'" for key in spec.stages)
@@ -319,6 +327,7 @@ def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildE
         return []
     # Only now read the YAML's lines: a cached lesson keeps its text, not its node tree.
     root = node_tree(split_front_matter(text, path)[0])
+    assert root is not None, "front matter that declares files is not empty"
     return [BuildError(f"data file '{name}' not found", path, _front_line(root, ("files", index)),
                        hint="files are relative to the folder of the lesson file")
             for index, name in missing]

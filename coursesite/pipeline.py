@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import fingerprint
 from . import records
@@ -30,7 +31,7 @@ from .links import check_links
 from .lock import build_lock
 from .manifest import Course, load_course
 from .markdown import FORMULAS
-from .model import Figure, Prose
+from .model import Figure, LessonLink, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
 from .parsecache import ParseCache
@@ -126,7 +127,7 @@ def look_up_records(state: Build) -> None:
         return
     cache = state.cache
     for item in state.lessons:
-        lookup = cache.lookup(item.slug, item.key)
+        lookup = cache.lookup(item.slug, item.keyed())
         item.reason = "--force" if options.force else lookup.reason
         if lookup.record is not None and not options.force:
             item.record, item.state = lookup.record, "cached"
@@ -153,13 +154,13 @@ def execute_lessons(state: Build) -> None:
     outcomes = run_lessons(pending, state)
     errors = [outcome for outcome in outcomes if isinstance(outcome, BuildError)]
     frozen = state.options.frozen
-    for item, record in zip(pending, outcomes):
+    for item, record in zip(pending, outcomes, strict=True):
         if isinstance(record, BuildError):
             continue
         if not frozen:
             # Earlier runs of the same code on other hardware stay on the page as receipts.
             item.committed = records.same_run(state.options.records, item.parsed(),
-                                              item.key, record)
+                                              item.keyed(), record)
             record = records.with_receipts(record, item.committed)
             state.result.executed.append(item.slug)
         item.record, item.state = record, "frozen" if frozen else "executed"
@@ -169,7 +170,7 @@ def execute_lessons(state: Build) -> None:
             # A valid run is kept even if another lesson fails this build, so that fixing
             # that lesson does not re-run this one. The cache holds it under its code's key;
             # records/ and the site change only when the whole build succeeds.
-            state.cache.store(item.slug, item.key, record, recorded=False)
+            state.cache.store(item.slug, item.keyed(), record, recorded=False)
     if errors:
         raise BuildErrors(errors)
 
@@ -203,14 +204,14 @@ def save_records(state: Build) -> None:
     for item in state.lessons:
         if item.unsaved:
             if item.state == "cached":  # run by a build that failed later
-                item.committed = records.same_run(options.records, item.parsed(), item.key,
+                item.committed = records.same_run(options.records, item.parsed(), item.keyed(),
                                                   item.ran())
             # After a reverted edit, records/ is put back as version control holds it.
             reverted = item.committed is None and records.restore_from_version_control(
-                options.records, item.parsed(), item.key, item.ran())
+                options.records, item.parsed(), item.keyed(), item.ran())
             if not reverted:
-                records.update(options.records, item.key, item.ran(), item.committed)
-            state.cache.store(item.slug, item.key, item.ran(), recorded=True)
+                records.update(options.records, item.keyed(), item.ran(), item.committed)
+            state.cache.store(item.slug, item.keyed(), item.ran(), recorded=True)
     FORMULAS.save()
     extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
     started_as = state.snapshot.fingerprint
@@ -243,7 +244,7 @@ def parse_course(course: Course, lessons: list[LessonBuild] | None = None,
     lessons = [LessonBuild(ref) for ref in course.lessons] if lessons is None else lessons
     errors: list[BuildError] = []
     guides: dict[str, Prose] = {}
-    links = []
+    links: list[tuple[Path, LessonLink]] = []
     for item in lessons:
         try:
             item.lesson = cache.parse(item.ref) if cache else parse_lesson(item.ref)
@@ -275,7 +276,7 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
         return []
     options, progress = state.options, state.progress
     executor = choose_executor(options, state.course.settings,
-                               {item.slug: item.key for item in pending})
+                               {item.slug: item.keyed() for item in pending})
     if executor.runs_code:
         progress.message(f"executing {len(pending)} lesson(s), {executor.where}")
     by_slug = {item.slug: item for item in pending}
@@ -300,7 +301,7 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
             outcomes = executor.run(jobs, on_start=on_start, on_done=on_done)
         finally:
             started.set()  # no lesson may have started at all
-    for item, outcome in zip(pending, outcomes):
+    for item, outcome in zip(pending, outcomes, strict=True):
         if isinstance(outcome, BuildError):
             progress.update(item.slug, "failed", outcome.where)
     return outcomes
@@ -369,5 +370,5 @@ def _drift(item: LessonBuild, options: BuildOptions, accept: bool) -> tuple[str,
         difference = "no committed record" if committed is None else \
             records.drift(committed.record, item.ran(), item.parsed().front.volatile)
     if accept and (difference or committed is None):
-        records.save(options.records, item.key, item.ran())
+        records.save(options.records, item.keyed(), item.ran())
     return (item.slug, difference) if difference else None

@@ -65,10 +65,10 @@ class Progress:
     def changed(self, status: LessonStatus) -> None:
         """Called after every state change."""
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         """Ends the display."""
 
 
@@ -107,7 +107,7 @@ class LiveProgress(Progress):
     def message(self, text: str) -> None:
         self.console.print(text, highlight=False)
 
-    def table(self) -> "Table":
+    def table(self) -> Table:
         from rich.table import Table
         table = Table(box=None, pad_edge=False)
         for column in ("lesson", "state", "time", "why"):
@@ -120,14 +120,14 @@ class LiveProgress(Progress):
                           f"[{STYLES[status.state]}]{status.state}[/]", timing, status.detail)
         return table
 
-    def __enter__(self) -> "LiveProgress":
+    def __enter__(self) -> LiveProgress:
         from rich.live import Live
         self.live = Live(get_renderable=self.table, console=self.console,
                          refresh_per_second=4, transient=True)
         self.live.__enter__()
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.live is not None:
             self.live.__exit__(*exc_info)
             self.live = None

@@ -90,7 +90,7 @@ def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> Ex
     holds, one per kind; with none when there is no committed record of the same run."""
     if committed is None:
         return record
-    by_kind = {}
+    by_kind: dict[str, dict] = {}
     for earlier in (receipt(committed.record), *committed.record.receipts):
         # The newest receipt of a kind wins; this run is the receipt of its own kind.
         if earlier["hardware"] not in (record.hardware, *by_kind):

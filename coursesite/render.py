@@ -6,16 +6,19 @@ in `templates/` own every piece of page markup.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import pygments
 from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
                     pass_context, select_autoescape)
+from jinja2.runtime import Context
 from markupsafe import Markup
 
 from .blocks import view_of
@@ -88,7 +91,7 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
 
 
 @pass_context
-def _markdown_filter(context, prose: Prose | str | None) -> Markup:
+def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
     if prose is None:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
@@ -96,13 +99,13 @@ def _markdown_filter(context, prose: Prose | str | None) -> Markup:
 
 
 @pass_context
-def _text_filter(context, text: str | None) -> str:
+def _text_filter(context: Context, text: str | None) -> str:
     """Lesson Markdown for Markdown outputs (lesson.md, the notebook)."""
     return plain_markdown(text or "", context["resolve_link"], context.get("live_values"))
 
 
 @pass_context
-def _inline_filter(context, text: str | None) -> Markup:
+def _inline_filter(context: Context, text: str | None) -> Markup:
     return Markup(render_inline(text or "", context["resolve_link"], context.get("live_values")))
 
 
@@ -147,8 +150,8 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(folder_digest(templates), course.manifest_text,
-                    [(i.lesson.ref.slug, i.lesson.front.title, i.lesson.front.summary,
-                      i.lesson.front.minutes, i.lesson.front.hardware) for i in lessons],
+                    [(i.parsed().ref.slug, i.parsed().front.title, i.parsed().front.summary,
+                      i.parsed().front.minutes, i.parsed().front.hardware) for i in lessons],
                     publication)
     downloads_key = digest([(p.name, p.read_text(encoding="utf-8"))
                             for p in sorted(templates.rglob("*.md"))],
@@ -156,11 +159,11 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
     jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
         env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]
     for phase in course.phases:
-        members = [i for i in lessons if i.lesson.ref.phase.slug == phase.slug]
+        members = [i for i in lessons if i.parsed().ref.phase.slug == phase.slug]
         guide = guides.get(phase.slug)
         jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown),
                             functools.partial(_render_phase, env, course, phase, members, guide)))
-    titles = {item.lesson.ref.slug: item.lesson.front.title for item in lessons}
+    titles = {item.parsed().ref.slug: item.parsed().front.title for item in lessons}
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
     for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
         jobs.append(PageJob(name, shared, functools.partial(
@@ -168,12 +171,12 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
     for position, item in enumerate(lessons):
         neighbours = (lessons[position - 1] if position else None,
                       lessons[position + 1] if position + 1 < len(lessons) else None)
-        inputs = (item.lesson.text, record_to_json(item.record))
-        jobs.append(PageJob(f"lesson:{item.lesson.ref.slug}", digest(shared, *inputs),
+        inputs = (item.parsed().text, record_to_json(item.ran()))
+        jobs.append(PageJob(f"lesson:{item.parsed().ref.slug}", digest(shared, *inputs),
                             functools.partial(render_lesson, env, course, item, neighbours,
                                               titles, publication.student)))
         # The downloads do not depend on the HTML templates: a new page design keeps them.
-        jobs.append(PageJob(f"downloads:{item.lesson.ref.slug}", digest(downloads_key, *inputs),
+        jobs.append(PageJob(f"downloads:{item.parsed().ref.slug}", digest(downloads_key, *inputs),
                             functools.partial(render_lesson_files, env, course, item,
                                               figure_cache, publication.student)))
     jobs.append(PageJob("publishing", shared, functools.partial(
@@ -184,9 +187,11 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
 def _render_publishing(env: Environment, course: Course,
                        lessons: list[LessonBuild]) -> list[OutputFile]:
     """Files static hosts look for: 404 page, robots.txt, sitemap (with a base URL)."""
-    base_url = env.globals["publication"].base_url
+    publication = env.globals["publication"]  # set by create_jobs
+    assert isinstance(publication, Publication)
+    base_url = publication.base_url
     urls = ["index.html"] + [f"{phase.slug}/index.html" for phase in course.phases] + \
-        [item.lesson.ref.url for item in lessons]
+        [item.parsed().ref.url for item in lessons]
     files = [
         # A 404 page is served at any missing address, so its links cannot be relative.
         OutputFile("404.html", env.get_template("404.html").render(
@@ -222,7 +227,7 @@ def render_lesson_files(env: Environment, course: Course, item: LessonBuild,
                         figure_cache: Path | None = None,
                         student: bool = False) -> list[OutputFile]:
     """The lesson's figures and downloads, next to its page."""
-    lesson, record = item.lesson, item.record
+    lesson, record = item.parsed(), item.ran()
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = _figure_paths(lesson)
     svgs = {figure.anchor: _figure_svg(lesson, record, figure, figure_cache)
@@ -238,7 +243,7 @@ def render_lesson_files(env: Environment, course: Course, item: LessonBuild,
 def render_lesson(env: Environment, course: Course, item: LessonBuild,
                   neighbours: tuple[LessonBuild | None, LessonBuild | None],
                   titles: dict[str, str], student: bool = False) -> list[OutputFile]:
-    lesson, record = item.lesson, item.record
+    lesson, record = item.parsed(), item.ran()
     figures = _figure_paths(lesson)
     step_ids = [f"step-{step.number}" for step in lesson.steps]
     page = _render_page(
@@ -257,7 +262,7 @@ def render_lesson(env: Environment, course: Course, item: LessonBuild,
     return [OutputFile(lesson.ref.url, page)]
 
 
-def _render_page(env: Environment, template: str, url: str, course: Course, **context) -> str:
+def _render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:
     return env.get_template(template).render(
         course=course, page_url=url,
         root=relative_url(url, "index.html").removesuffix("index.html"),
@@ -279,7 +284,5 @@ def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
     """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
     for figure in lesson.items(Figure):
-        try:
+        with contextlib.suppress(BuildError):  # reported when the page is rendered
             _figure_svg(lesson, record, figure, cache)
-        except BuildError:
-            pass  # reported when the page is rendered

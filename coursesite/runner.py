@@ -20,7 +20,7 @@ import time
 import traceback
 import types
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def main(job_path, result_path):
@@ -46,7 +46,7 @@ def main(job_path, result_path):
         values, failure = evaluate_values(job["values"], namespace)
     devices, platforms = jax_devices()
     result = {
-        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "packages": package_versions(job["packages"]),
         "devices": devices,
@@ -183,7 +183,7 @@ def describe_failure(error, source, block):
 
 
 def package_versions(names):
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in names:
         try:
             versions[name] = importlib.metadata.version(name)

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from .cli import report_errors
 from .errors import BuildErrors
 from .lock import build_lock
 from .options import BuildOptions
 from .pipeline import build
-from .progress import PlainProgress
+from .progress import PlainProgress, Progress
 from .write import refresh_search
 
 PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
@@ -41,7 +42,7 @@ class ServeState:
             return json.dumps({"generation": self.generation, "error": self.error}).encode()
 
 
-def rebuild(options: BuildOptions, state: ServeState, progress=None) -> bool:
+def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None = None) -> bool:
     """One build; records success (pages reload) or the error (pages show it).
 
     With `options.defer_search_index`, open pages reload as soon as the pages are written,
@@ -93,7 +94,7 @@ class PreviewHandler(SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args) -> None:
+    def log_message(self, format: str, *args: Any) -> None:
         """Requests are not worth a terminal line each while authoring."""
 
 

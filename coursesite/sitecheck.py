@@ -50,11 +50,11 @@ class _PageScan(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
         line = self.getpos()[0]
-        if values.get("id"):
-            self.ids.add(values["id"])
+        if id_ := values.get("id"):
+            self.ids.add(id_)
         for name in ("href", "src"):
-            if values.get(name) and tag in ("a", "link", "img", "script", "source"):
-                self.references.append((line, values[name]))
+            if (value := values.get(name)) and tag in ("a", "link", "img", "script", "source"):
+                self.references.append((line, value))
         if tag == "img" and not (values.get("alt") or "").strip():
             self.images_without_alt.append(line)
 

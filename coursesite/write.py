@@ -56,9 +56,9 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
         if index or not (out / SEARCH).is_dir():
             index_search(staging)
         else:
-            for path in (out / SEARCH).rglob("*"):
-                if path.is_file():
-                    _link_or_copy(path, staging / path.relative_to(out))
+            for found in (out / SEARCH).rglob("*"):
+                if found.is_file():
+                    _link_or_copy(found, staging / found.relative_to(out))
         staging.chmod(0o755)
         _swap(staging, out)
     except BaseException:

@@ -36,7 +36,7 @@ class StrictModel(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_on
     """A schema that rejects unknown keys and cannot be changed after validation.
 
     Subclasses pass `kw_only=True` too (msgspec does not inherit it), so that required keys
-    may follow keys with defaults.
+    may follow keys with defaults, and `frozen=True` (inherited, but type checkers need it).
     """
 
 
@@ -47,7 +47,7 @@ def describe_pattern(pattern: str, meaning: str) -> str:
 
 
 def load_yaml_model(text: str, model: type[Model], path: Path,
-                    first_line: int = 1) -> tuple[Model, yaml.Node | None]:
+                    first_line: int = 1) -> tuple[Model, yaml.Node]:
     """Parse `text` as YAML and validate it as `model`; raise BuildErrors naming the line.
 
     Returns the model and the YAML's node tree (for the lines of later checks).
@@ -76,7 +76,7 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         )]) from None
     finally:
         loader.dispose()
-    if not isinstance(data, dict):
+    if root is None or not isinstance(data, dict):
         raise BuildErrors([BuildError(
             "expected a mapping of keys to values", path, first_line,
             hint=f"see docs/authoring.md for the keys of {model.__name__}",
@@ -118,7 +118,7 @@ def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) 
     if field := _quoted(r"Object contains unknown field `(.*)`", message):
         allowed = _allowed_keys(model, loc)
         return BuildError(f"unknown key '{field}'{place}{did_you_mean(field, allowed)}", path,
-                          _line_of(root, loc + (field,)) + offset,
+                          _line_of(root, (*loc, field)) + offset,
                           hint="allowed keys here: " + ", ".join(allowed))
     if field := _quoted(r"Object missing required field `(.*)`", message):
         return BuildError(f"missing required key '{field}'{place}", path,
@@ -219,7 +219,7 @@ def _allowed_keys(model: type, loc: tuple) -> list[str]:
     return list(struct.__struct_fields__) if struct else []
 
 
-def _innermost_struct(annotation: object) -> type | None:
+def _innermost_struct(annotation: object) -> type[msgspec.Struct] | None:
     """Unwrap list[X], X | None and similar to the struct class they contain."""
     if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
         return annotation

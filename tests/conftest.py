@@ -137,7 +137,7 @@ def write_hostile_course(folder: CourseFolder) -> None:
     """The documented example with a payload in every place an author writes text."""
     text = authoring_example()
     pairs = yaml.safe_load((HOSTILE / "replacements.yaml").read_text())
-    for old, new in zip(pairs[::2], pairs[1::2]):
+    for old, new in zip(pairs[::2], pairs[1::2], strict=True):
         assert old in text, old
         text = text.replace(old, new, 1)
     folder.write(text)

@@ -19,7 +19,7 @@ def apply(case: dict, folder: CourseFolder) -> tuple[Path, str]:
     path = folder.manifest if case["file"] == "manifest" else folder.lesson_path
     text = path.read_text()
     replacements = case.get("replace", [])
-    for old, new in zip(replacements[::2], replacements[1::2]):
+    for old, new in zip(replacements[::2], replacements[1::2], strict=True):
         assert old in text, f"case {case['case']!r}: {old!r} not in {path.name}"
         text = text.replace(old, new, 1)
     text += case.get("append", "")

@@ -36,8 +36,8 @@ def lesson_dir(site: Path, slug: str) -> Path:
 
 
 def recorded_stdout(folder: Path) -> dict[str, str]:
-    return {block_id: block["stdout"]
-            for block_id, block in json.loads((folder / "record.json").read_text())["blocks"].items()}
+    blocks = json.loads((folder / "record.json").read_text())["blocks"]
+    return {block_id: block["stdout"] for block_id, block in blocks.items()}
 
 
 @pytest.mark.parametrize("slug", LESSONS)

@@ -20,7 +20,8 @@ PAGE = "site/basics/count-batches/index.html"
 def running(pid: int) -> bool:
     """Whether `pid` is a live process (a killed child nobody reaped yet is a zombie: 'Z')."""
     try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        with open(f"/proc/{pid}/stat") as stat:
+            state = stat.read().rsplit(")", 1)[1].split()[0]
     except FileNotFoundError:
         return False
     return state not in ("Z", "X")
@@ -78,7 +79,8 @@ def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
         "import os\nopen('site-notes.txt', 'w').write('x')\n"
         "for folder in ('site', 'content', '.cache', '.cache/records'):\n"
         "    os.makedirs(folder, exist_ok=True)\n"
-        "for name in ('site/index.html', 'content/lesson.md', '.cache/records/count-batches.json'):\n"
+        "for name in ('site/index.html', 'content/lesson.md',\n"
+        "             '.cache/records/count-batches.json'):\n"
         "    open(name, 'w').write('hacked')\n"
         "assert os.path.expanduser('~') == os.getcwd()"))
     lesson = course_folder.lesson_path.read_text()
@@ -115,9 +117,8 @@ def still_running(pids: list[int], grace: float = 5) -> list[int]:
 
 def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
     course_folder.write(authoring_example())
-    with build_lock(course_folder.root / ".cache"):
-        with pytest.raises(BuildErrors) as caught:
-            build(course_folder.options(), RecordingProgress())
+    with build_lock(course_folder.root / ".cache"), pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
     message = str(caught.value)
     assert "another build of this course is running (pid" in message and "wait for it" in message
     build(course_folder.options(), RecordingProgress())  # the lock is released afterwards

@@ -79,7 +79,7 @@ def test_package_version_change_reruns(built, monkeypatch):
     original = cache_module.distribution_version
     monkeypatch.setattr(cache_module, "distribution_version",
                         lambda name: "99.0" if name == "numpy" else original(name))
-    result, progress = rebuild(built)
+    _, progress = rebuild(built)
     state, detail = progress.final("count-batches")
     assert state == "executed"
     assert re.fullmatch(r"numpy [\d.]+ → 99\.0", detail)
@@ -102,7 +102,7 @@ def test_data_file_and_local_module_are_part_of_the_key(course_folder):
                         'import helpers\nprint("Batch sizes:", sizes, open("sizes.txt").read(), '
                         'helpers.total(sizes))')
     course_folder.write(text)
-    result, _ = rebuild(course_folder)
+    rebuild(course_folder)
     assert "4 4 3 11" in (course_folder.root / "site" / PAGE).read_text()
     (content / "sizes.txt").write_text("4 4 3 ")
     _, progress = rebuild(course_folder)
@@ -257,7 +257,7 @@ def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
     # A lesson moved in the course keeps its parse but takes its new place.
     manifest = course_folder.manifest.read_text()
     course_folder.manifest.write_text(manifest.replace('- id: "01"', '- id: "07"'))
-    result, _ = rebuild(course_folder)
+    rebuild(course_folder)
     assert parsed == ["count-batches"]
     assert "07.02" in (course_folder.root / "site" / "basics" / "count-again" /
                        "index.html").read_text()

@@ -1,5 +1,6 @@
 """Output of lesson processes is capped in memory and never piles up on disk."""
 
+import contextlib
 import os
 import re
 import subprocess
@@ -23,10 +24,8 @@ def bytes_under(folder: Path) -> int:
     total = 0
     for base, _, names in os.walk(folder):
         for name in names:
-            try:
+            with contextlib.suppress(FileNotFoundError):  # removed meanwhile
                 total += os.lstat(os.path.join(base, name)).st_size
-            except FileNotFoundError:  # removed meanwhile
-                pass
     return total
 
 

@@ -206,7 +206,7 @@ def test_front_matter_errors_count_file_lines(course_folder):
 def test_text_that_is_not_utf8_names_its_line(course_folder):
     course = course_folder.write(authoring_example())
     text = authoring_example().encode()
-    broken = text.replace("Eleven records".encode(), b"Eleven \xff records", 1)
+    broken = text.replace(b"Eleven records", b"Eleven \xff records", 1)
     course_folder.lesson_path.write_bytes(broken)
     with pytest.raises(BuildErrors) as caught:
         parse_lesson(course.lessons[0])

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of
 from coursesite.pipeline import build
+import contextlib
 
 PAGE = "basics/count-batches/index.html"
 FIGURE = "basics/count-batches/figures/batch-sizes.svg"
@@ -175,10 +176,8 @@ def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_u
     finally:
         # Nothing stops the lesson's processes when the build itself is SIGKILLed.
         for pid in map(int, started.read_text().split()) if started.exists() else []:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     assert site_files(built) == before
     # A build killed while writing leaves its staging folders; they are named like these.
     for name in (".site.new-k1", ".site.old-k2", ".site.search-k3"):

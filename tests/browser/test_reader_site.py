@@ -22,7 +22,7 @@ def test_every_page_loads_without_errors_or_outside_requests(context, page, base
                                                              built_site):
     pages = sorted(str(p.relative_to(built_site)) for p in built_site.rglob("*.html"))
     assert set(PAGES) <= set(pages)
-    for path in pages + ["search/index.html?q=iterator"]:
+    for path in [*pages, "search/index.html?q=iterator"]:
         page.goto(base_url + path)
         page.wait_for_load_state("networkidle")
         assert page.locator("h1").count() == 1, path
@@ -148,7 +148,8 @@ def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):
     page.get_by_role("link", name="My learning").first.click()
     notes = page.locator(".saved-note")
     expect(notes).to_have_count(2)
-    lesson = page.locator("section.saved-lesson[data-lesson='load-batch-and-checkpoint-order-with-grain']")
+    lesson = page.locator(
+        "section.saved-lesson[data-lesson='load-batch-and-checkpoint-order-with-grain']")
     expect(lesson).to_contain_text("the third batch comes back")
     link = lesson.get_by_role("link", name=exercise_title)
     assert link.get_attribute("href").endswith(f"{LESSON_2}#{anchor}")
