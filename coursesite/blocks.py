@@ -237,10 +237,6 @@ class BlockContext:
     def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
         """The prose of the `:::{kind}` block nested in `raw` (empty Prose if it has none)."""
         found = [p.block for p in raw.parts if p.block is not None and p.block.kind == kind]
-        for part in raw.parts:
-            if part.block is not None and parent_of(part.block.kind) is None:
-                self.error(f"{{{part.block.kind}}} cannot go inside {{{raw.kind}}}", part.line,
-                           "close the outer block before opening this one")
         if not found:
             if required:
                 self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line,

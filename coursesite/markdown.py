@@ -165,6 +165,14 @@ def _render_live_value(self: RendererHTML, tokens: list[Token], idx: int, option
     return f'<span class="live-value">{escapeHtml(value)}</span>'
 
 
+def _fence(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    """Code fences; a ```python norun fence is marked, so the page can say it is not run."""
+    token = tokens[idx]
+    if "norun" in token.info.split()[1:]:
+        token.attrJoin("class", "not-run")
+    return self.fence(tokens, idx, options, env)
+
+
 def _heading_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
                   env: dict) -> str:
     token = tokens[idx]
@@ -181,6 +189,7 @@ def create_markdown() -> MarkdownIt:
     md.add_render_rule("math_inline_double", _render_math_inline_double)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
+    md.add_render_rule("fence", _fence)
     md.inline.ruler.before("backticks", "live_value", _live_value_rule)
     md.add_render_rule("live_value", _render_live_value)
     return md

@@ -110,14 +110,14 @@ class LessonParser:
         for node in nodes:
             self.check_closed(node, offset)
         prose = Prose("\n".join(self.lines[start:end]), start + 1)
-        self.scanparse_nodes(nodes, offset)
+        self.scan_nodes(nodes, offset)
         return prose
 
     def scan_prose(self, markdown: str, line: int) -> None:
         """scan_nodes for text that has not been parsed yet (block options, guides)."""
-        self.scanparse_nodes(parse_nodes(markdown), line - 1)
+        self.scan_nodes(parse_nodes(markdown), line - 1)
 
-    def scanparse_nodes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:
+    def scan_nodes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:
         """Collect lesson links and h3 anchors; check math now so rendering cannot fail.
 
         `offset` turns the nodes' 0-based line maps into file lines.
@@ -132,6 +132,10 @@ class LessonParser:
                     self.check_math(node.content, at, display=node.type == "math_block")
                 elif node.type == "live_value":
                     self.add_value(node.content, at)
+                elif node.type == "fence" and _shown_python(node.info):
+                    self.error("this ```python block would be shown but never run", at,
+                               "put runnable code in a {step}, {experiment} or other block; "
+                               "to show code that must not run, write ```python norun")
                 elif node.type == "heading" and node.tag == "h3":
                     self.anchors.add(slugify(node.children[0].content))
                 elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
@@ -265,9 +269,23 @@ class LessonParser:
         if not spec.titled and raw.title:
             self.error(f"{{{raw.kind}}} takes no title", raw.line,
                        f"open it with ':::{{{raw.kind}}}' alone and put the text in its body")
+        for part in raw.parts:
+            # A block nested where it is not one of the kind's own parts would vanish.
+            if part.block is not None and part.block.kind not in spec.sub_blocks:
+                inner = part.block.kind
+                allowed = ", ".join(f"{{{name}}}" for name in spec.sub_blocks)
+                self.error(f"{{{inner}}} cannot go inside {{{raw.kind}}}", part.line,
+                           f"close the {{{raw.kind}}} block before opening {{{inner}}}"
+                           + (f"; inside it only {allowed} may go" if allowed else ""))
         item = spec.build(self.context, raw)
         if item is not None:
             stage.items.append(item)
+
+
+def _shown_python(info: str) -> bool:
+    """A Python fence in prose that is not marked `norun`: readers would take it as run."""
+    words = info.split()
+    return bool(words) and words[0] == "python" and "norun" not in words[1:]
 
 
 def split_front_matter(text: str, path: Path) -> tuple[str, int]:
