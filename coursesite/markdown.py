@@ -165,7 +165,8 @@ def _render_live_value(self: RendererHTML, tokens: list[Token], idx: int, option
     return f'<span class="live-value">{escapeHtml(value)}</span>'
 
 
-def _fence(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+def _fence(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
+           env: dict) -> str:
     """Code fences; a ```python norun fence is marked, so the page can say it is not run."""
     token = tokens[idx]
     if "norun" in token.info.split()[1:]:

@@ -99,6 +99,7 @@ def test_math_with_a_link_is_refused(render_function, markdown):
 
 
 def test_a_norun_fence_is_marked_for_the_page():
-    html = render_block("```python norun\nimport antigravity\n```\n", resolve_link=lambda href: href)
+    html = render_block("```python norun\nimport antigravity\n```\n",
+                        resolve_link=lambda href: href)
     assert '<code class="not-run language-python">' in html
     assert "not-run" not in render_block("```python\nx = 1\n```\n", resolve_link=lambda h: h)
