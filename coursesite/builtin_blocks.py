@@ -35,7 +35,8 @@ def build_step(context: BlockContext, raw: RawBlock) -> Step | None:
     intro, explanation = context.prose_around(raw, context.code_anchor(raw))
     if code is None:
         return None
-    return Step(int(match.group(1)), match.group(2), context.anchor(f"step {match.group(1)}"),
+    number = int(match.group(1))  # "01." is step 1: its anchor is the id its output has
+    return Step(number, match.group(2), context.anchor(f"step {number}"),
                 intro, code, explanation, raw.line)
 
 

@@ -12,10 +12,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import traceback
 from pathlib import Path
 from typing import NamedTuple
 
 import pagefind_bin
+from jinja2 import TemplateError
 
 from .errors import BuildError, BuildErrors
 from .options import BuildOptions
@@ -166,6 +168,9 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         except BuildError as error:
             errors.append(error)
             continue
+        except TemplateError as problem:
+            errors.append(template_error(problem, options.templates))
+            continue
         rendered.extend(files)
         new_jobs[job.name] = {"key": job.key, "files": [file.path for file in files]}
     if errors:
@@ -182,6 +187,18 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
                  search="current" if index else "stale")
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
     return WriteOutcome(len(rendered), True, kept + [file.path for file in rendered])
+
+
+def template_error(problem: TemplateError, templates: Path) -> BuildError:
+    """A template that fails to render, at its file and line (a course may bring its own
+    templates/); Jinja keeps them in the traceback's template frames."""
+    frames = [frame for frame in traceback.extract_tb(problem.__traceback__)
+              if frame.filename and Path(frame.filename).is_relative_to(templates.resolve())]
+    where = frames[-1] if frames else None
+    return BuildError(f"template error: {problem}", where and where.filename,
+                      where and where.lineno,
+                      hint="fix the template, or remove your copy from templates/ to use the "
+                           "generator's own")
 
 
 def _previous_jobs(state: dict) -> dict[str, dict]:
