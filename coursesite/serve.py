@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import threading
+import traceback
 from dataclasses import dataclass, field
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +20,7 @@ from typing import Any
 
 from .cli import report_errors
 from .errors import BuildErrors
+from .files import write_atomically
 from .lock import build_lock
 from .options import BuildOptions
 from .pipeline import build
@@ -59,6 +62,16 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
         report_errors(problems)
         with state.lock:
             state.error = str(problems)
+        return False
+    except Exception as problem:  # a bug of ours: the preview must outlive it
+        report = options.cache / "internal-error.txt"
+        write_atomically(report, traceback.format_exc())
+        message = (f"internal error: {type(problem).__name__}: {problem}\n  hint: this is a "
+                   f"bug in the generator; the details are in {report}. Edit and save to "
+                   "build again.")
+        print(f"error: {message}", file=sys.stderr)
+        with state.lock:
+            state.error = message
         return False
     return True
 

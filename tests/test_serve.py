@@ -103,3 +103,21 @@ def test_a_build_after_an_unrefreshed_preview_indexes_the_site(course_folder):
     assert search_fragments(course_folder.root / "site") == before  # as if stopped here
     result = build(course_folder.options(), RecordingProgress())  # no input changed since
     assert result.written and search_fragments(course_folder.root / "site") != before
+
+
+def test_a_bug_in_the_generator_shows_in_the_overlay_and_the_preview_lives_on(served,
+                                                                            monkeypatch):
+    _, options, state, base = served
+
+    def broken_build(*args, **kwargs):
+        raise RuntimeError("something the generator did not expect")
+
+    monkeypatch.setattr(serve, "build", broken_build)
+    assert not rebuild(options, state, RecordingProgress())
+    status = json.loads(fetch(f"{base}/__status"))
+    assert status["generation"] == 1
+    assert status["error"].startswith("internal error: RuntimeError: something the generator")
+    assert "Traceback" in (options.cache / "internal-error.txt").read_text()
+    assert "Count what a batch holds" in fetch(f"{base}/{PAGE}")  # the last good site
+    monkeypatch.undo()
+    assert rebuild(options, state, RecordingProgress())  # and it recovers
