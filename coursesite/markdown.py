@@ -91,12 +91,12 @@ class FormulaMemo:
                                                 for key in sorted(self.used)}))
 
 
-FORMULAS = FormulaMemo()
-
-
-def math_to_mathml(latex: str, display: bool) -> str:
-    """MathML for a LaTeX formula; raises on LaTeX that latex2mathml cannot read."""
-    return FORMULAS.convert(latex, display)
+def math_to_mathml(latex: str, display: bool, formulas: FormulaMemo | None = None) -> str:
+    """MathML for a LaTeX formula, from the build's memo when it has one; raises on LaTeX
+    that latex2mathml cannot read or that asks for markup outside the allowlist."""
+    if formulas is not None:
+        return formulas.convert(latex, display)
+    return latex_to_mathml(latex.strip(), display)
 
 
 def highlight_code(code: str, language: str) -> str:
@@ -117,16 +117,26 @@ def _html_formatter():
     return HtmlFormatter(nowrap=True)
 
 
-def _render_math(content: str, options: dict) -> str:
+def _render_labelled_math(content: str, options: dict) -> str:
     return math_to_mathml(content, bool(options.get("display_mode")))
 
 
-def _render_math_inline_double(self: RendererHTML, tokens: list[Token], idx: int,
-                               options: OptionsDict, env: dict) -> str:
-    """`$$...$$` inside a paragraph: display MathML, but in a span, as a <p> cannot hold a
-    <div> (the plugin's default, which browsers and the HTML checker split the paragraph at)."""
-    mathml = math_to_mathml(tokens[idx].content, display=True)
-    return f'<span class="math inline">{mathml}</span>'
+# The plugin's wrappers, except that `$$...$$` inside a paragraph goes in a span: a <p>
+# cannot hold a <div>, and browsers and the HTML checker split the paragraph at one.
+_MATH_WRAPPERS = {  # token type -> element, class, display mode, what follows
+    "math_inline": ("span", "math inline", False, ""),
+    "math_inline_double": ("span", "math inline", True, ""),
+    "math_block": ("div", "math block", True, "\n"),
+}
+
+
+def _render_math(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
+                 env: dict) -> str:
+    """A formula as MathML, converted through the build's memo (`env["formulas"]`)."""
+    token = tokens[idx]
+    tag, css, display, gap = _MATH_WRAPPERS[token.type]
+    mathml = math_to_mathml(token.content, display, env.get("formulas"))
+    return f'<{tag} class="{css}">{gap}{mathml}{gap}</{tag}>{gap}'
 
 
 def _highlight_fence(code: str, language: str, _attrs: str) -> str:
@@ -186,8 +196,10 @@ def create_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight_fence})
     md.enable("table")
     md.use(colon_fence_plugin)
-    md.use(dollarmath_plugin, renderer=_render_math, allow_digits=False, double_inline=True)
-    md.add_render_rule("math_inline_double", _render_math_inline_double)
+    md.use(dollarmath_plugin, renderer=_render_labelled_math, allow_digits=False,
+           double_inline=True)
+    for token_type in _MATH_WRAPPERS:
+        md.add_render_rule(token_type, _render_math)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
     md.add_render_rule("fence", _fence)
@@ -217,12 +229,14 @@ def plain_markdown(markdown: str, resolve_link: LinkResolver,
 
 
 def render_block(markdown: str, resolve_link: LinkResolver,
-                 live_values: dict[str, str] | None = None) -> str:
-    return MARKDOWN.render(markdown, {"resolve_link": resolve_link,
+                 live_values: dict[str, str] | None = None,
+                 formulas: FormulaMemo | None = None) -> str:
+    return MARKDOWN.render(markdown, {"resolve_link": resolve_link, "formulas": formulas,
                                       "live_values": live_values or {}})
 
 
 def render_inline(markdown: str, resolve_link: LinkResolver,
-                  live_values: dict[str, str] | None = None) -> str:
-    return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link,
+                  live_values: dict[str, str] | None = None,
+                  formulas: FormulaMemo | None = None) -> str:
+    return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link, "formulas": formulas,
                                             "live_values": live_values or {}})

@@ -19,7 +19,7 @@ from .manifest import LessonRef
 from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
 from .blocks import (BlockContext, Part, RawBlock, block_names, kind_named, parent_of,
                      runnable_blocks)
-from .markdown import math_to_mathml, parse_nodes, slugify
+from .markdown import FormulaMemo, math_to_mathml, parse_nodes, slugify
 from .mathml import UnsafeMath
 from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
                     Stage, Step)
@@ -27,6 +27,9 @@ from .paths import data_files_outside
 from .yamlmodel import line_at, load_yaml_model, node_tree
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
+# Math token types and whether the page renders them in display mode.
+_DISPLAY_MATH = {"math_inline": False, "math_inline_double": True, "math_block": True,
+                 "math_block_label": True}
 _BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 _OPTION_RE = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 
@@ -39,6 +42,7 @@ class LessonParser:
     anchors: set[str] = field(default_factory=set)
     links: list[LessonLink] = field(default_factory=list)
     values: list[LiveValue] = field(default_factory=list)
+    formulas: FormulaMemo | None = None  # the build's MathML memo, filled while checking
     context: BlockContext = field(init=False)
 
     def __post_init__(self) -> None:
@@ -128,8 +132,8 @@ class LessonParser:
             for node in top.walk():
                 if node.map:
                     at = offset + node.map[0] + 1
-                if node.type in ("math_block", "math_inline", "math_inline_double"):
-                    self.check_math(node.content, at, display=node.type == "math_block")
+                if node.type in _DISPLAY_MATH:
+                    self.check_math(node.content, at, display=_DISPLAY_MATH[node.type])
                 elif node.type == "live_value":
                     self.add_value(node.content, at)
                 elif node.type == "fence" and _shown_python(node.info):
@@ -153,7 +157,7 @@ class LessonParser:
 
     def check_math(self, latex: str, line: int, display: bool) -> None:
         try:
-            math_to_mathml(latex, display)
+            math_to_mathml(latex, display, self.formulas)
         except UnsafeMath as problem:
             self.error(f"math '{latex.strip()}' cannot go on a page: {problem}", line,
                        "math carries no links, styles or classes: put a link in the prose "
@@ -301,9 +305,10 @@ def split_front_matter(text: str, path: Path) -> tuple[str, int]:
                                   hint="end it with a line containing only '---'")])
 
 
-def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
+def parse_lesson(ref: LessonRef, data: bytes | None = None,
+                 formulas: FormulaMemo | None = None) -> Lesson:
     """Read and validate one lesson file (`data` when it was already read); raise
-    BuildErrors listing every problem."""
+    BuildErrors listing every problem. Its formulas are converted into `formulas`."""
     path = ref.source
     data = path.read_bytes() if data is None else data
     try:
@@ -316,7 +321,7 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None) -> Lesson:
     front, root = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
-    parser = LessonParser(path, lines)
+    parser = LessonParser(path, lines, formulas=formulas)
     for index, pattern in enumerate(front.volatile):
         try:
             re.compile(pattern)
@@ -369,10 +374,11 @@ def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
             break
 
 
-def parse_guide(path: Path) -> tuple[Prose, list[LessonLink]]:
+def parse_guide(path: Path, formulas: FormulaMemo | None = None,
+                ) -> tuple[Prose, list[LessonLink]]:
     """A phase study guide: plain Markdown whose math and lesson links are checked."""
     text = path.read_text(encoding="utf-8")
-    parser = LessonParser(path, text.splitlines())
+    parser = LessonParser(path, text.splitlines(), formulas=formulas)
     parser.scan_prose(text, 1)
     for value in parser.values:
         parser.error(f"live value `{value.expression}` in a phase guide", value.line,

@@ -20,7 +20,7 @@ from .files import short_digest, write_atomically
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
 from .manifest import LessonRef
-from .markdown import FORMULAS
+from .markdown import FormulaMemo
 from .model import Lesson
 from .parse import missing_data_files, parse_lesson
 from .paths import data_files_outside
@@ -48,15 +48,16 @@ def _parser_version_as_of(signature: tuple[tuple[str, int], ...]) -> str:
 class ParseCache:
     """One pickle per lesson in `folder`: the key, the Lesson, and the formulas it uses."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, formulas: FormulaMemo):
         self.folder = folder
+        self.formulas = formulas  # the build's MathML memo: a cached lesson marks its own
 
     def parse(self, ref: LessonRef) -> Lesson:
         """The lesson at `ref`, parsed again only if its file or the parser changed."""
         try:
             data = ref.source.read_bytes()
         except OSError:
-            return parse_lesson(ref)  # let the parser report the problem
+            return parse_lesson(ref, formulas=self.formulas)  # it reports the problem
         key = short_digest(parser_version().encode() + b"\0" + data)
         path = self.folder / f"{ref.slug}.pickle"
         cached = self._load(path, key)
@@ -66,11 +67,11 @@ class ParseCache:
                 data_files_outside(ref.source, lesson.text, lesson.front.files, ref.course_root)
             if problems:
                 raise BuildErrors(problems)
-            FORMULAS.keep(formulas)
+            self.formulas.keep(formulas)
             return dataclasses.replace(lesson, ref=ref, path=ref.source)
-        mark = len(FORMULAS.converted)
-        lesson = parse_lesson(ref, data)
-        entry = {"key": key, "lesson": lesson, "formulas": FORMULAS.used_since(mark)}
+        mark = len(self.formulas.converted)
+        lesson = parse_lesson(ref, data, self.formulas)
+        entry = {"key": key, "lesson": lesson, "formulas": self.formulas.used_since(mark)}
         write_atomically(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
         return lesson
 

@@ -30,7 +30,7 @@ from .lessonbuild import LessonBuild
 from .links import check_links
 from .lock import build_lock
 from .manifest import Course, load_course
-from .markdown import FORMULAS
+from .markdown import FormulaMemo
 from .model import Figure, LessonLink, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
@@ -64,6 +64,7 @@ class Build:
     guides: dict[str, Prose] = field(default_factory=dict)
     pages: list[PageJob] = field(default_factory=list)
     site_files: list[str] = field(default_factory=list)
+    formulas: FormulaMemo = field(default_factory=FormulaMemo)  # MathML kept between builds
     result: BuildResult = field(default_factory=BuildResult)
 
     @property
@@ -98,7 +99,7 @@ def run_stages(state: Build, stages: list[tuple[str, Callable[[Build], None]]]) 
 
 def load_manifest(state: Build) -> None:
     options = state.options
-    FORMULAS.load(options.cache / "mathml", distribution_version("latex2mathml"))
+    state.formulas.load(options.cache / "mathml", distribution_version("latex2mathml"))
     state.course = state.result.course = load_course(options.manifest)
     state.lessons = [LessonBuild(ref) for ref in state.course.lessons]
     if options.only and state.course.lesson(options.only) is None:
@@ -111,7 +112,7 @@ def load_manifest(state: Build) -> None:
 
 def parse_lessons(state: Build) -> None:
     state.guides = parse_course(state.course, state.lessons,
-                                ParseCache(state.options.cache / "parsed"))
+                                ParseCache(state.options.cache / "parsed", state.formulas))
     for item in state.lessons:
         item.read_inputs()
         item.key = execution_key(item.parsed(), state.course.settings, item.inputs)
@@ -189,7 +190,8 @@ def plan_pages(state: Build) -> None:
     options = state.options
     state.pages = plan_site(state.course, state.lessons, state.guides, options.templates,
                             options.cache, Publication(options.base_url,
-                                                       options.edition == "student"))
+                                                       options.edition == "student"),
+                            state.formulas)
 
 
 def write_pages(state: Build) -> None:
@@ -212,7 +214,7 @@ def save_records(state: Build) -> None:
             if not reverted:
                 records.update(options.records, item.keyed(), item.ran(), item.committed)
             state.cache.store(item.slug, item.keyed(), item.ran(), recorded=True)
-    FORMULAS.save()
+    state.formulas.save()
     extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
     started_as = state.snapshot.fingerprint
     if set(extra) != set(state.snapshot.extra_inputs):
@@ -256,7 +258,8 @@ def parse_course(course: Course, lessons: list[LessonBuild] | None = None,
         if phase.guide:
             path = course.root / phase.guide
             try:
-                guides[phase.slug], guide_links = parse_guide(path)
+                formulas = cache.formulas if cache else None
+                guides[phase.slug], guide_links = parse_guide(path, formulas)
             except BuildErrors as problem:
                 errors.extend(problem.errors)
                 continue

@@ -30,7 +30,8 @@ from .files import short_digest, write_atomically
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
 from .manifest import Course, PhaseEntry
-from .markdown import highlight_code, plain_markdown, render_block, render_inline, slugify
+from .markdown import (FormulaMemo, highlight_code, plain_markdown, render_block,
+                       render_inline, slugify)
 from .model import STAGES, Figure, Lesson, Prose
 
 
@@ -95,7 +96,8 @@ def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
     if prose is None:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
-    return Markup(render_block(text, context["resolve_link"], context.get("live_values")))
+    return Markup(render_block(text, context["resolve_link"], context.get("live_values"),
+                               context.get("formulas")))
 
 
 @pass_context
@@ -106,7 +108,8 @@ def _text_filter(context: Context, text: str | None) -> str:
 
 @pass_context
 def _inline_filter(context: Context, text: str | None) -> Markup:
-    return Markup(render_inline(text or "", context["resolve_link"], context.get("live_values")))
+    return Markup(render_inline(text or "", context["resolve_link"], context.get("live_values"),
+                                context.get("formulas")))
 
 
 @dataclass(frozen=True)
@@ -140,13 +143,16 @@ class Publication:
 
 def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Prose],
               templates: Path, cache: Path | None = None,
-              publication: Publication = Publication()) -> list[PageJob]:
+              publication: Publication = Publication(),
+              formulas: FormulaMemo | None = None) -> list[PageJob]:
     """One job per page group; a job whose key is unchanged need not render again.
 
-    `cache` holds drawn figures and compiled templates between builds.
+    `cache` holds drawn figures and compiled templates between builds; `formulas` is the
+    build's MathML memo.
     """
     env = create_environment(templates, cache and cache / "templates")
     env.globals["publication"] = publication
+    env.globals["formulas"] = formulas
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(folder_digest(templates), course.manifest_text,
