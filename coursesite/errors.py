@@ -86,6 +86,17 @@ def environment_failures_reported() -> Iterator[None]:
         raise BuildErrors([environment_error(problem)]) from None
 
 
+def decode_utf8(data: bytes, path: Path) -> str:
+    """The text of a course file; raise BuildErrors at the line of the first byte that is
+    not UTF-8 (a file saved as Latin-1, say)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        line = data[:problem.start].count(b"\n") + 1
+        raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path, line,
+                                      hint="save the file as UTF-8")]) from None
+
+
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
     """A ' (did you mean 'x'?)' suffix when a close choice exists, else ''."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)

@@ -255,6 +255,8 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
         if failure["message"].startswith("MemoryError"):
             hint = (f"the lesson may use at most {job.memory_mb} MB "
                     "(settings.memory_limit_mb in lessons.yaml)")
+        elif failure["block"] == "live-values":
+            hint = "show something short in prose: a count, a summary, or the first few items"
         raise BuildError(f"{job.labels.get(failure['block'], 'prose')} failed: "
                          f"{failure['message']}", Path(job.source), failure["line"],
                          hint=hint, detail=failure["traceback"] or None)

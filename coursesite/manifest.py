@@ -10,7 +10,7 @@ import msgspec
 import yaml
 from msgspec import Meta
 
-from .errors import BuildError, BuildErrors
+from .errors import BuildError, BuildErrors, decode_utf8
 from .paths import INSIDE_HINT, is_inside
 from .yamlmodel import StrictModel, describe_pattern, load_yaml_model
 
@@ -113,7 +113,7 @@ def load_course(manifest_path: Path) -> Course:
             "course manifest not found", manifest_path,
             hint="run build.py from the course folder, or pass --manifest PATH",
         )])
-    text = manifest_path.read_text(encoding="utf-8")
+    text = decode_utf8(manifest_path.read_bytes(), manifest_path)
     manifest, node = load_yaml_model(text, Manifest, manifest_path)
     root = manifest_path.parent
     _check_references(manifest, manifest_path, node)

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from markdown_it.tree import SyntaxTreeNode
 
-from .errors import BuildError, BuildErrors, did_you_mean
+from .errors import BuildError, BuildErrors, decode_utf8, did_you_mean
 from .manifest import LessonRef
 from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
 from .blocks import (BlockContext, Part, RawBlock, block_names, kind_named, parent_of,
@@ -310,13 +310,7 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None,
     """Read and validate one lesson file (`data` when it was already read); raise
     BuildErrors listing every problem. Its formulas are converted into `formulas`."""
     path = ref.source
-    data = path.read_bytes() if data is None else data
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as problem:
-        line = data[:problem.start].count(b"\n") + 1
-        raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path, line,
-                                      hint="save the file as UTF-8")]) from None
+    text = decode_utf8(path.read_bytes() if data is None else data, path)
     front_text, front_lines = split_front_matter(text, path)
     front, root = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
@@ -377,7 +371,7 @@ def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
 def parse_guide(path: Path, formulas: FormulaMemo | None = None,
                 ) -> tuple[Prose, list[LessonLink]]:
     """A phase study guide: plain Markdown whose math and lesson links are checked."""
-    text = path.read_text(encoding="utf-8")
+    text = decode_utf8(path.read_bytes(), path)
     parser = LessonParser(path, text.splitlines(), formulas=formulas)
     parser.scan_prose(text, 1)
     for value in parser.values:

@@ -146,6 +146,9 @@ def run_block(block, namespace, source, limit):
     return output, failure
 
 
+LIVE_VALUE_LIMIT = 2_000  # characters of one value shown in a sentence
+
+
 def evaluate_values(requests, namespace):
     """The text of each live value, or the failure of the first that cannot be computed."""
     values = {}
@@ -158,6 +161,11 @@ def evaluate_values(requests, namespace):
             return values, {"block": "live-values", "line": request["line"], "traceback": "",
                             "message": f"live value `{expression}` failed: "
                                        f"{type(error).__name__}: {error}"}
+        if len(values[expression]) > LIVE_VALUE_LIMIT:
+            return values, {"block": "live-values", "line": request["line"], "traceback": "",
+                            "message": f"live value `{expression}` is "
+                                       f"{len(values[expression]):,} characters long; prose "
+                                       f"shows at most {LIVE_VALUE_LIMIT:,}"}
     return values, None
 
 

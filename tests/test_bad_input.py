@@ -23,7 +23,7 @@ def apply(case: dict, folder: CourseFolder) -> tuple[Path, str]:
         assert old in text, f"case {case['case']!r}: {old!r} not in {path.name}"
         text = text.replace(old, new, 1)
     text += case.get("append", "")
-    path.write_text(text)
+    path.write_bytes(text.encode(case.get("encoding", "utf-8")))
     if "settings" in case:
         manifest = folder.manifest.read_text()
         folder.manifest.write_text(re.sub(r"  timeout_seconds: \d+\n",
