@@ -28,7 +28,7 @@ from .executors import choose_executor
 from .figures import figure_problems
 from .lessonbuild import LessonBuild
 from .links import check_links
-from .lock import build_lock
+from .lock import build_lock, output_lock
 from .manifest import Course, load_course
 from .markdown import FormulaMemo
 from .model import Figure, LessonLink, Prose
@@ -80,11 +80,11 @@ def build(options: BuildOptions, progress: Progress | None = None,
     `snapshot` is the inputs' fingerprint when the caller already took it (build.py does,
     to stop early when nothing changed); it is taken now otherwise.
     """
-    with build_lock(options.cache):
+    with environment_failures_reported(), build_lock(options.cache), \
+            output_lock(options.out):
         state = Build(options, progress or QuietProgress(),
                       snapshot or fingerprint.take(options))
-        with environment_failures_reported():
-            run_stages(state, STAGES)
+        run_stages(state, STAGES)
         return state.result
 
 
@@ -350,10 +350,9 @@ def check_drift(options: BuildOptions, progress: Progress,
     With `accept`, the fresh records replace the committed ones. The fresh runs enter the
     execution cache, so the build that follows need not run them again.
     """
-    with build_lock(options.cache):
+    with environment_failures_reported(), build_lock(options.cache):
         state = Build(options, progress, fingerprint.Snapshot(None, []))
-        with environment_failures_reported():
-            run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
+        run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
                            ("execute", _run_everything)])
         return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
 

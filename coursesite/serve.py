@@ -21,7 +21,7 @@ from typing import Any
 from .cli import report_errors
 from .errors import BuildErrors
 from .files import write_atomically
-from .lock import build_lock
+from .lock import build_lock, output_lock
 from .options import BuildOptions
 from .pipeline import build
 from .progress import PlainProgress, Progress
@@ -56,7 +56,7 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
         with state.lock:
             state.generation += 1
             state.error = None
-        with build_lock(options.cache):
+        with build_lock(options.cache), output_lock(options.out):
             refresh_search(options)
     except BuildErrors as problems:
         report_errors(problems)

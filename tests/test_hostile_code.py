@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite.errors import BuildErrors
-from coursesite.lock import build_lock
+from coursesite.lock import build_lock, output_lock
 from coursesite.pipeline import build
 
 PAGE = "site/basics/count-batches/index.html"
@@ -122,6 +122,16 @@ def test_a_second_build_at_the_same_time_is_refused_clearly(course_folder):
     message = str(caught.value)
     assert "another build of this course is running (pid" in message and "wait for it" in message
     build(course_folder.options(), RecordingProgress())  # the lock is released afterwards
+
+
+def test_two_builds_with_different_caches_into_one_folder_are_refused(course_folder, tmp_path):
+    course_folder.write(authoring_example())
+    options = course_folder.options()
+    with output_lock(options.out), pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(cache=tmp_path / "other-cache"), RecordingProgress())
+    message = str(caught.value)
+    assert f"another build is writing {options.out.resolve()} (pid" in message
+    assert not options.out.exists()  # nothing was written meanwhile
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
