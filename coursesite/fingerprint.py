@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from .options import BuildOptions
-from .sitestate import load_state, update_state
+from .sitestate import files_intact, load_state, update_state
 
 GENERATOR = Path(__file__).resolve().parent
 
@@ -76,14 +76,14 @@ def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
     if options.force or options.only or options.frozen or snapshot.fingerprint is None:
         return False
     state = load_state(options)
-    files = state.get("files")
-    if snapshot.fingerprint != state.get("fingerprint") or not isinstance(files, list):
+    stamps = state.get("stamps")
+    if snapshot.fingerprint != state.get("fingerprint") or not isinstance(stamps, dict):
         return False
-    return all((options.out / str(path)).is_file() for path in files)
+    return files_intact(options.out, list(stamps), stamps)
 
 
-def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str],
-         files: list[str]) -> None:
+def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str]) -> None:
     """Remember the fingerprint taken when the (now finished) build started; None forgets
-    it, so that the next build does the full work."""
-    update_state(options, fingerprint=fingerprint, extra_inputs=extra_inputs, files=files)
+    it, so that the next build does the full work. The files it wrote, and their stamps,
+    are in the same state (see write.write_changed)."""
+    update_state(options, fingerprint=fingerprint, extra_inputs=extra_inputs)

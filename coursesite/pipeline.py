@@ -63,7 +63,6 @@ class Build:
     lessons: list[LessonBuild] = field(default_factory=list)
     guides: dict[str, Prose] = field(default_factory=dict)
     pages: list[PageJob] = field(default_factory=list)
-    site_files: list[str] = field(default_factory=list)
     formulas: FormulaMemo = field(default_factory=FormulaMemo)  # MathML kept between builds
     result: BuildResult = field(default_factory=BuildResult)
 
@@ -197,7 +196,7 @@ def plan_pages(state: Build) -> None:
 def write_pages(state: Build) -> None:
     from .write import write_changed
     outcome = write_changed(state.pages, state.options, state.progress)
-    state.result.pages_rendered, state.result.written, state.site_files = outcome
+    state.result.pages_rendered, state.result.written, _ = outcome
 
 
 def save_records(state: Build) -> None:
@@ -220,8 +219,7 @@ def save_records(state: Build) -> None:
     if set(extra) != set(state.snapshot.extra_inputs):
         started_as = fingerprint.compute(options, extra)
     # A site whose search index is still to be refreshed is not current, whatever its inputs.
-    fingerprint.save(options, None if options.defer_search_index else started_as, extra,
-                     state.site_files)
+    fingerprint.save(options, None if options.defer_search_index else started_as, extra)
 
 
 STAGES: list[tuple[str, Callable[[Build], None]]] = [

@@ -9,6 +9,7 @@ folder (as `build.py check` does with its temporary site) leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -35,6 +36,31 @@ def update_state(options: BuildOptions, **fields: object) -> None:
     state.update(fields)
     state = {name: value for name, value in state.items() if value is not None}
     write_atomically(state_path(options), json.dumps(state, indent=1))
+
+
+def file_stamps(out: Path, paths: list[str]) -> dict[str, list[int]]:
+    """Size and modification time of each file the build wrote: the next build re-renders
+    a page whose file was damaged or deleted since, without reading any file."""
+    stamps = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            status = (out / path).stat()
+            stamps[path] = [status.st_size, status.st_mtime_ns]
+    return stamps
+
+
+def files_intact(out: Path, paths: list[str], stamps: object) -> bool:
+    """Whether every one of `paths` is as `file_stamps` found it."""
+    if not isinstance(stamps, dict):
+        return False
+    for path in paths:
+        try:
+            status = (out / path).stat()
+        except OSError:
+            return False
+        if stamps.get(path) != [status.st_size, status.st_mtime_ns]:
+            return False
+    return True
 
 
 def forget_state(options: BuildOptions) -> None:

@@ -24,7 +24,7 @@ from .options import BuildOptions
 from .outfolder import MARKER, MARKER_TEXT, ownership_problem
 from .progress import Progress
 from .render import OutputFile, PageJob, folder_digest
-from .sitestate import load_state, update_state
+from .sitestate import file_stamps, files_intact, load_state, update_state
 
 SEARCH = "pagefind"  # the search index's folder in the site
 
@@ -159,7 +159,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
     for job in jobs:
         old = previous.get(job.name)
         if old and old["key"] == job.key and not options.force and \
-                all((options.out / path).is_file() for path in old["files"]):
+                files_intact(options.out, old["files"], state.get("stamps")):
             kept.extend(old["files"])
             new_jobs[job.name] = old
             continue
@@ -183,10 +183,11 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         return WriteOutcome(0, False, kept)
     index = not options.defer_search_index
     write_site(rendered, kept, options.static, options.out, index)
-    update_state(options, static=static, jobs=new_jobs,
-                 search="current" if index else "stale")
+    files = kept + [file.path for file in rendered]
+    update_state(options, static=static, jobs=new_jobs, search="current" if index else "stale",
+                 stamps=file_stamps(options.out, files))
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
-    return WriteOutcome(len(rendered), True, kept + [file.path for file in rendered])
+    return WriteOutcome(len(rendered), True, files)
 
 
 def template_error(problem: TemplateError, templates: Path) -> BuildError:
