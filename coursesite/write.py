@@ -183,11 +183,11 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         return WriteOutcome(0, False, kept)
     index = not options.defer_search_index
     write_site(rendered, kept, options.static, options.out, index)
-    files = kept + [file.path for file in rendered]
+    site_files = kept + [file.path for file in rendered]
     update_state(options, static=static, jobs=new_jobs, search="current" if index else "stale",
-                 stamps=file_stamps(options.out, files))
+                 stamps=file_stamps(options.out, site_files))
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
-    return WriteOutcome(len(rendered), True, files)
+    return WriteOutcome(len(rendered), True, site_files)
 
 
 def template_error(problem: TemplateError, templates: Path) -> BuildError:

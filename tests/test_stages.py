@@ -84,7 +84,8 @@ def test_check_leaves_no_state_behind_and_the_site_has_one_state_file(course_fol
     assert built.returncode == 0, built.stderr
     state_files = sorted((course_folder.root / ".cache").rglob("site/*.json"))
     assert len(state_files) == 1  # pages, search index and fingerprint of site/ together
-    assert {"fingerprint", "stamps", "jobs", "search"} <= set(json.loads(state_files[0].read_text()))
+    state = json.loads(state_files[0].read_text())
+    assert {"fingerprint", "stamps", "jobs", "search"} <= set(state)
     checked = subprocess.run([sys.executable, str(ROOT / "build.py"), "check"],
                              cwd=course_folder.root, capture_output=True, text=True, timeout=300)
     assert "check passed" in checked.stdout, checked.stdout + checked.stderr
@@ -139,7 +140,7 @@ def test_a_damaged_page_in_the_site_is_rendered_again_by_the_next_build(course_f
     page = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
     whole = page.read_bytes()
     page.write_bytes(whole[: len(whole) // 2])  # as a full disk or a stray edit leaves it
-    again = subprocess.run(command + ["--timings"], cwd=course_folder.root, timeout=120,
+    again = subprocess.run([*command, "--timings"], cwd=course_folder.root, timeout=120,
                            capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert "render+write" in again.stdout  # not taken for an unchanged site
