@@ -5,6 +5,7 @@ holds for a lesson's processes together; temporary folders do not pile up."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -55,8 +56,9 @@ def lesson_folders(temp: Path) -> list[Path]:
     return sorted(temp.glob("coursesite-*/lesson-*"))
 
 
-def test_a_build_killed_with_sigkill_takes_every_lesson_process_and_folder_with_it(
-        course_folder, tmp_path):
+@pytest.mark.parametrize("end", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
+def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
+        course_folder, tmp_path, end):
     marker, temp = tmp_path / "pids", tmp_path / "tmp"
     temp.mkdir()
     course_folder.write(escaping(marker, "time.sleep(120)"))
@@ -69,7 +71,7 @@ def test_a_build_killed_with_sigkill_takes_every_lesson_process_and_folder_with_
         assert wait_for(lambda: len(lesson_pids(marker)) == 6), "the lesson never started"
         pids = lesson_pids(marker)
         assert still_running(pids, grace=0) == pids and lesson_folders(temp)
-        process.kill()
+        process.send_signal(end)  # SIGHUP: the terminal closed; the build has no handler
         process.wait(timeout=30)
         assert still_running(pids, grace=10) == []
         assert wait_for(lambda: not lesson_folders(temp), 10), lesson_folders(temp)
