@@ -55,15 +55,23 @@ def report(line):
         pass
 
 
-def processes():
-    """{pid: (parent pid, start time, whether a zombie)} of every process."""
+def read_small(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+def processes(skip=frozenset()):
+    """{pid: (parent pid, start time, whether a zombie)} of every process but those in
+    `skip`."""
     table = {}
     for name in os.listdir("/proc"):
-        if not name.isdigit():
+        if not name.isdigit() or int(name) in skip:
             continue
         try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
+            fields = read_small(f"/proc/{name}/stat").rsplit(b")", 1)[1].split()
             table[int(name)] = (int(fields[1]), int(fields[19]), fields[0] in (b"Z", b"X"))
         except (OSError, IndexError, ValueError):  # gone meanwhile
             continue
@@ -72,8 +80,7 @@ def processes():
 
 def resident_bytes(pid):
     try:
-        with open(f"/proc/{pid}/statm", "rb") as handle:
-            return int(handle.read().split()[1]) * PAGE
+        return int(read_small(f"/proc/{pid}/statm").split()[1]) * PAGE
     except (OSError, IndexError, ValueError):  # gone meanwhile
         return 0
 
@@ -92,6 +99,8 @@ class Guardian:
         self.children = {}  # pid -> name, until reaped
         self.sessions = {}  # name -> pid (its session's id)
         self.lineage = {}  # (pid, start time) -> the name of the child it descends from
+        self.foreign = set()  # pids of processes that were not descendants at a full look
+        self.looks = 0
         self.memory_reported = False
         for child in job["children"]:
             self.start(child)
@@ -139,11 +148,19 @@ class Guardian:
             if name is not None:
                 report(f"exit {name} {os.waitstatus_to_exitcode(status)}")
 
-    def descendants(self):
+    def descendants(self, full=True):
         """[(pid, name)] of the live processes below this one, each with the name of the
         child it descends from; None for an orphan first seen after its parent was gone
-        (started and left within one POLL)."""
-        table = processes()
+        (started and left within one POLL).
+
+        Unless `full`, the processes found not to be descendants at the last full look are
+        not looked at again: a process never becomes a descendant, only its pid could be
+        taken by one (seen at the next full look). On a desktop with 500 processes, that
+        saves reading 500 files 10 times a second.
+        """
+        table = processes(skip=frozenset() if full else self.foreign)
+        if full:
+            self.foreign = set(table)
         below = {}
         for pid, (parent, _, _) in table.items():
             below.setdefault(parent, []).append(pid)
@@ -158,6 +175,7 @@ class Guardian:
             if not zombie:  # a zombie holds no memory and cannot be killed again
                 found.append((pid, owner))
             todo.extend((child, owner) for child in below.get(pid, []))
+            self.foreign.discard(pid)
         self.lineage = lineage
         return found
 
@@ -197,7 +215,8 @@ class Guardian:
         if self.memory_reported or not self.memory_limit:
             return
         used = dict.fromkeys(self.sessions, 0)
-        for pid, owner in self.descendants():
+        self.looks += 1
+        for pid, owner in self.descendants(full=self.looks % 10 == 1):
             size = resident_bytes(pid)
             for name in used:
                 if owner in (name, None):
