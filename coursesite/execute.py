@@ -506,7 +506,7 @@ class Guardian:
 
 _FOLDERS_LOCK = threading.Lock()
 _FOLDERS = {"path": None, "pid": 0, "lessons": 0}  # this build's folder, while lessons run
-_BUILD_FOLDER = re.compile(r"coursesite-(\d+)-(\d+)$")
+_BUILD_FOLDER = re.compile(r"coursesite-(\d+)-(\d+)-(\d+)$")  # namespace, pid, start time
 
 
 @contextlib.contextmanager
@@ -516,11 +516,13 @@ def _lesson_folder(slug: str):
     The build's folder is named after its pid and that process's start time: a later build
     can tell one whose build is gone (killed outright; the guardian removes its lesson's
     folder, unless it was killed too) and removes it. It is removed once no lesson runs.
+    The name starts with the pid namespace's number: a build in another container that
+    shares the temporary folder has pids this one cannot see, and its folders are left be.
     """
     with _FOLDERS_LOCK:
         if _FOLDERS["path"] is None or _FOLDERS["pid"] != os.getpid():
             _reclaim_orphaned_folders()
-            path = Path(tempfile.gettempdir()) / f"coursesite-{os.getpid()}-{_start_time(os.getpid())}"
+            path = Path(tempfile.gettempdir()) / _build_folder_name(os.getpid())
             path.mkdir(exist_ok=True)
             _FOLDERS.update(path=path, pid=os.getpid(), lessons=0)
         _FOLDERS["lessons"] += 1
@@ -546,13 +548,26 @@ def _start_time(pid: int) -> int | None:
         return None
 
 
+def _pid_namespace() -> int:
+    """The number of this process's pid namespace (0 where /proc does not say)."""
+    try:
+        return int(re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or 0)
+    except OSError:
+        return 0
+
+
+def _build_folder_name(pid: int) -> str:
+    return f"coursesite-{_pid_namespace()}-{pid}-{_start_time(pid)}"
+
+
 def _reclaim_orphaned_folders() -> None:
     """Remove the temporary folders of builds that are gone."""
+    namespace = _pid_namespace()
     with contextlib.suppress(OSError):
         for entry in os.scandir(tempfile.gettempdir()):
             match = _BUILD_FOLDER.match(entry.name)
-            if match and entry.is_dir(follow_symlinks=False):
-                pid, started = int(match[1]), int(match[2])
+            if match and int(match[1]) == namespace and entry.is_dir(follow_symlinks=False):
+                pid, started = int(match[2]), int(match[3])
                 if pid != os.getpid() and _start_time(pid) != started:
                     shutil.rmtree(entry.path, ignore_errors=True)
 

@@ -123,7 +123,7 @@ class Guardian:
                 child["args"], cwd=child["cwd"], env=child["env"], stdin=subprocess.DEVNULL,
                 stdout=child["stdout"], stderr=child["stderr"], start_new_session=True,
                 preexec_fn=in_child)
-        except OSError as error:
+        except (OSError, subprocess.SubprocessError) as error:
             report(f"error cannot start {child['name']}: {error}")
             report(f"exit {child['name']} 127")
             return

@@ -85,19 +85,22 @@ def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
             process.kill()
     # The next build removes the folder of the build that was killed (now empty), and
     # those of earlier builds that are gone, whatever they hold; a live build's it keeps.
-    orphan = temp / "coursesite-999999999-1" / "lesson-gone-x"
+    namespace = "".join(filter(str.isdigit, os.readlink("/proc/self/ns/pid")))
+    orphan = temp / f"coursesite-{namespace}-999999999-1" / "lesson-gone-x"
     orphan.mkdir(parents=True)
     (orphan / "data.bin").write_bytes(b"x" * 1000)
     with open("/proc/self/stat") as handle:
         started = handle.read().rsplit(")", 1)[1].split()[19]
-    alive = temp / f"coursesite-{os.getpid()}-{started}"
-    alive.mkdir()
+    alive = temp / f"coursesite-{namespace}-{os.getpid()}-{started}"
+    elsewhere = temp / "coursesite-1-999999999-1"  # another container's, sharing the folder
+    for folder in (alive, elsewhere):
+        folder.mkdir()
     course_folder.write(authoring_example())
     result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"],
                             cwd=course_folder.root, env=environment, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert sorted(temp.iterdir()) == [alive]
+    assert sorted(temp.iterdir()) == sorted([alive, elsewhere])
 
 
 def test_a_child_in_a_new_session_does_not_outlive_a_normal_build(course_folder, tmp_path):
