@@ -12,12 +12,13 @@ import functools
 import json
 import os
 import re
-import resource
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,13 +30,14 @@ from .manifest import Settings
 from .model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
-_RUNNING: set[subprocess.Popen] = set()  # lesson processes, stopped when a build is interrupted
+GUARDIAN = Path(__file__).with_name("guardian.py")
+_RUNNING: set[Guardian] = set()  # lessons' guardians, stopped when a build is interrupted
 
 
 def stop_all() -> None:
     """Stop every lesson process this build started (on Ctrl-C or SIGTERM)."""
-    for process in list(_RUNNING):
-        _stop(process)
+    for guardian in list(_RUNNING):
+        guardian.finish()
 
 
 @dataclass(frozen=True)
@@ -189,23 +191,29 @@ def run_job(job: LessonJob, threads: int = 1,
 
     `on_started` is called once the lesson's processes exist.
     """
-    with tempfile.TemporaryDirectory(prefix=f"lesson-{job.slug}-") as folder:
-        work, reader = Path(folder) / "run", Path(folder) / "reader"
+    with _lesson_folder(job.slug) as folder:
+        work, reader = folder / "run", folder / "reader"
         for place in (work, reader):
             place.mkdir()
             for name, content in job.inputs.items():
                 (place / name).write_bytes(content)
         (work / "job.json").write_text(json.dumps(job.payload), encoding="utf-8")
         (reader / "main.py").write_text(job.main_py, encoding="utf-8")
+        # Both processes are the children of the lesson's guardian (guardian.py), which
+        # kills them and all they started when they end, when the build ends, and when the
+        # build is killed outright; and which holds the lesson to its memory limit.
+        guardian = Guardian(folder, job.memory_mb * 1024 * 1024)
         # main.py runs as a reader would run it, at the same time as the lesson itself. It
         # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
         # Its stdout may hold what every step printed; once past that, it is stopped.
-        main = _start([sys.executable, "main.py"], reader, threads, job,
-                      stdout_limit=main_py_limit(job), stop_on_overflow=True)
-        runner = _start([sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
-                        work, threads, job)
-        on_started()
+        main = guardian.add("main", [sys.executable, "main.py"], reader, threads, job)
+        runner = guardian.add("runner", [sys.executable, "-X", "utf8", str(RUNNER), "job.json",
+                                         "result.json"], work, threads, job)
         try:
+            guardian.start()
+            _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
+            _capture(runner, job)
+            on_started()
             try:
                 completed = _finish(runner, job)
             except BuildError as error:
@@ -215,8 +223,13 @@ def run_job(job: LessonJob, threads: int = 1,
             _verify_main_py(job, record, _finish(main, job), main.capture)
         finally:
             for process in (runner, main):
-                _stop(process)
-                process.capture.close()
+                if process.capture:
+                    _stop(process)
+                    process.capture.close()
+                else:  # the guardian did not start
+                    process.stdout.close()
+                    process.stderr.close()
+            guardian.finish()
     return record
 
 
@@ -309,36 +322,25 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
                          "with `volatile:` in the front matter", detail=difference)
 
 
-class LessonProcess(subprocess.Popen):
-    """A lesson process together with the capture of its output (see capture.py)."""
-
-    capture: OutputCapture
-
-
-def _start(command: list[str], work: Path, threads: int, job: LessonJob,
-           stdout_limit: int | None = None, stop_on_overflow: bool = False) -> LessonProcess:
-    """Start a lesson process; `process.capture` keeps its output (see capture.py).
-
-    With `stop_on_overflow`, the process is stopped once its stdout passes its limit.
-    """
+def _environment(work: Path, threads: int) -> dict[str, str]:
     env = dict(os.environ, HOME=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
                PYTHONHASHSEED="0", OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     if threads == 1:
         flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
         env["XLA_FLAGS"] = flags.strip()
-    # A session of its own, so that stopping the lesson stops every child it started.
-    process = LessonProcess(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    return env
+
+
+def _capture(process: LessonProcess, job: LessonJob, stdout_limit: int | None = None,
+             stop_on_overflow: bool = False) -> None:
+    """Keep a lesson process's output in `process.capture` (see capture.py).
+
+    With `stop_on_overflow`, the process is stopped once its stdout passes its limit.
+    """
     limits = {"stdout": stdout_limit or stream_limit(job), "stderr": stream_limit(job)}
     process.capture = OutputCapture(
         process, limits, functools.partial(_stop_at_overflow, process, stop_on_overflow))
-    _RUNNING.add(process)
-    limit = job.memory_mb * 1024 * 1024
-    with contextlib.suppress(ProcessLookupError, OSError):
-        resource.prlimit(process.pid, resource.RLIMIT_AS, (limit, limit))
-    return process
 
 
 def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProcess:
@@ -346,29 +348,230 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
         process.wait(timeout=job.timeout)
     except subprocess.TimeoutExpired:
         _stop(process)
-        raise BuildError(f"lesson code ran longer than {job.timeout} s and was stopped",
-                         Path(job.source), hint="raise settings.timeout_seconds in "
-                         "lessons.yaml or make the code faster") from None
+        raise _over_memory(process.guardian, job) or BuildError(
+            f"lesson code ran longer than {job.timeout} s and was stopped",
+            Path(job.source), hint="raise settings.timeout_seconds in "
+            "lessons.yaml or make the code faster") from None
     _stop(process)  # children it left behind
+    if error := _over_memory(process.guardian, job):
+        raise error
     stdout, stderr = process.capture.finish()
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def _stop(process: subprocess.Popen) -> None:
-    """Kill the process's whole session: the lesson and any child it started."""
-    _kill_session(process)
+def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
+    """The error for a lesson its guardian stopped for using too much memory, if it did."""
+    if not guardian.memory_used:
+        return None
+    run = "python main.py" if guardian.memory_user == "main" else "the build's run"
+    return BuildError(
+        f"the lesson used more than {job.memory_mb} MB (all its processes together: "
+        f"{guardian.memory_used // (1024 * 1024)} MB in {run}) and was stopped",
+        Path(job.source), hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
+        "all its processes together, the processes it starts included "
+        "(settings.memory_limit_mb in lessons.yaml)")
+
+
+def _stop(process: LessonProcess) -> None:
+    """Kill the process's whole session: the lesson and any child it started there."""
+    process.kill()
     process.wait()
-    _RUNNING.discard(process)
 
 
-def _kill_session(process: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-
-
-def _stop_at_overflow(process: subprocess.Popen, stop: bool, stream: str) -> None:
+def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
     if stop and stream == "stdout":
-        _kill_session(process)
+        process.kill()
+
+
+# -- the lesson's processes and its guardian ----------------------------------------------
+
+class LessonProcess:
+    """One of a lesson's processes, the runner or main.py: a child of the lesson's guardian,
+    which reports its pid and exit status. Stands where subprocess.Popen stood."""
+
+    def __init__(self, guardian: Guardian, name: str, args: list[str]):
+        self.guardian, self.name, self.args = guardian, name, args
+        self.pid = 0
+        self.returncode: int | None = None
+        self.ended = threading.Event()
+        read_out, self.stdout_fd = os.pipe()
+        read_err, self.stderr_fd = os.pipe()
+        self.stdout = open(read_out, "rb", buffering=0)
+        self.stderr = open(read_err, "rb", buffering=0)
+        self.capture: OutputCapture | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self.ended.wait(timeout):
+            raise subprocess.TimeoutExpired(self.args, timeout)
+        return self.returncode
+
+    def kill(self) -> None:
+        """Kill its session (SIGKILL): it and the children it started there."""
+        self.guardian.send(f"kill {self.name}")
+
+    def ended_with(self, status: int) -> None:
+        if self.returncode is None:
+            self.returncode = status
+        self.ended.set()
+
+
+class Guardian:
+    """The build's end of a lesson's guardian.py: starts it, reads its reports, sends it
+    commands. The guardian's stdin is a pipe from here; when the build dies, it ends."""
+
+    def __init__(self, folder: Path, memory_bytes: int):
+        self.folder, self.memory_bytes = folder, memory_bytes
+        self.children: dict[str, LessonProcess] = {}
+        self.specs: list[dict] = []
+        self.memory_used = 0  # bytes, once the guardian stopped the lesson for using more
+        self.memory_user = ""  # and the name of the process that (with its children) did
+        self.errors: list[str] = []
+        self.process: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._reader: threading.Thread | None = None
+
+    def add(self, name: str, command: list[str], work: Path, threads: int,
+            job: LessonJob) -> LessonProcess:
+        """A process for the guardian to start: in `work`, in a session of its own, with
+        its stdout and stderr going to pipes read here."""
+        process = LessonProcess(self, name, command)
+        self.children[name] = process
+        self.specs.append({"name": name, "args": command, "cwd": str(work),
+                           "env": _environment(work, threads),
+                           "stdout": process.stdout_fd, "stderr": process.stderr_fd,
+                           "address_space_bytes": self.memory_bytes})
+        return process
+
+    def start(self) -> None:
+        """Start the guardian and, through it, the processes added; once this returns they
+        exist (or are reported ended, when one could not start)."""
+        write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(GUARDIAN)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=write_ends,
+                start_new_session=True)  # the terminal's hangup and Ctrl-C are not for it
+        finally:
+            for fd in write_ends:  # the guardian holds them now
+                os.close(fd)
+        _RUNNING.add(self)
+        self._reader = threading.Thread(target=self._read, daemon=True,
+                                        name=f"guardian {self.process.pid}")
+        self._reader.start()
+        job = {"folder": str(self.folder), "memory_bytes": self.memory_bytes,
+               "children": self.specs}
+        self.send(json.dumps(job))
+        for process in self.children.values():
+            while not process.pid and not process.ended.wait(0.01):
+                pass
+
+    def send(self, line: str) -> None:
+        with self._lock, contextlib.suppress(OSError, ValueError, AttributeError):
+            self.process.stdin.write(line.encode() + b"\n")
+            self.process.stdin.flush()
+
+    def finish(self) -> None:
+        """Kill every process of the lesson that is left, and the guardian ends."""
+        if self.process is None:
+            return
+        self.send("end")
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # never seen: the guardian kills, then exits
+            self.process.kill()
+            self.process.wait()
+        with self._lock, contextlib.suppress(OSError):
+            self.process.stdin.close()
+        self._reader.join()
+        self.process.stdout.close()
+        _RUNNING.discard(self)
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            kind, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
+            if kind == "started":
+                name, pid = rest.split()
+                self.children[name].pid = int(pid)
+            elif kind == "exit":
+                name, status = rest.split()
+                self.children[name].ended_with(int(status))
+            elif kind == "memory":
+                used, self.memory_user = rest.split()
+                self.memory_used = int(used)
+            elif kind == "error":
+                self.errors.append(rest)
+        for process in self.children.values():  # the guardian is gone, and so are they
+            process.ended_with(-signal.SIGKILL)
+
+
+# -- temporary folders ----------------------------------------------------------------------
+
+_FOLDERS_LOCK = threading.Lock()
+_FOLDERS = {"path": None, "pid": 0, "lessons": 0}  # this build's folder, while lessons run
+_BUILD_FOLDER = re.compile(r"coursesite-(\d+)-(\d+)-(\d+)$")  # namespace, pid, start time
+
+
+@contextlib.contextmanager
+def _lesson_folder(slug: str):
+    """A fresh folder for one lesson, inside a folder of this build's own.
+
+    The build's folder is named after its pid and that process's start time: a later build
+    can tell one whose build is gone (killed outright; the guardian removes its lesson's
+    folder, unless it was killed too) and removes it. It is removed once no lesson runs.
+    The name starts with the pid namespace's number: a build in another container that
+    shares the temporary folder has pids this one cannot see, and its folders are left be.
+    """
+    with _FOLDERS_LOCK:
+        if _FOLDERS["path"] is None or _FOLDERS["pid"] != os.getpid():
+            _reclaim_orphaned_folders()
+            path = Path(tempfile.gettempdir()) / _build_folder_name(os.getpid())
+            path.mkdir(exist_ok=True)
+            _FOLDERS.update(path=path, pid=os.getpid(), lessons=0)
+        _FOLDERS["lessons"] += 1
+        base = _FOLDERS["path"]
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"lesson-{slug}-", dir=base) as folder:
+            yield Path(folder)
+    finally:
+        with _FOLDERS_LOCK:
+            _FOLDERS["lessons"] -= 1
+            if _FOLDERS["lessons"] == 0 and _FOLDERS["path"] == base:
+                with contextlib.suppress(OSError):
+                    base.rmdir()
+                _FOLDERS["path"] = None
+
+
+def _start_time(pid: int) -> int | None:
+    """When process `pid` started (clock ticks since boot); None when there is no such one."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _pid_namespace() -> int:
+    """The number of this process's pid namespace (0 where /proc does not say)."""
+    try:
+        return int(re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or 0)
+    except OSError:
+        return 0
+
+
+def _build_folder_name(pid: int) -> str:
+    return f"coursesite-{_pid_namespace()}-{pid}-{_start_time(pid)}"
+
+
+def _reclaim_orphaned_folders() -> None:
+    """Remove the temporary folders of builds that are gone."""
+    namespace = _pid_namespace()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tempfile.gettempdir()):
+            match = _BUILD_FOLDER.match(entry.name)
+            if match and int(match[1]) == namespace and entry.is_dir(follow_symlinks=False):
+                pid, started = int(match[2]), int(match[3])
+                if pid != os.getpid() and _start_time(pid) != started:
+                    shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:

@@ -266,15 +266,21 @@ def test_a_lesson_needing_hardware_no_worker_has_is_a_clear_error(course_folder,
     assert records.load(course_folder.root / "records", "plain") is None
 
 
+# The lesson's processes are children of its guardian (coursesite/guardian.py), which the
+# worker started: the worker is their parent's parent.
+WORKER_PID = "int(open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[1])"
+
+
 def test_a_lesson_whose_worker_is_killed_runs_again_elsewhere(course_folder, cluster, tmp_path):
     marker = tmp_path / "started"
-    # The first attempt tells the test its worker (the runner's parent) and itself, then
+    # The first attempt tells the test its worker (see WORKER_PID) and itself, then
     # waits to be killed; the retry finds the marker and goes straight on.
     slow = with_experiment(
         "import os, pathlib, time\n"
         f"marker = pathlib.Path({str(marker)!r})\n"
         "if not marker.exists():\n"
-        "    marker.write_text(f'{os.getppid()} {os.getpid()}')\n"
+        f"    worker = {WORKER_PID}\n"
+        "    marker.write_text(f'{worker} {os.getpid()}')\n"
         "    time.sleep(60)\n"
         "print('retried')")
     course_folder.write(slow, extra={"plain": authoring_example()})
@@ -286,7 +292,7 @@ def test_a_lesson_whose_worker_is_killed_runs_again_elsewhere(course_folder, clu
         time.sleep(0.05)
     worker_pid, runner_pid = map(int, marker.read_text().split())
     os.kill(worker_pid, signal.SIGKILL)
-    os.kill(runner_pid, signal.SIGKILL)  # orphaned by its worker's death
+    os.kill(runner_pid, signal.SIGKILL)  # its guardian kills it too; no need to wait
     thread.join(timeout=60)
 
     assert not thread.is_alive(), "the build hangs after a worker died"
@@ -298,7 +304,7 @@ def test_a_lesson_whose_worker_is_killed_runs_again_elsewhere(course_folder, clu
 
 
 def test_a_lesson_that_kills_every_worker_fails_after_one_retry(course_folder, cluster):
-    kill_my_worker = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
+    kill_my_worker = f"import os, signal\nos.kill({WORKER_PID}, signal.SIGKILL)"
     course_folder.write(with_experiment(kill_my_worker), extra={"plain": authoring_example()})
     options = cluster_options(course_folder, cluster)
     thread, outcome = build_in_background(options)

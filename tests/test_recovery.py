@@ -3,6 +3,7 @@ recomputed, and what a build killed outright leaves behind."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -14,7 +15,7 @@ import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of
 from coursesite.pipeline import build
-import contextlib
+from test_hostile_code import still_running
 
 PAGE = "basics/count-batches/index.html"
 FIGURE = "basics/count-batches/figures/batch-sizes.svg"
@@ -175,8 +176,9 @@ def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_u
         assert pids(started) == 2, "the lesson never started"
         process.kill()
         process.wait(timeout=30)
+        # Their guardian sees the build gone and stops them (tests/test_lifetime.py).
+        assert still_running(list(map(int, started.read_text().split())), grace=10) == []
     finally:
-        # Nothing stops the lesson's processes when the build itself is SIGKILLed.
         for pid in map(int, started.read_text().split()) if started.exists() else []:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,137 @@
+"""Lesson processes die with the build (issue #15): whatever ends it, SIGKILL included, ends
+the runner, main.py and everything they started, in new sessions too; the memory limit
+holds for a lesson's processes together; temporary folders do not pile up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, RecordingProgress, authoring_example
+from coursesite.errors import BuildErrors
+from coursesite.pipeline import build
+from test_hostile_code import still_running
+import contextlib
+
+
+def escaping(marker: Path, then: str = "") -> str:
+    """The example lesson with a step that leaves two sleepers in sessions of their own (one
+    by Popen, one by a double fork and setsid) and writes a line to `marker`: its own pid and
+    theirs. Then `then`."""
+    code = (
+        "import os, subprocess, time\n"
+        "sleeper = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "read, write = os.pipe()\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        os.write(write, str(os.getpid()).encode())\n"
+        "        time.sleep(300)\n"
+        "    os._exit(0)\n"
+        "os.close(write)\n"
+        "forked = os.read(read, 100).decode()\n"
+        f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}} {{sleeper.pid}} {{forked}}\\n')\n"
+        + then)
+    return authoring_example().replace('print("PASS: count-batches")',
+                                       code + '\nprint("PASS: count-batches")')
+
+
+def lesson_pids(marker: Path) -> list[int]:
+    return [int(pid) for pid in marker.read_text().split()] if marker.exists() else []
+
+
+def wait_for(condition, seconds: float = 60) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return condition()
+
+
+def lesson_folders(temp: Path) -> list[Path]:
+    return sorted(temp.glob("coursesite-*/lesson-*"))
+
+
+@pytest.mark.parametrize("end", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
+def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
+        course_folder, tmp_path, end):
+    marker, temp = tmp_path / "pids", tmp_path / "tmp"
+    temp.mkdir()
+    course_folder.write(escaping(marker, "time.sleep(120)"))
+    environment = dict(os.environ, TMPDIR=str(temp))
+    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "-q"],
+                               cwd=course_folder.root, env=environment,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # The runner and main.py each write a line: their pid and their sleepers'.
+        assert wait_for(lambda: len(lesson_pids(marker)) == 6), "the lesson never started"
+        pids = lesson_pids(marker)
+        assert still_running(pids, grace=0) == pids and lesson_folders(temp)
+        process.send_signal(end)  # SIGHUP: the terminal closed; the build has no handler
+        process.wait(timeout=30)
+        assert still_running(pids, grace=10) == []
+        assert wait_for(lambda: not lesson_folders(temp), 10), lesson_folders(temp)
+    finally:
+        for pid in lesson_pids(marker):  # so that a failure leaves nothing running
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
+        if process.poll() is None:
+            process.kill()
+    # The next build removes the folder of the build that was killed (now empty), and
+    # those of earlier builds that are gone, whatever they hold; a live build's it keeps.
+    namespace = "".join(filter(str.isdigit, os.readlink("/proc/self/ns/pid")))
+    orphan = temp / f"coursesite-{namespace}-999999999-1" / "lesson-gone-x"
+    orphan.mkdir(parents=True)
+    (orphan / "data.bin").write_bytes(b"x" * 1000)
+    with open("/proc/self/stat") as handle:
+        started = handle.read().rsplit(")", 1)[1].split()[19]
+    alive = temp / f"coursesite-{namespace}-{os.getpid()}-{started}"
+    elsewhere = temp / "coursesite-1-999999999-1"  # another container's, sharing the folder
+    for folder in (alive, elsewhere):
+        folder.mkdir()
+    course_folder.write(authoring_example())
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"],
+                            cwd=course_folder.root, env=environment, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert sorted(temp.iterdir()) == sorted([alive, elsewhere])
+
+
+def test_a_child_in_a_new_session_does_not_outlive_a_normal_build(course_folder, tmp_path):
+    marker = tmp_path / "pids"
+    course_folder.write(escaping(marker))
+    build(course_folder.options(), RecordingProgress())
+    pids = lesson_pids(marker)
+    assert len(pids) == 6  # the runner, main.py, and each one's two sleepers
+    assert still_running(pids) == []
+
+
+def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped(
+        course_folder, tmp_path):
+    # Two processes of 250 MB each: each is under the 400 MB a process may reserve, together
+    # they are over the 400 MB the lesson may use.
+    marker = tmp_path / "pids"
+    hoard = "b'x' * 250_000_000"
+    course_folder.write(authoring_example().replace(
+        'print("PASS: count-batches")',
+        "import os, subprocess, sys, time\n"
+        f"child = subprocess.Popen([sys.executable, '-c', \"import time; x = {hoard}; "
+        "time.sleep(60)\"])\n"
+        f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}} {{child.pid}}\\n')\n"
+        f"hoard = {hoard}\ntime.sleep(60)\n" 'print("PASS: count-batches")'), timeout=60)
+    course_folder.manifest.write_text(course_folder.manifest.read_text().replace(
+        "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"))
+    started = time.monotonic()
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    assert time.monotonic() - started < 50  # stopped, not timed out
+    [error] = caught.value.errors
+    assert error.message.startswith("the lesson used more than 400 MB (all its processes "
+                                    "together: ")
+    assert "settings.memory_limit_mb" in error.hint
+    assert still_running([int(pid) for pid in marker.read_text().split()]) == []
