@@ -12,14 +12,27 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import subprocess
 import threading
 import time
 from collections.abc import Callable
+from typing import IO, Protocol
 
 TAIL = 16_384  # bytes kept of an overflowing stream's end: where a traceback is
 CHUNK = 65_536
 DRAIN_SECONDS = 0.5  # how long what a stopped process left in its pipes may take to read
+
+
+class PipedProcess(Protocol):
+    """What a capture reads from: a subprocess.Popen, or a lessonprocess.LessonProcess."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+
+    @property
+    def stderr(self) -> IO[bytes] | None: ...
 
 
 class CappedStream:
@@ -54,7 +67,7 @@ class OutputCapture:
     `on_overflow(name)` runs (on that thread) when stream `name` first passes its limit.
     """
 
-    def __init__(self, process: subprocess.Popen, limits: dict[str, int],
+    def __init__(self, process: PipedProcess, limits: dict[str, int],
                  on_overflow: Callable[[str], None] = lambda name: None):
         self.streams = {name: CappedStream(limit) for name, limit in limits.items()}
         self._on_overflow = on_overflow

@@ -6,38 +6,27 @@ HOME are a temporary folder; the result comes back as JSON and becomes an Execut
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .capture import OutputCapture
 from .dependencies import lesson_inputs
+from .lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from .errors import BuildError
 from .manifest import Settings
 from .model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
-GUARDIAN = Path(__file__).with_name("guardian.py")
-_RUNNING: set[Guardian] = set()  # lessons' guardians, stopped when a build is interrupted
-
-
-def stop_all() -> None:
-    """Stop every lesson process this build started (on Ctrl-C or SIGTERM)."""
-    for guardian in list(_RUNNING):
-        guardian.finish()
 
 
 @dataclass(frozen=True)
@@ -191,7 +180,7 @@ def run_job(job: LessonJob, threads: int = 1,
 
     `on_started` is called once the lesson's processes exist.
     """
-    with _lesson_folder(job.slug) as folder:
+    with lesson_folder(job.slug) as folder:
         work, reader = folder / "run", folder / "reader"
         for place in (work, reader):
             place.mkdir()
@@ -206,9 +195,10 @@ def run_job(job: LessonJob, threads: int = 1,
         # main.py runs as a reader would run it, at the same time as the lesson itself. It
         # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
         # Its stdout may hold what every step printed; once past that, it is stopped.
-        main = guardian.add("main", [sys.executable, "main.py"], reader, threads, job)
+        main = guardian.add("main", [sys.executable, "main.py"], reader,
+                            _environment(reader, threads))
         runner = guardian.add("runner", [sys.executable, "-X", "utf8", str(RUNNER), "job.json",
-                                         "result.json"], work, threads, job)
+                                         "result.json"], work, _environment(work, threads))
         try:
             guardian.start()
             _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
@@ -220,7 +210,7 @@ def run_job(job: LessonJob, threads: int = 1,
                 raise _noting_endless_main_py(error, main) from None
             result = _read_result(work / "result.json", completed, job)
             record = _record(job.slug, result)
-            _verify_main_py(job, record, _finish(main, job), main.capture)
+            _verify_main_py(job, record, _finish(main, job), main.captured())
         finally:
             for process in (runner, main):
                 if process.capture:
@@ -245,7 +235,7 @@ def main_py_limit(job: LessonJob) -> int:
 
 def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildError:
     """A timeout says so when main.py, beside it, had already printed past its cap."""
-    stdout = main.capture.streams["stdout"]
+    stdout = main.captured().streams["stdout"]
     if stdout.overflowed:
         error.message += (f"; python main.py printed more than {stdout.limit} bytes "
                           "meanwhile, so a step probably prints without end")
@@ -355,8 +345,8 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
     _stop(process)  # children it left behind
     if error := _over_memory(process.guardian, job):
         raise error
-    stdout, stderr = process.capture.finish()
-    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    stdout, stderr = process.captured().finish()
+    return subprocess.CompletedProcess(process.args, process.wait(), stdout, stderr)
 
 
 def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
@@ -381,197 +371,6 @@ def _stop(process: LessonProcess) -> None:
 def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
     if stop and stream == "stdout":
         process.kill()
-
-
-# -- the lesson's processes and its guardian ----------------------------------------------
-
-class LessonProcess:
-    """One of a lesson's processes, the runner or main.py: a child of the lesson's guardian,
-    which reports its pid and exit status. Stands where subprocess.Popen stood."""
-
-    def __init__(self, guardian: Guardian, name: str, args: list[str]):
-        self.guardian, self.name, self.args = guardian, name, args
-        self.pid = 0
-        self.returncode: int | None = None
-        self.ended = threading.Event()
-        read_out, self.stdout_fd = os.pipe()
-        read_err, self.stderr_fd = os.pipe()
-        self.stdout = open(read_out, "rb", buffering=0)
-        self.stderr = open(read_err, "rb", buffering=0)
-        self.capture: OutputCapture | None = None
-
-    def wait(self, timeout: float | None = None) -> int:
-        if not self.ended.wait(timeout):
-            raise subprocess.TimeoutExpired(self.args, timeout)
-        return self.returncode
-
-    def kill(self) -> None:
-        """Kill its session (SIGKILL): it and the children it started there."""
-        self.guardian.send(f"kill {self.name}")
-
-    def ended_with(self, status: int) -> None:
-        if self.returncode is None:
-            self.returncode = status
-        self.ended.set()
-
-
-class Guardian:
-    """The build's end of a lesson's guardian.py: starts it, reads its reports, sends it
-    commands. The guardian's stdin is a pipe from here; when the build dies, it ends."""
-
-    def __init__(self, folder: Path, memory_bytes: int):
-        self.folder, self.memory_bytes = folder, memory_bytes
-        self.children: dict[str, LessonProcess] = {}
-        self.specs: list[dict] = []
-        self.memory_used = 0  # bytes, once the guardian stopped the lesson for using more
-        self.memory_user = ""  # and the name of the process that (with its children) did
-        self.errors: list[str] = []
-        self.process: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-        self._reader: threading.Thread | None = None
-
-    def add(self, name: str, command: list[str], work: Path, threads: int,
-            job: LessonJob) -> LessonProcess:
-        """A process for the guardian to start: in `work`, in a session of its own, with
-        its stdout and stderr going to pipes read here."""
-        process = LessonProcess(self, name, command)
-        self.children[name] = process
-        self.specs.append({"name": name, "args": command, "cwd": str(work),
-                           "env": _environment(work, threads),
-                           "stdout": process.stdout_fd, "stderr": process.stderr_fd,
-                           "address_space_bytes": self.memory_bytes})
-        return process
-
-    def start(self) -> None:
-        """Start the guardian and, through it, the processes added; once this returns they
-        exist (or are reported ended, when one could not start)."""
-        write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(GUARDIAN)], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=write_ends,
-                start_new_session=True)  # the terminal's hangup and Ctrl-C are not for it
-        finally:
-            for fd in write_ends:  # the guardian holds them now
-                os.close(fd)
-        _RUNNING.add(self)
-        self._reader = threading.Thread(target=self._read, daemon=True,
-                                        name=f"guardian {self.process.pid}")
-        self._reader.start()
-        job = {"folder": str(self.folder), "memory_bytes": self.memory_bytes,
-               "children": self.specs}
-        self.send(json.dumps(job))
-        for process in self.children.values():
-            while not process.pid and not process.ended.wait(0.01):
-                pass
-
-    def send(self, line: str) -> None:
-        with self._lock, contextlib.suppress(OSError, ValueError, AttributeError):
-            self.process.stdin.write(line.encode() + b"\n")
-            self.process.stdin.flush()
-
-    def finish(self) -> None:
-        """Kill every process of the lesson that is left, and the guardian ends."""
-        if self.process is None:
-            return
-        self.send("end")
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:  # never seen: the guardian kills, then exits
-            self.process.kill()
-            self.process.wait()
-        with self._lock, contextlib.suppress(OSError):
-            self.process.stdin.close()
-        self._reader.join()
-        self.process.stdout.close()
-        _RUNNING.discard(self)
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            kind, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
-            if kind == "started":
-                name, pid = rest.split()
-                self.children[name].pid = int(pid)
-            elif kind == "exit":
-                name, status = rest.split()
-                self.children[name].ended_with(int(status))
-            elif kind == "memory":
-                used, self.memory_user = rest.split()
-                self.memory_used = int(used)
-            elif kind == "error":
-                self.errors.append(rest)
-        for process in self.children.values():  # the guardian is gone, and so are they
-            process.ended_with(-signal.SIGKILL)
-
-
-# -- temporary folders ----------------------------------------------------------------------
-
-_FOLDERS_LOCK = threading.Lock()
-_FOLDERS = {"path": None, "pid": 0, "lessons": 0}  # this build's folder, while lessons run
-_BUILD_FOLDER = re.compile(r"coursesite-(\d+)-(\d+)-(\d+)$")  # namespace, pid, start time
-
-
-@contextlib.contextmanager
-def _lesson_folder(slug: str):
-    """A fresh folder for one lesson, inside a folder of this build's own.
-
-    The build's folder is named after its pid and that process's start time: a later build
-    can tell one whose build is gone (killed outright; the guardian removes its lesson's
-    folder, unless it was killed too) and removes it. It is removed once no lesson runs.
-    The name starts with the pid namespace's number: a build in another container that
-    shares the temporary folder has pids this one cannot see, and its folders are left be.
-    """
-    with _FOLDERS_LOCK:
-        if _FOLDERS["path"] is None or _FOLDERS["pid"] != os.getpid():
-            _reclaim_orphaned_folders()
-            path = Path(tempfile.gettempdir()) / _build_folder_name(os.getpid())
-            path.mkdir(exist_ok=True)
-            _FOLDERS.update(path=path, pid=os.getpid(), lessons=0)
-        _FOLDERS["lessons"] += 1
-        base = _FOLDERS["path"]
-    try:
-        with tempfile.TemporaryDirectory(prefix=f"lesson-{slug}-", dir=base) as folder:
-            yield Path(folder)
-    finally:
-        with _FOLDERS_LOCK:
-            _FOLDERS["lessons"] -= 1
-            if _FOLDERS["lessons"] == 0 and _FOLDERS["path"] == base:
-                with contextlib.suppress(OSError):
-                    base.rmdir()
-                _FOLDERS["path"] = None
-
-
-def _start_time(pid: int) -> int | None:
-    """When process `pid` started (clock ticks since boot); None when there is no such one."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return int(handle.read().rsplit(b")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _pid_namespace() -> int:
-    """The number of this process's pid namespace (0 where /proc does not say)."""
-    try:
-        return int(re.sub(r"\D", "", os.readlink("/proc/self/ns/pid")) or 0)
-    except OSError:
-        return 0
-
-
-def _build_folder_name(pid: int) -> str:
-    return f"coursesite-{_pid_namespace()}-{pid}-{_start_time(pid)}"
-
-
-def _reclaim_orphaned_folders() -> None:
-    """Remove the temporary folders of builds that are gone."""
-    namespace = _pid_namespace()
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(tempfile.gettempdir()):
-            match = _BUILD_FOLDER.match(entry.name)
-            if match and int(match[1]) == namespace and entry.is_dir(follow_symlinks=False):
-                pid, started = int(match[2]), int(match[3])
-                if pid != os.getpid() and _start_time(pid) != started:
-                    shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _record(slug: str, result: dict) -> ExecutionRecord:

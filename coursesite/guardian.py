@@ -22,6 +22,7 @@ Its stdout carries these reports, one per line: `started NAME PID`, `exit NAME S
 `memory BYTES NAME`, `error TEXT`.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -31,7 +32,6 @@ import shutil
 import signal
 import subprocess
 import time
-import contextlib
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -49,10 +49,8 @@ def prctl(option, value):
 
 
 def report(line):
-    try:
+    with contextlib.suppress(OSError):  # the build is gone; its stdin's end says so too
         os.write(1, (line + "\n").encode("utf-8", "replace"))
-    except OSError:  # the build is gone; its stdin's end of file says so too
-        pass
 
 
 def read_small(path):
@@ -159,7 +157,7 @@ class Guardian:
         table = processes(skip=frozenset() if full else self.foreign)
         if full:
             self.foreign = set(table)
-        below = {}
+        below: dict[int, list[int]] = {}
         for pid, (parent, _, _) in table.items():
             below.setdefault(parent, []).append(pid)
         found, lineage = [], {}
@@ -235,7 +233,7 @@ class Guardian:
         signal.signal(signal.SIGTERM, lambda signum, frame: terminated.append(signum))
         next_look = time.monotonic()
         self.reap()  # children that ended before SIGCHLD was handled
-        ready = []
+        ready: list[int] = []
         while True:
             if 0 in ready:
                 data = os.read(0, 4096)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import BuildError, BuildErrors
+from .files import short_digest
 
 
 @contextmanager
@@ -23,10 +25,12 @@ def build_lock(cache: Path) -> Iterator[None]:
 
 @contextmanager
 def output_lock(out: Path) -> Iterator[None]:
-    """Hold the output folder's lock (a file beside it) for the block: builds of two
-    checkouts, or with two caches, into the same folder would replace each other's files."""
+    """Hold the output folder's lock for the block: builds of two checkouts, or with two
+    caches, into the same folder would replace each other's files. The lock file is named
+    after the folder in the machine's temporary folder, so that nothing is left beside it."""
     out = out.resolve()
-    with _exclusive(out.parent / f".{out.name}.lock", f"another build is writing {out}",
+    path = Path(tempfile.gettempdir()) / "coursesite-locks" / f"{short_digest(str(out))}.lock"
+    with _exclusive(path, f"another build is writing {out}",
                     "two builds into one folder would replace each other's files"):
         yield
 

@@ -152,9 +152,7 @@ def pids(marker) -> int:
 
 
 def leftovers(folder) -> list[str]:
-    """Staging folders beside site/ (the output folder's lock file stays by design)."""
-    return sorted(p.name for p in folder.root.iterdir()
-                  if p.name.startswith(".site.") and p.name != ".site.lock")
+    return sorted(p.name for p in folder.root.iterdir() if p.name.startswith(".site."))
 
 
 def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_up(
