@@ -58,7 +58,23 @@ def main(job_path, result_path):
         "failure": failure,
     }
     with open(result_path, "w", encoding="utf-8") as handle:
-        json.dump(result, handle)
+        json.dump(encodable(result), handle)
+
+
+def encodable(value):
+    """`value` with no lone surrogate left in its text: Python strings may hold them (a
+    print of '\\udcff'), UTF-8 pages cannot. They become what `python main.py` writes for
+    them, decoded as the build decodes it: U+FFFD, or '?' where no byte stands for one."""
+    if isinstance(value, str):
+        try:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {encodable(key): encodable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [encodable(item) for item in value]
+    return value
 
 
 def become_main_py():

@@ -48,6 +48,15 @@ def test_output_that_is_not_utf8_is_shown_with_replacement_characters(course_fol
     assert "bad \ufffd\ufffd bytes" in (course_folder.root / PAGE).read_text()
 
 
+def test_lone_surrogates_in_output_and_values_are_shown_not_fatal(course_folder):
+    text = lesson_with('odd = "half \\udcff pair"\nprint(odd)')
+    course_folder.write(text.replace("Eleven records do not divide",
+                                     "{value}`odd` Eleven records do not divide"))
+    build(course_folder.options(), RecordingProgress())
+    page = (course_folder.root / PAGE).read_text()
+    assert page.count("half \ufffd pair") >= 2  # in the output and as the live value
+
+
 def test_a_child_process_that_outlives_the_lesson_is_stopped(course_folder, tmp_path):
     marker = tmp_path / "child.pid"
     course_folder.write(lesson_with(
