@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             check_output_folder(options)
         except BuildErrors as problems:
-            report_errors(problems)
+            problems.report()
             return 1
     if arguments.command == "serve":
         from .serve import serve  # the watcher and server load only when serving
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         with create_progress(arguments.quiet) as progress:
             result = build(options, progress, snapshot)
     except BuildErrors as problems:
-        report_errors(problems)
+        problems.report()
         return 1
     except KeyboardInterrupt:
         print("build interrupted; site not changed", file=sys.stderr)
@@ -202,7 +202,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
             findings = check_markup(site) + check_links(site) + validate_html(site)
             problems += [str(p) for p in findings]
     except BuildErrors as errors:
-        report_errors(errors)
+        errors.report()
         return 1
     except KeyboardInterrupt:
         print("check interrupted; records not changed", file=sys.stderr)
@@ -224,12 +224,6 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     if problems:
         print(f"{len(problems)} problem(s) in the built site", file=sys.stderr)
     return 1
-
-
-def report_errors(problems: BuildErrors) -> None:
-    print(f"build failed: {len(problems.errors)} problem(s); site not changed", file=sys.stderr)
-    for error in problems.errors:
-        print(f"error: {error}", file=sys.stderr)
 
 
 def _first_existing(*candidates: Path) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,13 @@ class BuildErrors(Exception):
 
     def __str__(self) -> str:
         return "\n".join(str(error) for error in self.errors)
+
+    def report(self) -> None:
+        """Print every problem to stderr, as the command line and the preview show them."""
+        print(f"build failed: {len(self.errors)} problem(s); site not changed",
+              file=sys.stderr)
+        for error in self.errors:
+            print(f"error: {error}", file=sys.stderr)
 
 
 _ENVIRONMENT_HINTS = {

@@ -18,7 +18,6 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .cli import report_errors
 from .errors import BuildErrors
 from .files import write_atomically
 from .lock import build_lock, output_lock
@@ -59,7 +58,7 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
         with build_lock(options.cache), output_lock(options.out):
             refresh_search(options)
     except BuildErrors as problems:
-        report_errors(problems)
+        problems.report()
         with state.lock:
             state.error = str(problems)
         return False
