@@ -133,7 +133,7 @@ def prepare_job(lesson: Lesson, settings: Settings,
         slug=lesson.ref.slug, source=str(lesson.path), hardware=lesson.front.hardware,
         payload=payload, main_py=lesson.main_py(),
         inputs={Path(name).name: content for name, content in inputs.items()},
-        step_ids=[f"step-{step.number}" for step in lesson.steps],
+        step_ids=lesson.program_ids(),
         labels={b.id: b.label for b in blocks}, volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds, memory_mb=settings.memory_limit_mb)
 

@@ -205,6 +205,11 @@ class Lesson:
     def steps(self) -> list[Step]:
         return self.items(Step)
 
+    def program_ids(self) -> list[str]:
+        """The ids of the blocks that make up main.py (its steps), in order: the record's
+        output of these is what `python main.py` prints."""
+        return [block.id for block in self.runs if block.program]
+
     def main_py(self) -> str:
         """The lesson's program: every build step, in order."""
         return "\n\n".join(block.code.source.rstrip() for block in self.runs

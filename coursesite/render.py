@@ -251,7 +251,7 @@ def render_lesson(env: Environment, course: Course, item: LessonBuild,
                   titles: dict[str, str], student: bool = False) -> list[OutputFile]:
     lesson, record = item.parsed(), item.ran()
     figures = _figure_paths(lesson)
-    step_ids = [f"step-{step.number}" for step in lesson.steps]
+    step_ids = lesson.program_ids()
     page = _render_page(
         env, "lesson.html", lesson.ref.url, course,
         lesson=lesson, record=record, figures=figures, live_values=record.values,
