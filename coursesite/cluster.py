@@ -19,7 +19,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING
 
@@ -140,7 +139,7 @@ class DaskExecutor:
             if live is not None and worker in live and now - since > job.timeout + MARGIN_SECONDS:
                 problem = BuildError(
                     f"no result from the Dask worker {worker} {job.timeout + MARGIN_SECONDS} s "
-                    f"after lesson '{job.slug}' started there", Path(job.source),
+                    f"after lesson '{job.slug}' started there", job.path,
                     hint="the worker may be stuck or cut off from the scheduler; see its log")
             elif live is not None and not _can_run(job, live):
                 if now - stranded.setdefault(index, now) > GRACE_SECONDS:
@@ -157,11 +156,11 @@ class DaskExecutor:
             "is in the cluster"
         if resources_for(job.hardware) is None:
             return BuildError(f"lesson '{job.slug}' could not run: no worker {when} at "
-                              f"{self.address}", Path(job.source),
+                              f"{self.address}", job.path,
                               hint=f"start one with `dask worker {self.address}`")
         return BuildError(
             f"lesson '{job.slug}' needs hardware: {job.hardware}, and no worker with a "
-            f"'{job.hardware}' resource {when} at {self.address}", Path(job.source),
+            f"'{job.hardware}' resource {when} at {self.address}", job.path,
             hint=f"on a machine with a {job.hardware.upper()}, start `dask worker {self.address} "
                  f"--resources \"{job.hardware}=1\"` (docs/scaling.md); or build without a "
                  "cluster, where the lesson runs on this machine")
@@ -206,7 +205,7 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
     if len(earlier) >= ATTEMPTS:
         return BuildError(f"the Dask worker running this lesson died, on each of "
                           f"{len(earlier)} tries ({', '.join(earlier)}); not tried again",
-                          Path(job.source), hint=DIED_HINT.replace("SLUG", job.slug))
+                          job.path, hint=DIED_HINT.replace("SLUG", job.slug))
     worker.log_event([attempts, _starts_topic(build)],
                      {"slug": job.slug, "worker": worker.address})
     # The lessons running at once on this worker share its cores, as in the local pool.
@@ -229,14 +228,14 @@ def _outcome(future: Future, job: LessonJob) -> ExecutionRecord | BuildError:
         return future.result()
     if future.status == "cancelled":
         return BuildError("the Dask cluster dropped this lesson before it finished",
-                          Path(job.source), hint="the scheduler may have restarted or the "
+                          job.path, hint="the scheduler may have restarted or the "
                           "connection to it was lost; build again")
     error = future.exception()
     if isinstance(error, KilledWorker):
         return BuildError(f"the Dask workers running this lesson died ({error})",
-                          Path(job.source), hint=DIED_HINT.replace("SLUG", job.slug))
+                          job.path, hint=DIED_HINT.replace("SLUG", job.slug))
     return BuildError(f"a Dask worker could not run this lesson: {type(error).__name__}: "
-                      f"{error}", Path(job.source),
+                      f"{error}", job.path,
                       hint="start workers in the build's environment: the packages of "
                            "requirements.txt, and this project's folder on PYTHONPATH "
                            "(docs/scaling.md)")

@@ -111,6 +111,11 @@ class LessonJob:
     timeout: int
     memory_mb: int
 
+    @property
+    def path(self) -> Path:
+        """The lesson file, for messages."""
+        return Path(self.source)
+
 
 def prepare_job(lesson: Lesson, settings: Settings,
                 inputs: dict[str, bytes] | None = None) -> LessonJob:
@@ -248,7 +253,7 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
     if not path.is_file():
         raise BuildError(
             f"lesson process ended without a result ({_exit_description(completed.returncode)})",
-            Path(job.source), hint="the code crashed the interpreter or ended it itself "
+            job.path, hint="the code crashed the interpreter or ended it itself "
             "(os._exit, a signal, native code); run main.py by hand to see where",
             detail=completed.stderr[-4000:] or None)
     result = json.loads(path.read_text(encoding="utf-8"))
@@ -261,7 +266,7 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
         elif failure["block"] == "live-values":
             hint = "show something short in prose: a count, a summary, or the first few items"
         raise BuildError(f"{job.labels.get(failure['block'], 'prose')} failed: "
-                         f"{failure['message']}", Path(job.source), failure["line"],
+                         f"{failure['message']}", job.path, failure["line"],
                          hint=hint, detail=failure["traceback"] or None)
     return result
 
@@ -292,11 +297,11 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
     if stopped and TRUNCATED not in expected_text:
         raise BuildError(f"the downloadable main.py printed more than "
                          f"{capture.streams['stdout'].limit} bytes, more than the build steps "
-                         "did, and was stopped", Path(job.source), hint=hint + "; does it "
+                         "did, and was stopped", job.path, hint=hint + "; does it "
                          "print without end where the steps do not?")
     if main.returncode != 0 and not stopped:
         raise BuildError(f"the downloadable main.py fails when run on its own "
-                         f"(exit status {main.returncode})", Path(job.source), hint=hint,
+                         f"(exit status {main.returncode})", job.path, hint=hint,
                          detail=main.stderr[-4000:] or None)
     actual_text = main.stdout
     if TRUNCATED in expected_text:  # compare what was kept of an over-long output
@@ -308,7 +313,7 @@ def _verify_main_py(job: LessonJob, record: ExecutionRecord,
         difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
                                                      "python main.py", lineterm=""))
         raise BuildError("the downloadable main.py prints something else than the build "
-                         "steps did", Path(job.source), hint=hint + "; mark timing lines "
+                         "steps did", job.path, hint=hint + "; mark timing lines "
                          "with `volatile:` in the front matter", detail=difference)
 
 
@@ -340,7 +345,7 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
         _stop(process)
         raise _over_memory(process.guardian, job) or BuildError(
             f"lesson code ran longer than {job.timeout} s and was stopped",
-            Path(job.source), hint="raise settings.timeout_seconds in "
+            job.path, hint="raise settings.timeout_seconds in "
             "lessons.yaml or make the code faster") from None
     _stop(process)  # children it left behind
     if error := _over_memory(process.guardian, job):
@@ -357,7 +362,7 @@ def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
     return BuildError(
         f"the lesson used more than {job.memory_mb} MB (all its processes together: "
         f"{guardian.memory_used // (1024 * 1024)} MB in {run}) and was stopped",
-        Path(job.source), hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
+        job.path, hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
         "all its processes together, the processes it starts included "
         "(settings.memory_limit_mb in lessons.yaml)")
 
@@ -408,7 +413,7 @@ def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | Non
              f"but JAX found no {kind} there; " if record.worker else "")
     return BuildError(
         f"lesson declares hardware: {job.hardware} but its run saw no {kind} "
-        f"({record.devices})", Path(job.source),
+        f"({record.devices})", job.path,
         _front_matter_line(job.payload["source_text"], "hardware"),
         hint=f"{where}run it on a machine or worker with a {kind} that JAX can use (a lesson "
              "that does not import JAX uses none), or declare hardware: cpu")

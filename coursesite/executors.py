@@ -54,12 +54,12 @@ class FrozenExecutor:
             return problem
         if frozen is None:
             return BuildError(f"--frozen: lesson '{job.slug}' has no record in {self.folder}",
-                              Path(job.source),
+                              job.path,
                               hint="build once without --frozen and commit records/")
         stale = records.staleness(frozen, self.keys[job.slug])
         if stale:
             return BuildError(f"--frozen: the code of lesson '{job.slug}' changed since its "
-                              f"record ({stale})", Path(job.source),
+                              f"record ({stale})", job.path,
                               hint="build without --frozen where the lesson can run, then "
                                    "commit records/")
         return frozen.record
