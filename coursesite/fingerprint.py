@@ -16,39 +16,34 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .options import BuildOptions
 from .sitestate import files_intact, load_state, update_state
 
 GENERATOR = Path(__file__).resolve().parent
 
 
-def _input_folders(options: BuildOptions) -> set[Path]:
-    root = options.manifest.resolve().parent
-    folders = {options.templates.resolve(), options.static.resolve(), GENERATOR}
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    manifest = yaml.load(options.manifest.read_text(encoding="utf-8"), Loader=loader)
-    for phase in manifest["phases"]:
-        if phase.get("guide"):
-            folders.add((root / phase["guide"]).resolve().parent)
-        for lesson in phase["lessons"]:
-            folders.add((root / lesson["source"]).resolve().parent)
-    return folders
+def compute(options: BuildOptions, extra_inputs: list[str],
+            content_folders: list[str]) -> str | None:
+    """The fingerprint of everything the build would read; None if it cannot be known.
 
-
-def compute(options: BuildOptions, extra_inputs: list[str]) -> str | None:
-    """The fingerprint of everything the build would read; None if it cannot be known."""
+    `content_folders` hold the lessons and guides, as the last build's validated manifest
+    named them: the manifest is an input too, so a change to it changes the fingerprint
+    without being parsed here.
+    """
+    if not content_folders:
+        return None  # no build has said where the lessons are: build in full
     digest = hashlib.sha256()
+    folders = {options.templates.resolve(), options.static.resolve(), GENERATOR,
+               *map(Path, content_folders)}
     try:
         paths = {options.manifest.resolve(), *map(Path, extra_inputs)}
-        for folder in _input_folders(options):
+        for folder in folders:
             paths.update(p for p in folder.rglob("*")
                          if p.is_file() and "__pycache__" not in p.parts)
         for path in sorted(paths):
             digest.update(f"{path}\0".encode() + path.read_bytes())
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
-        return None  # a manifest too broken to read: let the full build explain
+    except OSError:
+        return None  # something moved meanwhile: let the full build find out
     distributions = sorted(name for entry in sys.path if os.path.isdir(entry)
                            for name in os.listdir(entry) if name.endswith(".dist-info"))
     digest.update(json.dumps([sys.version, sys.executable, distributions,
@@ -64,12 +59,17 @@ class Snapshot:
 
     fingerprint: str | None
     extra_inputs: list[str]  # the data files lessons declared last time
+    content_folders: list[str]  # the folders of its lessons and guides
 
 
 def take(options: BuildOptions) -> Snapshot:
-    extra = load_state(options).get("extra_inputs")
-    extra = [str(path) for path in extra] if isinstance(extra, list) else []
-    return Snapshot(compute(options, extra), extra)
+    state = load_state(options)
+    extra, folders = (_paths(state.get(name)) for name in ("extra_inputs", "content_folders"))
+    return Snapshot(compute(options, extra, folders), extra, folders)
+
+
+def _paths(value: object) -> list[str]:
+    return [str(path) for path in value] if isinstance(value, list) else []
 
 
 def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
@@ -82,8 +82,10 @@ def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
     return files_intact(options.out, list(stamps), stamps)
 
 
-def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str]) -> None:
+def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str],
+         content_folders: list[str]) -> None:
     """Remember the fingerprint taken when the (now finished) build started; None forgets
     it, so that the next build does the full work. The files it wrote, and their stamps,
     are in the same state (see write.write_changed)."""
-    update_state(options, fingerprint=fingerprint, extra_inputs=extra_inputs)
+    update_state(options, fingerprint=fingerprint, extra_inputs=extra_inputs,
+                 content_folders=content_folders)

@@ -215,11 +215,16 @@ def save_records(state: Build) -> None:
             state.cache.store(item.slug, item.keyed(), item.ran(), recorded=True)
     state.formulas.save()
     extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
+    course = state.course
+    folders = sorted({str(item.path.resolve().parent) for item in state.lessons} |
+                     {str((course.root / phase.guide).resolve().parent)
+                      for phase in course.phases if phase.guide})
     started_as = state.snapshot.fingerprint
-    if set(extra) != set(state.snapshot.extra_inputs):
-        started_as = fingerprint.compute(options, extra)
+    if extra != sorted(state.snapshot.extra_inputs) or folders != state.snapshot.content_folders:
+        started_as = fingerprint.compute(options, extra, folders)
     # A site whose search index is still to be refreshed is not current, whatever its inputs.
-    fingerprint.save(options, None if options.defer_search_index else started_as, extra)
+    fingerprint.save(options, None if options.defer_search_index else started_as, extra,
+                     folders)
 
 
 STAGES: list[tuple[str, Callable[[Build], None]]] = [
@@ -349,7 +354,7 @@ def check_drift(options: BuildOptions, progress: Progress,
     execution cache, so the build that follows need not run them again.
     """
     with environment_failures_reported(), build_lock(options.cache):
-        state = Build(options, progress, fingerprint.Snapshot(None, []))
+        state = Build(options, progress, fingerprint.Snapshot(None, [], []))
         run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
                            ("execute", _run_everything)])
         return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
