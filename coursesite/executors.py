@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from . import records
-from .cache import CacheKey
+from .executionkey import CacheKey
 from .errors import BuildError
 from .execute import ExecutionRecord, LessonJob
 from .manifest import Settings

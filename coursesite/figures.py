@@ -7,19 +7,15 @@ on the data, so an unchanged figure rebuilds to an identical file.
 from __future__ import annotations
 
 import io
-import json
 from numbers import Real
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .dependencies import distribution_version
-from .files import short_digest, write_atomically
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.typing import RcKeyType
 
-_STYLE: dict[RcKeyType, Any] = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "course-figure",
     "font.family": "sans-serif",
@@ -72,7 +68,7 @@ def render_svg(data: dict, description: str) -> str:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    with plt.rc_context(_STYLE):
+    with plt.rc_context(STYLE):
         fig, axes = plt.subplots(figsize=(6.4, 3.4))
         if data["kind"] == "line":
             _draw_lines(axes, data)
@@ -107,17 +103,3 @@ def _draw_bars(axes: Axes, data: dict) -> None:
     axes.set_xticks(range(len(data["labels"])), data["labels"])
 
 
-def cached_svg(data: dict, description: str, cache: Path | None) -> str:
-    """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
-    if cache is None:
-        return render_svg(data, description)
-    key = short_digest(json.dumps([data, description, _STYLE,
-                                   distribution_version("matplotlib")], sort_keys=True))
-    path = cache / f"{key}.svg"
-    if path.is_file():
-        cached = path.read_text(encoding="utf-8", errors="replace")
-        if cached.startswith("<?xml") and cached.rstrip().endswith("</svg>"):
-            return cached  # anything else is a damaged entry: draw it again
-    svg = render_svg(data, description)
-    write_atomically(path, svg)
-    return svg

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cache import CacheKey
+from .executionkey import CacheKey
 from .dependencies import lesson_inputs
 from .execute import ExecutionRecord
 from .manifest import LessonRef

@@ -7,11 +7,10 @@ One configured parser serves the parse stage (tokens with line maps) and the ren
 from __future__ import annotations
 
 import functools
-import json
 import re
 import unicodedata
 from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -23,11 +22,13 @@ from markdown_it.utils import OptionsDict
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from .files import write_atomically
-from .mathml import ALLOWLIST_REVISION, latex_to_mathml
+from .mathml import latex_to_mathml
+
+if TYPE_CHECKING:  # the memo's module imports this one
+    from .caches import FormulaMemo
 
 # latex2mathml and Pygments are imported on first use: formulas and highlighted code
-# usually come from caches kept between builds (FormulaMemo, render.HighlightCache).
+# usually come from caches kept between builds (caches.FormulaMemo, caches.HighlightCache).
 
 LinkResolver = Callable[[str], str]
 """Maps a `lesson:slug#anchor` href to a relative URL."""
@@ -37,58 +38,6 @@ def slugify(text: str) -> str:
     """An anchor id from a heading: lowercase words joined by hyphens."""
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
-
-
-class FormulaMemo:
-    """The MathML of the course's formulas, kept between builds in a JSON file.
-
-    Converting needs latex2mathml (~30 ms to import) and about 0.1 ms per formula, while a
-    rebuild almost only meets formulas that an earlier build converted. The file is named
-    by the converter's version, so that an upgrade starts afresh; it keeps the formulas
-    this build used, so that it never outgrows the course.
-    """
-
-    def __init__(self) -> None:
-        self.mathml: dict[str, str] = {}  # "block\0latex" -> MathML
-        self.used: set[str] = set()
-        self.converted: list[str] = []  # keys in the order asked for, for `used_since`
-        self.path: Path | None = None
-
-    def load(self, folder: Path, version: str | None) -> None:
-        # The file name carries the allowlist's revision: a memo written before the
-        # allowlist (or under an older one) may hold unfiltered MathML and is not read.
-        self.path = folder / f"latex2mathml-{version}-{ALLOWLIST_REVISION}.json"
-        self.used, self.converted = set(), []
-        try:
-            saved = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-        if isinstance(saved, dict):
-            self.mathml.update(saved)
-
-    def convert(self, latex: str, display: bool) -> str:
-        mode = "block" if display else "inline"
-        key = f"{mode}\0{latex.strip()}"
-        if key not in self.mathml:
-            self.mathml[key] = latex_to_mathml(latex.strip(), display)
-        self.used.add(key)
-        self.converted.append(key)
-        return self.mathml[key]
-
-    def used_since(self, mark: int) -> list[str]:
-        """The formulas asked for since `len(self.converted)` was `mark`."""
-        return self.converted[mark:]
-
-    def keep(self, keys: list[str]) -> None:
-        """Count formulas as used without converting them: a lesson parsed by an earlier
-        build uses them. One missing from the memo is converted when a page needs it."""
-        self.used.update(key for key in keys if key in self.mathml)
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        write_atomically(self.path, json.dumps({key: self.mathml[key]
-                                                for key in sorted(self.used)}))
 
 
 def math_to_mathml(latex: str, display: bool, formulas: FormulaMemo | None = None) -> str:

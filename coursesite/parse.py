@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from markdown_it.tree import SyntaxTreeNode
@@ -19,12 +20,15 @@ from .manifest import LessonRef
 from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
 from .blocks import (BlockContext, Part, RawBlock, block_names, kind_named, parent_of,
                      runnable_blocks)
-from .markdown import FormulaMemo, math_to_mathml, parse_nodes, slugify
+from .markdown import math_to_mathml, parse_nodes, slugify
 from .mathml import UnsafeMath
 from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
                     Stage, Step)
 from .paths import data_files_outside
 from .yamlmodel import line_at, load_yaml_model, node_tree
+
+if TYPE_CHECKING:  # the memo's module imports this one
+    from .caches import FormulaMemo
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
 # Math token types and whether the page renders them in display mode.

@@ -20,21 +20,20 @@ from typing import TYPE_CHECKING
 
 from . import fingerprint
 from . import records
-from .cache import ExecutionCache, execution_key
+from .caches import ExecutionCache, FormulaMemo, ParseCache
 from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import ExecutionRecord, LessonJob, prepare_job
+from .executionkey import execution_key
 from .executors import choose_executor
 from .figures import figure_problems
 from .lessonbuild import LessonBuild
 from .links import check_links
 from .lock import build_lock, output_lock
 from .manifest import Course, load_course
-from .markdown import FormulaMemo
 from .model import Figure, LessonLink, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
-from .parsecache import ParseCache
 from .progress import Progress, QuietProgress
 
 if TYPE_CHECKING:  # render and write load while lessons run: see execute_lessons

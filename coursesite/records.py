@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from .cache import CacheKey, explain_miss
+from .executionkey import CacheKey, explain_miss
 from .errors import BuildError
 from .files import write_atomically
 from .execute import ExecutionRecord, mask_volatile, record_from_json, record_to_json

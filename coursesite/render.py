@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pygments
 from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
                     pass_context, select_autoescape)
 from jinja2.runtime import Context
@@ -24,13 +23,14 @@ from markupsafe import Markup
 from .blocks import view_of
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
-from .figures import cached_svg, figure_problems
+from .caches import FormulaMemo, HighlightCache, cached_figure_svg
+from .figures import figure_problems
 from .lessonbuild import LessonBuild
-from .files import short_digest, write_atomically
+from .files import short_digest
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
 from .manifest import Course, PhaseEntry
-from .markdown import (FormulaMemo, highlight_code, plain_markdown, render_block,
+from .markdown import (plain_markdown, render_block,
                        render_inline, slugify)
 from .model import STAGES, Figure, Lesson, Prose
 
@@ -41,29 +41,6 @@ class OutputFile:
 
     path: str
     content: str | bytes
-
-
-@dataclass(frozen=True)
-class HighlightCache:
-    """Highlighted HTML of code blocks, kept between builds: a template change re-renders
-    every page, but rarely changes any code, and highlighting is a third of a page's cost."""
-
-    folder: Path | None
-
-    def python(self, code: str) -> str:
-        if self.folder is None:
-            return highlight_code(code, "python")
-        key = short_digest(pygments.__version__ + "\0" + code)
-        path = self.folder / f"{key}.html"
-        try:
-            cached = path.read_text(encoding="utf-8")
-            if cached.endswith("\n"):  # Pygments output always does; else a damaged entry
-                return cached
-        except (OSError, UnicodeDecodeError):
-            pass
-        html = highlight_code(code, "python")
-        write_atomically(path, html)
-        return html
 
 
 def create_environment(templates: Path, compiled: Path | None = None) -> Environment:
@@ -284,7 +261,7 @@ def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
         raise BuildError(f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
                          lesson.path, figure.code.line,
                          hint="see 'Figures' in docs/authoring.md for the expected keys")
-    return cached_svg(data, figure.alt, cache)
+    return cached_figure_svg(data, figure.alt, cache)
 
 
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:

@@ -24,7 +24,8 @@ from distributed import Client, LocalCluster
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of, replace_block
 from coursesite import records
-from coursesite.cache import ExecutionCache, execution_key
+from coursesite.caches import ExecutionCache
+from coursesite.executionkey import execution_key
 from coursesite.cluster import create_executor
 from coursesite.errors import BuildErrors
 from coursesite.execute import LocalExecutor, record_from_json

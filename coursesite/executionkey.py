@@ -1,4 +1,4 @@
-"""The execution cache: reuse a lesson's record while nothing that could change it changed.
+"""What a lesson's record depends on: the key of the execution cache and of records/.
 
 The key is built from named parts (each block's code, each imported package's version, the
 interpreter, the declared data files, the execution settings, the runner itself), so that a
@@ -12,16 +12,14 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-from .files import short_digest, write_atomically
+from .files import short_digest
 from .dependencies import (distribution_version, imported_modules, lesson_inputs,
                            local_module_file)
-from .execute import RUNNER, ExecutionRecord, record_from_json, record_to_json
+from .execute import RUNNER
 from .manifest import Settings
 from .model import Lesson
 
-FORMAT = 2  # 2: blocks kept in execution order
 
 
 @dataclass(frozen=True)
@@ -31,14 +29,6 @@ class CacheKey:
     @property
     def digest(self) -> str:
         return short_digest(json.dumps(self.parts, sort_keys=True))
-
-
-@dataclass(frozen=True)
-class Lookup:
-    record: ExecutionRecord | None  # None: a miss
-    reason: str  # why it missed (empty on a hit)
-    stale: ExecutionRecord | None = None  # on a miss, the last record if it was readable
-    recorded: bool = True  # False: kept by a build that failed, not yet saved to records/
 
 
 def execution_key(lesson: Lesson, settings: Settings,
@@ -98,33 +88,3 @@ def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:
     return ", ".join(reasons[:3]) + more
 
 
-class ExecutionCache:
-    """One JSON file per lesson in `folder`; unreadable entries count as misses."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-
-    def _path(self, slug: str) -> Path:
-        return self.folder / f"{slug}.json"
-
-    def lookup(self, slug: str, key: CacheKey) -> Lookup:
-        path = self._path(slug)
-        if not path.is_file():
-            return Lookup(None, "not run before")
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            if entry.get("format") != FORMAT:
-                return Lookup(None, "cache format changed")
-            record = record_from_json(entry["record"])
-            if entry["key"] == key.digest:
-                return Lookup(record, "", recorded=entry.get("recorded", True))
-            return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
-        except (ValueError, KeyError, TypeError) as problem:
-            return Lookup(None, f"cache entry unreadable ({type(problem).__name__}), re-running")
-
-    def store(self, slug: str, key: CacheKey, record: ExecutionRecord,
-              recorded: bool) -> None:
-        """Keep `record`; `recorded` says whether records/ holds it too (see Lookup)."""
-        entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
-                 "record": record_to_json(record), "recorded": recorded}
-        write_atomically(self._path(slug), json.dumps(entry, indent=1))

@@ -1,0 +1,239 @@
+"""Every cache the build keeps in .cache/, in one place.
+
+Each cache maps a key (built from everything its entry depends on) to an entry that a
+later build may reuse; a missing, damaged or outdated entry counts as a miss and is
+computed and written again, never trusted. Entries are named by `files.short_digest` of
+their key (the execution cache by lesson slug, so that a miss can say what changed) and
+written atomically (`files.write_atomically`).
+
+- ExecutionCache (records/): keyed by the lesson's code, packages, files and settings
+  (`executionkey`); saves running the lesson.
+- ParseCache (parsed/): the lesson file's bytes and the parser's version; saves parsing.
+- FormulaMemo (mathml/): the formula, the converter's and the allowlist's versions; saves
+  importing latex2mathml.
+- HighlightCache (highlight/): the code and Pygments' version; saves highlighting.
+- cached_figure_svg (figures/): the figure's data, alt text and matplotlib's version;
+  saves importing matplotlib and drawing.
+
+What the last build of an output folder left (its pages, their files, the fingerprint of
+its inputs) is not a cache but the site's state: `sitestate`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import pickle
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .dependencies import distribution_version, installed_signature
+from .errors import BuildErrors
+from .execute import ExecutionRecord, record_from_json, record_to_json
+from .executionkey import CacheKey, explain_miss
+from .figures import STYLE, render_svg
+from .files import short_digest, write_atomically
+from .manifest import LessonRef
+from .markdown import highlight_code
+from .mathml import ALLOWLIST_REVISION, latex_to_mathml
+from .model import Lesson
+from .parse import missing_data_files, parse_lesson
+from .paths import data_files_outside
+
+FORMAT = 2  # 2: blocks kept in execution order
+
+
+@dataclass(frozen=True)
+class Lookup:
+    record: ExecutionRecord | None  # None: a miss
+    reason: str  # why it missed (empty on a hit)
+    stale: ExecutionRecord | None = None  # on a miss, the last record if it was readable
+    recorded: bool = True  # False: kept by a build that failed, not yet saved to records/
+
+
+class ExecutionCache:
+    """One JSON file per lesson in `folder`; unreadable entries count as misses."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def _path(self, slug: str) -> Path:
+        return self.folder / f"{slug}.json"
+
+    def lookup(self, slug: str, key: CacheKey) -> Lookup:
+        path = self._path(slug)
+        if not path.is_file():
+            return Lookup(None, "not run before")
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            if entry.get("format") != FORMAT:
+                return Lookup(None, "cache format changed")
+            record = record_from_json(entry["record"])
+            if entry["key"] == key.digest:
+                return Lookup(record, "", recorded=entry.get("recorded", True))
+            return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
+        except (ValueError, KeyError, TypeError) as problem:
+            return Lookup(None, f"cache entry unreadable ({type(problem).__name__}), re-running")
+
+    def store(self, slug: str, key: CacheKey, record: ExecutionRecord,
+              recorded: bool) -> None:
+        """Keep `record`; `recorded` says whether records/ holds it too (see Lookup)."""
+        entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
+                 "record": record_to_json(record), "recorded": recorded}
+        write_atomically(self._path(slug), json.dumps(entry, indent=1))
+
+
+GENERATOR = Path(__file__).resolve().parent
+# The libraries whose behaviour shapes a parse: Markdown, YAML, validation, math.
+PARSING_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "msgspec", "latex2mathml")
+
+
+def parser_version() -> str:
+    return _parser_version_as_of(installed_signature())
+
+
+@functools.lru_cache(maxsize=1)
+def _parser_version_as_of(signature: tuple[tuple[str, int], ...]) -> str:
+    """A digest of everything besides the file that decides what parsing it gives."""
+    digest = hashlib.sha256(sys.version.encode())
+    for path in sorted(GENERATOR.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for library in PARSING_LIBRARIES:
+        digest.update(f"{library}={distribution_version(library)}\0".encode())
+    return digest.hexdigest()
+
+
+class ParseCache:
+    """One pickle per lesson in `folder`: the key, the Lesson, and the formulas it uses."""
+
+    def __init__(self, folder: Path, formulas: FormulaMemo):
+        self.folder = folder
+        self.formulas = formulas  # the build's MathML memo: a cached lesson marks its own
+
+    def parse(self, ref: LessonRef) -> Lesson:
+        """The lesson at `ref`, parsed again only if its file or the parser changed."""
+        try:
+            data = ref.source.read_bytes()
+        except OSError:
+            return parse_lesson(ref, formulas=self.formulas)  # it reports the problem
+        key = short_digest(parser_version().encode() + b"\0" + data)
+        path = self.folder / f"{ref.slug}.pickle"
+        cached = self._load(path, key)
+        if cached is not None:
+            lesson, formulas = cached
+            problems = missing_data_files(ref.source, lesson.text, lesson.front) + \
+                data_files_outside(ref.source, lesson.text, lesson.front.files, ref.course_root)
+            if problems:
+                raise BuildErrors(problems)
+            self.formulas.keep(formulas)
+            return dataclasses.replace(lesson, ref=ref, path=ref.source)
+        mark = len(self.formulas.converted)
+        lesson = parse_lesson(ref, data, self.formulas)
+        entry = {"key": key, "lesson": lesson, "formulas": self.formulas.used_since(mark)}
+        write_atomically(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+        return lesson
+
+    @staticmethod
+    def _load(path: Path, key: str) -> tuple[Lesson, list[str]] | None:
+        try:
+            entry = pickle.loads(path.read_bytes())
+            if entry["key"] == key and isinstance(entry["lesson"], Lesson):
+                return entry["lesson"], list(entry["formulas"])
+        except Exception:  # missing, damaged or from an older generator: parse again
+            pass
+        return None
+
+
+class FormulaMemo:
+    """The MathML of the course's formulas, kept between builds in a JSON file.
+
+    Converting needs latex2mathml (~30 ms to import) and about 0.1 ms per formula, while a
+    rebuild almost only meets formulas that an earlier build converted. The file is named
+    by the converter's version, so that an upgrade starts afresh; it keeps the formulas
+    this build used, so that it never outgrows the course.
+    """
+
+    def __init__(self) -> None:
+        self.mathml: dict[str, str] = {}  # "block\0latex" -> MathML
+        self.used: set[str] = set()
+        self.converted: list[str] = []  # keys in the order asked for, for `used_since`
+        self.path: Path | None = None
+
+    def load(self, folder: Path, version: str | None) -> None:
+        # The file name carries the allowlist's revision: a memo written before the
+        # allowlist (or under an older one) may hold unfiltered MathML and is not read.
+        self.path = folder / f"latex2mathml-{version}-{ALLOWLIST_REVISION}.json"
+        self.used, self.converted = set(), []
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(saved, dict):
+            self.mathml.update(saved)
+
+    def convert(self, latex: str, display: bool) -> str:
+        mode = "block" if display else "inline"
+        key = f"{mode}\0{latex.strip()}"
+        if key not in self.mathml:
+            self.mathml[key] = latex_to_mathml(latex.strip(), display)
+        self.used.add(key)
+        self.converted.append(key)
+        return self.mathml[key]
+
+    def used_since(self, mark: int) -> list[str]:
+        """The formulas asked for since `len(self.converted)` was `mark`."""
+        return self.converted[mark:]
+
+    def keep(self, keys: list[str]) -> None:
+        """Count formulas as used without converting them: a lesson parsed by an earlier
+        build uses them. One missing from the memo is converted when a page needs it."""
+        self.used.update(key for key in keys if key in self.mathml)
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        write_atomically(self.path, json.dumps({key: self.mathml[key]
+                                                for key in sorted(self.used)}))
+
+
+@dataclass(frozen=True)
+class HighlightCache:
+    """Highlighted HTML of code blocks, kept between builds: a template change re-renders
+    every page, but rarely changes any code, and highlighting is a third of a page's cost."""
+
+    folder: Path | None
+
+    def python(self, code: str) -> str:
+        if self.folder is None:
+            return highlight_code(code, "python")
+        import pygments  # with the rest of Pygments, only when a page is rendered
+        key = short_digest(pygments.__version__ + "\0" + code)
+        path = self.folder / f"{key}.html"
+        try:
+            cached = path.read_text(encoding="utf-8")
+            if cached.endswith("\n"):  # Pygments output always does; else a damaged entry
+                return cached
+        except (OSError, UnicodeDecodeError):
+            pass
+        html = highlight_code(code, "python")
+        write_atomically(path, html)
+        return html
+
+
+def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
+    """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
+    if cache is None:
+        return render_svg(data, description)
+    key = short_digest(json.dumps([data, description, STYLE,
+                                   distribution_version("matplotlib")], sort_keys=True))
+    path = cache / f"{key}.svg"
+    if path.is_file():
+        cached = path.read_text(encoding="utf-8", errors="replace")
+        if cached.startswith("<?xml") and cached.rstrip().endswith("</svg>"):
+            return cached  # anything else is a damaged entry: draw it again
+    svg = render_svg(data, description)
+    write_atomically(path, svg)
+    return svg
