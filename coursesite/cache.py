@@ -21,7 +21,7 @@ from .execute import RUNNER, ExecutionRecord, record_from_json, record_to_json
 from .manifest import Settings
 from .model import Lesson
 
-FORMAT = 2  # 2: blocks kept in execution order
+FORMAT = 3  # 2: blocks kept in execution order; 3: blocks keep their display output
 
 
 @dataclass(frozen=True)
