@@ -43,7 +43,7 @@ from .model import Lesson
 from .parse import missing_data_files, parse_lesson
 from .paths import data_files_outside
 
-FORMAT = 2  # 2: blocks kept in execution order
+FORMAT = 3  # 2: blocks kept in execution order; 3: blocks keep their display output
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,9 @@ class NotebookBuilder:
         outputs: list[dict] = [{"output_type": "stream", "name": name, "text": text}
                                for name, text in (("stdout", block.stdout),
                                                   ("stderr", block.stderr)) if text]
+        if block.display:  # the value of a bare last expression, as Jupyter shows it
+            outputs.append({"output_type": "execute_result", "execution_count": None,
+                            "metadata": {}, "data": {"text/plain": block.display}})
         if block.raised:
             outputs.append({"output_type": "error", "ename": block.raised.type,
                             "evalue": block.raised.message, "traceback": []})

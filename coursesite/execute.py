@@ -43,6 +43,9 @@ class BlockOutput:
     seconds: float
     raised: RaisedException | None = None
     figure: dict | None = None
+    # The repr of a bare last expression, as a notebook displays it (runner.split_display);
+    # never printed, so never part of main.py's output. Older records load without it.
+    display: str = ""
 
 
 @dataclass(frozen=True)

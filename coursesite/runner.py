@@ -8,6 +8,7 @@ Markdown path, padded so that its line numbers are lines of that file; traceback
 point into the .md file the author edits.
 """
 
+import ast
 import contextlib
 import importlib.metadata
 import io
@@ -136,13 +137,17 @@ class _BytesSink:
 
 
 def run_block(block, namespace, source, limit):
-    stdout, stderr = CappedOutput(limit), CappedOutput(limit)
-    code = compile("\n" * (block["line"] - 1) + block["code"], source, "exec")
+    stdout, stderr, display = CappedOutput(limit), CappedOutput(limit), CappedOutput(limit)
+    body, last = split_display(block["code"], block["line"], source)
     raised, failure = None, None
     started = time.perf_counter()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         try:
-            exec(code, namespace)
+            exec(body, namespace)
+            if last is not None:
+                value = eval(last, namespace)
+                if value is not None:
+                    display.write(repr(value))
         except BaseException as error:  # SystemExit too: a lesson must not end the build
             raised = {"type": type(error).__name__, "message": str(error)}
             if not declared(error, block["raises"]):
@@ -158,8 +163,31 @@ def run_block(block, namespace, source, limit):
             failure = {"block": block["id"], "line": block["line"], "traceback": "",
                        "message": problem}
     output = {"id": block["id"], "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
-              "raised": raised, "figure": figure, "seconds": round(seconds, 4)}
+              "display": display.getvalue(), "raised": raised, "figure": figure,
+              "seconds": round(seconds, 4)}
     return output, failure
+
+
+def split_display(code, line, source):
+    """The block compiled as (statements, last expression or None), as IPython runs a cell.
+
+    A block whose last statement is a bare expression displays its value: that statement is
+    compiled apart, in 'eval' mode, unless its line ends with `;`. Both parts keep the line
+    numbers of the lesson's Markdown file: the code is padded to start on its own line.
+    """
+    padded = "\n" * (line - 1) + code
+    tree = ast.parse(padded, source, "exec")
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr) or silenced(padded, tree.body[-1]):
+        return compile(tree, source, "exec"), None
+    last = ast.Expression(tree.body.pop().value)
+    return compile(tree, source, "exec"), compile(last, source, "eval")
+
+
+def silenced(padded, statement):
+    """Whether a `;` follows the bare expression `statement` on its last line."""
+    end_line = padded.splitlines()[statement.end_lineno - 1]
+    after = end_line.encode("utf-8")[statement.end_col_offset:].decode("utf-8")
+    return after.lstrip().startswith(";")
 
 
 LIVE_VALUE_LIMIT = 2_000  # characters of one value shown in a sentence
