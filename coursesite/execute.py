@@ -218,6 +218,8 @@ def run_job(job: LessonJob, threads: int = 1,
                 raise _noting_endless_main_py(error, main) from None
             result = _read_result(work / "result.json", completed, job)
             record = _record(job.slug, result)
+            if too_much := _over_output_limit(job, record):
+                raise too_much
             _verify_main_py(job, record, _finish(main, job), main.captured())
         finally:
             for process in (runner, main):
@@ -291,27 +293,38 @@ def mask_volatile(text: str, volatile: list[str]) -> list[str]:
             for line in text.splitlines()]
 
 
+def _over_output_limit(job: LessonJob, record: ExecutionRecord) -> BuildError | None:
+    """The error for the first block whose output the runner had to cut short: a page that
+    silently showed part of it would claim less than the code printed."""
+    for block in job.payload["blocks"]:
+        output = record.blocks.get(block["id"])
+        texts = (output.stdout, output.stderr, output.display) if output else ()
+        if any(TRUNCATED in text for text in texts):
+            return BuildError(
+                f"{job.labels[block['id']]} printed more than "
+                f"{job.payload['output_limit']:,} characters, more than its page can show",
+                job.path, block["line"], hint="print a summary (a count, the first lines), "
+                "or raise settings.output_limit in lessons.yaml")
+    return None
+
+
 def _verify_main_py(job: LessonJob, record: ExecutionRecord,
                     main: subprocess.CompletedProcess, capture: OutputCapture) -> None:
     """The downloadable main.py must print what the build steps printed."""
     hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
     expected_text = record.output_of(job.step_ids)
     stopped = capture.streams["stdout"].overflowed  # and so stopped: see main_py_limit
-    if stopped and TRUNCATED not in expected_text:
+    if stopped:
         raise BuildError(f"the downloadable main.py printed more than "
                          f"{capture.streams['stdout'].limit} bytes, more than the build steps "
                          "did, and was stopped", job.path, hint=hint + "; does it "
                          "print without end where the steps do not?")
-    if main.returncode != 0 and not stopped:
+    if main.returncode != 0:
         raise BuildError(f"the downloadable main.py fails when run on its own "
                          f"(exit status {main.returncode})", job.path, hint=hint,
                          detail=main.stderr[-4000:] or None)
-    actual_text = main.stdout
-    if TRUNCATED in expected_text:  # compare what was kept of an over-long output
-        expected_text = expected_text[:expected_text.index(TRUNCATED)]
-        actual_text = actual_text[:len(expected_text)]
     expected = mask_volatile(expected_text, job.volatile)
-    actual = mask_volatile(actual_text, job.volatile)
+    actual = mask_volatile(main.stdout, job.volatile)
     if actual != expected:
         difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
                                                      "python main.py", lineterm=""))
