@@ -1,0 +1,91 @@
+"""The reader's second pass (issue #13) in headless Chromium: quiz verdict colours, the theme
+toggle's visible state, the lesson's "On this page" contents and the phase page's lessons."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import LESSON_1
+
+CHOICE_LOOK = "li => { const s = getComputedStyle(li); return [s.borderColor, s.backgroundColor]; }"
+
+
+def _choice_looks(page) -> dict[str, list[str]]:
+    """The picked option's border and background: neutral checked, after a wrong check and
+    after a right one."""
+    check = page.locator("section.check").first
+    button = check.get_by_role("button", name="Check my answer")
+    wrong = check.locator("input[type=radio]:not([data-correct])").first
+    right = check.locator("input[type=radio][data-correct]")
+    looks = {}
+    wrong.check()
+    item = wrong.locator("xpath=ancestor::li[1]")
+    looks["checked"] = item.evaluate(CHOICE_LOOK)
+    button.click()
+    expect(item).to_have_class(re.compile(r"\bis-wrong\b"))
+    looks["wrong"] = item.evaluate(CHOICE_LOOK)
+    looks["wrong_text"] = [check.locator(".quiz-feedback").inner_text(),
+                           item.evaluate("li => getComputedStyle(li, '::after').content")]
+    right.check()
+    item = right.locator("xpath=ancestor::li[1]")
+    button.click()
+    expect(item).to_have_class(re.compile(r"\bis-right\b"))
+    looks["right"] = item.evaluate(CHOICE_LOOK)
+    looks["right_text"] = [check.locator(".quiz-feedback").inner_text(),
+                           item.evaluate("li => getComputedStyle(li, '::after').content")]
+    return looks
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_quiz_colours_the_picked_option_right_or_wrong(browser, base_url, scheme):
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.goto(base_url + LESSON_1)
+    looks = _choice_looks(page)
+    context.close()
+    checked, wrong, right = looks["checked"], looks["wrong"], looks["right"]
+    for verdict in (wrong, right):  # border and background both change
+        assert verdict[0] != checked[0] and verdict[1] != checked[1], looks
+    assert wrong[0] != right[0] and wrong[1] != right[1], looks
+    # Said in words as well as in colour: in the status line and on the option itself.
+    assert looks["wrong_text"][0].startswith("Not quite")
+    assert "Not quite" in looks["wrong_text"][1]
+    assert looks["right_text"][0].startswith("Correct")
+    assert "Right" in looks["right_text"][1]
+
+
+def test_quiz_verdict_colours_follow_the_chosen_theme(page, base_url):
+    page.goto(base_url + LESSON_1)
+    light = _choice_looks(page)
+    page.get_by_role("button", name="Dark theme").click()
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    dark = _choice_looks(page)
+    for key in ("checked", "wrong", "right"):
+        assert light[key] != dark[key], key
+
+
+def test_theme_toggle_shows_its_state_and_works_from_the_keyboard(page, base_url):
+    page.goto(base_url + "index.html")
+    toggle = page.get_by_role("button", name="Dark theme", exact=True)
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    look = "b => { const s = getComputedStyle(b); return [s.backgroundColor, s.borderColor, " \
+           "getComputedStyle(b, '::after').content]; }"
+    off = toggle.evaluate(look)
+    assert "Off" in off[2]
+    toggle.focus()
+    page.keyboard.press("Space")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    page.mouse.move(0, 0)
+    on = toggle.evaluate(look)
+    assert "On" in on[2]
+    assert on[0] != off[0] and on[1] != off[1], (on, off)
+    # The On/Off word is decoration: the button's name stays what it switches.
+    expect(page.get_by_role("button", name="Dark theme", exact=True)).to_have_count(1)
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("html")).to_have_attribute("data-theme", "light")
