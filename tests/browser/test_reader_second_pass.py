@@ -89,3 +89,50 @@ def test_theme_toggle_shows_its_state_and_works_from_the_keyboard(page, base_url
     page.keyboard.press("Enter")
     expect(toggle).to_have_attribute("aria-pressed", "false")
     expect(page.locator("html")).to_have_attribute("data-theme", "light")
+
+
+def test_on_this_page_lists_every_stage_and_section_and_marks_the_current_one(page, base_url):
+    page.goto(base_url + LESSON_1)
+    side = page.locator("nav.page-contents-side")
+    expect(side).to_be_visible()
+    expect(page.locator("details.page-contents-compact")).to_be_hidden()
+    hrefs = side.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    stages = page.locator("section.stage").evaluate_all("s => s.map(e => '#' + e.id)")
+    sections = page.locator("section.stage > h2[id]:not(.stage-title)").evaluate_all(
+        "h => h.map(e => '#' + e.id)")
+    assert len(stages) == 5 and len(sections) >= 5
+    # Every stage and "##" section, in page order, and nothing else.
+    assert hrefs == page.locator("section.stage, section.stage > h2[id]:not(.stage-title)") \
+        .evaluate_all("e => e.map(x => '#' + x.id)")
+    for href in hrefs:
+        expect(page.locator(f"[id='{href[1:]}']")).to_have_count(1)
+    target = sections[3]
+    page.evaluate(f"document.getElementById('{target[1:]}').scrollIntoView()")
+    expect(side.locator("a[aria-current=location]")).to_have_attribute("href", target)
+    expect(side.locator("a[aria-current]")).to_have_count(1)
+    page.evaluate("document.getElementById('experiment').scrollIntoView()")
+    expect(side.locator("a[aria-current=location]")).to_have_attribute("href", "#experiment")
+    side.get_by_role("link", name="Evidence", exact=True).click()
+    expect(page).to_have_url(re.compile("#evidence$"))
+
+
+def test_on_this_page_is_a_collapsed_list_on_phones_even_without_javascript(browser, base_url):
+    for javascript in (True, False):
+        context = browser.new_context(viewport={"width": 375, "height": 812},
+                                      java_script_enabled=javascript)
+        page = context.new_page()
+        page.goto(base_url + LESSON_1)
+        expect(page.locator("nav.page-contents-side")).to_be_hidden()
+        compact = page.locator("details.page-contents-compact")
+        expect(compact).to_be_visible()
+        link = compact.get_by_role("link", name="Experiment", exact=True)
+        expect(link).to_be_hidden()
+        compact.locator("summary").click()
+        expect(link).to_be_visible()
+        assert compact.locator("a").count() == page.locator("nav.page-contents-side a").count()
+        link.click()
+        expect(page).to_have_url(re.compile("#experiment$"))
+        if javascript:
+            expect(compact.locator("a[aria-current=location]")).to_have_attribute(
+                "href", "#experiment")
+        context.close()
