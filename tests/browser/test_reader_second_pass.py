@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 from playwright.sync_api import expect
 
-from .conftest import LESSON_1
+from .conftest import LESSON_1, ROOT
 
 CHOICE_LOOK = "li => { const s = getComputedStyle(li); return [s.borderColor, s.backgroundColor]; }"
 
@@ -136,3 +137,48 @@ def test_on_this_page_is_a_collapsed_list_on_phones_even_without_javascript(brow
             expect(compact.locator("a[aria-current=location]")).to_have_attribute(
                 "href", "#experiment")
         context.close()
+
+
+def _manifest_lessons() -> list[dict]:
+    """Every lesson of lessons.yaml with its number, URL and front matter, read directly."""
+    manifest = yaml.safe_load((ROOT / "lessons.yaml").read_text(encoding="utf-8"))
+    lessons = []
+    for phase in manifest["phases"]:
+        for index, entry in enumerate(phase["lessons"], start=1):
+            text = (ROOT / entry["source"]).read_text(encoding="utf-8")
+            front = yaml.safe_load(text.split("---", 2)[1])
+            lessons.append({"phase": phase["slug"], "number": f"{phase['id']}.{index:02d}",
+                            "url": f"{phase['slug']}/{entry['slug']}/index.html", **front})
+    return lessons
+
+
+def test_phase_page_lists_every_manifest_lesson(page, base_url):
+    lessons = _manifest_lessons()
+    assert len(lessons) >= 3
+    for phase in sorted({lesson["phase"] for lesson in lessons}):
+        page.goto(base_url + f"{phase}/index.html")
+        cards = page.locator(".phase-lessons > li")
+        members = [lesson for lesson in lessons if lesson["phase"] == phase]
+        expect(cards).to_have_count(len(members))
+        for card, lesson in zip(cards.all(), members, strict=True):
+            link = card.locator(".phase-lesson-title a")
+            expect(link).to_have_text(f"{lesson['number']} {lesson['title']}")
+            assert link.get_attribute("href").endswith(lesson["url"].split("/", 1)[1])
+            expect(card.locator(".lesson-facts")).to_contain_text(
+                f"about {lesson['minutes']} minutes")
+            expect(card.locator(".lesson-facts")).to_contain_text(lesson["hardware"].upper())
+            expect(card.locator(".phase-outcomes li")).to_have_count(len(lesson["outcomes"]))
+        link.click()
+        expect(page).to_have_url(re.compile(re.escape(members[-1]["url"]) + "$"))
+
+
+def test_home_page_phase_link_looks_like_a_link(page, base_url):
+    page.goto(base_url + "index.html")
+    link = page.locator(".phase-summary h2 a").first
+    style = link.evaluate("a => { const s = getComputedStyle(a); "
+                          "return [s.textDecorationLine, s.color]; }")
+    body = page.evaluate("getComputedStyle(document.body).color")
+    assert "underline" in style[0] and style[1] != body, style
+    link.click()
+    first = yaml.safe_load((ROOT / "lessons.yaml").read_text(encoding="utf-8"))["phases"][0]
+    expect(page.locator("h1")).to_have_text(first["title"])
