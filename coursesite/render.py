@@ -144,7 +144,10 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
     for phase in course.phases:
         members = [i for i in lessons if i.parsed().ref.phase.slug == phase.slug]
         guide = guides.get(phase.slug)
-        jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown),
+        # The phase page also lists each lesson's outcomes, which `shared` leaves out.
+        outcomes = [i.parsed().front.outcomes for i in members]
+        jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown,
+                                                           outcomes),
                             functools.partial(_render_phase, env, course, phase, members, guide)))
     titles = {item.parsed().ref.slug: item.parsed().front.title for item in lessons}
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).

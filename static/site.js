@@ -1,7 +1,7 @@
 // Enhancements for every page. The pages are complete without this file: it adds the theme
-// toggle, heading links, copy buttons, setup tabs, the stage strip, quiz feedback and the
-// portfolio (notes saved in this browser). Markup comes from the templates; this file only
-// adds the few controls that mean nothing without JavaScript.
+// toggle, heading links, copy buttons, setup tabs, the stage strip, the "On this page"
+// marker, quiz feedback and the portfolio (notes saved in this browser). Markup comes from
+// the templates; this file only adds the few controls that mean nothing without JavaScript.
 (function () {
   "use strict";
 
@@ -285,6 +285,49 @@
     update();
   }
 
+  // "On this page": the section being read is marked (aria-current="location") in both
+  // lists (the side column and the collapsed one), as the page scrolls.
+  function setupPageContents() {
+    var lists = document.querySelectorAll("[data-page-contents]");
+    if (!lists.length) { return; }
+    var first = Array.prototype.slice.call(lists[0].querySelectorAll("a[href^='#']"));
+    var hrefs = first.map(function (link) { return link.getAttribute("href"); });
+    var targets = hrefs.map(function (href) { return document.getElementById(href.slice(1)); });
+    if (targets.some(function (target) { return !target; })) { return; }
+    var strip = document.querySelector(".stage-nav");
+    var current = null;
+    function update() {
+      // Like the stage strip: a section is current once its top has passed a line a little
+      // below the strip; at the very bottom of the page, the last one is.
+      var offset = (strip ? strip.getBoundingClientRect().height : 0) + 80;
+      var index = -1;
+      targets.forEach(function (target, position) {
+        if (target.getBoundingClientRect().top <= offset) { index = position; }
+      });
+      var bottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2;
+      if (bottom && targets[targets.length - 1].getBoundingClientRect().top < window.innerHeight) {
+        index = targets.length - 1;
+      }
+      var href = index < 0 ? null : hrefs[index];
+      if (href === current) { return; }
+      current = href;
+      Array.prototype.forEach.call(lists, function (list) {
+        Array.prototype.forEach.call(list.querySelectorAll("a[href^='#']"), function (link) {
+          if (link.getAttribute("href") === href) { link.setAttribute("aria-current", "location"); } else { link.removeAttribute("aria-current"); }
+        });
+      });
+    }
+    var queued = false;
+    function schedule() {
+      if (queued) { return; }
+      queued = true;
+      window.requestAnimationFrame(function () { queued = false; update(); });
+    }
+    window.addEventListener("scroll", schedule, { passive: true });
+    window.addEventListener("resize", schedule);
+    update();
+  }
+
   // Check your understanding: right/wrong feedback; a right answer opens the explanation.
   function setupQuizzes() {
     var forms = document.querySelectorAll("form[data-quiz]");
@@ -425,6 +468,7 @@
   addCopyButtons();
   setupTabs();
   setupStageStrip();
+  setupPageContents();
   setupQuizzes();
   setupPortfolio();
   setupPrint();

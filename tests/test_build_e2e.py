@@ -43,7 +43,7 @@ def test_course_home_lists_every_lesson_in_order(site):
 def test_phase_page_has_the_study_guide(site):
     phase = page(site, "recovery/index.html")
     assert phase.select_one(".study-guide") is not None
-    assert len(phase.select(".lesson-list li")) == 3
+    assert len(phase.select(".lesson-list > li")) == 3
 
 
 @pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3])
