@@ -25,7 +25,7 @@ from .lessonbuild import LessonBuild
 from .files import short_digest, write_atomically
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
-from .manifest import Course, PhaseEntry
+from .manifest import Course, LessonRef, PhaseEntry
 from .markdown import highlight_code, plain_markdown, render_block, render_inline, slugify
 from .model import STAGES, Figure, Lesson, Prose
 
@@ -158,6 +158,9 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
         jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown),
                             functools.partial(_render_phase, env, course, phase, members, guide)))
     titles = {item.lesson.ref.slug: item.lesson.front.title for item in lessons}
+    phase_refs: dict[str, list[LessonRef]] = {}
+    for item in lessons:
+        phase_refs.setdefault(item.lesson.ref.phase.slug, []).append(item.lesson.ref)
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
     for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
         jobs.append(PageJob(name, shared, functools.partial(
@@ -168,7 +171,8 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
         inputs = (item.lesson.text, record_to_json(item.record))
         jobs.append(PageJob(f"lesson:{item.lesson.ref.slug}", digest(shared, *inputs),
                             functools.partial(render_lesson, env, course, item, neighbours,
-                                              titles, publication.student)))
+                                              titles, publication.student,
+                                              phase_refs[item.lesson.ref.phase.slug])))
         # The downloads do not depend on the HTML templates: a new page design keeps them.
         jobs.append(PageJob(f"downloads:{item.lesson.ref.slug}", digest(downloads_key, *inputs),
                             functools.partial(render_lesson_files, env, course, item,
@@ -241,8 +245,11 @@ def render_lesson_files(env: Environment, course: Course, item: LessonBuild,
 
 def render_lesson(env: Environment, course: Course, item: LessonBuild,
                   neighbours: tuple[LessonBuild | None, LessonBuild | None],
-                  titles: dict[str, str], student: bool = False) -> list[OutputFile]:
+                  titles: dict[str, str], student: bool = False,
+                  phase_refs: list[LessonRef] | None = None) -> list[OutputFile]:
     lesson, record = item.lesson, item.record
+    if phase_refs is None:
+        phase_refs = course.phase_lessons(lesson.ref.phase)
     figures = _figure_paths(lesson)
     step_ids = [f"step-{step.number}" for step in lesson.steps]
     page = _render_page(
@@ -257,8 +264,34 @@ def render_lesson(env: Environment, course: Course, item: LessonBuild,
         titles=titles, downloads=download_list(lesson, student), student=student,
         page_title=lesson.front.title, page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
+        sidebar=sidebar_window(phase_refs, lesson.ref),
     )
     return [OutputFile(lesson.ref.url, page)]
+
+
+SIDEBAR_ALL = 15  # a phase with at most this many lessons lists them all in the sidebar
+SIDEBAR_AROUND = 5  # otherwise: this many lessons before the current one and after it
+
+
+@dataclass(frozen=True)
+class SidebarWindow:
+    """The lessons a lesson page's sidebar lists: all of its phase's, or in a large phase
+    a window around the current one (the phase page lists them all), so that a page's size,
+    and rendering the whole phase, stay linear in its number of lessons."""
+
+    lessons: list[LessonRef]
+    earlier: int  # lessons of the phase before the window, not listed
+    later: int  # lessons after it
+
+
+def sidebar_window(phase_refs: list[LessonRef], current: LessonRef) -> SidebarWindow:
+    if len(phase_refs) <= SIDEBAR_ALL:
+        return SidebarWindow(phase_refs, 0, 0)
+    position = current.index - 1
+    size = 2 * SIDEBAR_AROUND + 1
+    start = min(max(position - SIDEBAR_AROUND, 0), len(phase_refs) - size)
+    return SidebarWindow(phase_refs[start:start + size], start,
+                         len(phase_refs) - start - size)
 
 
 def _render_page(env: Environment, template: str, url: str, course: Course, **context) -> str:

@@ -1,0 +1,53 @@
+"""A large catalogue: pages stay bounded however many lessons a phase holds."""
+
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, authoring_example
+from coursesite.execute import execute_lesson
+from coursesite.lessonbuild import LessonBuild
+from coursesite.parse import parse_lesson
+from coursesite.render import SIDEBAR_AROUND, plan_site
+
+LESSONS = 60
+
+
+def big_phase(course_folder) -> dict[str, BeautifulSoup]:
+    """A 60-lesson phase of copies of one lesson, run once (they share their code, so they
+    share its record); the lesson pages of the first, the 30th and the last lesson."""
+    text = authoring_example()
+    course = course_folder.write(text, extra={f"copy-{n:02d}": text
+                                              for n in range(2, LESSONS + 1)})
+    lessons = [parse_lesson(ref) for ref in course.lessons]
+    record = execute_lesson(lessons[0], course.settings)
+    builds = [LessonBuild(lesson.ref, lesson=lesson, record=record) for lesson in lessons]
+    jobs = {job.name: job for job in plan_site(course, builds, {}, ROOT / "templates")}
+    pages = {}
+    for slug in ("count-batches", "copy-30", f"copy-{LESSONS}"):
+        (file,) = jobs[f"lesson:{slug}"].render()
+        pages[slug] = BeautifulSoup(file.content, "html.parser")
+    return pages
+
+
+def test_sidebar_of_a_large_phase_is_a_window_around_the_lesson(course_folder):
+    pages = big_phase(course_folder)
+    window = 2 * SIDEBAR_AROUND + 1
+    for slug, page in pages.items():
+        sidebar = page.select_one("nav.sidebar")
+        lessons = sidebar.select("li:not(.sidebar-more) a")
+        assert len(lessons) == window, slug  # bounded, not the 60 lessons of the phase
+        current = sidebar.select("a[aria-current=page]")
+        assert len(current) == 1 and current[0]["href"] == "index.html", slug
+        assert current[0].parent["class"] == ["is-current"]
+        assert f"of {LESSONS}" in sidebar.select_one(".sidebar-position").get_text()
+        # Every lesson not listed is one link away: the phase page lists them all.
+        more = sidebar.select("li.sidebar-more a")
+        assert more and all(a["href"] == "../index.html#lessons" for a in more), slug
+        assert sidebar.select_one(".sidebar-title a")["href"] == "../index.html"
+    middle = pages["copy-30"].select("nav.sidebar li")
+    assert "24 earlier lessons" in middle[0].get_text()
+    assert "is-current" in middle[1 + SIDEBAR_AROUND]["class"]
+    assert "25 later lessons" in middle[-1].get_text()
+    first = pages["count-batches"].select("nav.sidebar li")
+    assert "is-current" in first[0]["class"] and "49 later lessons" in first[-1].get_text()
+    last = pages[f"copy-{LESSONS}"].select("nav.sidebar li")
+    assert "49 earlier lessons" in last[0].get_text() and "is-current" in last[-1]["class"]
