@@ -1,4 +1,8 @@
-"""A large catalogue: pages stay bounded however many lessons a phase holds."""
+"""A large catalogue: pages stay bounded however many lessons a phase holds, and a search
+index in shards re-indexes only what changed."""
+
+import json
+import os
 
 from bs4 import BeautifulSoup
 
@@ -7,6 +11,7 @@ from coursesite.execute import execute_lesson
 from coursesite.lessonbuild import LessonBuild
 from coursesite.parse import parse_lesson
 from coursesite.render import SIDEBAR_AROUND, plan_site
+from coursesite.write import SEARCH, SHARD_LIST, index_search
 
 LESSONS = 60
 
@@ -51,3 +56,42 @@ def test_sidebar_of_a_large_phase_is_a_window_around_the_lesson(course_folder):
     assert "is-current" in first[0]["class"] and "49 later lessons" in first[-1].get_text()
     last = pages[f"copy-{LESSONS}"].select("nav.sidebar li")
     assert "49 earlier lessons" in last[0].get_text() and "is-current" in last[-1]["class"]
+
+
+def write_pages(site, names):
+    for name in names:
+        path = site / name / "index.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'<html lang="en"><body><main data-pagefind-body><h1>{name}</h1>'
+                        f'<p>Words of {name}.</p></main></body></html>')
+
+
+def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
+    """The pages of a shard left untouched keep its files (hard links, not a new index)."""
+    names = [f"phase/lesson-{n}" for n in range(8)]
+    old, new = tmp_path / "old", tmp_path / "new"
+    write_pages(old, names)
+    (old / "index.html").write_text("<html><body><h1>Home</h1></body></html>")
+    index_search(old, shard_pages=2)
+    shards = json.loads((old / SEARCH / SHARD_LIST).read_text())["shards"]
+    assert len(shards) == 4 and shards[0] == ""
+    state = json.loads((old / SEARCH / "index-state.json").read_text())
+    assert sorted(page for folder in shards for page in state["shards"][folder]) == \
+        sorted(f"{name}/index.html" for name in names)  # the home page has nothing to index
+    # The next site: every page hard-linked from the old one but one, written anew.
+    for path in old.rglob("*.html"):
+        if SEARCH not in path.parts:
+            (new / path.relative_to(old)).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, new / path.relative_to(old))
+    changed = "phase/lesson-5/index.html"
+    (new / changed).unlink()
+    write_pages(new, ["phase/lesson-5"])
+    index_search(new, previous=old / SEARCH, shard_pages=2)
+    assert json.loads((new / SEARCH / SHARD_LIST).read_text())["shards"] == shards
+    for folder in shards:
+        entry = f"{SEARCH}/{folder}pagefind-entry.json"
+        same = os.path.samefile(old / entry, new / entry)
+        assert same == (changed not in state["shards"][folder]), folder
+    # Other shards do not carry Pagefind's scripts: the search page loads the first one's.
+    assert (new / SEARCH / "pagefind.js").is_file()
+    assert not list((new / SEARCH / "shards").rglob("*.js"))
