@@ -50,9 +50,10 @@ def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
-def copy_course(target: Path) -> Path:
+def copy_course(target: Path, generator: Path = ROOT) -> Path:
+    """The real course, with `generator`'s templates and static files."""
     for name in ("content", "templates", "static"):
-        shutil.copytree(ROOT / name, target / name)
+        shutil.copytree((ROOT if name == "content" else generator) / name, target / name)
     shutil.copy2(ROOT / "lessons.yaml", target / "lessons.yaml")
     return target
 
@@ -193,9 +194,7 @@ def scale_rows(work: Path, arguments: argparse.Namespace,
     """Generated courses of copies of the documented example lesson, all cached: render-only
     rebuilds, and a prose edit in the largest. With --baseline, the same builds by another
     version of the generator run alternately with this one's, each on its own copy."""
-    generators = {"": ROOT}
-    if arguments.baseline:
-        generators["baseline: "] = Path(arguments.baseline).resolve()
+    versions = generators(arguments)
     sizes = sorted(int(size) for size in arguments.sizes.split(",") if size)
     layouts = [(size, arguments.per_phase) for size in sizes]
     if arguments.one_phase:
@@ -207,17 +206,17 @@ def scale_rows(work: Path, arguments: argparse.Namespace,
         layout = f"phases of {per_phase}" if per_phase else "one phase"
         courses = {label: seeded_course(work / f"scale-{count}-{per_phase}-{number}", count,
                                         per_phase, generator)
-                   for number, (label, generator) in enumerate(generators.items())}
-        render = {label: ([], [], []) for label in generators}
+                   for number, (label, generator) in enumerate(versions.items())}
+        render = {label: ([], [], []) for label in versions}
         for _ in range(repeat):
-            for label, generator in generators.items():
+            for label, generator in versions.items():
                 seconds, memory, stages = render[label]
                 toggle(courses[label] / "templates" / "base.html",
                        "Built from executable lessons", "Built from executable lessons.")
                 took, peak = timed_build(courses[label], generator=generator, stages=stages)
                 seconds.append(took)
                 memory.append(peak)
-        for label in generators:
+        for label in versions:
             seconds, memory, stages = render[label]
             per_page = median(seconds) / (count + count // (per_phase or count) + 4)
             rows.append((f"{label}render-only, {count} lessons, {layout}", median(seconds),
@@ -227,14 +226,14 @@ def scale_rows(work: Path, arguments: argparse.Namespace,
         if count != max(sizes) or not per_phase:
             continue
         # A one-word prose edit, the way an author makes it: what growing costs them.
-        prose = {label: ([], []) for label in generators}
+        prose = {label: ([], []) for label in versions}
         for _ in range(repeat):
-            for label, generator in generators.items():
+            for label, generator in versions.items():
                 toggle(courses[label] / "content" / "lesson-007.md", "the remainder of",
                        "what is left of")
                 prose[label][0].append(timed_build(courses[label], generator=generator,
                                                    stages=prose[label][1])[0])
-        for label in generators:
+        for label in versions:
             seconds, stages = prose[label]
             rows.append((f"{label}prose-edit rebuild, {count} lessons", median(seconds),
                          1.0, f"target ≤ 1 s at 1,000, search included; "
@@ -249,6 +248,73 @@ def scale_rows(work: Path, arguments: argparse.Namespace,
                      median([r for r, _ in serve_at_scale]), 1.0,
                      f"search index fresh after {median([i for _, i in serve_at_scale]):.3f} s"))
     return rows
+
+
+LESSON_1 = Path("content/06-recovery/01-design-an-input-pipeline.md")
+LESSON_2 = Path("content/06-recovery/02-load-batch-and-checkpoint-order-with-grain.md")
+
+
+def generators(arguments: argparse.Namespace) -> dict[str, Path]:
+    """Row label prefix -> the generator's checkout: this one, and --baseline if given."""
+    found = {"": ROOT}
+    if arguments.baseline:
+        found["baseline: "] = Path(arguments.baseline).resolve()
+    return found
+
+
+def course_rows(work: Path, scripts: dict[str, Path], bare: float,
+                versions: dict[str, Path],
+                reps: int) -> tuple[list[tuple[str, float, float, str]], Path]:
+    """The real course: cold, no-op, prose-edit and code-edit builds, each generator on its
+    own copy, alternately. Each build is paired with its floor, measured right before it:
+    the machine is shared, and a floor taken minutes earlier drifts by more than the
+    margins. Returns the rows and this generator's copy of the course."""
+    lesson_2 = "load-batch-and-checkpoint-order-with-grain"
+    courses = {label: copy_course(work / f"course-{number}", generator)
+               for number, (label, generator) in enumerate(versions.items())}
+    samples = {label: {"cold": [], "cold floor": [], "no-op": [], "prose": [], "code": [],
+                       "code floor": []} for label in versions}
+    for _ in range(reps):
+        for label, generator in versions.items():
+            course, taken = courses[label], samples[label]
+            taken["cold floor"].append(sum(floor(script) for script in scripts.values()))
+            shutil.rmtree(course / ".cache", ignore_errors=True)
+            shutil.rmtree(course / "site", ignore_errors=True)
+            taken["cold"].append(build(course, generator=generator)[0])
+    for _ in range(reps):
+        for label, generator in versions.items():
+            samples[label]["no-op"].append(build(courses[label], generator=generator)[0])
+    for _ in range(reps):
+        for label, generator in versions.items():
+            toggle(courses[label] / LESSON_1, "You have eleven training",
+                   "You hold eleven training")
+            samples[label]["prose"].append(build(courses[label], generator=generator)[0])
+    for _ in range(reps):
+        for label, generator in versions.items():
+            samples[label]["code floor"].append(floor(scripts[lesson_2]))
+            toggle(courses[label] / LESSON_2, 'print("PASS: recovery-02")',
+                   'print("PASS: recovery-02", flush=True)')
+            samples[label]["code"].append(build(courses[label], generator=generator)[0])
+    rows = []
+    for label in versions:
+        taken = samples[label]
+        cold, cold_floors = taken["cold"], taken["cold floor"]
+        code, code_floors = taken["code"], taken["code floor"]
+        over = median([c - f for c, f in zip(code, code_floors)])
+        rows += [
+            (f"{label}cold build (empty cache)", median(cold),
+             median([c / f for c, f in zip(cold, cold_floors)]),
+             f"vs paired sum of script floors (median {median(cold_floors):.2f} s); "
+             "target ≤ 1.5"),
+            (f"{label}no-op rebuild", median(taken["no-op"]), median(taken["no-op"]) / bare,
+             "vs python -c pass; target ≤ 0.25 s"),
+            (f"{label}prose-edit rebuild (0 executions)", median(taken["prose"]),
+             median(taken["prose"]) / bare, "target ≤ 0.5 s"),
+            (f"{label}code-edit rebuild (lesson 2)", median(code),
+             median([c / f for c, f in zip(code, code_floors)]),
+             f"= paired lesson 2 floor (median {median(code_floors):.2f} s) + "
+             f"{over:.2f} s; target ≤ floor + 0.4 s")]
+    return rows, courses[""]
 
 
 def commit() -> str:
@@ -295,46 +361,10 @@ def main() -> None:
             rows.append(("heavy imports (a warm worker's saving)", imports,
                          imports / floors[lesson_2], "vs lesson 2 floor"))
 
-            # Each build below is paired with its floor, measured right before it: the machine
-            # is shared, and a floor taken minutes earlier drifts by more than the margins.
-            course = copy_course(work / "course")
-            cold, cold_floors = [], []
-            for _ in range(reps):
-                cold_floors.append(sum(floor(script) for script in scripts.values()))
-                shutil.rmtree(course / ".cache", ignore_errors=True)
-                shutil.rmtree(course / "site", ignore_errors=True)
-                cold.append(build(course)[0])
-            rows.append(("cold build (empty cache)", median(cold),
-                         median([c / f for c, f in zip(cold, cold_floors)]),
-                         f"vs paired sum of script floors (median {median(cold_floors):.2f} s); "
-                         "target ≤ 1.5"))
-
-            noop = [build(course)[0] for _ in range(reps)]
-            rows.append(("no-op rebuild", median(noop), median(noop) / bare,
-                         "vs python -c pass; target ≤ 0.25 s"))
-
-            lesson_1 = course / "content" / "06-recovery" / "01-design-an-input-pipeline.md"
-            prose = []
-            for _ in range(reps):
-                toggle(lesson_1, "You have eleven training", "You hold eleven training")
-                prose.append(build(course)[0])
-            rows.append(("prose-edit rebuild (0 executions)", median(prose),
-                         median(prose) / bare, "target ≤ 0.5 s"))
-
-            lesson_2_path = course / "content" / "06-recovery" / \
-                "02-load-batch-and-checkpoint-order-with-grain.md"
-            code, code_floors = [], []
-            for _ in range(reps):
-                code_floors.append(floor(scripts[lesson_2]))
-                toggle(lesson_2_path, 'print("PASS: recovery-02")',
-                       'print("PASS: recovery-02", flush=True)')
-                code.append(build(course)[0])
-            over = median([c - f for c, f in zip(code, code_floors)])
-            rows.append(("code-edit rebuild (lesson 2)", median(code),
-                         median([c / f for c, f in zip(code, code_floors)]),
-                         f"= paired lesson 2 floor (median {median(code_floors):.2f} s) + "
-                         f"{over:.2f} s; target ≤ floor + 0.4 s"))
-
+            course_rows_, course = course_rows(work, scripts, bare, generators(arguments), reps)
+            rows.extend(course_rows_)
+            lesson_1 = course / LESSON_1
+            lesson_2_path = course / LESSON_2
             rows.extend(serve_rows(course, lesson_1, lesson_2_path, scripts[lesson_2], reps))
 
         rows.extend(scale_rows(work, arguments, reps))
