@@ -22,6 +22,7 @@ from typing import NamedTuple
 import pagefind_bin
 
 from .errors import BuildError, BuildErrors
+from .files import write_atomically
 from .options import BuildOptions
 from .progress import Progress
 from .render import OutputFile, PageJob, folder_digest
@@ -30,7 +31,6 @@ from .sitestate import load_state, update_state
 SEARCH = "pagefind"  # the search index's folder in the site
 SHARD_PAGES = 50  # lesson pages a search shard holds at most; a prose edit re-indexes one
 SHARD_LIST = "shards.json"  # in pagefind/: the shard folders, read by static/search.js
-SHARD_STATE = "index-state.json"  # in pagefind/: what each shard indexed, read by the next
 _SHARED = ("pagefind-entry.json",)  # besides index/, fragment/ and *.pf_meta: a shard's data
 
 
@@ -57,7 +57,7 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
                 target.write_text(file.content, encoding="utf-8")
         if index or not (out / SEARCH).is_dir():
             pages = kept + [file.path for file in rendered]
-            index_search(staging, previous=out / SEARCH, pages=pages)
+            index_search(staging, previous=out / SEARCH, pages=pages, state=search_state(out))
         else:
             for path in (out / SEARCH).rglob("*"):
                 if path.is_file():
@@ -70,7 +70,8 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
 
 
 def index_search(site: Path, into: Path | None = None, previous: Path | None = None,
-                 pages: list[str] | None = None, shard_pages: int = SHARD_PAGES) -> None:
+                 pages: list[str] | None = None, shard_pages: int = SHARD_PAGES,
+                 state: Path | None = None) -> None:
     """Build the Pagefind search index of the lesson pages into `site/pagefind/` (or `into`).
 
     Only pages with an element marked `data-pagefind-body` (the lesson articles) are indexed;
@@ -81,11 +82,13 @@ def index_search(site: Path, into: Path | None = None, previous: Path | None = N
     to one shard, chosen from its path alone, so that it stays there while the course grows.
     A shard whose pages are the very files it indexed last time (same inode, size and
     modification time: an unchanged page is hard-linked from the previous site) is linked
-    from `previous`, the last index; only the others are indexed again. The search page
-    merges the shards that `shards.json` lists (static/search.js).
+    from `previous`, the last index; only the others are indexed again. What each shard
+    indexed is kept in the file `state` (`search_state`: beside the site, so that the site
+    stays byte-identical from build to build). The search page merges the shards that
+    `shards.json` lists (static/search.js).
     """
     into = into or site / SEARCH
-    old = _index_state(previous)
+    old = _index_state(state) if previous is not None else {}
     known = old.get("pages", {}) if old.get("pagefind") == _pagefind_identity() else {}
     indexed: dict[str, list] = {}  # every page: [inode, size, mtime, whether it is indexed]
     for page in sorted(pages if pages is not None else _html_pages(site)):
@@ -114,9 +117,17 @@ def index_search(site: Path, into: Path | None = None, previous: Path | None = N
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(lambda shard: _index_shard(site, into, *shard), stale))
     (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
-    (into / SHARD_STATE).write_text(json.dumps(
-        {"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}),
-        encoding="utf-8")
+    if state is not None:
+        write_atomically(state, json.dumps(
+            {"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}))
+
+
+def search_state(out: Path) -> Path:
+    """What the index of the site `out` was built from (see `index_search`).
+
+    It may describe a newer index than the site's, if a build failed after indexing: the
+    pages it names then exist nowhere, so no shard is reused on its word."""
+    return out.parent / f".{out.name}.search.json"
 
 
 def _shards(body: list[str], shard_pages: int) -> dict[str, list[str]]:
@@ -175,18 +186,17 @@ def _link_shard(source: Path, target: Path, primary: bool) -> None:
     others (shards/) and the index's own files, which are not its."""
     for path in source.rglob("*"):
         relative = path.relative_to(source)
-        if primary and (relative.parts[0] == "shards" or
-                        str(relative) in (SHARD_LIST, SHARD_STATE)):
+        if primary and (relative.parts[0] == "shards" or str(relative) == SHARD_LIST):
             continue
         if path.is_file():
             _link_or_copy(path, target / relative)
 
 
-def _index_state(index: Path | None) -> dict:
-    if index is None:
+def _index_state(state: Path | None) -> dict:
+    if state is None:
         return {}
     try:
-        return json.loads((index / SHARD_STATE).read_text(encoding="utf-8"))
+        return json.loads(state.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
@@ -224,7 +234,8 @@ def refresh_search(options: BuildOptions) -> bool:
     pages = [path for job in state.get("jobs", {}).values() for path in job["files"]]
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.search-", dir=out.parent))
     try:
-        index_search(out, into=fresh / SEARCH, previous=out / SEARCH, pages=pages or None)
+        index_search(out, into=fresh / SEARCH, previous=out / SEARCH, pages=pages or None,
+                     state=search_state(out))
         if (out / SEARCH).exists():
             os.rename(out / SEARCH, fresh / "previous")
         os.rename(fresh / SEARCH, out / SEARCH)

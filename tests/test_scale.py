@@ -72,11 +72,12 @@ def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
     old, new = tmp_path / "old", tmp_path / "new"
     write_pages(old, names)
     (old / "index.html").write_text("<html><body><h1>Home</h1></body></html>")
-    index_search(old, shard_pages=2)
+    state = tmp_path / "search.json"
+    index_search(old, shard_pages=2, state=state)
     shards = json.loads((old / SEARCH / SHARD_LIST).read_text())["shards"]
     assert len(shards) == 4 and shards[0] == ""
-    state = json.loads((old / SEARCH / "index-state.json").read_text())
-    assert sorted(page for folder in shards for page in state["shards"][folder]) == \
+    indexed = json.loads(state.read_text())
+    assert sorted(page for folder in shards for page in indexed["shards"][folder]) == \
         sorted(f"{name}/index.html" for name in names)  # the home page has nothing to index
     # The next site: every page hard-linked from the old one but one, written anew.
     for path in old.rglob("*.html"):
@@ -86,12 +87,12 @@ def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
     changed = "phase/lesson-5/index.html"
     (new / changed).unlink()
     write_pages(new, ["phase/lesson-5"])
-    index_search(new, previous=old / SEARCH, shard_pages=2)
+    index_search(new, previous=old / SEARCH, shard_pages=2, state=state)
     assert json.loads((new / SEARCH / SHARD_LIST).read_text())["shards"] == shards
     for folder in shards:
         entry = f"{SEARCH}/{folder}pagefind-entry.json"
         same = os.path.samefile(old / entry, new / entry)
-        assert same == (changed not in state["shards"][folder]), folder
+        assert same == (changed not in indexed["shards"][folder]), folder
     # Other shards do not carry Pagefind's scripts: the search page loads the first one's.
     assert (new / SEARCH / "pagefind.js").is_file()
     assert not list((new / SEARCH / "shards").rglob("*.js"))
