@@ -29,9 +29,8 @@ from .lessonbuild import LessonBuild
 from .files import short_digest
 from .downloads import download_list, lesson_downloads
 from .links import link_resolver, relative_url
-from .manifest import Course, PhaseEntry
-from .markdown import (plain_markdown, render_block,
-                       render_inline, slugify)
+from .manifest import Course, LessonRef, PhaseEntry
+from .markdown import plain_markdown, render_block, render_inline, slugify
 from .model import STAGES, Figure, Lesson, Prose
 
 
@@ -150,6 +149,9 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
                                                            outcomes),
                             functools.partial(_render_phase, env, course, phase, members, guide)))
     titles = {item.parsed().ref.slug: item.parsed().front.title for item in lessons}
+    phase_refs: dict[str, list[LessonRef]] = {}
+    for item in lessons:
+        phase_refs.setdefault(item.parsed().ref.phase.slug, []).append(item.parsed().ref)
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
     for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
         jobs.append(PageJob(name, shared, functools.partial(
@@ -160,7 +162,8 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
         inputs = (item.parsed().text, record_to_json(item.ran()))
         jobs.append(PageJob(f"lesson:{item.parsed().ref.slug}", digest(shared, *inputs),
                             functools.partial(render_lesson, env, course, item, neighbours,
-                                              titles, publication.student)))
+                                              titles, publication.student,
+                                              phase_refs[item.parsed().ref.phase.slug])))
         # The downloads do not depend on the HTML templates: a new page design keeps them.
         jobs.append(PageJob(f"downloads:{item.parsed().ref.slug}", digest(downloads_key, *inputs),
                             functools.partial(render_lesson_files, env, course, item,
@@ -228,8 +231,11 @@ def render_lesson_files(env: Environment, course: Course, item: LessonBuild,
 
 def render_lesson(env: Environment, course: Course, item: LessonBuild,
                   neighbours: tuple[LessonBuild | None, LessonBuild | None],
-                  titles: dict[str, str], student: bool = False) -> list[OutputFile]:
+                  titles: dict[str, str], student: bool = False,
+                  phase_refs: list[LessonRef] | None = None) -> list[OutputFile]:
     lesson, record = item.parsed(), item.ran()
+    if phase_refs is None:
+        phase_refs = course.phase_lessons(lesson.ref.phase)
     figures = _figure_paths(lesson)
     step_ids = lesson.program_ids()
     page = _render_page(
@@ -244,8 +250,34 @@ def render_lesson(env: Environment, course: Course, item: LessonBuild,
         titles=titles, downloads=download_list(lesson, student), student=student,
         page_title=lesson.front.title, page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
+        sidebar=sidebar_window(phase_refs, lesson.ref),
     )
     return [OutputFile(lesson.ref.url, page)]
+
+
+SIDEBAR_ALL = 15  # a phase with at most this many lessons lists them all in the sidebar
+SIDEBAR_AROUND = 5  # otherwise: this many lessons before the current one and after it
+
+
+@dataclass(frozen=True)
+class SidebarWindow:
+    """The lessons a lesson page's sidebar lists: all of its phase's, or in a large phase
+    a window around the current one (the phase page lists them all), so that a page's size,
+    and rendering the whole phase, stay linear in its number of lessons."""
+
+    lessons: list[LessonRef]
+    earlier: int  # lessons of the phase before the window, not listed
+    later: int  # lessons after it
+
+
+def sidebar_window(phase_refs: list[LessonRef], current: LessonRef) -> SidebarWindow:
+    if len(phase_refs) <= SIDEBAR_ALL:
+        return SidebarWindow(phase_refs, 0, 0)
+    position = current.index - 1
+    size = 2 * SIDEBAR_AROUND + 1
+    start = min(max(position - SIDEBAR_AROUND, 0), len(phase_refs) - size)
+    return SidebarWindow(phase_refs[start:start + size], start,
+                         len(phase_refs) - start - size)
 
 
 def _render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:

@@ -18,13 +18,28 @@
     return;
   }
 
+  // A large site's index is in shards (coursesite/write.py, index_search): pagefind/shards.json
+  // lists their folders, the first being pagefind/ itself, and the others are merged into it.
   var loading = null;
   function pagefind() {
     if (!loading) {
-      loading = import(new URL("pagefind/pagefind.js", rootURL).href).then(function (module) {
+      var index = new URL("pagefind/", rootURL);
+      loading = fetch(new URL("shards.json", index).href).then(function (response) {
+        return response.ok ? response.json() : { shards: [""] };
+      }, function () {
+        return { shards: [""] };
+      }).then(function (list) {
+        var shards = list.shards && list.shards.length ? list.shards : [""];
         // Result URLs are root-absolute: make them start at this site's folder on the host.
-        return module.options({ baseUrl: rootURL.pathname, excerptLength: 22 }).then(function () {
-          return module;
+        var options = { baseUrl: rootURL.pathname, excerptLength: 22 };
+        return import(new URL(shards[0] + "pagefind.js", index).href).then(function (module) {
+          return module.options(options).then(function () {
+            return Promise.all(shards.slice(1).map(function (folder) {
+              return module.mergeIndex(new URL(folder, index).pathname, options);
+            }));
+          }).then(function () {
+            return module;
+          });
         });
       });
     }

@@ -1,0 +1,98 @@
+"""A large catalogue: pages stay bounded however many lessons a phase holds, and a search
+index in shards re-indexes only what changed."""
+
+import json
+import os
+
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, authoring_example
+from coursesite.execute import execute_lesson
+from coursesite.lessonbuild import LessonBuild
+from coursesite.parse import parse_lesson
+from coursesite.render import SIDEBAR_AROUND, plan_site
+from coursesite.write import SEARCH, SHARD_LIST, index_search
+
+LESSONS = 60
+
+
+def big_phase(course_folder) -> dict[str, BeautifulSoup]:
+    """A 60-lesson phase of copies of one lesson, run once (they share their code, so they
+    share its record); the lesson pages of the first, the 30th and the last lesson."""
+    text = authoring_example()
+    course = course_folder.write(text, extra={f"copy-{n:02d}": text
+                                              for n in range(2, LESSONS + 1)})
+    lessons = [parse_lesson(ref) for ref in course.lessons]
+    record = execute_lesson(lessons[0], course.settings)
+    builds = [LessonBuild(lesson.ref, lesson=lesson, record=record) for lesson in lessons]
+    jobs = {job.name: job for job in plan_site(course, builds, {}, ROOT / "templates")}
+    pages = {}
+    for slug in ("count-batches", "copy-30", f"copy-{LESSONS}"):
+        (file,) = jobs[f"lesson:{slug}"].render()
+        pages[slug] = BeautifulSoup(file.content, "html.parser")
+    return pages
+
+
+def test_sidebar_of_a_large_phase_is_a_window_around_the_lesson(course_folder):
+    pages = big_phase(course_folder)
+    window = 2 * SIDEBAR_AROUND + 1
+    for slug, page in pages.items():
+        sidebar = page.select_one("nav.sidebar")
+        lessons = sidebar.select("li:not(.sidebar-more) a")
+        assert len(lessons) == window, slug  # bounded, not the 60 lessons of the phase
+        current = sidebar.select("a[aria-current=page]")
+        assert len(current) == 1 and current[0]["href"] == "index.html", slug
+        assert current[0].parent["class"] == ["is-current"]
+        assert f"of {LESSONS}" in sidebar.select_one(".sidebar-position").get_text()
+        # Every lesson not listed is one link away: the phase page lists them all.
+        more = sidebar.select("li.sidebar-more a")
+        assert more and all(a["href"] == "../index.html#lessons" for a in more), slug
+        assert sidebar.select_one(".sidebar-title a")["href"] == "../index.html"
+    middle = pages["copy-30"].select("nav.sidebar li")
+    assert "24 earlier lessons" in middle[0].get_text()
+    assert "is-current" in middle[1 + SIDEBAR_AROUND]["class"]
+    assert "25 later lessons" in middle[-1].get_text()
+    first = pages["count-batches"].select("nav.sidebar li")
+    assert "is-current" in first[0]["class"] and "49 later lessons" in first[-1].get_text()
+    last = pages[f"copy-{LESSONS}"].select("nav.sidebar li")
+    assert "49 earlier lessons" in last[0].get_text() and "is-current" in last[-1]["class"]
+
+
+def write_pages(site, names):
+    for name in names:
+        path = site / name / "index.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'<html lang="en"><body><main data-pagefind-body><h1>{name}</h1>'
+                        f'<p>Words of {name}.</p></main></body></html>')
+
+
+def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
+    """The pages of a shard left untouched keep its files (hard links, not a new index)."""
+    names = [f"phase/lesson-{n}" for n in range(8)]
+    old, new = tmp_path / "old", tmp_path / "new"
+    write_pages(old, names)
+    (old / "index.html").write_text("<html><body><h1>Home</h1></body></html>")
+    state = tmp_path / "search.json"
+    index_search(old, shard_pages=2, state=state)
+    shards = json.loads((old / SEARCH / SHARD_LIST).read_text())["shards"]
+    assert len(shards) == 4 and shards[0] == ""
+    indexed = json.loads(state.read_text())
+    assert sorted(page for folder in shards for page in indexed["shards"][folder]) == \
+        sorted(f"{name}/index.html" for name in names)  # the home page has nothing to index
+    # The next site: every page hard-linked from the old one but one, written anew.
+    for path in old.rglob("*.html"):
+        if SEARCH not in path.parts:
+            (new / path.relative_to(old)).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, new / path.relative_to(old))
+    changed = "phase/lesson-5/index.html"
+    (new / changed).unlink()
+    write_pages(new, ["phase/lesson-5"])
+    index_search(new, previous=old / SEARCH, shard_pages=2, state=state)
+    assert json.loads((new / SEARCH / SHARD_LIST).read_text())["shards"] == shards
+    for folder in shards:
+        entry = f"{SEARCH}/{folder}pagefind-entry.json"
+        same = os.path.samefile(old / entry, new / entry)
+        assert same == (changed not in indexed["shards"][folder]), folder
+    # Other shards do not carry Pagefind's scripts: the search page loads the first one's.
+    assert (new / SEARCH / "pagefind.js").is_file()
+    assert not list((new / SEARCH / "shards").rglob("*.js"))
