@@ -24,7 +24,7 @@ import pagefind_bin
 from jinja2 import TemplateError
 
 from .errors import BuildError, BuildErrors
-from .files import write_atomically
+from .files import short_digest, write_atomically
 from .options import BuildOptions
 from .outfolder import MARKER, MARKER_TEXT, ownership_problem
 from .progress import Progress
@@ -38,7 +38,7 @@ _SHARED = ("pagefind-entry.json",)  # besides index/, fragment/ and *.pf_meta: a
 
 
 def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: Path,
-               index: bool = True) -> None:
+               index: bool = True, index_state: Path | None = None) -> None:
     """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`.
 
     Without `index`, the current search index is kept as it is, to be refreshed later.
@@ -65,7 +65,7 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
                 target.write_text(file.content, encoding="utf-8")
         if index or not (out / SEARCH).is_dir():
             pages = kept + [file.path for file in rendered]
-            index_search(staging, previous=out / SEARCH, pages=pages, state=search_state(out))
+            index_search(staging, previous=out / SEARCH, pages=pages, state=index_state)
         else:
             for found in (out / SEARCH).rglob("*"):
                 if found.is_file():
@@ -91,7 +91,7 @@ def index_search(site: Path, into: Path | None = None, previous: Path | None = N
     A shard whose pages are the very files it indexed last time (same inode, size and
     modification time: an unchanged page is hard-linked from the previous site) is linked
     from `previous`, the last index; only the others are indexed again. What each shard
-    indexed is kept in the file `state` (`search_state`: beside the site, so that the site
+    indexed is kept in the file `state` (`search_state`: in the cache, so that the site
     stays byte-identical from build to build). The search page merges the shards that
     `shards.json` lists (static/search.js).
     """
@@ -130,12 +130,12 @@ def index_search(site: Path, into: Path | None = None, previous: Path | None = N
             {"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}))
 
 
-def search_state(out: Path) -> Path:
-    """What the index of the site `out` was built from (see `index_search`).
+def search_state(options: BuildOptions) -> Path:
+    """What the index of the site `options.out` was built from (see `index_search`).
 
     It may describe a newer index than the site's, if a build failed after indexing: the
     pages it names then exist nowhere, so no shard is reused on its word."""
-    return out.parent / f".{out.name}.search.json"
+    return options.cache / "search" / f"{short_digest(str(options.out.resolve()))}.json"
 
 
 def _shards(body: list[str], shard_pages: int) -> dict[str, list[str]]:
@@ -243,7 +243,7 @@ def refresh_search(options: BuildOptions) -> bool:
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.search-", dir=out.parent))
     try:
         index_search(out, into=fresh / SEARCH, previous=out / SEARCH, pages=pages or None,
-                     state=search_state(out))
+                     state=search_state(options))
         if (out / SEARCH).exists():
             os.rename(out / SEARCH, fresh / "previous")
         os.rename(fresh / SEARCH, out / SEARCH)
@@ -323,7 +323,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         progress.message(f"{options.out} is up to date; nothing written")
         return WriteOutcome(0, False, kept)
     index = not options.defer_search_index
-    write_site(rendered, kept, options.static, options.out, index)
+    write_site(rendered, kept, options.static, options.out, index, search_state(options))
     site_files = kept + [file.path for file in rendered]
     update_state(options, static=static, jobs=new_jobs, search="current" if index else "stale",
                  stamps=file_stamps(options.out, site_files))

@@ -7,7 +7,7 @@ import os
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, authoring_example
-from coursesite.execute import execute_lesson
+from coursesite.execute import prepare_job, run_job
 from coursesite.lessonbuild import LessonBuild
 from coursesite.parse import parse_lesson
 from coursesite.render import SIDEBAR_AROUND, plan_site
@@ -23,7 +23,7 @@ def big_phase(course_folder) -> dict[str, BeautifulSoup]:
     course = course_folder.write(text, extra={f"copy-{n:02d}": text
                                               for n in range(2, LESSONS + 1)})
     lessons = [parse_lesson(ref) for ref in course.lessons]
-    record = execute_lesson(lessons[0], course.settings)
+    record = run_job(prepare_job(lessons[0], course.settings))  # in a real child process
     builds = [LessonBuild(lesson.ref, lesson=lesson, record=record) for lesson in lessons]
     jobs = {job.name: job for job in plan_site(course, builds, {}, ROOT / "templates")}
     pages = {}
