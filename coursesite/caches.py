@@ -76,7 +76,8 @@ class ExecutionCache:
                 return Lookup(record, "", recorded=entry.get("recorded", True))
             return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
         except (ValueError, KeyError, TypeError) as problem:
-            return Lookup(None, f"cache entry unreadable ({type(problem).__name__}), re-running")
+            return Lookup(None, f"damaged cache entry {path} ({type(problem).__name__}) "
+                                "discarded; running again")
 
     def store(self, slug: str, key: CacheKey, record: ExecutionRecord,
               recorded: bool) -> None:
@@ -112,6 +113,7 @@ class ParseCache:
     def __init__(self, folder: Path, formulas: FormulaMemo):
         self.folder = folder
         self.formulas = formulas  # the build's MathML memo: a cached lesson marks its own
+        self.discarded: list[Path] = []  # damaged entries, parsed again (the build says so)
 
     def parse(self, ref: LessonRef) -> Lesson:
         """The lesson at `ref`, parsed again only if its file or the parser changed."""
@@ -136,15 +138,19 @@ class ParseCache:
         write_atomically(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
         return lesson
 
-    @staticmethod
-    def _load(path: Path, key: str) -> tuple[Lesson, list[str]] | None:
+    def _load(self, path: Path, key: str) -> tuple[Lesson, list[str]] | None:
         try:
-            entry = pickle.loads(path.read_bytes())
+            data = path.read_bytes()
+        except OSError:
+            return None  # not parsed before
+        try:
+            entry = pickle.loads(data)
             if entry["key"] == key and isinstance(entry["lesson"], Lesson):
                 return entry["lesson"], list(entry["formulas"])
-        except Exception:  # missing, damaged or from an older generator: parse again
-            pass
-        return None
+            return None  # the file or the parser changed since
+        except Exception:  # damaged, or written by a generator too old to unpickle
+            self.discarded.append(path)
+            return None
 
 
 class FormulaMemo:

@@ -109,8 +109,11 @@ def load_manifest(state: Build) -> None:
 
 
 def parse_lessons(state: Build) -> None:
-    state.guides = parse_course(state.course, state.lessons,
-                                ParseCache(state.options.cache / "parsed", state.formulas))
+    cache = ParseCache(state.options.cache / "parsed", state.formulas)
+    state.guides = parse_course(state.course, state.lessons, cache)
+    for path in cache.discarded:
+        state.progress.message(f"warning: {path}: damaged parse cache entry discarded; "
+                               "the lesson was parsed again")
     for item in state.lessons:
         item.read_inputs()
         item.key = execution_key(item.parsed(), state.course.settings, item.inputs)
@@ -158,8 +161,11 @@ def execute_lessons(state: Build) -> None:
             continue
         if not frozen:
             # Earlier runs of the same code on other hardware stay on the page as receipts.
+            unreadable: list[str] = []
             item.committed = records.same_run(state.options.records, item.parsed(),
-                                              item.keyed(), record)
+                                              item.keyed(), record, unreadable)
+            for warning in unreadable:
+                state.progress.message(f"warning: {warning}")
             record = records.with_receipts(record, item.committed)
             state.result.executed.append(item.slug)
         item.record, item.state = record, "frozen" if frozen else "executed"

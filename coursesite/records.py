@@ -98,12 +98,15 @@ def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> Ex
     return replace(record, receipts=[by_kind[kind] for kind in sorted(by_kind)])
 
 
-def same_run(folder: Path, lesson: Lesson, key: CacheKey,
-             record: ExecutionRecord) -> FrozenRecord | None:
-    """The committed record, if it ran the same code and printed the same output."""
+def same_run(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord,
+             warnings: list[str] | None = None) -> FrozenRecord | None:
+    """The committed record, if it ran the same code and printed the same output. A record
+    that cannot be read is replaced by this run: `warnings` hears about it."""
     try:
         committed = load(folder, record.lesson)
-    except BuildError:
+    except BuildError as problem:
+        if warnings is not None:
+            warnings.append(f"{problem.where}: {problem.message}; it is replaced by this run")
         return None
     if committed is None or staleness(committed, key) or \
             drift(committed.record, record, lesson.front.volatile):

@@ -145,3 +145,24 @@ def test_a_damaged_page_in_the_site_is_rendered_again_by_the_next_build(course_f
     assert again.returncode == 0, again.stderr
     assert "render+write" in again.stdout  # not taken for an unchanged site
     assert page.read_bytes() == whole
+
+
+def test_damaged_cache_entries_and_records_are_replaced_with_a_warning_naming_them(
+        course_folder):
+    course_folder.write(authoring_example())
+    options = course_folder.options()
+    build(options)
+    entry = options.cache / "parsed" / "count-batches.pickle"
+    entry.write_bytes(b"not a pickle")
+    record = options.records / "count-batches.yaml"
+    record.write_text("lesson: [unclosed\n")
+    course_folder.lesson_path.write_text(  # so that the lesson runs again
+        course_folder.lesson_path.read_text().replace("ids = np.arange(11)",
+                                                      "ids = np.arange(11)  # IDs"))
+    progress = RecordingProgress()
+    build(options, progress)
+    warnings = [text for text in progress.messages if text.startswith("warning:")]
+    assert any(str(entry) in text and "parsed again" in text for text in warnings), warnings
+    assert any(f"{record}:" in text and "replaced by this run" in text
+               for text in warnings), warnings
+    assert "code:" in record.read_text()  # a readable record again
