@@ -10,6 +10,7 @@ site: $(STAMP)
 
 # Lint and type-check first (settings in pyproject.toml); either failing fails the target.
 test: $(STAMP)
+	$(VENV)/bin/ruff format --check coursesite tests bench build.py
 	$(VENV)/bin/ruff check coursesite tests bench build.py
 	$(VENV)/bin/mypy coursesite
 	$(PY) -m pytest -q tests

@@ -62,25 +62,36 @@ def build(course: Path, *extra: str, generator: Path = ROOT) -> tuple[float, flo
     return run([PYTHON, str(generator / "build.py"), "-q", *extra], course)
 
 
-def timed_build(course: Path, *extra: str, generator: Path = ROOT,
-                stages: list[dict[str, float]] | None = None) -> tuple[float, float]:
+def timed_build(
+    course: Path, *extra: str, generator: Path = ROOT, stages: list[dict[str, float]] | None = None
+) -> tuple[float, float]:
     """A build that also reports its stages, from the build's own timers (--timings)."""
     printed: list[str] = []
-    result = run([PYTHON, str(generator / "build.py"), "-q", "--timings", *extra], course,
-                 printed)
+    result = run([PYTHON, str(generator / "build.py"), "-q", "--timings", *extra], course, printed)
     if stages is not None:
-        stages.append({name: float(seconds) for name, seconds, unit in
-                       (line.split() for line in printed[0].splitlines()
-                        if line.endswith(" s") and len(line.split()) == 3)
-                       if name != "total"})
+        stages.append(
+            {
+                name: float(seconds)
+                for name, seconds, unit in (
+                    line.split()
+                    for line in printed[0].splitlines()
+                    if line.endswith(" s") and len(line.split()) == 3
+                )
+                if name != "total"
+            }
+        )
     return result
 
 
 def stage_medians(samples: list[dict[str, float]]) -> str:
     """Each stage's median over the repetitions, in milliseconds."""
     names = [name for name in samples[0] if name != "total"] if samples else []
-    return " ".join(f"{name} {1000 * median([s.get(name, 0.0) for s in samples]):.0f}"
-                    for name in names) + " (ms)"
+    return (
+        " ".join(
+            f"{name} {1000 * median([s.get(name, 0.0) for s in samples]):.0f}" for name in names
+        )
+        + " (ms)"
+    )
 
 
 def toggle(path: Path, old: str, new: str) -> None:
@@ -104,12 +115,14 @@ def floor(script: Path) -> float:
     return run([PYTHON, script.name], script.parent)[0]
 
 
-def generated_course(target: Path, count: int, per_phase: int | None = None,
-                     generator: Path = ROOT) -> Path:
+def generated_course(
+    target: Path, count: int, per_phase: int | None = None, generator: Path = ROOT
+) -> Path:
     """A course of `count` copies of the documented example lesson, in phases of
     `per_phase` lessons (None: one phase), with `generator`'s templates."""
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import authoring_example
+
     for name in ("templates", "static"):
         if not (target / name).exists():
             shutil.copytree(generator / name, target / name)
@@ -118,22 +131,23 @@ def generated_course(target: Path, count: int, per_phase: int | None = None,
     for index, slug in enumerate(slugs):
         path = target / "content" / f"{slug}.md"
         if not path.exists():
-            path.write_text(authoring_example().replace("Count what a batch holds",
-                                                        f"Lesson {index}"))
+            path.write_text(
+                authoring_example().replace("Count what a batch holds", f"Lesson {index}")
+            )
     write_manifest(target, slugs, per_phase)
     return target
 
 
-def seeded_course(target: Path, count: int, per_phase: int | None,
-                  generator: Path = ROOT) -> Path:
+def seeded_course(target: Path, count: int, per_phase: int | None, generator: Path = ROOT) -> Path:
     """A generated course whose lessons are all in the execution cache and whose site is
     built: the first lesson is run, and its cache entry shared by every copy."""
     target.mkdir(parents=True)
     generated_course(target, 1, per_phase, generator)
     build(target, generator=generator)
     generated_course(target, count, per_phase, generator)
-    share_cache_entry(target / ".cache", "lesson-000",
-                      [f"lesson-{index:03d}" for index in range(count)])
+    share_cache_entry(
+        target / ".cache", "lesson-000", [f"lesson-{index:03d}" for index in range(count)]
+    )
     build(target, generator=generator)
     return target
 
@@ -145,9 +159,9 @@ class WarmServe:
     def __init__(self, manifest: Path, out: Path | None = None):
         from coursesite.cli import build_options, parse_arguments
         from coursesite.serve import ServeState
+
         arguments = ["--manifest", str(manifest)] + (["--out", str(out)] if out else [])
-        self.options = replace(build_options(parse_arguments(arguments)),
-                               defer_search_index=True)
+        self.options = replace(build_options(parse_arguments(arguments)), defer_search_index=True)
         self.state = ServeState()
         self.rebuild()
 
@@ -155,6 +169,7 @@ class WarmServe:
         """Seconds until open pages would reload, and until the search index is fresh."""
         from coursesite import serve
         from coursesite.progress import QuietProgress
+
         refresh, reloaded = serve.refresh_search, []
 
         # serve tells open pages to reload right before it re-indexes: time that moment.
@@ -171,8 +186,9 @@ class WarmServe:
             serve.refresh_search = refresh
 
 
-def serve_rows(course: Path, prose_path: Path, code_path: Path, floor_script: Path,
-               reps: int) -> list[tuple[str, float, float, str]]:
+def serve_rows(
+    course: Path, prose_path: Path, code_path: Path, floor_script: Path, reps: int
+) -> list[tuple[str, float, float, str]]:
     warm = WarmServe(course / "lessons.yaml")
     prose, code, floors = [], [], []
     for _ in range(reps):
@@ -182,15 +198,25 @@ def serve_rows(course: Path, prose_path: Path, code_path: Path, floor_script: Pa
         toggle(code_path, 'print("PASS: recovery-02")', 'print("PASS: recovery-02", flush=True)')
         code.append(warm.rebuild())
     over = median([c - f for (c, _), f in zip(code, floors, strict=True)])
-    return [("serve: prose edit, until pages reload", median([r for r, _ in prose]), 1.0,
-             f"search index fresh after {median([i for _, i in prose]):.3f} s"),
-            ("serve: code edit (lesson 2), until reload", median([r for r, _ in code]),
-             median([r / f for (r, _), f in zip(code, floors, strict=True)]),
-             f"= paired lesson 2 floor (median {median(floors):.2f} s) + {over:.2f} s")]
+    return [
+        (
+            "serve: prose edit, until pages reload",
+            median([r for r, _ in prose]),
+            1.0,
+            f"search index fresh after {median([i for _, i in prose]):.3f} s",
+        ),
+        (
+            "serve: code edit (lesson 2), until reload",
+            median([r for r, _ in code]),
+            median([r / f for (r, _), f in zip(code, floors, strict=True)]),
+            f"= paired lesson 2 floor (median {median(floors):.2f} s) + {over:.2f} s",
+        ),
+    ]
 
 
-def scale_rows(work: Path, arguments: argparse.Namespace,
-               reps: int) -> list[tuple[str, float, float, str]]:
+def scale_rows(
+    work: Path, arguments: argparse.Namespace, reps: int
+) -> list[tuple[str, float, float, str]]:
     """Generated courses of copies of the documented example lesson, all cached: render-only
     rebuilds, and a prose edit in the largest. With --baseline, the same builds by another
     version of the generator run alternately with this one's, each on its own copy."""
@@ -204,49 +230,74 @@ def scale_rows(work: Path, arguments: argparse.Namespace,
         large = count >= 500
         repeat = arguments.large_reps if large else reps
         layout = f"phases of {per_phase}" if per_phase else "one phase"
-        courses = {label: seeded_course(work / f"scale-{count}-{per_phase}-{number}", count,
-                                        per_phase, generator)
-                   for number, (label, generator) in enumerate(versions.items())}
+        courses = {
+            label: seeded_course(
+                work / f"scale-{count}-{per_phase}-{number}", count, per_phase, generator
+            )
+            for number, (label, generator) in enumerate(versions.items())
+        }
         render = {label: ([], [], []) for label in versions}
         for _ in range(repeat):
             for label, generator in versions.items():
                 seconds, memory, stages = render[label]
-                toggle(courses[label] / "templates" / "base.html",
-                       "Built from executable lessons", "Built from executable lessons.")
+                toggle(
+                    courses[label] / "templates" / "base.html",
+                    "Built from executable lessons",
+                    "Built from executable lessons.",
+                )
                 took, peak = timed_build(courses[label], generator=generator, stages=stages)
                 seconds.append(took)
                 memory.append(peak)
         for label in versions:
             seconds, memory, stages = render[label]
             per_page = median(seconds) / (count + count // (per_phase or count) + 4)
-            rows.append((f"{label}render-only, {count} lessons, {layout}", median(seconds),
-                         per_page * 1000, f"ms per page; target ≤ 15 (≤ 5 at 1,000); "
-                         f"peak {max(memory):.0f} MB (target ≤ 300); "
-                         f"stages {stage_medians(stages)}"))
+            rows.append(
+                (
+                    f"{label}render-only, {count} lessons, {layout}",
+                    median(seconds),
+                    per_page * 1000,
+                    f"ms per page; target ≤ 15 (≤ 5 at 1,000); "
+                    f"peak {max(memory):.0f} MB (target ≤ 300); "
+                    f"stages {stage_medians(stages)}",
+                )
+            )
         if count != max(sizes) or not per_phase:
             continue
         # A one-word prose edit, the way an author makes it: what growing costs them.
         prose = {label: ([], []) for label in versions}
         for _ in range(repeat):
             for label, generator in versions.items():
-                toggle(courses[label] / "content" / "lesson-007.md", "the remainder of",
-                       "what is left of")
-                prose[label][0].append(timed_build(courses[label], generator=generator,
-                                                   stages=prose[label][1])[0])
+                toggle(
+                    courses[label] / "content" / "lesson-007.md",
+                    "the remainder of",
+                    "what is left of",
+                )
+                prose[label][0].append(
+                    timed_build(courses[label], generator=generator, stages=prose[label][1])[0]
+                )
         for label in versions:
             seconds, stages = prose[label]
-            rows.append((f"{label}prose-edit rebuild, {count} lessons", median(seconds),
-                         1.0, f"target ≤ 1 s at 1,000, search included; "
-                         f"stages {stage_medians(stages)}"))
+            rows.append(
+                (
+                    f"{label}prose-edit rebuild, {count} lessons",
+                    median(seconds),
+                    1.0,
+                    f"target ≤ 1 s at 1,000, search included; stages {stage_medians(stages)}",
+                )
+            )
         warm = WarmServe(courses[""] / "lessons.yaml", courses[""] / "site")
         serve_at_scale = []
         for _ in range(repeat):
-            toggle(courses[""] / "content" / "lesson-007.md", "the remainder of",
-                   "what is left of")
+            toggle(courses[""] / "content" / "lesson-007.md", "the remainder of", "what is left of")
             serve_at_scale.append(warm.rebuild())
-        rows.append((f"serve: prose edit, {count} lessons, until reload",
-                     median([r for r, _ in serve_at_scale]), 1.0,
-                     f"search index fresh after {median([i for _, i in serve_at_scale]):.3f} s"))
+        rows.append(
+            (
+                f"serve: prose edit, {count} lessons, until reload",
+                median([r for r, _ in serve_at_scale]),
+                1.0,
+                f"search index fresh after {median([i for _, i in serve_at_scale]):.3f} s",
+            )
+        )
     return rows
 
 
@@ -262,18 +313,29 @@ def generators(arguments: argparse.Namespace) -> dict[str, Path]:
     return found
 
 
-def course_rows(work: Path, scripts: dict[str, Path], bare: float,
-                versions: dict[str, Path],
-                reps: int) -> tuple[list[tuple[str, float, float, str]], Path]:
+def course_rows(
+    work: Path, scripts: dict[str, Path], bare: float, versions: dict[str, Path], reps: int
+) -> tuple[list[tuple[str, float, float, str]], Path]:
     """The real course: cold, no-op, prose-edit and code-edit builds, each generator on its
     own copy, alternately. Each build is paired with its floor, measured right before it:
     the machine is shared, and a floor taken minutes earlier drifts by more than the
     margins. Returns the rows and this generator's copy of the course."""
     lesson_2 = "load-batch-and-checkpoint-order-with-grain"
-    courses = {label: copy_course(work / f"course-{number}", generator)
-               for number, (label, generator) in enumerate(versions.items())}
-    samples = {label: {"cold": [], "cold floor": [], "no-op": [], "prose": [], "code": [],
-                       "code floor": []} for label in versions}
+    courses = {
+        label: copy_course(work / f"course-{number}", generator)
+        for number, (label, generator) in enumerate(versions.items())
+    }
+    samples = {
+        label: {
+            "cold": [],
+            "cold floor": [],
+            "no-op": [],
+            "prose": [],
+            "code": [],
+            "code floor": [],
+        }
+        for label in versions
+    }
     for _ in range(reps):
         for label, generator in versions.items():
             course, taken = courses[label], samples[label]
@@ -286,14 +348,18 @@ def course_rows(work: Path, scripts: dict[str, Path], bare: float,
             samples[label]["no-op"].append(build(courses[label], generator=generator)[0])
     for _ in range(reps):
         for label, generator in versions.items():
-            toggle(courses[label] / LESSON_1, "You have eleven training",
-                   "You hold eleven training")
+            toggle(
+                courses[label] / LESSON_1, "You have eleven training", "You hold eleven training"
+            )
             samples[label]["prose"].append(build(courses[label], generator=generator)[0])
     for _ in range(reps):
         for label, generator in versions.items():
             samples[label]["code floor"].append(floor(scripts[lesson_2]))
-            toggle(courses[label] / LESSON_2, 'print("PASS: recovery-02")',
-                   'print("PASS: recovery-02", flush=True)')
+            toggle(
+                courses[label] / LESSON_2,
+                'print("PASS: recovery-02")',
+                'print("PASS: recovery-02", flush=True)',
+            )
             samples[label]["code"].append(build(courses[label], generator=generator)[0])
     rows = []
     for label in versions:
@@ -302,46 +368,78 @@ def course_rows(work: Path, scripts: dict[str, Path], bare: float,
         code, code_floors = taken["code"], taken["code floor"]
         over = median([c - f for c, f in zip(code, code_floors, strict=False)])
         rows += [
-            (f"{label}cold build (empty cache)", median(cold),
-             median([c / f for c, f in zip(cold, cold_floors, strict=False)]),
-             f"vs paired sum of script floors (median {median(cold_floors):.2f} s); "
-             "target ≤ 1.5"),
-            (f"{label}no-op rebuild", median(taken["no-op"]), median(taken["no-op"]) / bare,
-             "vs python -c pass; target ≤ 0.25 s"),
-            (f"{label}prose-edit rebuild (0 executions)", median(taken["prose"]),
-             median(taken["prose"]) / bare, "target ≤ 0.5 s"),
-            (f"{label}code-edit rebuild (lesson 2)", median(code),
-             median([c / f for c, f in zip(code, code_floors, strict=False)]),
-             f"= paired lesson 2 floor (median {median(code_floors):.2f} s) + "
-             f"{over:.2f} s; target ≤ floor + 0.4 s")]
+            (
+                f"{label}cold build (empty cache)",
+                median(cold),
+                median([c / f for c, f in zip(cold, cold_floors, strict=False)]),
+                f"vs paired sum of script floors (median {median(cold_floors):.2f} s); "
+                "target ≤ 1.5",
+            ),
+            (
+                f"{label}no-op rebuild",
+                median(taken["no-op"]),
+                median(taken["no-op"]) / bare,
+                "vs python -c pass; target ≤ 0.25 s",
+            ),
+            (
+                f"{label}prose-edit rebuild (0 executions)",
+                median(taken["prose"]),
+                median(taken["prose"]) / bare,
+                "target ≤ 0.5 s",
+            ),
+            (
+                f"{label}code-edit rebuild (lesson 2)",
+                median(code),
+                median([c / f for c, f in zip(code, code_floors, strict=False)]),
+                f"= paired lesson 2 floor (median {median(code_floors):.2f} s) + "
+                f"{over:.2f} s; target ≤ floor + 0.4 s",
+            ),
+        ]
     return rows, courses[""]
 
 
 def commit() -> str:
     """The commit measured, marked when the working tree differs from it."""
+
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True,
-                              text=True).stdout.strip()
-    return git("rev-parse", "--short", "HEAD") + (" (modified)" if git("status", "--porcelain",
-                                                                      "--", ".") else "")
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + (
+        " (modified)" if git("status", "--porcelain", "--", ".") else ""
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--sizes", default="100,200,1000",
-                        help="generated course sizes (render-only; prose edit in the largest)")
-    parser.add_argument("--per-phase", type=int, default=10,
-                        help="lessons per phase of the generated courses")
-    parser.add_argument("--one-phase", type=int, default=1000,
-                        help="also a course of this many lessons in one phase (0: none)")
-    parser.add_argument("--large-reps", type=int, default=3,
-                        help="repetitions for courses of 500 lessons or more")
-    parser.add_argument("--baseline", help="another checkout of the generator (e.g. "
-                        "`git archive <rev> | tar -x -C DIR`), measured alternately with this "
-                        "one on the generated courses")
-    parser.add_argument("--skip-course", action="store_true",
-                        help="only the generated courses, not the real one")
+    parser.add_argument(
+        "--sizes",
+        default="100,200,1000",
+        help="generated course sizes (render-only; prose edit in the largest)",
+    )
+    parser.add_argument(
+        "--per-phase", type=int, default=10, help="lessons per phase of the generated courses"
+    )
+    parser.add_argument(
+        "--one-phase",
+        type=int,
+        default=1000,
+        help="also a course of this many lessons in one phase (0: none)",
+    )
+    parser.add_argument(
+        "--large-reps", type=int, default=3, help="repetitions for courses of 500 lessons or more"
+    )
+    parser.add_argument(
+        "--baseline",
+        help="another checkout of the generator (e.g. "
+        "`git archive <rev> | tar -x -C DIR`), measured alternately with this "
+        "one on the generated courses",
+    )
+    parser.add_argument(
+        "--skip-course", action="store_true", help="only the generated courses, not the real one"
+    )
     arguments = parser.parse_args()
     reps = arguments.reps
     work = Path(tempfile.mkdtemp(prefix="coursesite-bench-"))
@@ -352,14 +450,26 @@ def main() -> None:
             lesson_2 = "load-batch-and-checkpoint-order-with-grain"
             bare = median([run([PYTHON, "-c", "pass"], work)[0] for _ in range(reps)])
             rows.append(("floor: python -c pass", bare, 1.0, ""))
-            floors = {slug: median([floor(script) for _ in range(reps)])
-                      for slug, script in scripts.items()}
+            floors = {
+                slug: median([floor(script) for _ in range(reps)])
+                for slug, script in scripts.items()
+            }
             for slug, seconds in floors.items():
                 rows.append((f"floor: {slug} script", seconds, 1.0, ""))
-            imports = median([run([PYTHON, "-c", "import grain.python, jax, numpy, matplotlib"],
-                                  work)[0] for _ in range(reps)])
-            rows.append(("heavy imports (a warm worker's saving)", imports,
-                         imports / floors[lesson_2], "vs lesson 2 floor"))
+            imports = median(
+                [
+                    run([PYTHON, "-c", "import grain.python, jax, numpy, matplotlib"], work)[0]
+                    for _ in range(reps)
+                ]
+            )
+            rows.append(
+                (
+                    "heavy imports (a warm worker's saving)",
+                    imports,
+                    imports / floors[lesson_2],
+                    "vs lesson 2 floor",
+                )
+            )
 
             course_rows_, course = course_rows(work, scripts, bare, generators(arguments), reps)
             rows.extend(course_rows_)
@@ -371,9 +481,11 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"\ncommit {commit()}, Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-          f"reps {reps} (large courses {arguments.large_reps})")
+    print(
+        f"\ncommit {commit()}, Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"reps {reps} (large courses {arguments.large_reps})"
+    )
     print(f"\n{'measurement':<56} {'median s':>9} {'ratio':>8}  note")
     for name, seconds, ratio, note in rows:
         print(f"{name:<56} {seconds:9.3f} {ratio:8.2f}  {note}", flush=True)

@@ -28,20 +28,22 @@ sys.path.insert(0, str(ROOT / "tests"))
 from conftest import authoring_example, replace_block  # noqa: E402
 from coursesite.cluster import DaskExecutor  # noqa: E402
 from coursesite.execute import LocalExecutor, prepare_job  # noqa: E402
-from generated import write_manifest  # noqa: E402
 from coursesite.manifest import load_course  # noqa: E402
 from coursesite.parse import parse_lesson  # noqa: E402
+from generated import write_manifest  # noqa: E402
 
 SLOTS = 2  # lessons at once in both set-ups: --jobs 2, or 2 workers of one thread
 
 
 def busy_lesson(index: int, cpu_seconds: float) -> str:
     """The example lesson; its experiment (not part of main.py) burns `cpu_seconds` of CPU."""
-    block = (":::{experiment} Burn CPU\n:predict: p\n:expected: e\n\n```python\n"
-             "import time\n"
-             f"while time.process_time() < {cpu_seconds}:\n"
-             "    pass\n"
-             "print('done')\n```\n\nTakeaway.\n:::\n")
+    block = (
+        ":::{experiment} Burn CPU\n:predict: p\n:expected: e\n\n```python\n"
+        "import time\n"
+        f"while time.process_time() < {cpu_seconds}:\n"
+        "    pass\n"
+        "print('done')\n```\n\nTakeaway.\n:::\n"
+    )
     text = replace_block(authoring_example(), ":::{experiment}", block)
     return text.replace("Count what a batch holds", f"Busy lesson {index}")
 
@@ -69,14 +71,16 @@ def time_executor(executor, jobs) -> float:
 
 def time_build(course: Path, *extra: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--force", *extra],
-                   cwd=course, check=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q", "--force", *extra], cwd=course, check=True
+    )
     return time.perf_counter() - started
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lessons", type=int, default=40)
     parser.add_argument("--cpu", type=float, default=2.0, help="CPU seconds per lesson")
     parser.add_argument("--reps", type=int, default=1)
@@ -89,8 +93,13 @@ def main() -> None:
         loaded = load_course(course / "lessons.yaml")
         jobs = [prepare_job(parse_lesson(ref), loaded.settings) for ref in loaded.lessons]
         started = time.perf_counter()
-        cluster = LocalCluster(n_workers=SLOTS, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        cluster = LocalCluster(
+            n_workers=SLOTS,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+        )
         startup = time.perf_counter() - started
         address = cluster.scheduler_address
         samples: dict[str, list[float]] = {}
@@ -108,8 +117,10 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     floor = arguments.lessons * arguments.cpu / SLOTS
-    print(f"\n{arguments.lessons} lessons × {arguments.cpu} s of CPU, {SLOTS} at a time: "
-          f"floor {floor:.1f} s; LocalCluster start-up {startup:.2f} s (not in the times)")
+    print(
+        f"\n{arguments.lessons} lessons × {arguments.cpu} s of CPU, {SLOTS} at a time: "
+        f"floor {floor:.1f} s; LocalCluster start-up {startup:.2f} s (not in the times)"
+    )
     print(f"{'measurement':<36} {'wall s':>8} {'overhead per lesson s':>22}")
     for name, values in samples.items():
         wall = statistics.median(values)

@@ -12,13 +12,18 @@ def write_manifest(target: Path, slugs: list[str], per_phase: int | None = None)
     per_phase = per_phase or len(slugs)
     phases = []
     for number, start in enumerate(range(0, len(slugs), per_phase), 1):
-        entries = "".join(f"      - slug: {slug}\n        source: content/{slug}.md\n"
-                          for slug in slugs[start:start + per_phase])
-        phases.append(f"  - id: '{number:03d}'\n    slug: phase-{number:03d}\n"
-                      f"    title: Phase {number}\n    lessons:\n" + entries)
+        entries = "".join(
+            f"      - slug: {slug}\n        source: content/{slug}.md\n"
+            for slug in slugs[start : start + per_phase]
+        )
+        phases.append(
+            f"  - id: '{number:03d}'\n    slug: phase-{number:03d}\n"
+            f"    title: Phase {number}\n    lessons:\n" + entries
+        )
     (target / "lessons.yaml").write_text(
         "course:\n  title: Scale\n  track: Bench\nsettings:\n  record_packages: [numpy]\n"
-        "phases:\n" + "".join(phases))
+        "phases:\n" + "".join(phases)
+    )
 
 
 def share_cache_entry(cache: Path, source: str, slugs: list[str]) -> None:

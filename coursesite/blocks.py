@@ -58,9 +58,14 @@ class Runs:
     solution: bool = False  # left out of the student edition
 
     def block(self, item: Any) -> RunnableBlock:
-        return RunnableBlock(self.id.format(item=item), self.label.format(item=item),
-                             getattr(item, self.code), self.figure, self.solution,
-                             self.program)
+        return RunnableBlock(
+            self.id.format(item=item),
+            self.label.format(item=item),
+            getattr(item, self.code),
+            self.figure,
+            self.solution,
+            self.program,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,8 +107,12 @@ class BlockKind:
 
     @property
     def view(self) -> View:
-        return View(self.html or f"blocks/{self.name}.html",
-                    self.markdown or f"blocks/{self.name}.md", self.runs, self.notebook)
+        return View(
+            self.html or f"blocks/{self.name}.html",
+            self.markdown or f"blocks/{self.name}.md",
+            self.runs,
+            self.notebook,
+        )
 
 
 _KINDS: dict[str, BlockKind] = {}
@@ -126,8 +135,10 @@ def register(kind: BlockKind) -> BlockKind:
         raise ValueError(f"{{{kind.name}}}: required and Markdown options must be options")
     view = _VIEWS.setdefault(kind.item, kind.view)
     if view != kind.view:
-        raise ValueError(f"{{{kind.name}}} shows {kind.item.__name__} differently from "
-                         "the kind registered for it before")
+        raise ValueError(
+            f"{{{kind.name}}} shows {kind.item.__name__} differently from "
+            "the kind registered for it before"
+        )
     _KINDS[kind.name] = kind
     _SUB_BLOCKS.update((name, kind.name) for name in kind.sub_blocks)
     return kind
@@ -166,8 +177,12 @@ def view_of(item: Any) -> View:
 def runnable_blocks(stages: list[Stage]) -> list[RunnableBlock]:
     """What runs, in execution order: program blocks (main.py) first, then the others,
     each group in document order."""
-    blocks = [runs.block(item) for stage in stages for item in stage.items
-              if (runs := view_of(item).runs) is not None]
+    blocks = [
+        runs.block(item)
+        for stage in stages
+        for item in stage.items
+        if (runs := view_of(item).runs) is not None
+    ]
     return [b for b in blocks if b.program] + [b for b in blocks if not b.program]
 
 
@@ -207,9 +222,12 @@ class BlockContext:
         """The one ```{info} fence of `raw` (checked to compile), with its :raises:."""
         found = [part for part in raw.parts if part.kind == "code" and part.info == info]
         if len(found) != 1:
-            self.error(f"{{{raw.kind}}} needs exactly one ```{info} block, found {len(found)}",
-                       raw.line, "code in other languages is shown, only ```python runs; "
-                       "split long code over several blocks")
+            self.error(
+                f"{{{raw.kind}}} needs exactly one ```{info} block, found {len(found)}",
+                raw.line,
+                "code in other languages is shown, only ```python runs; "
+                "split long code over several blocks",
+            )
             return None
         code = found[0].code
         assert code is not None  # a "code" part carries its code
@@ -220,18 +238,20 @@ class BlockContext:
         try:
             compile("\n" * (code.line - 1) + code.source, str(self.path), "exec")
         except SyntaxError as problem:
-            self.error(f"Python syntax error: {problem.msg}", problem.lineno,
-                       "fix the code; scaffolds must compile too (use ... for the gaps)")
+            self.error(
+                f"Python syntax error: {problem.msg}",
+                problem.lineno,
+                "fix the code; scaffolds must compile too (use ... for the gaps)",
+            )
 
     @staticmethod
-    def prose_around(raw: RawBlock, anchor_part: Part | None
-                     ) -> tuple[Prose | None, Prose | None]:
+    def prose_around(raw: RawBlock, anchor_part: Part | None) -> tuple[Prose | None, Prose | None]:
         """The prose before and after a block's code, each merged into one Prose."""
         if anchor_part is None:
             return None, None
         index = raw.parts.index(anchor_part)
         before = [p.prose for p in raw.parts[:index] if p.kind == "prose"]
-        after = [p.prose for p in raw.parts[index + 1:] if p.kind == "prose"]
+        after = [p.prose for p in raw.parts[index + 1 :] if p.kind == "prose"]
         return merge_prose(before), merge_prose(after)
 
     def sub_block(self, raw: RawBlock, kind: str, required: bool) -> Prose | None:
@@ -239,9 +259,13 @@ class BlockContext:
         found = [p.block for p in raw.parts if p.block is not None and p.block.kind == kind]
         if not found:
             if required:
-                self.error(f"{{{raw.kind}}} needs a :::{{{kind}}} block", raw.line,
-                           f"add ':::{{{kind}}}' ... ':::' inside it, and give the outer block "
-                           "one more colon than the inner one")
+                self.error(
+                    f"{{{raw.kind}}} needs a :::{{{kind}}} block",
+                    raw.line,
+                    f"add ':::{{{kind}}}' ... ':::' inside it, and give the outer block "
+                    "one more colon than the inner one",
+                )
             return None
-        return merge_prose([p.prose for p in found[0].parts if p.kind == "prose"]) or \
-            Prose("", found[0].line)
+        return merge_prose([p.prose for p in found[0].parts if p.kind == "prose"]) or Prose(
+            "", found[0].line
+        )

@@ -12,8 +12,19 @@ from typing import TYPE_CHECKING
 from .blocks import BlockContext, BlockKind, RawBlock, Runs, merge_prose, register
 from .errors import did_you_mean
 from .markdown import parse_nodes
-from .model import (Check, Choice, Code, Exercise, ExerciseKind, Experiment, Figure, Note,
-                    Pause, Prose, Step)
+from .model import (
+    Check,
+    Choice,
+    Code,
+    Exercise,
+    ExerciseKind,
+    Experiment,
+    Figure,
+    Note,
+    Pause,
+    Prose,
+    Step,
+)
 
 if TYPE_CHECKING:
     from .downloads import NotebookBuilder
@@ -21,23 +32,30 @@ if TYPE_CHECKING:
 _STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
 _CHOICE_RE = re.compile(r"^\[( |x|X)\]\s+(.+)$", re.S)
 EXERCISE_KINDS = typing.get_args(ExerciseKind)
-_NOTE_ANCHORS = {"diagnose": "diagnose-the-result", "carry-forward": "carry-forward",
-                 "evidence": "keep-your-evidence"}
+_NOTE_ANCHORS = {
+    "diagnose": "diagnose-the-result",
+    "carry-forward": "carry-forward",
+    "evidence": "keep-your-evidence",
+}
 
 
 def build_step(context: BlockContext, raw: RawBlock) -> Step | None:
     match = _STEP_RE.match(raw.title)
     if not match:
-        context.error(f"step title '{raw.title}' must start with its number, like '1. Title'",
-                      raw.line, "number the steps 1, 2, 3, ... in order")
+        context.error(
+            f"step title '{raw.title}' must start with its number, like '1. Title'",
+            raw.line,
+            "number the steps 1, 2, 3, ... in order",
+        )
         return None
     code = context.code_part(raw)
     intro, explanation = context.prose_around(raw, context.code_anchor(raw))
     if code is None:
         return None
     number = int(match.group(1))  # "01." is step 1: its anchor is the id its output has
-    return Step(number, match.group(2), context.anchor(f"step {number}"),
-                intro, code, explanation, raw.line)
+    return Step(
+        number, match.group(2), context.anchor(f"step {number}"), intro, code, explanation, raw.line
+    )
 
 
 def step_cells(cells: NotebookBuilder, step: Step) -> None:
@@ -51,12 +69,22 @@ def build_experiment(context: BlockContext, raw: RawBlock) -> Experiment | None:
     code = context.code_part(raw)
     intro, takeaway = context.prose_around(raw, context.code_anchor(raw))
     if code is not None and takeaway is None:
-        context.error("{experiment} needs a takeaway paragraph after its code", raw.line,
-                      "say in a sentence or two what the experiment shows")
+        context.error(
+            "{experiment} needs a takeaway paragraph after its code",
+            raw.line,
+            "say in a sentence or two what the experiment shows",
+        )
     if code is None or takeaway is None:
         return None
-    return Experiment(raw.title, context.anchor(raw.title), raw.options.get("predict", ""),
-                      raw.options.get("expected", ""), intro, code, takeaway)
+    return Experiment(
+        raw.title,
+        context.anchor(raw.title),
+        raw.options.get("predict", ""),
+        raw.options.get("expected", ""),
+        intro,
+        code,
+        takeaway,
+    )
 
 
 def experiment_cells(cells: NotebookBuilder, experiment: Experiment) -> None:
@@ -73,9 +101,17 @@ def build_figure(context: BlockContext, raw: RawBlock) -> Figure | None:
     connect = context.sub_block(raw, "connect", required=True)
     if code is None or read is None or connect is None:
         return None
-    return Figure(raw.title, context.anchor(raw.title), raw.options.get("alt", ""),
-                  raw.options.get("caption") or raw.title, raw.options.get("predict"),
-                  intro, code, read, connect)
+    return Figure(
+        raw.title,
+        context.anchor(raw.title),
+        raw.options.get("alt", ""),
+        raw.options.get("caption") or raw.title,
+        raw.options.get("predict"),
+        intro,
+        code,
+        read,
+        connect,
+    )
 
 
 def figure_cells(cells: NotebookBuilder, figure: Figure) -> None:
@@ -86,25 +122,41 @@ def figure_cells(cells: NotebookBuilder, figure: Figure) -> None:
 def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
     kind = raw.options.get("kind", "")
     if kind and kind not in EXERCISE_KINDS:
-        context.error(f"unknown exercise kind '{kind}'{did_you_mean(kind, EXERCISE_KINDS)}",
-                      raw.line, "kinds are: " + ", ".join(EXERCISE_KINDS))
+        context.error(
+            f"unknown exercise kind '{kind}'{did_you_mean(kind, EXERCISE_KINDS)}",
+            raw.line,
+            "kinds are: " + ", ".join(EXERCISE_KINDS),
+        )
     for part in raw.parts:
         if part.kind == "code" and part.info not in ("python scaffold", "python solution"):
-            context.error("in an exercise, mark code as ```python scaffold or ```python "
-                          "solution", part.line, "the scaffold is what readers start from; "
-                          "the solution runs and is checked")
+            context.error(
+                "in an exercise, mark code as ```python scaffold or ```python solution",
+                part.line,
+                "the scaffold is what readers start from; the solution runs and is checked",
+            )
     scaffold = context.code_part(raw, "python scaffold")
     solution = context.code_part(raw, "python solution")
     task, _ = context.prose_around(raw, context.code_anchor(raw, "python scaffold"))
     _, reasoning = context.prose_around(raw, context.code_anchor(raw, "python solution"))
     hint = context.sub_block(raw, "hint", required=False)
     if scaffold is not None and task is None:
-        context.error("{exercise} needs the task described before its scaffold", raw.line,
-                      "write what the reader should do above the ```python scaffold block")
+        context.error(
+            "{exercise} needs the task described before its scaffold",
+            raw.line,
+            "write what the reader should do above the ```python scaffold block",
+        )
     if scaffold is None or solution is None or task is None or kind not in EXERCISE_KINDS:
         return None
-    return Exercise(raw.title, context.anchor(raw.title), typing.cast(ExerciseKind, kind), task,
-                    Code(scaffold.source, scaffold.line), hint, solution, reasoning)
+    return Exercise(
+        raw.title,
+        context.anchor(raw.title),
+        typing.cast(ExerciseKind, kind),
+        task,
+        Code(scaffold.source, scaffold.line),
+        hint,
+        solution,
+        reasoning,
+    )
 
 
 def exercise_cells(cells: NotebookBuilder, exercise: Exercise) -> None:
@@ -119,19 +171,24 @@ def build_check(context: BlockContext, raw: RawBlock) -> Check | None:
     choices: list[Choice] = []
     explanation: list[Prose | None] = []
     for part in raw.parts:
-        if part.prose is not None and not choices \
-                and part.prose.markdown.lstrip().startswith("-"):
+        if part.prose is not None and not choices and part.prose.markdown.lstrip().startswith("-"):
             choices = _choices(part.prose, explanation)
         elif part.kind == "prose":
             explanation.append(part.prose)
     if len(choices) < 2 or sum(choice.correct for choice in choices) != 1:
-        context.error("{check} needs a list of at least two answers, exactly one marked [x]",
-                      raw.line, "write answers as '- [ ] wrong' and '- [x] right'")
+        context.error(
+            "{check} needs a list of at least two answers, exactly one marked [x]",
+            raw.line,
+            "write answers as '- [ ] wrong' and '- [x] right'",
+        )
         return None
     merged = merge_prose(explanation)
     if merged is None:
-        context.error("{check} needs an explanation after its answers", raw.line,
-                      "explain after the list why the right answer is right")
+        context.error(
+            "{check} needs an explanation after its answers",
+            raw.line,
+            "explain after the list why the right answer is right",
+        )
         return None
     return Check(raw.title, context.anchor("check your understanding"), choices, merged)
 
@@ -143,14 +200,14 @@ def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
         if node.type == "bullet_list" and not choices:
             for item in node.children:
                 assert item.map is not None  # block-level nodes carry their lines
-                text = "\n".join(prose.markdown.splitlines()[item.map[0]:item.map[1]])
+                text = "\n".join(prose.markdown.splitlines()[item.map[0] : item.map[1]])
                 match = _CHOICE_RE.match(text.strip().lstrip("-*+").strip())
                 if not match:
                     return []
                 choices.append(Choice(match.group(2).strip(), match.group(1) != " "))
         else:
             assert node.map is not None  # block-level nodes carry their lines
-            lines = prose.markdown.splitlines()[node.map[0]:node.map[1]]
+            lines = prose.markdown.splitlines()[node.map[0] : node.map[1]]
             rest.append(Prose("\n".join(lines), prose.line + node.map[0]))
     return choices
 
@@ -158,8 +215,11 @@ def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
 def build_pause(context: BlockContext, raw: RawBlock) -> Pause | None:
     answer = merge_prose([p.prose for p in raw.parts if p.kind == "prose"])
     if answer is None:
-        context.error("{pause} needs the answer to compare with in its body", raw.line,
-                      "write the reasoning to compare with between the ':::' lines")
+        context.error(
+            "{pause} needs the answer to compare with in its body",
+            raw.line,
+            "write the reasoning to compare with between the ':::' lines",
+        )
         return None
     return Pause(raw.title, context.anchor(raw.title), answer)
 
@@ -167,34 +227,79 @@ def build_pause(context: BlockContext, raw: RawBlock) -> Pause | None:
 def build_note(context: BlockContext, raw: RawBlock) -> Note | None:
     body = merge_prose([p.prose for p in raw.parts if p.kind == "prose"])
     if body is None:
-        context.error(f"{{{raw.kind}}} is empty", raw.line,
-                      "write its text between the ':::' lines")
+        context.error(
+            f"{{{raw.kind}}} is empty", raw.line, "write its text between the ':::' lines"
+        )
         return None
     # build_note is registered only for the kinds of _NOTE_ANCHORS, Note's literal kinds.
     return Note(raw.kind, context.anchor(_NOTE_ANCHORS[raw.kind]), body)  # type: ignore[arg-type]
 
 
-register(BlockKind(
-    "step", Step, build_step, stages=("build-run",), options=("raises",),
-    runs=Runs(id="step-{item.number}", label="step {item.number}", program=True),
-    notebook=step_cells))
-register(BlockKind(
-    "experiment", Experiment, build_experiment, stages=("experiment",),
-    options=("predict", "expected", "raises"), required=("predict", "expected"),
-    markdown_options=("predict", "expected"),
-    runs=Runs(label="experiment '{item.title}'"), notebook=experiment_cells))
-register(BlockKind(
-    "figure", Figure, build_figure, options=("alt", "predict", "caption"), required=("alt",),
-    markdown_options=("predict", "caption"), sub_blocks=("read", "connect"),
-    runs=Runs(label="figure '{item.title}'", figure=True), notebook=figure_cells))
-register(BlockKind(
-    "exercise", Exercise, build_exercise, stages=("exercise-check",),
-    options=("kind", "raises"), required=("kind",), sub_blocks=("hint",),
-    runs=Runs(code="solution", label="solution of '{item.title}'", solution=True),
-    notebook=exercise_cells))
+register(
+    BlockKind(
+        "step",
+        Step,
+        build_step,
+        stages=("build-run",),
+        options=("raises",),
+        runs=Runs(id="step-{item.number}", label="step {item.number}", program=True),
+        notebook=step_cells,
+    )
+)
+register(
+    BlockKind(
+        "experiment",
+        Experiment,
+        build_experiment,
+        stages=("experiment",),
+        options=("predict", "expected", "raises"),
+        required=("predict", "expected"),
+        markdown_options=("predict", "expected"),
+        runs=Runs(label="experiment '{item.title}'"),
+        notebook=experiment_cells,
+    )
+)
+register(
+    BlockKind(
+        "figure",
+        Figure,
+        build_figure,
+        options=("alt", "predict", "caption"),
+        required=("alt",),
+        markdown_options=("predict", "caption"),
+        sub_blocks=("read", "connect"),
+        runs=Runs(label="figure '{item.title}'", figure=True),
+        notebook=figure_cells,
+    )
+)
+register(
+    BlockKind(
+        "exercise",
+        Exercise,
+        build_exercise,
+        stages=("exercise-check",),
+        options=("kind", "raises"),
+        required=("kind",),
+        sub_blocks=("hint",),
+        runs=Runs(code="solution", label="solution of '{item.title}'", solution=True),
+        notebook=exercise_cells,
+    )
+)
 register(BlockKind("check", Check, build_check, stages=("exercise-check",)))
 register(BlockKind("pause", Pause, build_pause))
-for _name, _stage in (("diagnose", "exercise-check"), ("carry-forward", "evidence"),
-                      ("evidence", "evidence")):
-    register(BlockKind(_name, Note, build_note, stages=(_stage,), titled=False,
-                       html="blocks/note.html", markdown="blocks/note.md"))
+for _name, _stage in (
+    ("diagnose", "exercise-check"),
+    ("carry-forward", "evidence"),
+    ("evidence", "evidence"),
+):
+    register(
+        BlockKind(
+            _name,
+            Note,
+            build_note,
+            stages=(_stage,),
+            titled=False,
+            html="blocks/note.html",
+            markdown="blocks/note.md",
+        )
+    )

@@ -76,14 +76,20 @@ class ExecutionCache:
                 return Lookup(record, "", recorded=entry.get("recorded", True))
             return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
         except (ValueError, KeyError, TypeError) as problem:
-            return Lookup(None, f"damaged cache entry {path} ({type(problem).__name__}) "
-                                "discarded; running again")
+            return Lookup(
+                None,
+                f"damaged cache entry {path} ({type(problem).__name__}) discarded; running again",
+            )
 
-    def store(self, slug: str, key: CacheKey, record: ExecutionRecord,
-              recorded: bool) -> None:
+    def store(self, slug: str, key: CacheKey, record: ExecutionRecord, recorded: bool) -> None:
         """Keep `record`; `recorded` says whether records/ holds it too (see Lookup)."""
-        entry = {"format": FORMAT, "key": key.digest, "parts": key.parts,
-                 "record": record_to_json(record), "recorded": recorded}
+        entry = {
+            "format": FORMAT,
+            "key": key.digest,
+            "parts": key.parts,
+            "record": record_to_json(record),
+            "recorded": recorded,
+        }
         write_atomically(self._path(slug), json.dumps(entry, indent=1))
 
 
@@ -126,8 +132,9 @@ class ParseCache:
         cached = self._load(path, key)
         if cached is not None:
             lesson, formulas = cached
-            problems = missing_data_files(ref.source, lesson.text, lesson.front) + \
-                data_files_outside(ref.source, lesson.text, lesson.front.files, ref.course_root)
+            problems = missing_data_files(
+                ref.source, lesson.text, lesson.front
+            ) + data_files_outside(ref.source, lesson.text, lesson.front.files, ref.course_root)
             if problems:
                 raise BuildErrors(problems)
             self.formulas.keep(formulas)
@@ -201,8 +208,9 @@ class FormulaMemo:
     def save(self) -> None:
         if self.path is None:
             return
-        write_atomically(self.path, json.dumps({key: self.mathml[key]
-                                                for key in sorted(self.used)}))
+        write_atomically(
+            self.path, json.dumps({key: self.mathml[key] for key in sorted(self.used)})
+        )
 
 
 @dataclass(frozen=True)
@@ -216,6 +224,7 @@ class HighlightCache:
         if self.folder is None:
             return highlight_code(code, "python")
         import pygments  # with the rest of Pygments, only when a page is rendered
+
         key = short_digest(pygments.__version__ + "\0" + code)
         path = self.folder / f"{key}.html"
         try:
@@ -233,8 +242,9 @@ def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
     """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
     if cache is None:
         return render_svg(data, description)
-    key = short_digest(json.dumps([data, description, STYLE,
-                                   distribution_version("matplotlib")], sort_keys=True))
+    key = short_digest(
+        json.dumps([data, description, STYLE, distribution_version("matplotlib")], sort_keys=True)
+    )
     path = cache / f"{key}.svg"
     if path.is_file():
         cached = path.read_text(encoding="utf-8", errors="replace")

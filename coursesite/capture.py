@@ -47,7 +47,7 @@ class CappedStream:
         return self.total > self.limit
 
     def add(self, data: bytes) -> None:
-        self.head += data[:max(0, self.limit - len(self.head))]
+        self.head += data[: max(0, self.limit - len(self.head))]
         self.total += len(data)
         self.tail = (self.tail + data)[-TAIL:]
 
@@ -55,7 +55,7 @@ class CappedStream:
         """What was kept, with a marker where bytes were left out."""
         if not self.overflowed:
             return self.head.decode("utf-8", errors="replace")
-        tail = self.tail[max(0, self.limit - (self.total - len(self.tail))):]
+        tail = self.tail[max(0, self.limit - (self.total - len(self.tail))) :]
         dropped = self.total - len(self.head) - len(tail)
         middle = f"\n[{dropped} bytes not kept]\n" if dropped else ""
         return (bytes(self.head) + middle.encode() + bytes(tail)).decode("utf-8", "replace")
@@ -67,8 +67,12 @@ class OutputCapture:
     `on_overflow(name)` runs (on that thread) when stream `name` first passes its limit.
     """
 
-    def __init__(self, process: PipedProcess, limits: dict[str, int],
-                 on_overflow: Callable[[str], None] = lambda name: None):
+    def __init__(
+        self,
+        process: PipedProcess,
+        limits: dict[str, int],
+        on_overflow: Callable[[str], None] = lambda name: None,
+    ):
         self.streams = {name: CappedStream(limit) for name, limit in limits.items()}
         self._on_overflow = on_overflow
         assert process.stdout is not None and process.stderr is not None, "start it with pipes"
@@ -78,8 +82,9 @@ class OutputCapture:
             os.set_blocking(pipe.fileno(), False)
             self._selector.register(pipe, selectors.EVENT_READ, name)
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._read, daemon=True,
-                                        name=f"output of pid {process.pid}")
+        self._thread = threading.Thread(
+            target=self._read, daemon=True, name=f"output of pid {process.pid}"
+        )
         self._thread.start()
 
     def finish(self) -> tuple[str, str]:

@@ -42,65 +42,115 @@ Lesson format: docs/authoring.md
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--manifest", type=Path, default=Path("lessons.yaml"), metavar="PATH",
-                        help="the course manifest (default: lessons.yaml)")
-    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="output folder, replaced as a whole by every build, so it "
-                             "must be new, empty or a site a build wrote (default: site/ next "
-                             "to the manifest)")
-    parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
-                        help="execution and page cache (default: .cache/ next to the manifest)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="lessons executed at once, each in its own process "
-                             "(default: the number of cores)")
-    parser.add_argument("--force", action="store_true",
-                        help="re-run every lesson and re-render every page")
-    parser.add_argument("--lesson", metavar="SLUG", default=None,
-                        help="run just this lesson; the others come from the cache")
-    parser.add_argument("--frozen", action="store_true",
-                        help="run no code: publish from the committed records/ (fails naming "
-                             "any lesson whose code changed since its record)")
-    parser.add_argument("--base-url", metavar="URL", default=None,
-                        help="the address the site is published at (e.g. "
-                             "https://example.org/course/); used for sitemap.xml and canonical "
-                             "links, while links between pages stay relative")
-    parser.add_argument("--edition", choices=("full", "student"), default="full",
-                        help="'student' leaves every reference solution out of the pages, "
-                             "downloads and search index (solutions still run and are checked)")
-    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
-                        help="run lessons on the Dask scheduler at ADDRESS (tcp://host:8786) "
-                             "instead of local processes; overrides settings.cluster in "
-                             "lessons.yaml (docs/scaling.md)")
-    parser.add_argument("--timings", action="store_true",
-                        help="print how long each stage of the build took (manifest, parse, "
-                             "look-up, execute, validate, plan, render+write, save)")
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=Path("lessons.yaml"),
+        metavar="PATH",
+        help="the course manifest (default: lessons.yaml)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder, replaced as a whole by every build, so it "
+        "must be new, empty or a site a build wrote (default: site/ next "
+        "to the manifest)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="execution and page cache (default: .cache/ next to the manifest)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="lessons executed at once, each in its own process (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="re-run every lesson and re-render every page"
+    )
+    parser.add_argument(
+        "--lesson",
+        metavar="SLUG",
+        default=None,
+        help="run just this lesson; the others come from the cache",
+    )
+    parser.add_argument(
+        "--frozen",
+        action="store_true",
+        help="run no code: publish from the committed records/ (fails naming "
+        "any lesson whose code changed since its record)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="the address the site is published at (e.g. "
+        "https://example.org/course/); used for sitemap.xml and canonical "
+        "links, while links between pages stay relative",
+    )
+    parser.add_argument(
+        "--edition",
+        choices=("full", "student"),
+        default="full",
+        help="'student' leaves every reference solution out of the pages, "
+        "downloads and search index (solutions still run and are checked)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="run lessons on the Dask scheduler at ADDRESS (tcp://host:8786) "
+        "instead of local processes; overrides settings.cluster in "
+        "lessons.yaml (docs/scaling.md)",
+    )
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="print how long each stage of the build took (manifest, parse, "
+        "look-up, execute, validate, plan, render+write, save)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="build.py", description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="build.py",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     command = argv[0] if argv and argv[0] in ("serve", "check") else "build"
     if command == "check":
         parser = argparse.ArgumentParser(
             prog="build.py check",
             description="Re-run every lesson and compare its output with the committed "
-                        "record in records/. Prints a unified diff per lesson whose output "
-                        "drifted (for example a shuffled order that changed under a new "
-                        "library version); lines matching the lesson's `volatile` patterns "
-                        "never count. Exit status 1 when anything drifted.")
-        parser.add_argument("--accept", action="store_true",
-                            help="write the fresh outputs to records/ instead of failing")
+            "record in records/. Prints a unified diff per lesson whose output "
+            "drifted (for example a shuffled order that changed under a new "
+            "library version); lines matching the lesson's `volatile` patterns "
+            "never count. Exit status 1 when anything drifted.",
+        )
+        parser.add_argument(
+            "--accept",
+            action="store_true",
+            help="write the fresh outputs to records/ instead of failing",
+        )
         argv = argv[1:]
     serving = command == "serve"
     if serving:
         parser = argparse.ArgumentParser(
             prog="build.py serve",
             description="Build the site, serve it on 127.0.0.1, rebuild when content/, "
-                        "templates/, static/ or lessons.yaml change, and reload open pages. "
-                        "A broken edit is shown in the terminal and over the page; the last "
-                        "good site stays served.")
+            "templates/, static/ or lessons.yaml change, and reload open pages. "
+            "A broken edit is shown in the terminal and over the page; the last "
+            "good site stays served.",
+        )
         parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
         argv = argv[1:]
     _common_options(parser)
@@ -120,8 +170,12 @@ def build_options(arguments: argparse.Namespace) -> BuildOptions:
         templates=_first_existing(root / "templates", tool_root / "templates"),
         static=_first_existing(root / "static", tool_root / "static"),
         cache=arguments.cache or root / ".cache",
-        jobs=arguments.jobs, force=arguments.force, only=arguments.lesson,
-        frozen=arguments.frozen, edition=arguments.edition, cluster=arguments.cluster,
+        jobs=arguments.jobs,
+        force=arguments.force,
+        only=arguments.lesson,
+        frozen=arguments.frozen,
+        edition=arguments.edition,
+        cluster=arguments.cluster,
         base_url=arguments.base_url and arguments.base_url.rstrip("/") + "/",
     )
 
@@ -142,10 +196,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     if arguments.command == "serve":
         from .serve import serve  # the watcher and server load only when serving
+
         return serve(options, arguments.port)
     if arguments.command == "check":
         return check(options, arguments)
     from . import fingerprint
+
     started = time.perf_counter()
     snapshot = fingerprint.take(options)  # before anything is read: see fingerprint.Snapshot
     timings = {"fingerprint": time.perf_counter() - started}
@@ -158,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     # Imported only when there is work to do: they cost more than a no-op build.
     from .pipeline import build
     from .progress import create_progress
+
     try:
         with create_progress(arguments.quiet) as progress:
             result = build(options, progress, snapshot)
@@ -188,6 +245,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     from .progress import create_progress
     from .sitecheck import check_links, check_markup, validate_html
     from .sitestate import forget_state
+
     try:
         with create_progress(arguments.quiet) as progress:
             drifts = check_drift(options, progress, arguments.accept)
@@ -215,12 +273,17 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
         print(f"accepted: records/ updated for {len(drifts)} lesson(s); commit them")
     failed = bool(problems) or (bool(drifts) and not arguments.accept)
     if not failed:
-        print("check passed: no drift, no warnings, only allowed markup, every link resolves, "
-              "every image has alt text, and the HTML is valid")
+        print(
+            "check passed: no drift, no warnings, only allowed markup, every link resolves, "
+            "every image has alt text, and the HTML is valid"
+        )
         return 0
     if drifts and not arguments.accept:
-        print(f"{len(drifts)} lesson(s) drifted; run `build.py check --accept` to record the "
-              "new output, or fix the lesson", file=sys.stderr)
+        print(
+            f"{len(drifts)} lesson(s) drifted; run `build.py check --accept` to record the "
+            "new output, or fix the lesson",
+            file=sys.stderr,
+        )
     if problems:
         print(f"{len(problems)} problem(s) in the built site", file=sys.stderr)
     return 1

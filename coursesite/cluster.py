@@ -23,8 +23,14 @@ from time import monotonic
 from typing import TYPE_CHECKING
 
 from .errors import BuildError, BuildErrors
-from .execute import (ExecutionRecord, LessonJob, LocalExecutor, run_job, threads_per_lesson,
-                      unseen_hardware)
+from .execute import (
+    ExecutionRecord,
+    LessonJob,
+    LocalExecutor,
+    run_job,
+    threads_per_lesson,
+    unseen_hardware,
+)
 from .manifest import Settings
 from .options import BuildOptions
 
@@ -36,8 +42,10 @@ CONNECT_SECONDS = 10
 CHECK_SECONDS = 2  # how often the cluster is asked whether a waiting lesson can still run
 GRACE_SECONDS = 30  # how long a lesson may wait for a worker with its hardware to (re)join
 MARGIN_SECONDS = 60  # beyond the lesson's timeout, before a started lesson counts as lost
-DIED_HINT = ("the lesson may need more memory than a worker has, or crash its interpreter; "
-             "run it on its own with `build.py --lesson SLUG` to see")
+DIED_HINT = (
+    "the lesson may need more memory than a worker has, or crash its interpreter; "
+    "run it on its own with `build.py --lesson SLUG` to see"
+)
 
 
 def create_executor(options: BuildOptions, settings: Settings) -> LocalExecutor | DaskExecutor:
@@ -61,10 +69,12 @@ class DaskExecutor:
         self.address = address
         self.where = f"on the Dask cluster at {address}"
 
-    def run(self, jobs: list[LessonJob],
-            on_start: Callable[[LessonJob], None] = lambda job: None,
-            on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
-            ) -> list[ExecutionRecord | BuildError]:
+    def run(
+        self,
+        jobs: list[LessonJob],
+        on_start: Callable[[LessonJob], None] = lambda job: None,
+        on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
+    ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
         client = self._connect()
         build = uuid.uuid4().hex[:12]
@@ -72,10 +82,12 @@ class DaskExecutor:
         client.subscribe_topic(_starts_topic(build), lambda event: events.put(("start", event[1])))
         try:
             live = _live_workers(client)
-            outcomes: list = [None if _can_run(job, live) else self._no_worker(job)
-                              for job in jobs]
-            waiting = {index: _submit(client, job, build, partial(events.put, ("done", index)))
-                       for index, job in enumerate(jobs) if outcomes[index] is None}
+            outcomes: list = [None if _can_run(job, live) else self._no_worker(job) for job in jobs]
+            waiting = {
+                index: _submit(client, job, build, partial(events.put, ("done", index)))
+                for index, job in enumerate(jobs)
+                if outcomes[index] is None
+            }
             self._follow(client, jobs, waiting, outcomes, events, on_start, on_done)
             return outcomes
         finally:
@@ -84,25 +96,43 @@ class DaskExecutor:
 
     def _connect(self):
         from distributed import Client
+
         try:
             client = Client(self.address, timeout=CONNECT_SECONDS, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as problem:
-            raise BuildErrors([BuildError(
-                f"cannot reach the Dask scheduler at {self.address}: {problem}",
-                hint="start one with `dask scheduler` (docs/scaling.md), or correct --cluster "
-                     "or settings.cluster in lessons.yaml")]) from None
+            raise BuildErrors(
+                [
+                    BuildError(
+                        f"cannot reach the Dask scheduler at {self.address}: {problem}",
+                        hint="start one with `dask scheduler` (docs/scaling.md), or correct "
+                        "--cluster or settings.cluster in lessons.yaml",
+                    )
+                ]
+            ) from None
         try:
             client.wait_for_workers(1, timeout=CONNECT_SECONDS)
         except TimeoutError:
             client.close()
-            raise BuildErrors([BuildError(
-                f"the Dask cluster at {self.address} has no workers",
-                hint=f"start one with `dask worker {self.address}` (docs/scaling.md)")]) from None
+            raise BuildErrors(
+                [
+                    BuildError(
+                        f"the Dask cluster at {self.address} has no workers",
+                        hint=f"start one with `dask worker {self.address}` (docs/scaling.md)",
+                    )
+                ]
+            ) from None
         return client
 
-    def _follow(self, client: Client, jobs: list[LessonJob], waiting: dict, outcomes: list,
-                events: queue.Queue, on_start: Callable[[LessonJob], None],
-                on_done: Callable[[LessonJob, ExecutionRecord], None]) -> None:
+    def _follow(
+        self,
+        client: Client,
+        jobs: list[LessonJob],
+        waiting: dict,
+        outcomes: list,
+        events: queue.Queue,
+        on_start: Callable[[LessonJob], None],
+        on_done: Callable[[LessonJob, ExecutionRecord], None],
+    ) -> None:
         """Collect results as they come, and give up on lessons that can no longer finish."""
         index_of = {job.slug: index for index, job in enumerate(jobs)}
         started: dict[int, tuple[float, str]] = {}  # latest start of each lesson: when, where
@@ -126,9 +156,15 @@ class DaskExecutor:
                 self._give_up_on_lost(client, jobs, waiting, outcomes, started, stranded)
                 next_check = monotonic() + CHECK_SECONDS
 
-    def _give_up_on_lost(self, client: Client, jobs: list[LessonJob], waiting: dict, outcomes: list,
-                         started: dict[int, tuple[float, str]],
-                         stranded: dict[int, float]) -> None:
+    def _give_up_on_lost(
+        self,
+        client: Client,
+        jobs: list[LessonJob],
+        waiting: dict,
+        outcomes: list,
+        started: dict[int, tuple[float, str]],
+        stranded: dict[int, float],
+    ) -> None:
         """Fail lessons whose hardware left the cluster, or whose live worker is far past
         their timeout, so that the build ends instead of waiting for them."""
         live = _live_workers(client)
@@ -139,8 +175,10 @@ class DaskExecutor:
             if live is not None and worker in live and now - since > job.timeout + MARGIN_SECONDS:
                 problem = BuildError(
                     f"no result from the Dask worker {worker} {job.timeout + MARGIN_SECONDS} s "
-                    f"after lesson '{job.slug}' started there", job.path,
-                    hint="the worker may be stuck or cut off from the scheduler; see its log")
+                    f"after lesson '{job.slug}' started there",
+                    job.path,
+                    hint="the worker may be stuck or cut off from the scheduler; see its log",
+                )
             elif live is not None and not _can_run(job, live):
                 if now - stranded.setdefault(index, now) > GRACE_SECONDS:
                     problem = self._no_worker(job, left=True)
@@ -152,24 +190,31 @@ class DaskExecutor:
                 del waiting[index]
 
     def _no_worker(self, job: LessonJob, left: bool = False) -> BuildError:
-        when = f"has been in the cluster for {GRACE_SECONDS:.0f} s" if left else \
-            "is in the cluster"
+        when = f"has been in the cluster for {GRACE_SECONDS:.0f} s" if left else "is in the cluster"
         if resources_for(job.hardware) is None:
-            return BuildError(f"lesson '{job.slug}' could not run: no worker {when} at "
-                              f"{self.address}", job.path,
-                              hint=f"start one with `dask worker {self.address}`")
+            return BuildError(
+                f"lesson '{job.slug}' could not run: no worker {when} at {self.address}",
+                job.path,
+                hint=f"start one with `dask worker {self.address}`",
+            )
         return BuildError(
             f"lesson '{job.slug}' needs hardware: {job.hardware}, and no worker with a "
-            f"'{job.hardware}' resource {when} at {self.address}", job.path,
+            f"'{job.hardware}' resource {when} at {self.address}",
+            job.path,
             hint=f"on a machine with a {job.hardware.upper()}, start `dask worker {self.address} "
-                 f"--resources \"{job.hardware}=1\"` (docs/scaling.md); or build without a "
-                 "cluster, where the lesson runs on this machine")
+            f'--resources "{job.hardware}=1"` (docs/scaling.md); or build without a '
+            "cluster, where the lesson runs on this machine",
+        )
 
 
-def _submit(client: Client, job: LessonJob, build: str,
-            when_done: Callable[[], None]) -> Future:
-    future = client.submit(pickle.loads, task_bytes(job, build), key=f"lesson-{job.slug}-{build}",
-                           resources=resources_for(job.hardware), pure=False)
+def _submit(client: Client, job: LessonJob, build: str, when_done: Callable[[], None]) -> Future:
+    future = client.submit(
+        pickle.loads,
+        task_bytes(job, build),
+        key=f"lesson-{job.slug}-{build}",
+        resources=resources_for(job.hardware),
+        pure=False,
+    )
     future.add_done_callback(lambda future: when_done())
     return future
 
@@ -199,15 +244,18 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
     the scheduler's own `allowed-failures` (each attempt is logged as an event to count).
     """
     from distributed import get_client, get_worker
+
     worker = get_worker()
     attempts = f"{_starts_topic(build)}-{job.slug}"
     earlier = [message["worker"] for _, message in get_client().get_events(attempts)]
     if len(earlier) >= ATTEMPTS:
-        return BuildError(f"the Dask worker running this lesson died, on each of "
-                          f"{len(earlier)} tries ({', '.join(earlier)}); not tried again",
-                          job.path, hint=DIED_HINT.replace("SLUG", job.slug))
-    worker.log_event([attempts, _starts_topic(build)],
-                     {"slug": job.slug, "worker": worker.address})
+        return BuildError(
+            f"the Dask worker running this lesson died, on each of "
+            f"{len(earlier)} tries ({', '.join(earlier)}); not tried again",
+            job.path,
+            hint=DIED_HINT.replace("SLUG", job.slug),
+        )
+    worker.log_event([attempts, _starts_topic(build)], {"slug": job.slug, "worker": worker.address})
     # The lessons running at once on this worker share its cores, as in the local pool.
     threads = threads_per_lesson(worker.state.nthreads)
     try:
@@ -217,28 +265,41 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
     # The worker's resources say where the lesson was sent; only its JAX devices say what it
     # ran on. A gpu or tpu lesson that saw no such device fails rather than claim it.
     offered = worker.state.total_resources
-    record = replace(record, worker=worker.address, worker_resources=", ".join(
-        f"{name}={amount:g}" for name, amount in sorted(offered.items())))
+    record = replace(
+        record,
+        worker=worker.address,
+        worker_resources=", ".join(
+            f"{name}={amount:g}" for name, amount in sorted(offered.items())
+        ),
+    )
     return unseen_hardware(job, record) or record
 
 
 def _outcome(future: Future, job: LessonJob) -> ExecutionRecord | BuildError:
     from distributed.scheduler import KilledWorker
+
     if future.status == "finished":
         return future.result()
     if future.status == "cancelled":
-        return BuildError("the Dask cluster dropped this lesson before it finished",
-                          job.path, hint="the scheduler may have restarted or the "
-                          "connection to it was lost; build again")
+        return BuildError(
+            "the Dask cluster dropped this lesson before it finished",
+            job.path,
+            hint="the scheduler may have restarted or the connection to it was lost; build again",
+        )
     error = future.exception()
     if isinstance(error, KilledWorker):
-        return BuildError(f"the Dask workers running this lesson died ({error})",
-                          job.path, hint=DIED_HINT.replace("SLUG", job.slug))
-    return BuildError(f"a Dask worker could not run this lesson: {type(error).__name__}: "
-                      f"{error}", job.path,
-                      hint="start workers in the build's environment: the packages of "
-                           "requirements.txt, and this project's folder on PYTHONPATH "
-                           "(docs/scaling.md)")
+        return BuildError(
+            f"the Dask workers running this lesson died ({error})",
+            job.path,
+            hint=DIED_HINT.replace("SLUG", job.slug),
+        )
+    return BuildError(
+        f"a Dask worker could not run this lesson: {type(error).__name__}: {error}",
+        job.path,
+        hint="start workers in the build's environment: the packages of "
+        "requirements.txt, and this project's folder on PYTHONPATH "
+        "(docs/scaling.md)",
+    )
 
 
 def _live_workers(client: Client) -> dict[str, dict] | None:
@@ -254,8 +315,10 @@ def _can_run(job: LessonJob, live: dict[str, dict] | None) -> bool:
     if live is None:
         return True  # unknown: let the scheduler decide, and check again later
     needed = resources_for(job.hardware) or {}
-    return any(all(resources.get(name, 0) >= amount for name, amount in needed.items())
-               for resources in live.values())
+    return any(
+        all(resources.get(name, 0) >= amount for name, amount in needed.items())
+        for resources in live.values()
+    )
 
 
 def _starts_topic(build: str) -> str:

@@ -94,5 +94,6 @@ def distribution_version(module: str) -> str | None:
     if version is not None:
         return version
     import importlib.metadata  # only for modules named unlike their distribution: ~30 ms
+
     providers = importlib.metadata.packages_distributions().get(module, [])
     return _installed().get(_normalize(providers[0])) if providers else None

@@ -66,19 +66,30 @@ class NotebookBuilder:
         # Plain nbformat 4.5 JSON. The build does not import nbformat (0.1 s, and its
         # per-cell validation cost more than the rest of the page); the tests validate
         # these notebooks with nbformat.validate and run them in a real kernel.
-        return {"nbformat": 4, "nbformat_minor": 5, "cells": self.cells, "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-            "language_info": {"name": "python", "version": self.record.python}}}
+        return {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "cells": self.cells,
+            "metadata": {
+                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                "language_info": {"name": "python", "version": self.record.python},
+            },
+        }
 
     def markdown(self, text: str) -> None:
         if str(text).strip():
-            self.cells.append({"cell_type": "markdown", "metadata": {},
-                               "source": str(text).strip()})
+            self.cells.append(
+                {"cell_type": "markdown", "metadata": {}, "source": str(text).strip()}
+            )
 
     def code(self, block_id: str, code: Code, is_step: bool = False) -> None:
-        cell = {"cell_type": "code", "execution_count": None,
-                "metadata": {"tags": ["raises-exception"]} if code.raises else {},
-                "outputs": self.outputs(block_id), "source": code.source.rstrip()}
+        cell = {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {"tags": ["raises-exception"]} if code.raises else {},
+            "outputs": self.outputs(block_id),
+            "source": code.source.rstrip(),
+        }
         if self.deferred is not None and not is_step:
             self.deferred.append(cell)
         else:
@@ -86,18 +97,37 @@ class NotebookBuilder:
 
     def outputs(self, block_id: str) -> list:
         block: BlockOutput = self.record.blocks[block_id]
-        outputs: list[dict] = [{"output_type": "stream", "name": name, "text": text}
-                               for name, text in (("stdout", block.stdout),
-                                                  ("stderr", block.stderr)) if text]
+        outputs: list[dict] = [
+            {"output_type": "stream", "name": name, "text": text}
+            for name, text in (("stdout", block.stdout), ("stderr", block.stderr))
+            if text
+        ]
         if block.display:  # the value of a bare last expression, as Jupyter shows it
-            outputs.append({"output_type": "execute_result", "execution_count": None,
-                            "metadata": {}, "data": {"text/plain": block.display}})
+            outputs.append(
+                {
+                    "output_type": "execute_result",
+                    "execution_count": None,
+                    "metadata": {},
+                    "data": {"text/plain": block.display},
+                }
+            )
         if block.raised:
-            outputs.append({"output_type": "error", "ename": block.raised.type,
-                            "evalue": block.raised.message, "traceback": []})
+            outputs.append(
+                {
+                    "output_type": "error",
+                    "ename": block.raised.type,
+                    "evalue": block.raised.message,
+                    "traceback": [],
+                }
+            )
         if block_id in self.figures_svg:
-            outputs.append({"output_type": "display_data", "metadata": {},
-                            "data": {SVG: self.figures_svg[block_id]}})
+            outputs.append(
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {SVG: self.figures_svg[block_id]},
+                }
+            )
         return outputs
 
     def add(self, item: object) -> None:
@@ -119,20 +149,37 @@ class NotebookBuilder:
             self.markdown(self.md.prose(prose))
 
 
-def notebook_json(lesson: Lesson, record: ExecutionRecord, figures_svg: dict[str, str],
-                  md: Any, item_markdown: Callable[[object], str], student: bool) -> str:
+def notebook_json(
+    lesson: Lesson,
+    record: ExecutionRecord,
+    figures_svg: dict[str, str],
+    md: Any,
+    item_markdown: Callable[[object], str],
+    student: bool,
+) -> str:
     notebook = NotebookBuilder(lesson, record, figures_svg, md, item_markdown, student).build()
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def figure_provenance(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> str:
-    return json.dumps({
-        "lesson": lesson.ref.slug, "block": figure.anchor, "title": figure.title,
-        "data": record.blocks[figure.anchor].figure,
-        "code_sha256": hashlib.sha256(figure.code.source.encode()).hexdigest(),
-        "revision": lesson.front.revision, "recorded_at": record.timestamp,
-        "python": record.python, "packages": record.packages,
-    }, indent=1, sort_keys=True) + "\n"
+    return (
+        json.dumps(
+            {
+                "lesson": lesson.ref.slug,
+                "block": figure.anchor,
+                "title": figure.title,
+                "data": record.blocks[figure.anchor].figure,
+                "code_sha256": hashlib.sha256(figure.code.source.encode()).hexdigest(),
+                "revision": lesson.front.revision,
+                "recorded_at": record.timestamp,
+                "python": record.python,
+                "packages": record.packages,
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n"
+    )
 
 
 def record_json(record: ExecutionRecord, student: bool, solution_ids: set[str]) -> str:
@@ -158,22 +205,32 @@ def download_list(lesson: Lesson, student: bool) -> list[Download]:
     """The downloads a lesson page lists, in the order it lists them."""
     listed = [
         Download("main.py", "the build steps: the lesson's program"),
-        Download("full.py", "the whole recorded run: steps, then figures, "
-                            "experiments" + ("" if student else " and solutions")),
+        Download(
+            "full.py",
+            "the whole recorded run: steps, then figures, "
+            "experiments" + ("" if student else " and solutions"),
+        ),
         Download("lesson.ipynb", "notebook with the recorded outputs"),
         Download("lesson.md", "the lesson text with its outputs"),
         Download("evidence.md", "a template for your evidence"),
         Download("record.json", "the execution record"),
     ]
-    listed += [Download(f"figures/{figure.anchor}.json",
-                        f"data and provenance of '{figure.title}'")
-               for figure in lesson.items(Figure)]
+    listed += [
+        Download(f"figures/{figure.anchor}.json", f"data and provenance of '{figure.title}'")
+        for figure in lesson.items(Figure)
+    ]
     archive = f"{lesson.ref.slug}.zip"
     return [*listed, Download(archive, "all of the above in one file")]
 
 
-def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,
-                     svgs: dict[str, str], context: dict, student: bool) -> dict[str, str | bytes]:
+def lesson_downloads(
+    env: Environment,
+    lesson: Lesson,
+    record: ExecutionRecord,
+    svgs: dict[str, str],
+    context: dict,
+    student: bool,
+) -> dict[str, str | bytes]:
     """Every download of a lesson: file name -> content (download_list names them).
 
     `context` carries what the Markdown templates need: resolve_link, live_values, figures.
@@ -183,23 +240,31 @@ def lesson_downloads(env: Environment, lesson: Lesson, record: ExecutionRecord,
 
     def item_markdown(item: object) -> str:
         return env.get_template(view_of(item).markdown).render(
-            context, md=md, item=item, lesson=lesson, record=record, student=student)
+            context, md=md, item=item, lesson=lesson, record=record, student=student
+        )
 
-    kinds = {"note_type": Note, "experiment_type": Experiment, "exercise_type": Exercise,
-             "check_type": Check}
+    kinds = {
+        "note_type": Note,
+        "experiment_type": Experiment,
+        "exercise_type": Exercise,
+        "check_type": Check,
+    }
     texts: dict[str, str] = {
         "main.py": lesson.main_py(),
         "full.py": lesson.full_script(include_solutions=not student),
         "lesson.ipynb": notebook_json(lesson, record, svgs, md, item_markdown, student),
         "lesson.md": env.get_template("lesson.md").render(
-            context, lesson=lesson, record=record, student=student),
+            context, lesson=lesson, record=record, student=student
+        ),
         "evidence.md": env.get_template("evidence.md").render(
-            context, lesson=lesson, record=record, **kinds),
+            context, lesson=lesson, record=record, **kinds
+        ),
         "record.json": record_json(record, student, solution_ids),
     }
     for figure in lesson.items(Figure):
         texts[f"figures/{figure.anchor}.json"] = figure_provenance(lesson, record, figure)
     files: dict[str, str | bytes] = dict(texts)
     files[f"{lesson.ref.slug}.zip"] = zip_bytes(
-        {**texts, **{f"figures/{a}.svg": s for a, s in svgs.items()}})
+        {**texts, **{f"figures/{a}.svg": s for a, s in svgs.items()}}
+    )
     return files

@@ -49,8 +49,7 @@ class BuildErrors(Exception):
 
     def report(self) -> None:
         """Print every problem to stderr, as the command line and the preview show them."""
-        print(f"build failed: {len(self.errors)} problem(s); site not changed",
-              file=sys.stderr)
+        print(f"build failed: {len(self.errors)} problem(s); site not changed", file=sys.stderr)
         for error in self.errors:
             print(f"error: {error}", file=sys.stderr)
 
@@ -62,10 +61,8 @@ _ENVIRONMENT_HINTS = {
     errno.EPERM: "check the permissions (and immutable flags) of that file or folder",
     errno.EROFS: "the file system is read-only: build into another folder with --out",
     errno.ENOENT: "a file went missing while the build ran: build again",
-    errno.EEXIST: "a file stands where a folder is needed: move it, or build elsewhere "
-                  "with --out",
-    errno.ENOTDIR: "a file stands where a folder is needed: move it, or build elsewhere "
-                   "with --out",
+    errno.EEXIST: "a file stands where a folder is needed: move it, or build elsewhere with --out",
+    errno.ENOTDIR: "a file stands where a folder is needed: move it, or build elsewhere with --out",
 }
 
 
@@ -73,14 +70,18 @@ def environment_error(problem: OSError | UnicodeError) -> BuildError:
     """A failure of the machine rather than of the lesson (disk full, permissions, a file
     that is not text), as a BuildError naming the file when the system said which."""
     if isinstance(problem, UnicodeError):
-        return BuildError(f"text that is not valid UTF-8: {problem}",
-                          hint="save the files of the course as UTF-8")
+        return BuildError(
+            f"text that is not valid UTF-8: {problem}", hint="save the files of the course as UTF-8"
+        )
     path = problem.filename if isinstance(problem.filename, (str, Path)) else None
     reason = problem.strerror or type(problem).__name__
-    return BuildError(f"cannot use this file: {reason}" if path else f"system error: {reason}",
-                      path, hint=_ENVIRONMENT_HINTS.get(problem.errno or 0,
-                                                        "fix the cause and build again; "
-                                                        "the previous site is unchanged"))
+    return BuildError(
+        f"cannot use this file: {reason}" if path else f"system error: {reason}",
+        path,
+        hint=_ENVIRONMENT_HINTS.get(
+            problem.errno or 0, "fix the cause and build again; the previous site is unchanged"
+        ),
+    )
 
 
 @contextlib.contextmanager
@@ -100,9 +101,14 @@ def decode_utf8(data: bytes, path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as problem:
-        line = data[:problem.start].count(b"\n") + 1
-        raise BuildErrors([BuildError(f"not UTF-8 text ({problem.reason})", path, line,
-                                      hint="save the file as UTF-8")]) from None
+        line = data[: problem.start].count(b"\n") + 1
+        raise BuildErrors(
+            [
+                BuildError(
+                    f"not UTF-8 text ({problem.reason})", path, line, hint="save the file as UTF-8"
+                )
+            ]
+        ) from None
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:

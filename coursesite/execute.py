@@ -21,8 +21,8 @@ from pathlib import Path
 
 from .capture import OutputCapture
 from .dependencies import lesson_inputs
-from .lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from .errors import BuildError
+from .lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from .manifest import Settings
 from .model import Lesson
 
@@ -92,8 +92,10 @@ def _with_hardware_seen(data: dict) -> dict:
     Records made before `worker_resources` existed may name a cluster worker's resource as
     their `hardware` (or name none); the devices are what the lesson's JAX actually saw.
     """
-    receipts = [dict(receipt, hardware=hardware_kind(platforms_in(receipt["devices"])))
-                for receipt in data.get("receipts", [])]
+    receipts = [
+        dict(receipt, hardware=hardware_kind(platforms_in(receipt["devices"])))
+        for receipt in data.get("receipts", [])
+    ]
     return dict(data, hardware=hardware_kind(platforms_in(data["devices"])), receipts=receipts)
 
 
@@ -120,30 +122,46 @@ class LessonJob:
         return Path(self.source)
 
 
-def prepare_job(lesson: Lesson, settings: Settings,
-                inputs: dict[str, bytes] | None = None) -> LessonJob:
+def prepare_job(
+    lesson: Lesson, settings: Settings, inputs: dict[str, bytes] | None = None
+) -> LessonJob:
     """The job for `lesson`; `inputs` are its files by relative path, when already read."""
     if inputs is None:
         folder = lesson.path.parent
-        inputs = {os.path.relpath(path, folder): path.read_bytes()
-                  for path in lesson_inputs(lesson)}
+        inputs = {
+            os.path.relpath(path, folder): path.read_bytes() for path in lesson_inputs(lesson)
+        }
     blocks = lesson.runnable_blocks()
     payload = {
         "source_path": str(lesson.path),
         "source_text": lesson.text,
         "packages": settings.record_packages,
-        "blocks": [{"id": b.id, "code": b.code.source, "line": b.code.line,
-                    "raises": b.code.raises, "is_figure": b.is_figure} for b in blocks],
+        "blocks": [
+            {
+                "id": b.id,
+                "code": b.code.source,
+                "line": b.code.line,
+                "raises": b.code.raises,
+                "is_figure": b.is_figure,
+            }
+            for b in blocks
+        ],
         "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
         "output_limit": settings.output_limit,
     }
     return LessonJob(
-        slug=lesson.ref.slug, source=str(lesson.path), hardware=lesson.front.hardware,
-        payload=payload, main_py=lesson.main_py(),
+        slug=lesson.ref.slug,
+        source=str(lesson.path),
+        hardware=lesson.front.hardware,
+        payload=payload,
+        main_py=lesson.main_py(),
         inputs={Path(name).name: content for name, content in inputs.items()},
         step_ids=lesson.program_ids(),
-        labels={b.id: b.label for b in blocks}, volatile=list(lesson.front.volatile),
-        timeout=settings.timeout_seconds, memory_mb=settings.memory_limit_mb)
+        labels={b.id: b.label for b in blocks},
+        volatile=list(lesson.front.volatile),
+        timeout=settings.timeout_seconds,
+        memory_mb=settings.memory_limit_mb,
+    )
 
 
 def threads_per_lesson(lessons_at_once: int) -> int:
@@ -161,11 +179,14 @@ class LocalExecutor:
         self.threads = threads_per_lesson(self.jobs)
         self.where = f"up to {self.jobs} at a time"
 
-    def run(self, jobs: list[LessonJob],
-            on_start: Callable[[LessonJob], None] = lambda job: None,
-            on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
-            ) -> list[ExecutionRecord | BuildError]:
+    def run(
+        self,
+        jobs: list[LessonJob],
+        on_start: Callable[[LessonJob], None] = lambda job: None,
+        on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
+    ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
+
         def run_one(job: LessonJob) -> ExecutionRecord | BuildError:
             try:
                 record = run_job(job, self.threads, on_started=lambda: on_start(job))
@@ -182,8 +203,9 @@ class LocalExecutor:
                 raise
 
 
-def run_job(job: LessonJob, threads: int = 1,
-            on_started: Callable[[], None] = lambda: None) -> ExecutionRecord:
+def run_job(
+    job: LessonJob, threads: int = 1, on_started: Callable[[], None] = lambda: None
+) -> ExecutionRecord:
     """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.
 
     `on_started` is called once the lesson's processes exist.
@@ -203,10 +225,15 @@ def run_job(job: LessonJob, threads: int = 1,
         # main.py runs as a reader would run it, at the same time as the lesson itself. It
         # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
         # Its stdout may hold what every step printed; once past that, it is stopped.
-        main = guardian.add("main", [sys.executable, "main.py"], reader,
-                            _environment(reader, threads))
-        runner = guardian.add("runner", [sys.executable, "-X", "utf8", str(RUNNER), "job.json",
-                                         "result.json"], work, _environment(work, threads))
+        main = guardian.add(
+            "main", [sys.executable, "main.py"], reader, _environment(reader, threads)
+        )
+        runner = guardian.add(
+            "runner",
+            [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
+            work,
+            _environment(work, threads),
+        )
         try:
             guardian.start()
             _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
@@ -247,10 +274,14 @@ def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildErro
     """A timeout says so when main.py, beside it, had already printed past its cap."""
     stdout = main.captured().streams["stdout"]
     if stdout.overflowed:
-        error.message += (f"; python main.py printed more than {stdout.limit} bytes "
-                          "meanwhile, so a step probably prints without end")
-        error.hint = ("look for a loop in the steps that prints and never ends (or raise "
-                      "settings.timeout_seconds in lessons.yaml if its output does end)")
+        error.message += (
+            f"; python main.py printed more than {stdout.limit} bytes "
+            "meanwhile, so a step probably prints without end"
+        )
+        error.hint = (
+            "look for a loop in the steps that prints and never ends (or raise "
+            "settings.timeout_seconds in lessons.yaml if its output does end)"
+        )
     return error
 
 
@@ -258,21 +289,29 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
     if not path.is_file():
         raise BuildError(
             f"lesson process ended without a result ({_exit_description(completed.returncode)})",
-            job.path, hint="the code crashed the interpreter or ended it itself "
+            job.path,
+            hint="the code crashed the interpreter or ended it itself "
             "(os._exit, a signal, native code); run main.py by hand to see where",
-            detail=completed.stderr[-4000:] or None)
+            detail=completed.stderr[-4000:] or None,
+        )
     result = json.loads(path.read_text(encoding="utf-8"))
     failure = result["failure"]
     if failure:
         hint = "fix the code or declare the exception with ':raises: Name'"
         if failure["message"].startswith("MemoryError"):
-            hint = (f"the lesson may use at most {job.memory_mb} MB "
-                    "(settings.memory_limit_mb in lessons.yaml)")
+            hint = (
+                f"the lesson may use at most {job.memory_mb} MB "
+                "(settings.memory_limit_mb in lessons.yaml)"
+            )
         elif failure["block"] == "live-values":
             hint = "show something short in prose: a count, a summary, or the first few items"
-        raise BuildError(f"{job.labels.get(failure['block'], 'prose')} failed: "
-                         f"{failure['message']}", job.path, failure["line"],
-                         hint=hint, detail=failure["traceback"] or None)
+        raise BuildError(
+            f"{job.labels.get(failure['block'], 'prose')} failed: {failure['message']}",
+            job.path,
+            failure["line"],
+            hint=hint,
+            detail=failure["traceback"] or None,
+        )
     return result
 
 
@@ -289,8 +328,10 @@ TRUNCATED = "\n[output truncated: "  # what runner.py appends to an output it cu
 def mask_volatile(text: str, volatile: list[str]) -> list[str]:
     """Output lines, with lines matching any `volatile` pattern replaced by a marker."""
     patterns = [re.compile(pattern) for pattern in volatile]
-    return ["<volatile>" if any(p.search(line) for p in patterns) else line
-            for line in text.splitlines()]
+    return [
+        "<volatile>" if any(p.search(line) for p in patterns) else line
+        for line in text.splitlines()
+    ]
 
 
 def _over_output_limit(job: LessonJob, record: ExecutionRecord) -> BuildError | None:
@@ -303,55 +344,84 @@ def _over_output_limit(job: LessonJob, record: ExecutionRecord) -> BuildError | 
             return BuildError(
                 f"{job.labels[block['id']]} printed more than "
                 f"{job.payload['output_limit']:,} characters, more than its page can show",
-                job.path, block["line"], hint="print a summary (a count, the first lines), "
-                "or raise settings.output_limit in lessons.yaml")
+                job.path,
+                block["line"],
+                hint="print a summary (a count, the first lines), "
+                "or raise settings.output_limit in lessons.yaml",
+            )
     return None
 
 
-def _verify_main_py(job: LessonJob, record: ExecutionRecord,
-                    main: subprocess.CompletedProcess, capture: OutputCapture) -> None:
+def _verify_main_py(
+    job: LessonJob,
+    record: ExecutionRecord,
+    main: subprocess.CompletedProcess,
+    capture: OutputCapture,
+) -> None:
     """The downloadable main.py must print what the build steps printed."""
     hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
     expected_text = record.output_of(job.step_ids)
     stopped = capture.streams["stdout"].overflowed  # and so stopped: see main_py_limit
     if stopped:
-        raise BuildError(f"the downloadable main.py printed more than "
-                         f"{capture.streams['stdout'].limit} bytes, more than the build steps "
-                         "did, and was stopped", job.path, hint=hint + "; does it "
-                         "print without end where the steps do not?")
+        raise BuildError(
+            f"the downloadable main.py printed more than "
+            f"{capture.streams['stdout'].limit} bytes, more than the build steps "
+            "did, and was stopped",
+            job.path,
+            hint=hint + "; does it print without end where the steps do not?",
+        )
     if main.returncode != 0:
-        raise BuildError(f"the downloadable main.py fails when run on its own "
-                         f"(exit status {main.returncode})", job.path, hint=hint,
-                         detail=main.stderr[-4000:] or None)
+        raise BuildError(
+            f"the downloadable main.py fails when run on its own (exit status {main.returncode})",
+            job.path,
+            hint=hint,
+            detail=main.stderr[-4000:] or None,
+        )
     expected = mask_volatile(expected_text, job.volatile)
     actual = mask_volatile(main.stdout, job.volatile)
     if actual != expected:
-        difference = "\n".join(difflib.unified_diff(expected, actual, "build steps",
-                                                     "python main.py", lineterm=""))
-        raise BuildError("the downloadable main.py prints something else than the build "
-                         "steps did", job.path, hint=hint + "; mark timing lines "
-                         "with `volatile:` in the front matter", detail=difference)
+        difference = "\n".join(
+            difflib.unified_diff(expected, actual, "build steps", "python main.py", lineterm="")
+        )
+        raise BuildError(
+            "the downloadable main.py prints something else than the build steps did",
+            job.path,
+            hint=hint + "; mark timing lines with `volatile:` in the front matter",
+            detail=difference,
+        )
 
 
 def _environment(work: Path, threads: int) -> dict[str, str]:
-    env = dict(os.environ, HOME=str(work), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
-               PYTHONHASHSEED="0", OMP_NUM_THREADS=str(threads),
-               OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    env = dict(
+        os.environ,
+        HOME=str(work),
+        MPLBACKEND="Agg",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+        OMP_NUM_THREADS=str(threads),
+        OPENBLAS_NUM_THREADS=str(threads),
+        MKL_NUM_THREADS=str(threads),
+    )
     if threads == 1:
         flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
         env["XLA_FLAGS"] = flags.strip()
     return env
 
 
-def _capture(process: LessonProcess, job: LessonJob, stdout_limit: int | None = None,
-             stop_on_overflow: bool = False) -> None:
+def _capture(
+    process: LessonProcess,
+    job: LessonJob,
+    stdout_limit: int | None = None,
+    stop_on_overflow: bool = False,
+) -> None:
     """Keep a lesson process's output in `process.capture` (see capture.py).
 
     With `stop_on_overflow`, the process is stopped once its stdout passes its limit.
     """
     limits = {"stdout": stdout_limit or stream_limit(job), "stderr": stream_limit(job)}
     process.capture = OutputCapture(
-        process, limits, functools.partial(_stop_at_overflow, process, stop_on_overflow))
+        process, limits, functools.partial(_stop_at_overflow, process, stop_on_overflow)
+    )
 
 
 def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProcess:
@@ -361,8 +431,9 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
         _stop(process)
         raise _over_memory(process.guardian, job) or BuildError(
             f"lesson code ran longer than {job.timeout} s and was stopped",
-            job.path, hint="raise settings.timeout_seconds in "
-            "lessons.yaml or make the code faster") from None
+            job.path,
+            hint="raise settings.timeout_seconds in lessons.yaml or make the code faster",
+        ) from None
     _stop(process)  # children it left behind
     if error := _over_memory(process.guardian, job):
         raise error
@@ -378,9 +449,11 @@ def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
     return BuildError(
         f"the lesson used more than {job.memory_mb} MB (all its processes together: "
         f"{guardian.memory_used // (1024 * 1024)} MB in {run}) and was stopped",
-        job.path, hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
+        job.path,
+        hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
         "all its processes together, the processes it starts included "
-        "(settings.memory_limit_mb in lessons.yaml)")
+        "(settings.memory_limit_mb in lessons.yaml)",
+    )
 
 
 def _stop(process: LessonProcess) -> None:
@@ -396,12 +469,21 @@ def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
 
 def _record(slug: str, result: dict) -> ExecutionRecord:
     blocks = {block["id"]: block for block in result["blocks"]}
-    return record_from_json({"lesson": slug, "timestamp": result["timestamp"],
-                             "python": result["python"], "packages": result["packages"],
-                             "devices": result["devices"], "wall_seconds": result["wall_seconds"],
-                             "blocks": blocks, "values": result["values"],
-                             "host": result["host"], "worker_resources": "",
-                             "hardware": hardware_kind(result["platforms"])})
+    return record_from_json(
+        {
+            "lesson": slug,
+            "timestamp": result["timestamp"],
+            "python": result["python"],
+            "packages": result["packages"],
+            "devices": result["devices"],
+            "wall_seconds": result["wall_seconds"],
+            "blocks": blocks,
+            "values": result["values"],
+            "host": result["host"],
+            "worker_resources": "",
+            "hardware": hardware_kind(result["platforms"]),
+        }
+    )
 
 
 _ACCELERATORS = {"tpu": "tpu", "gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
@@ -425,14 +507,19 @@ def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | Non
     if job.hardware == "cpu" or record.hardware == job.hardware:
         return None
     kind = job.hardware.upper()
-    where = (f"the Dask worker {record.worker} offers {record.worker_resources or 'nothing'}, "
-             f"but JAX found no {kind} there; " if record.worker else "")
+    where = (
+        f"the Dask worker {record.worker} offers {record.worker_resources or 'nothing'}, "
+        f"but JAX found no {kind} there; "
+        if record.worker
+        else ""
+    )
     return BuildError(
-        f"lesson declares hardware: {job.hardware} but its run saw no {kind} "
-        f"({record.devices})", job.path,
+        f"lesson declares hardware: {job.hardware} but its run saw no {kind} ({record.devices})",
+        job.path,
         _front_matter_line(job.payload["source_text"], "hardware"),
         hint=f"{where}run it on a machine or worker with a {kind} that JAX can use (a lesson "
-             "that does not import JAX uses none), or declare hardware: cpu")
+        "that does not import JAX uses none), or declare hardware: cpu",
+    )
 
 
 def _front_matter_line(text: str, key: str) -> int | None:

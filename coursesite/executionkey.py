@@ -13,13 +13,11 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .files import short_digest
-from .dependencies import (distribution_version, imported_modules, lesson_inputs,
-                           local_module_file)
+from .dependencies import distribution_version, imported_modules, lesson_inputs, local_module_file
 from .execute import RUNNER
+from .files import short_digest
 from .manifest import Settings
 from .model import Lesson
-
 
 
 @dataclass(frozen=True)
@@ -31,13 +29,17 @@ class CacheKey:
         return short_digest(json.dumps(self.parts, sort_keys=True))
 
 
-def execution_key(lesson: Lesson, settings: Settings,
-                  inputs: dict[str, bytes] | None = None) -> CacheKey:
+def execution_key(
+    lesson: Lesson, settings: Settings, inputs: dict[str, bytes] | None = None
+) -> CacheKey:
     """The key of a lesson's record; `inputs` are its files by relative path, when already
     read (LessonBuild.inputs)."""
-    parts = {f"code:{block.id}": short_digest(f"{block.code.source}\0{block.code.raises}\0"
-                                      f"{block.is_figure}")
-             for block in lesson.runnable_blocks()}
+    parts = {
+        f"code:{block.id}": short_digest(
+            f"{block.code.source}\0{block.code.raises}\0{block.is_figure}"
+        )
+        for block in lesson.runnable_blocks()
+    }
     parts["values"] = short_digest("\0".join(sorted({v.expression for v in lesson.values})))
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
     parts["settings"] = settings.execution_json()
@@ -50,8 +52,11 @@ def execution_key(lesson: Lesson, settings: Settings,
         if local_module_file(module, folder) is None:
             parts[f"package:{module}"] = distribution_version(module) or "not installed"
     if inputs is None:
-        inputs = {os.path.relpath(path, folder): path.read_bytes()
-                  for path in lesson_inputs(lesson) if path.is_file()}
+        inputs = {
+            os.path.relpath(path, folder): path.read_bytes()
+            for path in lesson_inputs(lesson)
+            if path.is_file()
+        }
     for name, content in sorted(inputs.items()):
         parts[f"file:{name}"] = short_digest(content)
     return CacheKey(parts)
@@ -74,8 +79,9 @@ def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:
             change = "added" if name not in old else "removed" if name not in new else "changed"
             reasons.append(f"{label} {change}")
         elif kind == "package":
-            reasons.append(f"{what} {old.get(name, 'not imported')} → "
-                           f"{new.get(name, 'not imported')}")
+            reasons.append(
+                f"{what} {old.get(name, 'not imported')} → {new.get(name, 'not imported')}"
+            )
         elif kind == "file":
             reasons.append(f"file {what} changed")
         elif kind == "python":
@@ -86,5 +92,3 @@ def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:
             reasons.append(f"{kind} changed")
     more = f" (+{len(reasons) - 3} more)" if len(reasons) > 3 else ""
     return ", ".join(reasons[:3]) + more
-
-

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Protocol
 
 from . import records
-from .executionkey import CacheKey
 from .errors import BuildError
 from .execute import ExecutionRecord, LessonJob
+from .executionkey import CacheKey
 from .manifest import Settings
 from .options import BuildOptions
 
@@ -26,8 +26,9 @@ class Executor(Protocol):
     where: str  # for the progress line: "up to 2 at a time", "on the Dask cluster at ..."
     runs_code: bool  # False: records are served, so caching and saving them is pointless
 
-    def run(self, jobs: list[LessonJob], on_start: StartCallback = ...,
-            on_done: DoneCallback = ...) -> list[ExecutionRecord | BuildError]:
+    def run(
+        self, jobs: list[LessonJob], on_start: StartCallback = ..., on_done: DoneCallback = ...
+    ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
         ...
 
@@ -42,9 +43,12 @@ class FrozenExecutor:
         self.keys = keys
         self.where = f"from the committed records in {folder}"
 
-    def run(self, jobs: list[LessonJob], on_start: StartCallback = lambda job: None,
-            on_done: DoneCallback = lambda job, record: None,
-            ) -> list[ExecutionRecord | BuildError]:
+    def run(
+        self,
+        jobs: list[LessonJob],
+        on_start: StartCallback = lambda job: None,
+        on_done: DoneCallback = lambda job, record: None,
+    ) -> list[ExecutionRecord | BuildError]:
         return [self._record(job) for job in jobs]
 
     def _record(self, job: LessonJob) -> ExecutionRecord | BuildError:
@@ -53,21 +57,26 @@ class FrozenExecutor:
         except BuildError as problem:
             return problem
         if frozen is None:
-            return BuildError(f"--frozen: lesson '{job.slug}' has no record in {self.folder}",
-                              job.path,
-                              hint="build once without --frozen and commit records/")
+            return BuildError(
+                f"--frozen: lesson '{job.slug}' has no record in {self.folder}",
+                job.path,
+                hint="build once without --frozen and commit records/",
+            )
         stale = records.staleness(frozen, self.keys[job.slug])
         if stale:
-            return BuildError(f"--frozen: the code of lesson '{job.slug}' changed since its "
-                              f"record ({stale})", job.path,
-                              hint="build without --frozen where the lesson can run, then "
-                                   "commit records/")
+            return BuildError(
+                f"--frozen: the code of lesson '{job.slug}' changed since its record ({stale})",
+                job.path,
+                hint="build without --frozen where the lesson can run, then commit records/",
+            )
         return frozen.record
 
 
-def choose_executor(options: BuildOptions, settings: Settings,
-                    keys: dict[str, CacheKey]) -> Executor:
+def choose_executor(
+    options: BuildOptions, settings: Settings, keys: dict[str, CacheKey]
+) -> Executor:
     if options.frozen:
         return FrozenExecutor(options.records, keys)
     from .cluster import create_executor  # Dask's client loads only for a cluster
+
     return create_executor(options, settings)

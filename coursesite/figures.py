@@ -10,7 +10,6 @@ import io
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.typing import RcKeyType
@@ -49,8 +48,9 @@ def figure_problems(data: dict) -> list[str]:
         if not isinstance(values, list) or not all(_is_number(v) for v in values):
             problems.append(f"series[{index}] needs 'values': a list of numbers")
         elif len(values) != len(positions):
-            problems.append(f"series[{index}] has {len(values)} values for "
-                            f"{len(positions)} '{axis}' entries")
+            problems.append(
+                f"series[{index}] has {len(values)} values for {len(positions)} '{axis}' entries"
+            )
     if kind == "line" and not all(_is_number(v) for v in positions):
         problems.append("'x' of a line figure must be numbers")
     if not all(_is_number(v) for v in data.get("separators", [])):
@@ -66,8 +66,10 @@ def render_svg(data: dict, description: str) -> str:
     """An SVG drawing of valid figure data (see figure_problems); `description` is its <desc>."""
     # Imported here: matplotlib costs ~0.5 s and most rebuilds draw nothing new.
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(figsize=(6.4, 3.4))
         if data["kind"] == "line":
@@ -90,8 +92,9 @@ def render_svg(data: dict, description: str) -> str:
 
 def _draw_lines(axes: Axes, data: dict) -> None:
     for entry in data["series"]:
-        axes.plot(data["x"], entry["values"], marker="o", markersize=4,
-                  label=entry.get("label", ""))
+        axes.plot(
+            data["x"], entry["values"], marker="o", markersize=4, label=entry.get("label", "")
+        )
 
 
 def _draw_bars(axes: Axes, data: dict) -> None:
@@ -101,5 +104,3 @@ def _draw_bars(axes: Axes, data: dict) -> None:
         offsets = [i + (index - (count - 1) / 2) * width for i in range(len(data["labels"]))]
         axes.bar(offsets, entry["values"], width=width, label=entry.get("label", ""))
     axes.set_xticks(range(len(data["labels"])), data["labels"])
-
-

@@ -22,8 +22,9 @@ from .sitestate import files_intact, load_state, update_state
 GENERATOR = Path(__file__).resolve().parent
 
 
-def compute(options: BuildOptions, extra_inputs: list[str],
-            content_folders: list[str]) -> str | None:
+def compute(
+    options: BuildOptions, extra_inputs: list[str], content_folders: list[str]
+) -> str | None:
     """The fingerprint of everything the build would read; None if it cannot be known.
 
     `content_folders` hold the lessons and guides, as the last build's validated manifest
@@ -33,22 +34,42 @@ def compute(options: BuildOptions, extra_inputs: list[str],
     if not content_folders:
         return None  # no build has said where the lessons are: build in full
     digest = hashlib.sha256()
-    folders = {options.templates.resolve(), options.static.resolve(), GENERATOR,
-               *map(Path, content_folders)}
+    folders = {
+        options.templates.resolve(),
+        options.static.resolve(),
+        GENERATOR,
+        *map(Path, content_folders),
+    }
     try:
         paths = {options.manifest.resolve(), *map(Path, extra_inputs)}
         for folder in folders:
-            paths.update(p for p in folder.rglob("*")
-                         if p.is_file() and "__pycache__" not in p.parts)
+            paths.update(
+                p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            )
         for path in sorted(paths):
             digest.update(f"{path}\0".encode() + path.read_bytes())
     except OSError:
         return None  # something moved meanwhile: let the full build find out
-    distributions = sorted(name for entry in sys.path if os.path.isdir(entry)
-                           for name in os.listdir(entry) if name.endswith(".dist-info"))
-    digest.update(json.dumps([sys.version, sys.executable, distributions,
-                              str(options.out.resolve()), options.frozen, options.base_url,
-                              options.edition]).encode())
+    distributions = sorted(
+        name
+        for entry in sys.path
+        if os.path.isdir(entry)
+        for name in os.listdir(entry)
+        if name.endswith(".dist-info")
+    )
+    digest.update(
+        json.dumps(
+            [
+                sys.version,
+                sys.executable,
+                distributions,
+                str(options.out.resolve()),
+                options.frozen,
+                options.base_url,
+                options.edition,
+            ]
+        ).encode()
+    )
     return digest.hexdigest()
 
 
@@ -82,10 +103,15 @@ def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
     return files_intact(options.out, list(stamps), stamps)
 
 
-def save(options: BuildOptions, fingerprint: str | None, extra_inputs: list[str],
-         content_folders: list[str]) -> None:
+def save(
+    options: BuildOptions,
+    fingerprint: str | None,
+    extra_inputs: list[str],
+    content_folders: list[str],
+) -> None:
     """Remember the fingerprint taken when the (now finished) build started; None forgets
     it, so that the next build does the full work. The files it wrote, and their stamps,
     are in the same state (see write.write_changed)."""
-    update_state(options, fingerprint=fingerprint, extra_inputs=extra_inputs,
-                 content_folders=content_folders)
+    update_state(
+        options, fingerprint=fingerprint, extra_inputs=extra_inputs, content_folders=content_folders
+    )

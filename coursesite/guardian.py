@@ -116,9 +116,15 @@ class Guardian:
 
         try:
             process = subprocess.Popen(
-                child["args"], cwd=child["cwd"], env=child["env"], stdin=subprocess.DEVNULL,
-                stdout=child["stdout"], stderr=child["stderr"], start_new_session=True,
-                preexec_fn=in_child)
+                child["args"],
+                cwd=child["cwd"],
+                env=child["env"],
+                stdin=subprocess.DEVNULL,
+                stdout=child["stdout"],
+                stderr=child["stderr"],
+                start_new_session=True,
+                preexec_fn=in_child,
+            )
         except (OSError, subprocess.SubprocessError) as error:
             report(f"error cannot start {child['name']}: {error}")
             report(f"exit {child['name']} 127")
@@ -248,8 +254,9 @@ class Guardian:
             if time.monotonic() >= next_look:
                 self.check_memory()
                 next_look = time.monotonic() + POLL
-            ready, _, _ = select.select([0, wakeup_read], [], [],
-                                        max(0.0, next_look - time.monotonic()))
+            ready, _, _ = select.select(
+                [0, wakeup_read], [], [], max(0.0, next_look - time.monotonic())
+            )
             if wakeup_read in ready:
                 with contextlib.suppress(BlockingIOError):
                     os.read(wakeup_read, 4096)

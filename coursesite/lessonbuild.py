@@ -12,9 +12,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .executionkey import CacheKey
 from .dependencies import lesson_inputs
 from .execute import ExecutionRecord
+from .executionkey import CacheKey
 from .manifest import LessonRef
 from .model import Lesson
 from .records import FrozenRecord

@@ -87,16 +87,22 @@ class Guardian:
         self._lock = threading.Lock()
         self._reader: threading.Thread | None = None
 
-    def add(self, name: str, command: list[str], work: Path,
-            env: dict[str, str]) -> LessonProcess:
+    def add(self, name: str, command: list[str], work: Path, env: dict[str, str]) -> LessonProcess:
         """A process for the guardian to start: in `work`, in a session of its own, with
         its stdout and stderr going to pipes read here."""
         process = LessonProcess(self, name, command)
         self.children[name] = process
-        self.specs.append({"name": name, "args": command, "cwd": str(work),
-                           "env": env,
-                           "stdout": process.stdout_fd, "stderr": process.stderr_fd,
-                           "address_space_bytes": self.memory_bytes})
+        self.specs.append(
+            {
+                "name": name,
+                "args": command,
+                "cwd": str(work),
+                "env": env,
+                "stdout": process.stdout_fd,
+                "stderr": process.stderr_fd,
+                "address_space_bytes": self.memory_bytes,
+            }
+        )
         return process
 
     def start(self) -> None:
@@ -105,18 +111,26 @@ class Guardian:
         write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(GUARDIAN)], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=write_ends,
-                start_new_session=True)  # the terminal's hangup and Ctrl-C are not for it
+                [sys.executable, "-I", "-S", str(GUARDIAN)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                pass_fds=write_ends,
+                start_new_session=True,
+            )  # the terminal's hangup and Ctrl-C are not for it
         finally:
             for fd in write_ends:  # the guardian holds them now
                 os.close(fd)
         _RUNNING.add(self)
-        self._reader = threading.Thread(target=self._read, daemon=True,
-                                        name=f"guardian {self.process.pid}")
+        self._reader = threading.Thread(
+            target=self._read, daemon=True, name=f"guardian {self.process.pid}"
+        )
         self._reader.start()
-        job = {"folder": str(self.folder), "memory_bytes": self.memory_bytes,
-               "children": self.specs}
+        job = {
+            "folder": str(self.folder),
+            "memory_bytes": self.memory_bytes,
+            "children": self.specs,
+        }
         self.send(json.dumps(job))
         for process in self.children.values():
             while not process.pid and not process.ended.wait(0.01):
@@ -170,6 +184,7 @@ class Guardian:
 
 
 # -- temporary folders ----------------------------------------------------------------------
+
 
 @dataclass
 class _BuildFolder:

@@ -11,8 +11,9 @@ from .manifest import Course
 from .model import LessonLink
 
 
-def check_links(course: Course, anchors: dict[str, frozenset[str]],
-                links: list[tuple[Path, LessonLink]]) -> list[BuildError]:
+def check_links(
+    course: Course, anchors: dict[str, frozenset[str]], links: list[tuple[Path, LessonLink]]
+) -> list[BuildError]:
     """Errors for links to lessons or anchors that do not exist.
 
     `anchors` maps each lesson slug to the anchors its page will have.
@@ -21,15 +22,25 @@ def check_links(course: Course, anchors: dict[str, frozenset[str]],
     slugs = [ref.slug for ref in course.lessons]
     for path, link in links:
         if link.slug not in anchors:
-            errors.append(BuildError(f"link to unknown lesson '{link.slug}'"
-                                     f"{did_you_mean(link.slug, slugs)}", path, link.line,
-                                     hint="lesson ids are the slugs in lessons.yaml"))
+            errors.append(
+                BuildError(
+                    f"link to unknown lesson '{link.slug}'{did_you_mean(link.slug, slugs)}",
+                    path,
+                    link.line,
+                    hint="lesson ids are the slugs in lessons.yaml",
+                )
+            )
         elif link.anchor and link.anchor not in anchors[link.slug]:
             known = sorted(anchors[link.slug])
-            errors.append(BuildError(
-                f"link to unknown section '#{link.anchor}' of lesson '{link.slug}'"
-                f"{did_you_mean(link.anchor, known)}", path, link.line,
-                hint="anchors are slugs of '##' headings and block titles"))
+            errors.append(
+                BuildError(
+                    f"link to unknown section '#{link.anchor}' of lesson '{link.slug}'"
+                    f"{did_you_mean(link.anchor, known)}",
+                    path,
+                    link.line,
+                    hint="anchors are slugs of '##' headings and block titles",
+                )
+            )
     return errors
 
 
@@ -40,11 +51,13 @@ def relative_url(from_page: str, target: str) -> str:
 
 def link_resolver(course: Course, from_page: str) -> Callable[[str], str]:
     """Maps `lesson:slug#anchor` hrefs to relative URLs for links on page `from_page`."""
+
     def resolve(href: str) -> str:
-        slug, _, anchor = href[len("lesson:"):].partition("#")
+        slug, _, anchor = href[len("lesson:") :].partition("#")
         ref = course.lesson(slug)
         if ref is None:  # check_links has already rejected these; keep the text visible
             return href
         url = relative_url(from_page, ref.url)
         return f"{url}#{anchor}" if anchor else url
+
     return resolve

@@ -18,8 +18,11 @@ from .files import short_digest
 @contextmanager
 def build_lock(cache: Path) -> Iterator[None]:
     """Hold the course's build lock (a file lock in the cache folder) for the block."""
-    with _exclusive(cache / "build.lock", "another build of this course is running",
-                    "two builds at once would mix their output and cache"):
+    with _exclusive(
+        cache / "build.lock",
+        "another build of this course is running",
+        "two builds at once would mix their output and cache",
+    ):
         yield
 
 
@@ -30,8 +33,11 @@ def output_lock(out: Path) -> Iterator[None]:
     after the folder in the machine's temporary folder, so that nothing is left beside it."""
     out = out.resolve()
     path = Path(tempfile.gettempdir()) / "coursesite-locks" / f"{short_digest(str(out))}.lock"
-    with _exclusive(path, f"another build is writing {out}",
-                    "two builds into one folder would replace each other's files"):
+    with _exclusive(
+        path,
+        f"another build is writing {out}",
+        "two builds into one folder would replace each other's files",
+    ):
         yield
 
 
@@ -44,8 +50,9 @@ def _exclusive(path: Path, busy: str, why: str) -> Iterator[None]:
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
-            raise BuildErrors([BuildError(f"{busy} ({holder})", path,
-                                          hint=f"wait for it to finish; {why}")]) from None
+            raise BuildErrors(
+                [BuildError(f"{busy} ({holder})", path, hint=f"wait for it to finish; {why}")]
+            ) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}, started {time.strftime('%H:%M:%S')}")

@@ -16,9 +16,16 @@ from .yamlmodel import StrictModel, describe_pattern, load_yaml_model
 
 # Slugs become folder names in site/, so they may not contain '/', '..' or spaces. msgspec
 # searches the pattern: `\Z`, not `$`, which would let a trailing newline (`slug: |`) in.
-Slug = Annotated[str, Meta(pattern=describe_pattern(
-    r"^[a-z0-9]+(-[a-z0-9]+)*\Z", "is not a slug: use lowercase letters, digits and single "
-    "hyphens, like 'grain-order' (it names a folder in site/)"))]
+Slug = Annotated[
+    str,
+    Meta(
+        pattern=describe_pattern(
+            r"^[a-z0-9]+(-[a-z0-9]+)*\Z",
+            "is not a slug: use lowercase letters, digits and single "
+            "hyphens, like 'grain-order' (it names a folder in site/)",
+        )
+    ),
+]
 Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some text"))]
 Positive = Annotated[int, Meta(gt=0)]
 
@@ -55,8 +62,14 @@ class LessonEntry(StrictModel, frozen=True, kw_only=True):
 
 
 class PhaseEntry(StrictModel, frozen=True, kw_only=True):
-    id: Annotated[str, Meta(pattern=describe_pattern(
-        r"^[0-9A-Za-z]+\Z", "is not a phase id: use letters and digits, like \"06\""))]
+    id: Annotated[
+        str,
+        Meta(
+            pattern=describe_pattern(
+                r"^[0-9A-Za-z]+\Z", 'is not a phase id: use letters and digits, like "06"'
+            )
+        ),
+    ]
     slug: Slug
     title: Text
     guide: str | None = None
@@ -109,10 +122,15 @@ class Course:
 def load_course(manifest_path: Path) -> Course:
     """Read `lessons.yaml`; raise BuildErrors naming the line of each problem found."""
     if not manifest_path.is_file():
-        raise BuildErrors([BuildError(
-            "course manifest not found", manifest_path,
-            hint="run build.py from the course folder, or pass --manifest PATH",
-        )])
+        raise BuildErrors(
+            [
+                BuildError(
+                    "course manifest not found",
+                    manifest_path,
+                    hint="run build.py from the course folder, or pass --manifest PATH",
+                )
+            ]
+        )
     text = decode_utf8(manifest_path.read_bytes(), manifest_path)
     manifest, node = load_yaml_model(text, Manifest, manifest_path)
     root = manifest_path.parent
@@ -122,8 +140,7 @@ def load_course(manifest_path: Path) -> Course:
         for phase in manifest.phases
         for index, entry in enumerate(phase.lessons, start=1)
     ]
-    return Course(root, manifest.course, manifest.settings,
-                  list(manifest.phases), lessons, text)
+    return Course(root, manifest.course, manifest.settings, list(manifest.phases), lessons, text)
 
 
 def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> None:
@@ -134,22 +151,34 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
     phase_nodes = _mapping_get(root_node, "phases").value
     for phase, phase_node in zip(manifest.phases, phase_nodes, strict=True):
         if phase.slug in seen_phases:
-            errors.append(BuildError(f"duplicate phase slug '{phase.slug}'", path,
-                                     _key_line(phase_node, "slug"),
-                                     hint="each phase needs its own slug (its folder in site/)"))
+            errors.append(
+                BuildError(
+                    f"duplicate phase slug '{phase.slug}'",
+                    path,
+                    _key_line(phase_node, "slug"),
+                    hint="each phase needs its own slug (its folder in site/)",
+                )
+            )
         seen_phases.add(phase.slug)
         if phase.guide:
-            errors += _file_problems("phase guide", phase.guide, path,
-                                     _key_line(phase_node, "guide"))
+            errors += _file_problems(
+                "phase guide", phase.guide, path, _key_line(phase_node, "guide")
+            )
         lesson_nodes = _mapping_get(phase_node, "lessons").value
         for lesson, lesson_node in zip(phase.lessons, lesson_nodes, strict=True):
             if lesson.slug in seen_lessons:
-                errors.append(BuildError(f"duplicate lesson slug '{lesson.slug}'", path,
-                                         _key_line(lesson_node, "slug"),
-                                         hint="lesson slugs are link ids and must be unique"))
+                errors.append(
+                    BuildError(
+                        f"duplicate lesson slug '{lesson.slug}'",
+                        path,
+                        _key_line(lesson_node, "slug"),
+                        hint="lesson slugs are link ids and must be unique",
+                    )
+                )
             seen_lessons.add(lesson.slug)
-            errors += _file_problems("lesson file", lesson.source, path,
-                                     _key_line(lesson_node, "source"))
+            errors += _file_problems(
+                "lesson file", lesson.source, path, _key_line(lesson_node, "source")
+            )
     if errors:
         raise BuildErrors(errors)
 
@@ -158,11 +187,20 @@ def _file_problems(what: str, name: str, manifest: Path, line: int) -> list[Buil
     """The file `name` (relative to the manifest) must exist inside the course folder."""
     file = manifest.parent / name
     if not is_inside(file, manifest.parent):
-        return [BuildError(f"{what} '{name}' is outside the course folder", manifest, line,
-                           hint=INSIDE_HINT)]
+        return [
+            BuildError(
+                f"{what} '{name}' is outside the course folder", manifest, line, hint=INSIDE_HINT
+            )
+        ]
     if not file.is_file():
-        return [BuildError(f"{what} '{name}' not found", manifest, line,
-                           hint="the path is relative to the folder of lessons.yaml")]
+        return [
+            BuildError(
+                f"{what} '{name}' not found",
+                manifest,
+                line,
+                hint="the path is relative to the folder of lessons.yaml",
+            )
+        ]
     return []
 
 

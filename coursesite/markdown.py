@@ -53,6 +53,7 @@ def highlight_code(code: str, language: str) -> str:
     from pygments import highlight
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
+
     try:
         lexer = get_lexer_by_name(language or "text")
     except ClassNotFound:
@@ -63,6 +64,7 @@ def highlight_code(code: str, language: str) -> str:
 @functools.cache
 def _html_formatter():
     from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(nowrap=True)
 
 
@@ -79,8 +81,9 @@ _MATH_WRAPPERS = {  # token type -> element, class, display mode, what follows
 }
 
 
-def _render_math(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
-                 env: dict) -> str:
+def _render_math(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
     """A formula as MathML, converted through the build's memo (`env["formulas"]`)."""
     token = tokens[idx]
     tag, css, display, gap = _MATH_WRAPPERS[token.type]
@@ -92,8 +95,9 @@ def _highlight_fence(code: str, language: str, _attrs: str) -> str:
     return highlight_code(code, language.split()[0] if language else "text")
 
 
-def _link_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
-               env: dict) -> str:
+def _link_open(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
     if href.startswith("lesson:"):
@@ -118,14 +122,16 @@ def _live_value_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _render_live_value(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
-                       env: dict) -> str:
+def _render_live_value(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
     value = env["live_values"][tokens[idx].content]
     return f'<span class="live-value">{escapeHtml(value)}</span>'
 
 
-def _fence(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
-           env: dict) -> str:
+def _fence(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
     """Code fences; a ```python norun fence is marked, so the page can say it is not run."""
     token = tokens[idx]
     if "norun" in token.info.split()[1:]:
@@ -133,8 +139,9 @@ def _fence(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDi
     return self.fence(tokens, idx, options, env)
 
 
-def _heading_open(self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict,
-                  env: dict) -> str:
+def _heading_open(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
     token = tokens[idx]
     if token.tag in ("h2", "h3") and idx + 1 < len(tokens):
         token.attrSet("id", slugify(tokens[idx + 1].content))
@@ -145,8 +152,9 @@ def create_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight_fence})
     md.enable("table")
     md.use(colon_fence_plugin)
-    md.use(dollarmath_plugin, renderer=_render_labelled_math, allow_digits=False,
-           double_inline=True)
+    md.use(
+        dollarmath_plugin, renderer=_render_labelled_math, allow_digits=False, double_inline=True
+    )
     for token_type in _MATH_WRAPPERS:
         md.add_render_rule(token_type, _render_math)
     md.add_render_rule("link_open", _link_open)
@@ -169,23 +177,34 @@ def parse_nodes(text: str) -> list[SyntaxTreeNode]:
 _LESSON_LINK = re.compile(r"(\]\(|^ {0,3}\[[^\]\n]+\]:[ \t]*)(lesson:[^)\s]+)", re.M)
 
 
-def plain_markdown(markdown: str, resolve_link: LinkResolver,
-                   live_values: dict[str, str] | None = None) -> str:
+def plain_markdown(
+    markdown: str, resolve_link: LinkResolver, live_values: dict[str, str] | None = None
+) -> str:
     """Lesson Markdown as a reader's Markdown: live values filled in, lesson links resolved."""
     values = live_values or {}
     text = _LIVE_VALUE.sub(lambda m: values.get(m.group(1).strip(), m.group(0)), markdown)
     return _LESSON_LINK.sub(lambda m: m.group(1) + resolve_link(m.group(2)), text)
 
 
-def render_block(markdown: str, resolve_link: LinkResolver,
-                 live_values: dict[str, str] | None = None,
-                 formulas: FormulaMemo | None = None) -> str:
-    return MARKDOWN.render(markdown, {"resolve_link": resolve_link, "formulas": formulas,
-                                      "live_values": live_values or {}})
+def render_block(
+    markdown: str,
+    resolve_link: LinkResolver,
+    live_values: dict[str, str] | None = None,
+    formulas: FormulaMemo | None = None,
+) -> str:
+    return MARKDOWN.render(
+        markdown,
+        {"resolve_link": resolve_link, "formulas": formulas, "live_values": live_values or {}},
+    )
 
 
-def render_inline(markdown: str, resolve_link: LinkResolver,
-                  live_values: dict[str, str] | None = None,
-                  formulas: FormulaMemo | None = None) -> str:
-    return MARKDOWN.renderInline(markdown, {"resolve_link": resolve_link, "formulas": formulas,
-                                            "live_values": live_values or {}})
+def render_inline(
+    markdown: str,
+    resolve_link: LinkResolver,
+    live_values: dict[str, str] | None = None,
+    formulas: FormulaMemo | None = None,
+) -> str:
+    return MARKDOWN.renderInline(
+        markdown,
+        {"resolve_link": resolve_link, "formulas": formulas, "live_values": live_values or {}},
+    )

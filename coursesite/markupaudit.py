@@ -14,7 +14,8 @@ from html.parser import HTMLParser
 
 from .mathml import MATHML_ATTRIBUTES, MATHML_ELEMENTS
 
-HTML_ELEMENTS = frozenset("""
+HTML_ELEMENTS = frozenset(
+    """
     html head body title meta link script noscript template
     header footer main nav section article aside div span p br hr wbr
     h1 h2 h3 h4 h5 h6 a abbr b strong i em u s small mark code kbd samp var pre
@@ -22,7 +23,8 @@ HTML_ELEMENTS = frozenset("""
     ul ol li dl dt dd figure figcaption img picture source
     table caption thead tbody tfoot tr th td col colgroup
     details summary form label input button select option textarea fieldset legend output
-""".split())
+""".split()
+)
 ALLOWED_ELEMENTS = HTML_ELEMENTS | MATHML_ELEMENTS
 
 URL_ATTRIBUTES = frozenset("href src action formaction poster srcset cite data xlink:href".split())
@@ -58,9 +60,12 @@ class _MarkupAudit(HTMLParser):
         if tag == "script":
             self.in_script = True
             self.audit_script(values.get("src") or "")
-        if tag == "meta" and (equiv := values.get("http-equiv")) \
-                and equiv.lower() not in ALLOWED_HTTP_EQUIV:
-            self.flag(f"<meta http-equiv=\"{values['http-equiv']}\"> is not allowed")
+        if (
+            tag == "meta"
+            and (equiv := values.get("http-equiv"))
+            and equiv.lower() not in ALLOWED_HTTP_EQUIV
+        ):
+            self.flag(f'<meta http-equiv="{values["http-equiv"]}"> is not allowed')
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -85,11 +90,17 @@ class _MarkupAudit(HTMLParser):
                 self.flag(f"<{tag} {name}> holds a {scheme.split(':')[0]}: URL")
 
     def audit_script(self, src: str) -> None:
-        inside = src[len(self.root):] if src.startswith(self.root) else ""
-        if not (inside.startswith(SCRIPT_FOLDERS) and inside.endswith(".js")
-                and ".." not in inside and "?" not in inside):
-            self.flag(f"<script src=\"{src}\">: pages load only the site's own scripts "
-                      f"from {' and '.join(SCRIPT_FOLDERS)}")
+        inside = src[len(self.root) :] if src.startswith(self.root) else ""
+        if not (
+            inside.startswith(SCRIPT_FOLDERS)
+            and inside.endswith(".js")
+            and ".." not in inside
+            and "?" not in inside
+        ):
+            self.flag(
+                f'<script src="{src}">: pages load only the site\'s own scripts '
+                f"from {' and '.join(SCRIPT_FOLDERS)}"
+            )
 
 
 def audit_markup(page: str, root: str = "") -> list[MarkupFinding]:

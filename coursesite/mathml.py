@@ -19,20 +19,24 @@ MATHML_NAMESPACE = "http://www.w3.org/1998/Math/MathML"
 
 # MathML Core's presentation elements, plus the few older ones latex2mathml writes.
 # Left out on purpose: annotation-xml (may hold HTML) and maction (behaviour).
-MATHML_ELEMENTS = frozenset("""
+MATHML_ELEMENTS = frozenset(
+    """
     math menclose merror mfenced mfrac mi mlabeledtr mmultiscripts mn mo mover mpadded
     mphantom mprescripts mroot mrow ms mspace msqrt mstyle msub msubsup msup mtable mtd
     mtext mtr munder munderover none semantics annotation
-""".split())
+""".split()
+)
 
 # Presentational attributes only: no href, src, style, class, id or event handler.
-MATHML_ATTRIBUTES = frozenset("""
+MATHML_ATTRIBUTES = frozenset(
+    """
     accent accentunder align close columnalign columnlines columnspacing columnspan
     columnwidth depth display displaystyle equalcolumns equalrows fence form frame height
     largeop linethickness lspace mathbackground mathcolor mathsize mathvariant maxsize
     minsize movablelimits notation open rowalign rowlines rowspacing rowspan rspace
     scriptlevel separator separators stretchy symmetric voffset width xmlns
-""".split())
+""".split()
+)
 
 # Lengths, keywords and colours ("0.5em", "true", "#ff0000", "red"): nothing that could
 # name a scheme, a function such as url(), or close the attribute.
@@ -47,8 +51,10 @@ def latex_to_mathml(latex: str, display: bool) -> str:
     """MathML for a formula; raises on LaTeX that latex2mathml cannot read or that asks
     for something outside the allowlist."""
     import latex2mathml.converter
-    tree = latex2mathml.converter.convert_to_element(latex,
-                                                     display="block" if display else "inline")
+
+    tree = latex2mathml.converter.convert_to_element(
+        latex, display="block" if display else "inline"
+    )
     return tostring(_allowed(tree), encoding="unicode", short_empty_elements=False)
 
 
@@ -74,5 +80,9 @@ def _allowed(element: Element) -> Element:
 
 
 def _command_hint(attribute: str) -> str:
-    return {"href": "from \\href", "style": "from \\style", "class": "from \\class",
-            "id": "from \\cssId"}.get(attribute, "an attribute")
+    return {
+        "href": "from \\href",
+        "style": "from \\style",
+        "class": "from \\class",
+        "id": "from \\cssId",
+    }.get(attribute, "an attribute")

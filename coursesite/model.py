@@ -212,8 +212,9 @@ class Lesson:
 
     def main_py(self) -> str:
         """The lesson's program: every build step, in order."""
-        return "\n\n".join(block.code.source.rstrip() for block in self.runs
-                           if block.program) + "\n"
+        return (
+            "\n\n".join(block.code.source.rstrip() for block in self.runs if block.program) + "\n"
+        )
 
     def full_script(self, include_solutions: bool = True) -> str:
         """Every runnable block in execution order: the whole recorded run as one script.
@@ -228,8 +229,10 @@ class Lesson:
             source = block.code.source.rstrip()
             if block.code.raises:
                 indented = "\n".join("    " + line for line in source.splitlines())
-                source = (f"try:\n{indented}\nexcept {block.code.raises} as error:\n"
-                          f"    print(f\"{block.code.raises}: {{error}}\")")
+                source = (
+                    f"try:\n{indented}\nexcept {block.code.raises} as error:\n"
+                    f'    print(f"{block.code.raises}: {{error}}")'
+                )
             parts.append(f"# --- {block.label} ---\n{source}")
         return "\n\n".join(parts) + "\n"
 

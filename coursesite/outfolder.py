@@ -14,8 +14,10 @@ from .errors import BuildError, BuildErrors
 from .options import BuildOptions
 
 MARKER = ".coursesite"
-MARKER_TEXT = ("This folder is a course website written by build.py (coursesite).\n"
-               "Every build replaces the whole folder: keep no files of your own in it.\n")
+MARKER_TEXT = (
+    "This folder is a course website written by build.py (coursesite).\n"
+    "Every build replaces the whole folder: keep no files of your own in it.\n"
+)
 GENERATOR = Path(__file__).resolve().parent.parent
 REPLACES_WHOLE = "every build replaces its output folder as a whole"
 CHOOSE_ANOTHER = "choose a new or empty folder, such as site/ (the default) or /tmp/preview"
@@ -39,14 +41,16 @@ def ownership_problem(out: Path) -> BuildError | None:
     return BuildError(
         f"the output folder {out} is not empty and holds no {MARKER} file, so no build "
         f"wrote it; {REPLACES_WHOLE}, which would delete its files",
-        hint="choose an empty or new folder with --out, or remove this one first")
+        hint="choose an empty or new folder with --out, or remove this one first",
+    )
 
 
 def is_ours(folder: Path) -> bool:
     """A site a build wrote: it holds the marker, or (written before there was a marker)
     index.html and static/site.js, which every page loads."""
-    return (folder / MARKER).is_file() or \
-        ((folder / "index.html").is_file() and (folder / "static" / "site.js").is_file())
+    return (folder / MARKER).is_file() or (
+        (folder / "index.html").is_file() and (folder / "static" / "site.js").is_file()
+    )
 
 
 def _source_folder_problem(options: BuildOptions) -> BuildError | None:
@@ -57,21 +61,31 @@ def _source_folder_problem(options: BuildOptions) -> BuildError | None:
     for folder, what, holds_sites in _course_folders(options, root):
         if out == folder or folder.is_relative_to(out):
             relation = "is" if out == folder else "contains"
-            return BuildError(f"the output folder {options.out} {relation} {what}; "
-                              f"{REPLACES_WHOLE}, which would delete it", hint=CHOOSE_ANOTHER)
+            return BuildError(
+                f"the output folder {options.out} {relation} {what}; "
+                f"{REPLACES_WHOLE}, which would delete it",
+                hint=CHOOSE_ANOTHER,
+            )
         if not holds_sites and out.is_relative_to(folder):
-            return BuildError(f"the output folder {options.out} is inside {what}, which "
-                              "holds what the site is built from", hint=CHOOSE_ANOTHER)
+            return BuildError(
+                f"the output folder {options.out} is inside {what}, which "
+                "holds what the site is built from",
+                hint=CHOOSE_ANOTHER,
+            )
     return None
 
 
 def _course_folders(options: BuildOptions, root: Path) -> list[tuple[Path, str, bool]]:
     """(folder, what it is, whether a site may go inside it)."""
-    folders = [(root, "the course folder (of lessons.yaml)", True),
-               (GENERATOR, "the generator's folder", True),
-               (options.cache.resolve(), "the build cache", True),
-               (options.templates.resolve(), "the templates folder", False),
-               (options.static.resolve(), "the static files folder", False)]
-    folders += [(root / name, f"the course's {name}/ folder", False)
-                for name in ("content", "templates", "static", "records", ".git")]
+    folders = [
+        (root, "the course folder (of lessons.yaml)", True),
+        (GENERATOR, "the generator's folder", True),
+        (options.cache.resolve(), "the build cache", True),
+        (options.templates.resolve(), "the templates folder", False),
+        (options.static.resolve(), "the static files folder", False),
+    ]
+    folders += [
+        (root / name, f"the course's {name}/ folder", False)
+        for name in ("content", "templates", "static", "records", ".git")
+    ]
     return folders

@@ -15,15 +15,32 @@ from typing import TYPE_CHECKING
 import yaml
 from markdown_it.tree import SyntaxTreeNode
 
+from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
+from .blocks import (
+    BlockContext,
+    Part,
+    RawBlock,
+    block_names,
+    kind_named,
+    parent_of,
+    runnable_blocks,
+)
 from .errors import BuildError, BuildErrors, decode_utf8, did_you_mean
 from .manifest import LessonRef
-from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
-from .blocks import (BlockContext, Part, RawBlock, block_names, kind_named, parent_of,
-                     runnable_blocks)
 from .markdown import math_to_mathml, parse_nodes, slugify
 from .mathml import UnsafeMath
-from .model import (STAGES, Code, FrontMatter, Lesson, LessonLink, LiveValue, Prose, Section,
-                    Stage, Step)
+from .model import (
+    STAGES,
+    Code,
+    FrontMatter,
+    Lesson,
+    LessonLink,
+    LiveValue,
+    Prose,
+    Section,
+    Stage,
+    Step,
+)
 from .paths import data_files_outside
 from .yamlmodel import line_at, load_yaml_model, node_tree
 
@@ -32,8 +49,12 @@ if TYPE_CHECKING:  # the memo's module imports this one
 
 _STAGE_KEYS = {title: key for key, title in STAGES.items()}
 # Math token types and whether the page renders them in display mode.
-_DISPLAY_MATH = {"math_inline": False, "math_inline_double": True, "math_block": True,
-                 "math_block_label": True}
+_DISPLAY_MATH = {
+    "math_inline": False,
+    "math_inline_double": True,
+    "math_block": True,
+    "math_block_label": True,
+}
 _BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 _OPTION_RE = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 
@@ -71,8 +92,11 @@ class LessonParser:
                 self.flush_prose(stages, pending)
                 stages.append(self.open_stage(node, line, stages))
             elif not stages:
-                self.error("content before the first stage heading", line,
-                           "start the lesson body with '# Understand'")
+                self.error(
+                    "content before the first stage heading",
+                    line,
+                    "start the lesson body with '# Understand'",
+                )
             elif node.type == "heading" and node.tag == "h2":
                 self.flush_prose(stages, pending)
                 title = node.children[0].content
@@ -88,9 +112,11 @@ class LessonParser:
         found = [stage.title for stage in stages]
         if found != list(STAGES.values()) and not self.errors:
             missing = [title for title in STAGES.values() if title not in found]
-            self.error(f"the lesson needs all five stages; missing: {', '.join(missing)}",
-                       len(self.lines),
-                       "add the '# Stage' headings in the order of docs/authoring.md")
+            self.error(
+                f"the lesson needs all five stages; missing: {', '.join(missing)}",
+                len(self.lines),
+                "add the '# Stage' headings in the order of docs/authoring.md",
+            )
         return stages
 
     def open_stage(self, node: SyntaxTreeNode, line: int, stages: list[Stage]) -> Stage:
@@ -98,11 +124,17 @@ class LessonParser:
         key = _STAGE_KEYS.get(title)
         expected = list(STAGES.values())[len(stages)] if len(stages) < len(STAGES) else None
         if key is None:
-            self.error(f"unknown stage '{title}'{did_you_mean(title, list(_STAGE_KEYS))}", line,
-                       "stages are: " + ", ".join(STAGES.values()))
+            self.error(
+                f"unknown stage '{title}'{did_you_mean(title, list(_STAGE_KEYS))}",
+                line,
+                "stages are: " + ", ".join(STAGES.values()),
+            )
         elif title != expected:
-            self.error(f"stage '{title}' is out of order; expected '{expected}' here", line,
-                       "stages come in this order: " + ", ".join(STAGES.values()))
+            self.error(
+                f"stage '{title}' is out of order; expected '{expected}' here",
+                line,
+                "stages come in this order: " + ", ".join(STAGES.values()),
+            )
         self.anchors.add(key or slugify(title))
         return Stage(key or slugify(title), title, line)
 
@@ -141,21 +173,27 @@ class LessonParser:
                 elif node.type == "live_value":
                     self.add_value(node.content, at)
                 elif node.type == "fence" and _shown_python(node.info):
-                    self.error("this ```python block would be shown but never run", at,
-                               "put runnable code in a {step}, {experiment} or other block; "
-                               "to show code that must not run, write ```python norun")
+                    self.error(
+                        "this ```python block would be shown but never run",
+                        at,
+                        "put runnable code in a {step}, {experiment} or other block; "
+                        "to show code that must not run, write ```python norun",
+                    )
                 elif node.type == "heading" and node.tag == "h3":
                     self.anchors.add(slugify(node.children[0].content))
                 elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
-                    slug, _, anchor = str(node.attrs["href"])[len("lesson:"):].partition("#")
+                    slug, _, anchor = str(node.attrs["href"])[len("lesson:") :].partition("#")
                     self.links.append(LessonLink(slug, anchor or None, at))
 
     def add_value(self, expression: str, line: int) -> None:
         try:
             compile(expression, str(self.path), "eval")
         except SyntaxError as problem:
-            self.error(f"live value `{expression}` is not a Python expression: {problem.msg}",
-                       line, "write {value}`expression`, e.g. {value}`len(ids)`")
+            self.error(
+                f"live value `{expression}` is not a Python expression: {problem.msg}",
+                line,
+                "write {value}`expression`, e.g. {value}`len(ids)`",
+            )
             return
         self.values.append(LiveValue(expression, line))
 
@@ -163,24 +201,36 @@ class LessonParser:
         try:
             math_to_mathml(latex, display, self.formulas)
         except UnsafeMath as problem:
-            self.error(f"math '{latex.strip()}' cannot go on a page: {problem}", line,
-                       "math carries no links, styles or classes: put a link in the prose "
-                       "around the formula, and use \\color for colour")
+            self.error(
+                f"math '{latex.strip()}' cannot go on a page: {problem}",
+                line,
+                "math carries no links, styles or classes: put a link in the prose "
+                "around the formula, and use \\color for colour",
+            )
         except Exception as problem:  # latex2mathml raises many exception types
-            self.error(f"cannot render math '{latex.strip()}': {problem}", line,
-                       "use LaTeX that MathML supports (see docs/authoring.md)")
+            self.error(
+                f"cannot render math '{latex.strip()}': {problem}",
+                line,
+                "use LaTeX that MathML supports (see docs/authoring.md)",
+            )
 
     def check_closed(self, node: SyntaxTreeNode, offset: int) -> bool:
         if node.type not in ("fence", "colon_fence"):
             return True
         assert node.map is not None  # block-level nodes carry their lines
         last = self.lines[offset + node.map[1] - 1].strip()
-        if node.map[1] - node.map[0] >= 2 and last.startswith(node.markup) \
-                and set(last) == set(node.markup[0]):
+        if (
+            node.map[1] - node.map[0] >= 2
+            and last.startswith(node.markup)
+            and set(last) == set(node.markup[0])
+        ):
             return True
         what = "code block" if node.type == "fence" else "block"
-        self.error(f"unclosed {what} opened with '{node.markup}'", offset + node.map[0] + 1,
-                   f"close it with a line of '{node.markup}'")
+        self.error(
+            f"unclosed {what} opened with '{node.markup}'",
+            offset + node.map[0] + 1,
+            f"close it with a line of '{node.markup}'",
+        )
         return False
 
     # -- blocks ------------------------------------------------------------------------
@@ -194,11 +244,14 @@ class LessonParser:
         kind = match.group(1) if match else node.info.strip()
         if not match or (kind_named(kind) is None and parent_of(kind) is None):
             known = block_names()
-            self.error(f"unknown block '{node.info.strip()}'{did_you_mean(kind, known)}", line,
-                       "blocks are: " + ", ".join(f"{{{k}}}" for k in known))
+            self.error(
+                f"unknown block '{node.info.strip()}'{did_you_mean(kind, known)}",
+                line,
+                "blocks are: " + ", ".join(f"{{{k}}}" for k in known),
+            )
             return None
         body_start = offset + node.map[0] + 1
-        body = self.lines[body_start:offset + node.map[1] - 1]
+        body = self.lines[body_start : offset + node.map[1] - 1]
         options, skipped = self.read_options(kind, body, body_start)
         parts = self.read_parts(body_start + skipped, body[skipped:])
         return RawBlock(kind, match.group(2).strip(), line, options, parts)
@@ -215,9 +268,12 @@ class LessonParser:
             name, value = match.group(1), match.group(2).strip()
             if name not in allowed_options:
                 allowed = ", ".join(allowed_options) or "none"
-                self.error(f"unknown option ':{name}:' for {{{kind}}}"
-                           f"{did_you_mean(name, allowed_options)}", start + count + 1,
-                           f"options of {{{kind}}}: {allowed}")
+                self.error(
+                    f"unknown option ':{name}:' for {{{kind}}}"
+                    f"{did_you_mean(name, allowed_options)}",
+                    start + count + 1,
+                    f"options of {{{kind}}}: {allowed}",
+                )
             options[name] = value
             if spec and name in spec.markdown_options:
                 self.scan_prose(value, start + count + 1)
@@ -247,8 +303,11 @@ class LessonParser:
                 if block:
                     parts.append(Part("block", line, block=block))
             elif node.type == "heading":
-                self.error("headings cannot go inside a block", line,
-                           "end the block with its closing ':::' line before the heading")
+                self.error(
+                    "headings cannot go inside a block",
+                    line,
+                    "end the block with its closing ':::' line before the heading",
+                )
             else:
                 pending.append(node)
         flush()
@@ -257,34 +316,52 @@ class LessonParser:
     def place_block(self, raw: RawBlock, stage: Stage) -> None:
         parent = parent_of(raw.kind)
         if parent is not None:
-            self.error(f"{{{raw.kind}}} only goes inside a {{{parent}}} block",
-                       raw.line, f"move it into the {{{parent}}} block it belongs to")
+            self.error(
+                f"{{{raw.kind}}} only goes inside a {{{parent}}} block",
+                raw.line,
+                f"move it into the {{{parent}}} block it belongs to",
+            )
             return
         spec = kind_named(raw.kind)
         assert spec is not None  # read_block let only known kinds through
         if spec.stages and stage.key not in spec.stages:
             wanted = " or ".join(STAGES[key] for key in spec.stages)
             headings = " or ".join(f"'# {STAGES[key]}'" for key in spec.stages)
-            self.error(f"{{{raw.kind}}} belongs in the '{wanted}' stage, not '{stage.title}'",
-                       raw.line, f"move the block below the {headings} heading")
+            self.error(
+                f"{{{raw.kind}}} belongs in the '{wanted}' stage, not '{stage.title}'",
+                raw.line,
+                f"move the block below the {headings} heading",
+            )
         for name in spec.required:
             if not raw.options.get(name):
-                self.error(f"{{{raw.kind}}} needs the option ':{name}:'", raw.line,
-                           f"add a line ':{name}: ...' right after the opening line")
+                self.error(
+                    f"{{{raw.kind}}} needs the option ':{name}:'",
+                    raw.line,
+                    f"add a line ':{name}: ...' right after the opening line",
+                )
         if spec.titled and not raw.title:
-            self.error(f"{{{raw.kind}}} needs a title after '{{{raw.kind}}}'", raw.line,
-                       f"write ':::{{{raw.kind}}} A title' on the opening line")
+            self.error(
+                f"{{{raw.kind}}} needs a title after '{{{raw.kind}}}'",
+                raw.line,
+                f"write ':::{{{raw.kind}}} A title' on the opening line",
+            )
         if not spec.titled and raw.title:
-            self.error(f"{{{raw.kind}}} takes no title", raw.line,
-                       f"open it with ':::{{{raw.kind}}}' alone and put the text in its body")
+            self.error(
+                f"{{{raw.kind}}} takes no title",
+                raw.line,
+                f"open it with ':::{{{raw.kind}}}' alone and put the text in its body",
+            )
         for part in raw.parts:
             # A block nested where it is not one of the kind's own parts would vanish.
             if part.block is not None and part.block.kind not in spec.sub_blocks:
                 inner = part.block.kind
                 allowed = ", ".join(f"{{{name}}}" for name in spec.sub_blocks)
-                self.error(f"{{{inner}}} cannot go inside {{{raw.kind}}}", part.line,
-                           f"close the {{{raw.kind}}} block before opening {{{inner}}}"
-                           + (f"; inside it only {allowed} may go" if allowed else ""))
+                self.error(
+                    f"{{{inner}}} cannot go inside {{{raw.kind}}}",
+                    part.line,
+                    f"close the {{{raw.kind}}} block before opening {{{inner}}}"
+                    + (f"; inside it only {allowed} may go" if allowed else ""),
+                )
         item = spec.build(self.context, raw)
         if item is not None:
             stage.items.append(item)
@@ -300,17 +377,34 @@ def split_front_matter(text: str, path: Path) -> tuple[str, int]:
     """The YAML between the opening '---' lines and the number of lines it spans."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
-        raise BuildErrors([BuildError("the lesson must start with front matter ('---' line)",
-                                      path, 1, hint="see docs/authoring.md, 'Front matter'")])
+        raise BuildErrors(
+            [
+                BuildError(
+                    "the lesson must start with front matter ('---' line)",
+                    path,
+                    1,
+                    hint="see docs/authoring.md, 'Front matter'",
+                )
+            ]
+        )
     for index, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
             return "\n".join(lines[1:index]), index + 1
-    raise BuildErrors([BuildError("front matter is not closed", path, 1,
-                                  hint="end it with a line containing only '---'")])
+    raise BuildErrors(
+        [
+            BuildError(
+                "front matter is not closed",
+                path,
+                1,
+                hint="end it with a line containing only '---'",
+            )
+        ]
+    )
 
 
-def parse_lesson(ref: LessonRef, data: bytes | None = None,
-                 formulas: FormulaMemo | None = None) -> Lesson:
+def parse_lesson(
+    ref: LessonRef, data: bytes | None = None, formulas: FormulaMemo | None = None
+) -> Lesson:
     """Read and validate one lesson file (`data` when it was already read); raise
     BuildErrors listing every problem. Its formulas are converted into `formulas`."""
     path = ref.source
@@ -324,34 +418,57 @@ def parse_lesson(ref: LessonRef, data: bytes | None = None,
         try:
             re.compile(pattern)
         except re.error as problem:
-            parser.error(f"volatile pattern {pattern!r} is not a regular expression: {problem}",
-                         _front_line(root, ("volatile", index)),
-                         "see 'volatile' in docs/authoring.md")
+            parser.error(
+                f"volatile pattern {pattern!r} is not a regular expression: {problem}",
+                _front_line(root, ("volatile", index)),
+                "see 'volatile' in docs/authoring.md",
+            )
     parser.errors.extend(missing_data_files(path, text, front))
     parser.errors.extend(data_files_outside(path, text, front.files, ref.course_root))
     if front.prerequisite and front.prerequisite.startswith("lesson:"):
-        parser.links.append(LessonLink(front.prerequisite[len("lesson:"):], None,
-                                       _front_line(root, ("prerequisite",))))
+        parser.links.append(
+            LessonLink(
+                front.prerequisite[len("lesson:") :], None, _front_line(root, ("prerequisite",))
+            )
+        )
     stages = parser.parse_stages()
     _check_step_numbers(parser, stages)
     if parser.errors:
         raise BuildErrors(parser.errors)
-    return Lesson(ref, path, text, front, stages, frozenset(parser.anchors), parser.links,
-                  runnable_blocks(stages), parser.values)
+    return Lesson(
+        ref,
+        path,
+        text,
+        front,
+        stages,
+        frozenset(parser.anchors),
+        parser.links,
+        runnable_blocks(stages),
+        parser.values,
+    )
 
 
 def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildError]:
     """The files the front matter declares that are not beside the lesson file."""
-    missing = [(index, name) for index, name in enumerate(front.files)
-               if not (path.parent / name).is_file()]
+    missing = [
+        (index, name)
+        for index, name in enumerate(front.files)
+        if not (path.parent / name).is_file()
+    ]
     if not missing:
         return []
     # Only now read the YAML's lines: a cached lesson keeps its text, not its node tree.
     root = node_tree(split_front_matter(text, path)[0])
     assert root is not None, "front matter that declares files is not empty"
-    return [BuildError(f"data file '{name}' not found", path, _front_line(root, ("files", index)),
-                       hint="files are relative to the folder of the lesson file")
-            for index, name in missing]
+    return [
+        BuildError(
+            f"data file '{name}' not found",
+            path,
+            _front_line(root, ("files", index)),
+            hint="files are relative to the folder of the lesson file",
+        )
+        for index, name in missing
+    ]
 
 
 def _front_line(root: yaml.Node, loc: tuple) -> int:
@@ -363,24 +480,35 @@ def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
     steps = [item for stage in stages for item in stage.items if isinstance(item, Step)]
     if not steps and not parser.errors:  # so every stage is there, Build & Run among them
         build_run = next(stage for stage in stages if stage.key == "build-run")
-        parser.error("the lesson has no {step} blocks", build_run.line,
-                     "the Build & Run stage needs at least ':::{step} 1. Title'")
+        parser.error(
+            "the lesson has no {step} blocks",
+            build_run.line,
+            "the Build & Run stage needs at least ':::{step} 1. Title'",
+        )
     for expected, step in enumerate(steps, start=1):
         if step.number != expected:
-            parser.error(f"step numbering gap: expected step {expected}, found {step.number}",
-                         step.line, "number steps 1, 2, 3, ... in order")
+            parser.error(
+                f"step numbering gap: expected step {expected}, found {step.number}",
+                step.line,
+                "number steps 1, 2, 3, ... in order",
+            )
             break
 
 
-def parse_guide(path: Path, formulas: FormulaMemo | None = None,
-                ) -> tuple[Prose, list[LessonLink]]:
+def parse_guide(
+    path: Path,
+    formulas: FormulaMemo | None = None,
+) -> tuple[Prose, list[LessonLink]]:
     """A phase study guide: plain Markdown whose math and lesson links are checked."""
     text = decode_utf8(path.read_bytes(), path)
     parser = LessonParser(path, text.splitlines(), formulas=formulas)
     parser.scan_prose(text, 1)
     for value in parser.values:
-        parser.error(f"live value `{value.expression}` in a phase guide", value.line,
-                     "live values belong in lessons, whose code computes them")
+        parser.error(
+            f"live value `{value.expression}` in a phase guide",
+            value.line,
+            "live values belong in lessons, whose code computes them",
+        )
     if parser.errors:
         raise BuildErrors(parser.errors)
     return Prose(text, 1), parser.links

@@ -12,8 +12,10 @@ from pathlib import Path
 
 from .errors import BuildError
 
-INSIDE_HINT = ("keep lesson files, guides and data files inside the folder of lessons.yaml "
-               "(symlinks count where they point); copy the file in if you need it")
+INSIDE_HINT = (
+    "keep lesson files, guides and data files inside the folder of lessons.yaml "
+    "(symlinks count where they point); copy the file in if you need it"
+)
 
 
 def is_inside(path: Path, root: Path) -> bool:
@@ -21,12 +23,20 @@ def is_inside(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
 
 
-def data_files_outside(lesson_path: Path, text: str, files: list[str],
-                       root: Path) -> list[BuildError]:
+def data_files_outside(
+    lesson_path: Path, text: str, files: list[str], root: Path
+) -> list[BuildError]:
     """An error for each declared data file (relative to the lesson) outside `root`."""
-    return [BuildError(f"data file '{name}' is outside the course folder", lesson_path,
-                       _front_matter_line(text, name), hint=INSIDE_HINT)
-            for name in files if not is_inside(lesson_path.parent / name, root)]
+    return [
+        BuildError(
+            f"data file '{name}' is outside the course folder",
+            lesson_path,
+            _front_matter_line(text, name),
+            hint=INSIDE_HINT,
+        )
+        for name in files
+        if not is_inside(lesson_path.parent / name, root)
+    ]
 
 
 def _front_matter_line(text: str, fragment: str) -> int:

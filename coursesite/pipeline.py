@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import fingerprint
-from . import records
+from . import fingerprint, records
 from .caches import ExecutionCache, FormulaMemo, ParseCache
 from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
@@ -70,18 +69,19 @@ class Build:
         return ExecutionCache(self.options.cache / "records")
 
 
-def build(options: BuildOptions, progress: Progress | None = None,
-          snapshot: fingerprint.Snapshot | None = None) -> BuildResult:
+def build(
+    options: BuildOptions,
+    progress: Progress | None = None,
+    snapshot: fingerprint.Snapshot | None = None,
+) -> BuildResult:
     """Build the site; raise BuildErrors (leaving `out`, records/ and the caches' records
     untouched) on any problem.
 
     `snapshot` is the inputs' fingerprint when the caller already took it (build.py does,
     to stop early when nothing changed); it is taken now otherwise.
     """
-    with environment_failures_reported(), build_lock(options.cache), \
-            output_lock(options.out):
-        state = Build(options, progress or QuietProgress(),
-                      snapshot or fingerprint.take(options))
+    with environment_failures_reported(), build_lock(options.cache), output_lock(options.out):
+        state = Build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
         run_stages(state, STAGES)
         return state.result
 
@@ -95,6 +95,7 @@ def run_stages(state: Build, stages: list[tuple[str, Callable[[Build], None]]]) 
 
 # -- the stages, in order ----------------------------------------------------------------
 
+
 def load_manifest(state: Build) -> None:
     options = state.options
     state.formulas.load(options.cache / "mathml", distribution_version("latex2mathml"))
@@ -102,18 +103,24 @@ def load_manifest(state: Build) -> None:
     state.lessons = [LessonBuild(ref) for ref in state.course.lessons]
     if options.only and state.course.lesson(options.only) is None:
         slugs = [ref.slug for ref in state.course.lessons]
-        raise BuildErrors([BuildError(f"--lesson {options.only}: no such lesson"
-                                      f"{did_you_mean(options.only, slugs)}",
-                                      options.manifest, hint="lesson slugs are the 'slug:' "
-                                      "entries in lessons.yaml")])
+        raise BuildErrors(
+            [
+                BuildError(
+                    f"--lesson {options.only}: no such lesson{did_you_mean(options.only, slugs)}",
+                    options.manifest,
+                    hint="lesson slugs are the 'slug:' entries in lessons.yaml",
+                )
+            ]
+        )
 
 
 def parse_lessons(state: Build) -> None:
     cache = ParseCache(state.options.cache / "parsed", state.formulas)
     state.guides = parse_course(state.course, state.lessons, cache)
     for path in cache.discarded:
-        state.progress.message(f"warning: {path}: damaged parse cache entry discarded; "
-                               "the lesson was parsed again")
+        state.progress.message(
+            f"warning: {path}: damaged parse cache entry discarded; the lesson was parsed again"
+        )
     for item in state.lessons:
         item.read_inputs()
         item.key = execution_key(item.parsed(), state.course.settings, item.inputs)
@@ -138,12 +145,18 @@ def look_up_records(state: Build) -> None:
             state.progress.update(item.slug, "cached")
         elif options.only and item.slug != options.only:
             if lookup.stale is None:
-                errors.append(BuildError(f"lesson '{item.slug}' has never run", item.path,
-                                         hint="build once without --lesson"))
+                errors.append(
+                    BuildError(
+                        f"lesson '{item.slug}' has never run",
+                        item.path,
+                        hint="build once without --lesson",
+                    )
+                )
                 continue
             item.record, item.state = lookup.stale, "stale"
-            state.progress.update(item.slug, "cached",
-                                  f"stale ({item.reason}); not re-run with --lesson")
+            state.progress.update(
+                item.slug, "cached", f"stale ({item.reason}); not re-run with --lesson"
+            )
         else:
             item.state = "pending"
             state.progress.update(item.slug, "pending", item.reason)
@@ -162,8 +175,9 @@ def execute_lessons(state: Build) -> None:
         if not frozen:
             # Earlier runs of the same code on other hardware stay on the page as receipts.
             unreadable: list[str] = []
-            item.committed = records.same_run(state.options.records, item.parsed(),
-                                              item.keyed(), record, unreadable)
+            item.committed = records.same_run(
+                state.options.records, item.parsed(), item.keyed(), record, unreadable
+            )
             for warning in unreadable:
                 state.progress.message(f"warning: {warning}")
             record = records.with_receipts(record, item.committed)
@@ -185,21 +199,27 @@ def validate_records(state: Build) -> None:
     errors = [error for item in state.lessons for error in figure_errors(item)]
     if errors:
         raise BuildErrors(errors)
-    state.result.warnings = [warning for item in state.lessons
-                             for warning in lesson_warnings(item)]
+    state.result.warnings = [warning for item in state.lessons for warning in lesson_warnings(item)]
 
 
 def plan_pages(state: Build) -> None:
     from .render import Publication, plan_site
+
     options = state.options
-    state.pages = plan_site(state.course, state.lessons, state.guides, options.templates,
-                            options.cache, Publication(options.base_url,
-                                                       options.edition == "student"),
-                            state.formulas)
+    state.pages = plan_site(
+        state.course,
+        state.lessons,
+        state.guides,
+        options.templates,
+        options.cache,
+        Publication(options.base_url, options.edition == "student"),
+        state.formulas,
+    )
 
 
 def write_pages(state: Build) -> None:
     from .write import write_changed
+
     outcome = write_changed(state.pages, state.options, state.progress)
     state.result.pages_rendered, state.result.written, _ = outcome
 
@@ -210,26 +230,32 @@ def save_records(state: Build) -> None:
     for item in state.lessons:
         if item.unsaved:
             if item.state == "cached":  # run by a build that failed later
-                item.committed = records.same_run(options.records, item.parsed(), item.keyed(),
-                                                  item.ran())
+                item.committed = records.same_run(
+                    options.records, item.parsed(), item.keyed(), item.ran()
+                )
             # After a reverted edit, records/ is put back as version control holds it.
             reverted = item.committed is None and records.restore_from_version_control(
-                options.records, item.parsed(), item.keyed(), item.ran())
+                options.records, item.parsed(), item.keyed(), item.ran()
+            )
             if not reverted:
                 records.update(options.records, item.keyed(), item.ran(), item.committed)
             state.cache.store(item.slug, item.keyed(), item.ran(), recorded=True)
     state.formulas.save()
     extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
     course = state.course
-    folders = sorted({str(item.path.resolve().parent) for item in state.lessons} |
-                     {str((course.root / phase.guide).resolve().parent)
-                      for phase in course.phases if phase.guide})
+    folders = sorted(
+        {str(item.path.resolve().parent) for item in state.lessons}
+        | {
+            str((course.root / phase.guide).resolve().parent)
+            for phase in course.phases
+            if phase.guide
+        }
+    )
     started_as = state.snapshot.fingerprint
     if extra != sorted(state.snapshot.extra_inputs) or folders != state.snapshot.content_folders:
         started_as = fingerprint.compute(options, extra, folders)
     # A site whose search index is still to be refreshed is not current, whatever its inputs.
-    fingerprint.save(options, None if options.defer_search_index else started_as, extra,
-                     folders)
+    fingerprint.save(options, None if options.defer_search_index else started_as, extra, folders)
 
 
 STAGES: list[tuple[str, Callable[[Build], None]]] = [
@@ -246,8 +272,10 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
 
 # -- what the stages use -----------------------------------------------------------------
 
-def parse_course(course: Course, lessons: list[LessonBuild] | None = None,
-                 cache: ParseCache | None = None) -> dict[str, Prose]:
+
+def parse_course(
+    course: Course, lessons: list[LessonBuild] | None = None, cache: ParseCache | None = None
+) -> dict[str, Prose]:
     """Parse every lesson (into its LessonBuild) and phase guide, with cross-lesson links
     checked; return the guides. With a `cache`, lessons whose files did not change come from
     earlier builds' parses."""
@@ -286,8 +314,9 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
     if not pending:
         return []
     options, progress = state.options, state.progress
-    executor = choose_executor(options, state.course.settings,
-                               {item.slug: item.keyed() for item in pending})
+    executor = choose_executor(
+        options, state.course.settings, {item.slug: item.keyed() for item in pending}
+    )
     if executor.runs_code:
         progress.message(f"executing {len(pending)} lesson(s), {executor.where}")
     by_slug = {item.slug: item for item in pending}
@@ -324,10 +353,14 @@ def figure_errors(item: LessonBuild) -> list[BuildError]:
     for figure in item.parsed().items(Figure):
         problems = figure_problems(item.ran().blocks[figure.anchor].figure or {})
         if problems:
-            errors.append(BuildError(
-                f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
-                item.path, figure.code.line,
-                hint="see 'Figures' in docs/authoring.md for the expected keys"))
+            errors.append(
+                BuildError(
+                    f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
+                    item.path,
+                    figure.code.line,
+                    hint="see 'Figures' in docs/authoring.md for the expected keys",
+                )
+            )
     return errors
 
 
@@ -338,21 +371,27 @@ def lesson_warnings(item: LessonBuild) -> list[BuildError]:
         output = item.ran().blocks.get(block.id)
         if output is not None and output.stderr.strip():
             first = output.stderr.strip().splitlines()[0]
-            warnings.append(BuildError(
-                f"{block.label} wrote to stderr: {first}", item.path, block.code.line,
-                hint="usually a library warning, such as a deprecated call: fix its cause"))
+            warnings.append(
+                BuildError(
+                    f"{block.label} wrote to stderr: {first}",
+                    item.path,
+                    block.code.line,
+                    hint="usually a library warning, such as a deprecated call: fix its cause",
+                )
+            )
     return warnings
 
 
 def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:
     from .render import prerender_figures
+
     prerender_figures(item.parsed(), record, cache)
 
 
 # -- build.py check ----------------------------------------------------------------------
 
-def check_drift(options: BuildOptions, progress: Progress,
-                accept: bool) -> list[tuple[str, str]]:
+
+def check_drift(options: BuildOptions, progress: Progress, accept: bool) -> list[tuple[str, str]]:
     """Re-run every lesson and diff its output against records/: [(slug, diff)] of drifts.
 
     With `accept`, the fresh records replace the committed ones. The fresh runs enter the
@@ -360,8 +399,10 @@ def check_drift(options: BuildOptions, progress: Progress,
     """
     with environment_failures_reported(), build_lock(options.cache):
         state = Build(options, progress, fingerprint.Snapshot(None, [], []))
-        run_stages(state, [("manifest", load_manifest), ("parse", parse_lessons),
-                           ("execute", _run_everything)])
+        run_stages(
+            state,
+            [("manifest", load_manifest), ("parse", parse_lessons), ("execute", _run_everything)],
+        )
         return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
 
 
@@ -377,8 +418,11 @@ def _drift(item: LessonBuild, options: BuildOptions, accept: bool) -> tuple[str,
     except BuildError as problem:
         committed, difference = None, str(problem)
     else:
-        difference = "no committed record" if committed is None else \
-            records.drift(committed.record, item.ran(), item.parsed().front.volatile)
+        difference = (
+            "no committed record"
+            if committed is None
+            else records.drift(committed.record, item.ran(), item.parsed().front.volatile)
+        )
     if accept and (difference or committed is None):
         records.save(options.records, item.keyed(), item.ran())
     return (item.slug, difference) if difference else None

@@ -16,8 +16,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:  # rich costs ~35 ms to import; only the live display needs it
     from rich.table import Table
 
-STYLES = {"pending": "dim", "running": "cyan", "cached": "green", "executed": "green",
-          "frozen": "blue", "failed": "bold red"}
+STYLES = {
+    "pending": "dim",
+    "running": "cyan",
+    "cached": "green",
+    "executed": "green",
+    "frozen": "blue",
+    "failed": "bold red",
+}
 
 
 @dataclass
@@ -102,6 +108,7 @@ class LiveProgress(Progress):
 
     def __post_init__(self) -> None:
         from rich.console import Console
+
         self.console = self.console or Console()
 
     def message(self, text: str) -> None:
@@ -109,6 +116,7 @@ class LiveProgress(Progress):
 
     def table(self) -> Table:
         from rich.table import Table
+
         table = Table(box=None, pad_edge=False)
         for column in ("lesson", "state", "time", "why"):
             table.add_column(column)
@@ -116,14 +124,20 @@ class LiveProgress(Progress):
         for status in self.lessons.values():
             seconds = now - status.started if status.state == "running" else status.seconds
             timing = f"{seconds:.1f} s" if status.state in ("running", "executed", "failed") else ""
-            table.add_row(f"{status.number} {status.slug}",
-                          f"[{STYLES[status.state]}]{status.state}[/]", timing, status.detail)
+            table.add_row(
+                f"{status.number} {status.slug}",
+                f"[{STYLES[status.state]}]{status.state}[/]",
+                timing,
+                status.detail,
+            )
         return table
 
     def __enter__(self) -> LiveProgress:
         from rich.live import Live
-        self.live = Live(get_renderable=self.table, console=self.console,
-                         refresh_per_second=4, transient=True)
+
+        self.live = Live(
+            get_renderable=self.table, console=self.console, refresh_per_second=4, transient=True
+        )
         self.live.__enter__()
         return self
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import yaml
 
-from .executionkey import CacheKey, explain_miss
 from .errors import BuildError
-from .files import write_atomically
 from .execute import ExecutionRecord, mask_volatile, record_from_json, record_to_json
+from .executionkey import CacheKey, explain_miss
+from .files import write_atomically
 from .model import Lesson
 from .yamlmodel import LOADER
 
@@ -62,13 +62,13 @@ def record_path(folder: Path, slug: str) -> Path:
 
 def save(folder: Path, key: CacheKey, record: ExecutionRecord) -> None:
     data = {"lesson": record.lesson, "code": code_parts(key), "record": record_to_json(record)}
-    text = yaml.dump(data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True,
-                     width=100)
+    text = yaml.dump(data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100)
     write_atomically(record_path(folder, record.lesson), text)
 
 
-def update(folder: Path, key: CacheKey, record: ExecutionRecord,
-           committed: FrozenRecord | None) -> None:
+def update(
+    folder: Path, key: CacheKey, record: ExecutionRecord, committed: FrozenRecord | None
+) -> None:
     """Save `record` unless `committed` (from `same_run`) already holds the same run.
 
     Re-running unchanged code therefore leaves records/ untouched (no new timestamp to
@@ -80,9 +80,15 @@ def update(folder: Path, key: CacheKey, record: ExecutionRecord,
 
 def receipt(record: ExecutionRecord) -> dict:
     """What one run vouches for: the hardware kind it saw, machine, date and versions."""
-    return {"hardware": record.hardware, "host": record.host, "timestamp": record.timestamp,
-            "python": record.python, "packages": dict(record.packages),
-            "devices": record.devices, "worker_resources": record.worker_resources}
+    return {
+        "hardware": record.hardware,
+        "host": record.host,
+        "timestamp": record.timestamp,
+        "python": record.python,
+        "packages": dict(record.packages),
+        "devices": record.devices,
+        "worker_resources": record.worker_resources,
+    }
 
 
 def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> ExecutionRecord:
@@ -98,8 +104,13 @@ def with_receipts(record: ExecutionRecord, committed: FrozenRecord | None) -> Ex
     return replace(record, receipts=[by_kind[kind] for kind in sorted(by_kind)])
 
 
-def same_run(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord,
-             warnings: list[str] | None = None) -> FrozenRecord | None:
+def same_run(
+    folder: Path,
+    lesson: Lesson,
+    key: CacheKey,
+    record: ExecutionRecord,
+    warnings: list[str] | None = None,
+) -> FrozenRecord | None:
     """The committed record, if it ran the same code and printed the same output. A record
     that cannot be read is replaced by this run: `warnings` hears about it."""
     try:
@@ -108,8 +119,11 @@ def same_run(folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecor
         if warnings is not None:
             warnings.append(f"{problem.where}: {problem.message}; it is replaced by this run")
         return None
-    if committed is None or staleness(committed, key) or \
-            drift(committed.record, record, lesson.front.volatile):
+    if (
+        committed is None
+        or staleness(committed, key)
+        or drift(committed.record, record, lesson.front.volatile)
+    ):
         return None
     return committed
 
@@ -129,10 +143,12 @@ def load(folder: Path, slug: str) -> FrozenRecord | None:
         return _parse(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, KeyError, TypeError) as problem:
         mark = getattr(problem, "problem_mark", None)
-        raise BuildError(f"not a readable record ({type(problem).__name__})", path,
-                         mark.line + 1 if mark else None,
-                         hint="restore it from version control, or delete it and build again "
-                              "without --frozen") from None
+        raise BuildError(
+            f"not a readable record ({type(problem).__name__})",
+            path,
+            mark.line + 1 if mark else None,
+            hint="restore it from version control, or delete it and build again without --frozen",
+        ) from None
 
 
 def _parse(text: str) -> FrozenRecord:
@@ -140,8 +156,9 @@ def _parse(text: str) -> FrozenRecord:
     return FrozenRecord(dict(data["code"]), record_from_json(data["record"]))
 
 
-def restore_from_version_control(folder: Path, lesson: Lesson, key: CacheKey,
-                                 record: ExecutionRecord) -> bool:
+def restore_from_version_control(
+    folder: Path, lesson: Lesson, key: CacheKey, record: ExecutionRecord
+) -> bool:
     """Put back the record that git's HEAD holds when `record` is the same run; True if so.
 
     Reverting an edit runs the lesson again, and its fresh record differs from the one in
@@ -150,14 +167,25 @@ def restore_from_version_control(folder: Path, lesson: Lesson, key: CacheKey,
     """
     path = record_path(folder, record.lesson)
     try:
-        shown = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=folder,
-                               capture_output=True, timeout=30)
+        shown = subprocess.run(
+            ["git", "show", f"HEAD:./{path.name}"], cwd=folder, capture_output=True, timeout=30
+        )
         committed = _parse(shown.stdout.decode("utf-8")) if shown.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired, UnicodeDecodeError, yaml.YAMLError,
-            KeyError, TypeError):
+    except (
+        OSError,
+        subprocess.TimeoutExpired,
+        UnicodeDecodeError,
+        yaml.YAMLError,
+        KeyError,
+        TypeError,
+    ):
         return False
-    if committed is None or staleness(committed, key) or _kinds(committed.record) != \
-            _kinds(record) or drift(committed.record, record, lesson.front.volatile):
+    if (
+        committed is None
+        or staleness(committed, key)
+        or _kinds(committed.record) != _kinds(record)
+        or drift(committed.record, record, lesson.front.volatile)
+    ):
         return False
     if not path.is_file() or path.read_bytes() != shown.stdout:
         write_atomically(path, shown.stdout)
@@ -184,6 +212,12 @@ def comparable_output(record: ExecutionRecord, volatile: list[str]) -> list[str]
 
 def drift(committed: ExecutionRecord, fresh: ExecutionRecord, volatile: list[str]) -> str:
     """A unified diff of committed against fresh output; '' when they agree."""
-    return "\n".join(difflib.unified_diff(
-        comparable_output(committed, volatile), comparable_output(fresh, volatile),
-        fromfile=f"records/{committed.lesson}.yaml", tofile="fresh run", lineterm=""))
+    return "\n".join(
+        difflib.unified_diff(
+            comparable_output(committed, volatile),
+            comparable_output(fresh, volatile),
+            fromfile=f"records/{committed.lesson}.yaml",
+            tofile="fresh run",
+            lineterm="",
+        )
+    )

@@ -15,19 +15,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import (Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
-                    pass_context, select_autoescape)
+from jinja2 import (
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
 from jinja2.runtime import Context
 from markupsafe import Markup
 
 from .blocks import view_of
+from .caches import FormulaMemo, HighlightCache, cached_figure_svg
+from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
-from .caches import FormulaMemo, HighlightCache, cached_figure_svg
 from .figures import figure_problems
-from .lessonbuild import LessonBuild
 from .files import short_digest
-from .downloads import download_list, lesson_downloads
+from .lessonbuild import LessonBuild
 from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
 from .markdown import plain_markdown, render_block, render_inline, slugify
@@ -50,10 +56,15 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
         cache = FileSystemBytecodeCache(str(compiled))
     # HTML templates are autoescaped; Markdown templates (*.md) produce Markdown.
     autoescape = select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True)
-    env = Environment(loader=FileSystemLoader(templates), autoescape=autoescape,
-                      bytecode_cache=cache,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                      keep_trailing_newline=True)
+    env = Environment(
+        loader=FileSystemLoader(templates),
+        autoescape=autoescape,
+        bytecode_cache=cache,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters["markdown"] = _markdown_filter
     env.filters["inline"] = _inline_filter
     env.filters["text"] = _text_filter
@@ -72,8 +83,11 @@ def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
     if prose is None:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
-    return Markup(render_block(text, context["resolve_link"], context.get("live_values"),
-                               context.get("formulas")))
+    return Markup(
+        render_block(
+            text, context["resolve_link"], context.get("live_values"), context.get("formulas")
+        )
+    )
 
 
 @pass_context
@@ -84,8 +98,11 @@ def _text_filter(context: Context, text: str | None) -> str:
 
 @pass_context
 def _inline_filter(context: Context, text: str | None) -> Markup:
-    return Markup(render_inline(text or "", context["resolve_link"], context.get("live_values"),
-                                context.get("formulas")))
+    return Markup(
+        render_inline(
+            text or "", context["resolve_link"], context.get("live_values"), context.get("formulas")
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -117,10 +134,15 @@ class Publication:
     student: bool = False  # leave reference solutions out of everything
 
 
-def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Prose],
-              templates: Path, cache: Path | None = None,
-              publication: Publication = Publication(),
-              formulas: FormulaMemo | None = None) -> list[PageJob]:
+def plan_site(
+    course: Course,
+    lessons: list[LessonBuild],
+    guides: dict[str, Prose],
+    templates: Path,
+    cache: Path | None = None,
+    publication: Publication = Publication(),
+    formulas: FormulaMemo | None = None,
+) -> list[PageJob]:
     """One job per page group; a job whose key is unchanged need not render again.
 
     `cache` holds drawn figures and compiled templates between builds; `formulas` is the
@@ -131,80 +153,163 @@ def plan_site(course: Course, lessons: list[LessonBuild], guides: dict[str, Pros
     env.globals["formulas"] = formulas
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
-    shared = digest(folder_digest(templates), course.manifest_text,
-                    [(i.parsed().ref.slug, i.parsed().front.title, i.parsed().front.summary,
-                      i.parsed().front.minutes, i.parsed().front.hardware) for i in lessons],
-                    publication)
-    downloads_key = digest([(p.name, p.read_text(encoding="utf-8"))
-                            for p in sorted(templates.rglob("*.md"))],
-                           course.manifest_text, publication)
-    jobs = [PageJob("index", shared, lambda: [OutputFile("index.html", _render_page(
-        env, "index.html", "index.html", course, lessons=lessons, phases=course.phases))])]
+    shared = digest(
+        folder_digest(templates),
+        course.manifest_text,
+        [
+            (
+                i.parsed().ref.slug,
+                i.parsed().front.title,
+                i.parsed().front.summary,
+                i.parsed().front.minutes,
+                i.parsed().front.hardware,
+            )
+            for i in lessons
+        ],
+        publication,
+    )
+    downloads_key = digest(
+        [(p.name, p.read_text(encoding="utf-8")) for p in sorted(templates.rglob("*.md"))],
+        course.manifest_text,
+        publication,
+    )
+    jobs = [
+        PageJob(
+            "index",
+            shared,
+            lambda: [
+                OutputFile(
+                    "index.html",
+                    _render_page(
+                        env,
+                        "index.html",
+                        "index.html",
+                        course,
+                        lessons=lessons,
+                        phases=course.phases,
+                    ),
+                )
+            ],
+        )
+    ]
     for phase in course.phases:
         members = [i for i in lessons if i.parsed().ref.phase.slug == phase.slug]
         guide = guides.get(phase.slug)
         # The phase page also lists each lesson's outcomes, which `shared` leaves out.
         outcomes = [i.parsed().front.outcomes for i in members]
-        jobs.append(PageJob(f"phase:{phase.slug}", digest(shared, guide and guide.markdown,
-                                                           outcomes),
-                            functools.partial(_render_phase, env, course, phase, members, guide)))
+        jobs.append(
+            PageJob(
+                f"phase:{phase.slug}",
+                digest(shared, guide and guide.markdown, outcomes),
+                functools.partial(_render_phase, env, course, phase, members, guide),
+            )
+        )
     titles = {item.parsed().ref.slug: item.parsed().front.title for item in lessons}
     phase_refs: dict[str, list[LessonRef]] = {}
     for item in lessons:
         phase_refs.setdefault(item.parsed().ref.phase.slug, []).append(item.parsed().ref)
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
     for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
-        jobs.append(PageJob(name, shared, functools.partial(
-            _render_reader_page, env, course, f"{name}.html", url, titles)))
+        jobs.append(
+            PageJob(
+                name,
+                shared,
+                functools.partial(_render_reader_page, env, course, f"{name}.html", url, titles),
+            )
+        )
     for position, item in enumerate(lessons):
-        neighbours = (lessons[position - 1] if position else None,
-                      lessons[position + 1] if position + 1 < len(lessons) else None)
+        neighbours = (
+            lessons[position - 1] if position else None,
+            lessons[position + 1] if position + 1 < len(lessons) else None,
+        )
         inputs = (item.parsed().text, record_to_json(item.ran()))
-        jobs.append(PageJob(f"lesson:{item.parsed().ref.slug}", digest(shared, *inputs),
-                            functools.partial(render_lesson, env, course, item, neighbours,
-                                              titles, publication.student,
-                                              phase_refs[item.parsed().ref.phase.slug])))
+        jobs.append(
+            PageJob(
+                f"lesson:{item.parsed().ref.slug}",
+                digest(shared, *inputs),
+                functools.partial(
+                    render_lesson,
+                    env,
+                    course,
+                    item,
+                    neighbours,
+                    titles,
+                    publication.student,
+                    phase_refs[item.parsed().ref.phase.slug],
+                ),
+            )
+        )
         # The downloads do not depend on the HTML templates: a new page design keeps them.
-        jobs.append(PageJob(f"downloads:{item.parsed().ref.slug}", digest(downloads_key, *inputs),
-                            functools.partial(render_lesson_files, env, course, item,
-                                              figure_cache, publication.student)))
-    jobs.append(PageJob("publishing", shared, functools.partial(
-        _render_publishing, env, course, lessons)))
+        jobs.append(
+            PageJob(
+                f"downloads:{item.parsed().ref.slug}",
+                digest(downloads_key, *inputs),
+                functools.partial(
+                    render_lesson_files, env, course, item, figure_cache, publication.student
+                ),
+            )
+        )
+    jobs.append(
+        PageJob("publishing", shared, functools.partial(_render_publishing, env, course, lessons))
+    )
     return jobs
 
 
-def _render_publishing(env: Environment, course: Course,
-                       lessons: list[LessonBuild]) -> list[OutputFile]:
+def _render_publishing(
+    env: Environment, course: Course, lessons: list[LessonBuild]
+) -> list[OutputFile]:
     """Files static hosts look for: 404 page, robots.txt, sitemap (with a base URL)."""
     publication = env.globals["publication"]  # set by create_jobs
     assert isinstance(publication, Publication)
     base_url = publication.base_url
-    urls = ["index.html"] + [f"{phase.slug}/index.html" for phase in course.phases] + \
-        [item.parsed().ref.url for item in lessons]
+    urls = (
+        ["index.html"]
+        + [f"{phase.slug}/index.html" for phase in course.phases]
+        + [item.parsed().ref.url for item in lessons]
+    )
     files = [
         # A 404 page is served at any missing address, so its links cannot be relative.
-        OutputFile("404.html", env.get_template("404.html").render(
-            course=course, page_url="404.html", root=base_url or "",
-            url_to=lambda target: (base_url or "") + target,
-            resolve_link=link_resolver(course, "404.html"))),
+        OutputFile(
+            "404.html",
+            env.get_template("404.html").render(
+                course=course,
+                page_url="404.html",
+                root=base_url or "",
+                url_to=lambda target: (base_url or "") + target,
+                resolve_link=link_resolver(course, "404.html"),
+            ),
+        ),
         OutputFile("robots.txt", env.get_template("robots.txt").render(base_url=base_url)),
         OutputFile(".nojekyll", ""),  # GitHub Pages: publish folders as they are
     ]
     if base_url:
-        files.append(OutputFile("sitemap.xml", env.get_template("sitemap.xml").render(
-            base_url=base_url, urls=urls)))
+        files.append(
+            OutputFile(
+                "sitemap.xml", env.get_template("sitemap.xml").render(base_url=base_url, urls=urls)
+            )
+        )
     return files
 
 
-def _render_phase(env: Environment, course: Course, phase: PhaseEntry,
-                  members: list[LessonBuild], guide: Prose | None) -> list[OutputFile]:
+def _render_phase(
+    env: Environment,
+    course: Course,
+    phase: PhaseEntry,
+    members: list[LessonBuild],
+    guide: Prose | None,
+) -> list[OutputFile]:
     url = f"{phase.slug}/index.html"
-    return [OutputFile(url, _render_page(env, "phase.html", url, course, phase=phase,
-                                         lessons=members, guide=guide))]
+    return [
+        OutputFile(
+            url,
+            _render_page(env, "phase.html", url, course, phase=phase, lessons=members, guide=guide),
+        )
+    ]
 
 
-def _render_reader_page(env: Environment, course: Course, template: str, url: str,
-                        titles: dict[str, str]) -> list[OutputFile]:
+def _render_reader_page(
+    env: Environment, course: Course, template: str, url: str, titles: dict[str, str]
+) -> list[OutputFile]:
     return [OutputFile(url, _render_page(env, template, url, course, titles=titles))]
 
 
@@ -212,43 +317,68 @@ def _figure_paths(lesson: Lesson) -> dict[str, str]:
     return {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
 
 
-def render_lesson_files(env: Environment, course: Course, item: LessonBuild,
-                        figure_cache: Path | None = None,
-                        student: bool = False) -> list[OutputFile]:
+def render_lesson_files(
+    env: Environment,
+    course: Course,
+    item: LessonBuild,
+    figure_cache: Path | None = None,
+    student: bool = False,
+) -> list[OutputFile]:
     """The lesson's figures and downloads, next to its page."""
     lesson, record = item.parsed(), item.ran()
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = _figure_paths(lesson)
-    svgs = {figure.anchor: _figure_svg(lesson, record, figure, figure_cache)
-            for figure in lesson.items(Figure)}
+    svgs = {
+        figure.anchor: _figure_svg(lesson, record, figure, figure_cache)
+        for figure in lesson.items(Figure)
+    }
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
-    context = {"resolve_link": link_resolver(course, lesson.ref.url),
-               "live_values": record.values, "figures": figures}
+    context = {
+        "resolve_link": link_resolver(course, lesson.ref.url),
+        "live_values": record.values,
+        "figures": figures,
+    }
     downloads = lesson_downloads(env, lesson, record, svgs, context, student)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
 
 
-def render_lesson(env: Environment, course: Course, item: LessonBuild,
-                  neighbours: tuple[LessonBuild | None, LessonBuild | None],
-                  titles: dict[str, str], student: bool = False,
-                  phase_refs: list[LessonRef] | None = None) -> list[OutputFile]:
+def render_lesson(
+    env: Environment,
+    course: Course,
+    item: LessonBuild,
+    neighbours: tuple[LessonBuild | None, LessonBuild | None],
+    titles: dict[str, str],
+    student: bool = False,
+    phase_refs: list[LessonRef] | None = None,
+) -> list[OutputFile]:
     lesson, record = item.parsed(), item.ran()
     if phase_refs is None:
         phase_refs = course.phase_lessons(lesson.ref.phase)
     figures = _figure_paths(lesson)
     step_ids = lesson.program_ids()
     page = _render_page(
-        env, "lesson.html", lesson.ref.url, course,
-        lesson=lesson, record=record, figures=figures, live_values=record.values,
-        main_py=lesson.main_py(), main_output=record.output_of(step_ids),
+        env,
+        "lesson.html",
+        lesson.ref.url,
+        course,
+        lesson=lesson,
+        record=record,
+        figures=figures,
+        live_values=record.values,
+        main_py=lesson.main_py(),
+        main_output=record.output_of(step_ids),
         main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
-        install=" ".join(f"{name}=={version}" for name, version in record.packages.items()
-                         if version),
+        install=" ".join(
+            f"{name}=={version}" for name, version in record.packages.items() if version
+        ),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
-        titles=titles, downloads=download_list(lesson, student), student=student,
-        page_title=lesson.front.title, page_description=lesson.front.summary,
+        titles=titles,
+        downloads=download_list(lesson, student),
+        student=student,
+        page_title=lesson.front.title,
+        page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
         sidebar=sidebar_window(phase_refs, lesson.ref),
     )
@@ -276,26 +406,30 @@ def sidebar_window(phase_refs: list[LessonRef], current: LessonRef) -> SidebarWi
     position = current.index - 1
     size = 2 * SIDEBAR_AROUND + 1
     start = min(max(position - SIDEBAR_AROUND, 0), len(phase_refs) - size)
-    return SidebarWindow(phase_refs[start:start + size], start,
-                         len(phase_refs) - start - size)
+    return SidebarWindow(phase_refs[start : start + size], start, len(phase_refs) - start - size)
 
 
 def _render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:
     return env.get_template(template).render(
-        course=course, page_url=url,
+        course=course,
+        page_url=url,
         root=relative_url(url, "index.html").removesuffix("index.html"),
         url_to=lambda target: relative_url(url, target),
-        resolve_link=link_resolver(course, url), **context)
+        resolve_link=link_resolver(course, url),
+        **context,
+    )
 
 
-def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure,
-                cache: Path | None) -> str:
+def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure, cache: Path | None) -> str:
     data = record.blocks[figure.anchor].figure or {}
     problems = figure_problems(data)
     if problems:
-        raise BuildError(f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
-                         lesson.path, figure.code.line,
-                         hint="see 'Figures' in docs/authoring.md for the expected keys")
+        raise BuildError(
+            f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
+            lesson.path,
+            figure.code.line,
+            hint="see 'Figures' in docs/authoring.md for the expected keys",
+        )
     return cached_figure_svg(data, figure.alt, cache)
 
 

@@ -154,17 +154,31 @@ def run_block(block, namespace, source, limit):
                 failure = describe_failure(error, source, block)
     seconds = time.perf_counter() - started
     if failure is None and block["raises"] and raised is None:
-        failure = {"block": block["id"], "line": block["line"], "traceback": "",
-                   "message": f"expected {block['raises']} to be raised, but nothing was"}
+        failure = {
+            "block": block["id"],
+            "line": block["line"],
+            "traceback": "",
+            "message": f"expected {block['raises']} to be raised, but nothing was",
+        }
     figure = namespace.pop("figure", None) if block["is_figure"] else None
     if failure is None and block["is_figure"]:
         figure, problem = plain_figure(figure)
         if problem:
-            failure = {"block": block["id"], "line": block["line"], "traceback": "",
-                       "message": problem}
-    output = {"id": block["id"], "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
-              "display": display.getvalue(), "raised": raised, "figure": figure,
-              "seconds": round(seconds, 4)}
+            failure = {
+                "block": block["id"],
+                "line": block["line"],
+                "traceback": "",
+                "message": problem,
+            }
+    output = {
+        "id": block["id"],
+        "stdout": stdout.getvalue(),
+        "stderr": stderr.getvalue(),
+        "display": display.getvalue(),
+        "raised": raised,
+        "figure": figure,
+        "seconds": round(seconds, 4),
+    }
     return output, failure
 
 
@@ -186,7 +200,7 @@ def split_display(code, line, source):
 def silenced(padded, statement):
     """Whether a `;` follows the bare expression `statement` on its last line."""
     end_line = padded.splitlines()[statement.end_lineno - 1]
-    after = end_line.encode("utf-8")[statement.end_col_offset:].decode("utf-8")
+    after = end_line.encode("utf-8")[statement.end_col_offset :].decode("utf-8")
     return after.lstrip().startswith(";")
 
 
@@ -202,14 +216,21 @@ def evaluate_values(requests, namespace):
             with contextlib.redirect_stdout(io.StringIO()):
                 values[expression] = str(eval(expression, namespace))
         except Exception as error:
-            return values, {"block": "live-values", "line": request["line"], "traceback": "",
-                            "message": f"live value `{expression}` failed: "
-                                       f"{type(error).__name__}: {error}"}
+            return values, {
+                "block": "live-values",
+                "line": request["line"],
+                "traceback": "",
+                "message": f"live value `{expression}` failed: {type(error).__name__}: {error}",
+            }
         if len(values[expression]) > LIVE_VALUE_LIMIT:
-            return values, {"block": "live-values", "line": request["line"], "traceback": "",
-                            "message": f"live value `{expression}` is "
-                                       f"{len(values[expression]):,} characters long; prose "
-                                       f"shows at most {LIVE_VALUE_LIMIT:,}"}
+            return values, {
+                "block": "live-values",
+                "line": request["line"],
+                "traceback": "",
+                "message": f"live value `{expression}` is "
+                f"{len(values[expression]):,} characters long; prose "
+                f"shows at most {LIVE_VALUE_LIMIT:,}",
+            }
     return values, None
 
 
@@ -217,8 +238,10 @@ def declared(error, expected):
     """Whether `error` is an instance of the exception class named `expected`."""
     if not expected or isinstance(error, (SystemExit, KeyboardInterrupt)):
         return False
-    return any(expected in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
-               for cls in type(error).__mro__)
+    return any(
+        expected in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
+        for cls in type(error).__mro__
+    )
 
 
 def describe_failure(error, source, block):
@@ -229,9 +252,12 @@ def describe_failure(error, source, block):
     else:
         message = f"{type(error).__name__}: {error}"
     formatted = traceback.format_list(frames) + traceback.format_exception_only(error)
-    return {"block": block["id"], "line": in_lesson[-1] if in_lesson else block["line"],
-            "message": message, "traceback": "Traceback (most recent call last):\n"
-            + "".join(formatted)}
+    return {
+        "block": block["id"],
+        "line": in_lesson[-1] if in_lesson else block["line"],
+        "message": message,
+        "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
+    }
 
 
 def package_versions(names):
@@ -254,6 +280,7 @@ def jax_devices():
         return f"JAX not used · {os.cpu_count()} CPU cores", []
     try:
         import jax
+
         platforms = [str(device.platform).lower() for device in jax.devices()]
     except Exception as error:  # no usable backend: say so in the record
         return f"no JAX devices ({type(error).__name__})", []

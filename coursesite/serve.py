@@ -65,9 +65,11 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
     except Exception as problem:  # a bug of ours: the preview must outlive it
         report = options.cache / "internal-error.txt"
         write_atomically(report, traceback.format_exc())
-        message = (f"internal error: {type(problem).__name__}: {problem}\n  hint: this is a "
-                   f"bug in the generator; the details are in {report}. Edit and save to "
-                   "build again.")
+        message = (
+            f"internal error: {type(problem).__name__}: {problem}\n  hint: this is a "
+            f"bug in the generator; the details are in {report}. Edit and save to "
+            "build again."
+        )
         print(f"error: {message}", file=sys.stderr)
         with state.lock:
             state.error = message
@@ -131,8 +133,9 @@ def serve(options: BuildOptions, port: int) -> int:
     try:
         server = make_server(options.out, state, port)
     except OSError as problem:
-        print(f"error: cannot listen on 127.0.0.1:{port} ({problem.strerror}); "
-              f"try --port {port + 1}")
+        print(
+            f"error: cannot listen on 127.0.0.1:{port} ({problem.strerror}); try --port {port + 1}"
+        )
         return 1
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"serving {options.out} at http://127.0.0.1:{server.server_port}/  (Ctrl-C stops)")

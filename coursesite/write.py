@@ -37,8 +37,14 @@ SHARD_LIST = "shards.json"  # in pagefind/: the shard folders, read by static/se
 _SHARED = ("pagefind-entry.json",)  # besides index/, fragment/ and *.pf_meta: a shard's data
 
 
-def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: Path,
-               index: bool = True, index_state: Path | None = None) -> None:
+def write_site(
+    rendered: list[OutputFile],
+    kept: list[str],
+    static: Path,
+    out: Path,
+    index: bool = True,
+    index_state: Path | None = None,
+) -> None:
     """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`.
 
     Without `index`, the current search index is kept as it is, to be refreshed later.
@@ -77,9 +83,14 @@ def write_site(rendered: list[OutputFile], kept: list[str], static: Path, out: P
         raise
 
 
-def index_search(site: Path, into: Path | None = None, previous: Path | None = None,
-                 pages: list[str] | None = None, shard_pages: int = SHARD_PAGES,
-                 state: Path | None = None) -> None:
+def index_search(
+    site: Path,
+    into: Path | None = None,
+    previous: Path | None = None,
+    pages: list[str] | None = None,
+    shard_pages: int = SHARD_PAGES,
+    state: Path | None = None,
+) -> None:
     """Build the Pagefind search index of the lesson pages into `site/pagefind/` (or `into`).
 
     Only pages with an element marked `data-pagefind-body` (the lesson articles) are indexed;
@@ -115,8 +126,10 @@ def index_search(site: Path, into: Path | None = None, previous: Path | None = N
     into.mkdir(parents=True, exist_ok=True)
     stale = []
     for folder, members in shards.items():
-        same = all(known.get(page) == indexed[page] for page in members) and \
-            old.get("shards", {}).get(folder) == members
+        same = (
+            all(known.get(page) == indexed[page] for page in members)
+            and old.get("shards", {}).get(folder) == members
+        )
         if same and previous is not None and (previous / folder / "pagefind-entry.json").is_file():
             _link_shard(previous / folder, into / folder, primary=not folder)
         else:
@@ -126,8 +139,10 @@ def index_search(site: Path, into: Path | None = None, previous: Path | None = N
         list(pool.map(lambda shard: _index_shard(site, into, *shard), stale))
     (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
     if state is not None:
-        write_atomically(state, json.dumps(
-            {"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}))
+        write_atomically(
+            state,
+            json.dumps({"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}),
+        )
 
 
 def search_state(options: BuildOptions) -> Path:
@@ -168,21 +183,40 @@ def _index_shard(site: Path, into: Path, folder: str, members: list[str]) -> Non
     try:
         for page in members:
             _link_or_copy(site / page, pages / page)
-        command = [pagefind_bin.get_executable(), "--site", str(pages), "--keep-index-url",
-                   "--output-path", str(target), "--silent"]
+        command = [
+            pagefind_bin.get_executable(),
+            "--site",
+            str(pages),
+            "--keep-index-url",
+            "--output-path",
+            str(target),
+            "--silent",
+        ]
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired) as problem:
-            raise BuildErrors([BuildError(f"the search index could not be built: {problem}",
-                                          hint="reinstall the pinned pagefind-bin package "
-                                               "(pip install -r requirements.txt)")]) from None
+            raise BuildErrors(
+                [
+                    BuildError(
+                        f"the search index could not be built: {problem}",
+                        hint="reinstall the pinned pagefind-bin package "
+                        "(pip install -r requirements.txt)",
+                    )
+                ]
+            ) from None
     finally:
         shutil.rmtree(pages, ignore_errors=True)
     if result.returncode != 0:
-        raise BuildErrors([BuildError(
-            "the search index could not be built (pagefind exited with "
-            f"{result.returncode})", detail=(result.stdout + result.stderr).strip() or None,
-            hint="the previous site is unchanged")])
+        raise BuildErrors(
+            [
+                BuildError(
+                    "the search index could not be built (pagefind exited with "
+                    f"{result.returncode})",
+                    detail=(result.stdout + result.stderr).strip() or None,
+                    hint="the previous site is unchanged",
+                )
+            ]
+        )
     if folder:  # merged into the first shard's instance, which alone loads scripts
         for path in target.iterdir():
             if path.is_file() and path.name not in _SHARED and path.suffix != ".pf_meta":
@@ -223,8 +257,11 @@ def _html_pages(site: Path) -> list[str]:
         if folder == str(site):
             subfolders[:] = [name for name in subfolders if name not in (SEARCH, "static")]
         relative = os.path.relpath(folder, site)
-        pages.extend(name if relative == "." else f"{relative}/{name}"
-                     for name in files if name.endswith(".html"))
+        pages.extend(
+            name if relative == "." else f"{relative}/{name}"
+            for name in files
+            if name.endswith(".html")
+        )
     return pages
 
 
@@ -242,8 +279,13 @@ def refresh_search(options: BuildOptions) -> bool:
     pages = [path for job in state.get("jobs", {}).values() for path in job["files"]]
     fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.search-", dir=out.parent))
     try:
-        index_search(out, into=fresh / SEARCH, previous=out / SEARCH, pages=pages or None,
-                     state=search_state(options))
+        index_search(
+            out,
+            into=fresh / SEARCH,
+            previous=out / SEARCH,
+            pages=pages or None,
+            state=search_state(options),
+        )
         if (out / SEARCH).exists():
             os.rename(out / SEARCH, fresh / "previous")
         os.rename(fresh / SEARCH, out / SEARCH)
@@ -288,8 +330,7 @@ class WriteOutcome(NamedTuple):
     files: list[str]  # every page file the site now holds
 
 
-def write_changed(jobs: list[PageJob], options: BuildOptions,
-                  progress: Progress) -> WriteOutcome:
+def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress) -> WriteOutcome:
     """Render the jobs whose key changed; write the site only if anything differs."""
     state = load_state(options)
     previous = _previous_jobs(state)
@@ -299,8 +340,12 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
     errors: list[BuildError] = []
     for job in jobs:
         old = previous.get(job.name)
-        if old and old["key"] == job.key and not options.force and \
-                files_intact(options.out, old["files"], state.get("stamps")):
+        if (
+            old
+            and old["key"] == job.key
+            and not options.force
+            and files_intact(options.out, old["files"], state.get("stamps"))
+        ):
             kept.extend(old["files"])
             new_jobs[job.name] = old
             continue
@@ -318,15 +363,24 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
         raise BuildErrors(errors)
     static = folder_digest(options.static)
     previous_files = {path for job in previous.values() for path in job["files"]}
-    if not rendered and static == state.get("static") and set(kept) == previous_files \
-            and state.get("search") != "stale":
+    if (
+        not rendered
+        and static == state.get("static")
+        and set(kept) == previous_files
+        and state.get("search") != "stale"
+    ):
         progress.message(f"{options.out} is up to date; nothing written")
         return WriteOutcome(0, False, kept)
     index = not options.defer_search_index
     write_site(rendered, kept, options.static, options.out, index, search_state(options))
     site_files = kept + [file.path for file in rendered]
-    update_state(options, static=static, jobs=new_jobs, search="current" if index else "stale",
-                 stamps=file_stamps(options.out, site_files))
+    update_state(
+        options,
+        static=static,
+        jobs=new_jobs,
+        search="current" if index else "stale",
+        stamps=file_stamps(options.out, site_files),
+    )
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
     return WriteOutcome(len(rendered), True, site_files)
 
@@ -334,13 +388,18 @@ def write_changed(jobs: list[PageJob], options: BuildOptions,
 def template_error(problem: TemplateError, templates: Path) -> BuildError:
     """A template that fails to render, at its file and line (a course may bring its own
     templates/); Jinja keeps them in the traceback's template frames."""
-    frames = [frame for frame in traceback.extract_tb(problem.__traceback__)
-              if frame.filename and Path(frame.filename).is_relative_to(templates.resolve())]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(problem.__traceback__)
+        if frame.filename and Path(frame.filename).is_relative_to(templates.resolve())
+    ]
     where = frames[-1] if frames else None
-    return BuildError(f"template error: {problem}", where and where.filename,
-                      where and where.lineno,
-                      hint="fix the template, or remove your copy from templates/ to use the "
-                           "generator's own")
+    return BuildError(
+        f"template error: {problem}",
+        where and where.filename,
+        where and where.lineno,
+        hint="fix the template, or remove your copy from templates/ to use the generator's own",
+    )
 
 
 def _previous_jobs(state: dict) -> dict[str, dict]:
@@ -349,7 +408,11 @@ def _previous_jobs(state: dict) -> dict[str, dict]:
     jobs = state.get("jobs")
     if not isinstance(jobs, dict):
         return {}
-    return {name: job for name, job in jobs.items()
-            if isinstance(job, dict) and isinstance(job.get("key"), str)
-            and isinstance(job.get("files"), list)
-            and all(isinstance(path, str) for path in job["files"])}
+    return {
+        name: job
+        for name, job in jobs.items()
+        if isinstance(job, dict)
+        and isinstance(job.get("key"), str)
+        and isinstance(job.get("files"), list)
+        and all(isinstance(path, str) for path in job["files"])
+    }

@@ -23,9 +23,18 @@ Model = TypeVar("Model", bound=msgspec.Struct)
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: faster
 
 # msgspec's names for JSON types, in the words of someone writing YAML.
-_TYPE_WORDS = {"str": "text", "int": "an integer", "float": "a number", "bool": "true or false",
-               "array": "a list", "object": "a mapping", "null": "nothing", "date": "a date",
-               "datetime": "a date and time", "time": "a time"}
+_TYPE_WORDS = {
+    "str": "text",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+    "null": "nothing",
+    "date": "a date",
+    "datetime": "a date and time",
+    "time": "a time",
+}
 # Parser contexts in which YAML reports an unclosed '[', '{' or quote after the fact.
 _UNCLOSED = ("while parsing a flow", "while scanning a quoted scalar")
 # What a regular expression constraint means, for the message when a value does not match.
@@ -46,8 +55,9 @@ def describe_pattern(pattern: str, meaning: str) -> str:
     return pattern
 
 
-def load_yaml_model(text: str, model: type[Model], path: Path,
-                    first_line: int = 1) -> tuple[Model, yaml.Node]:
+def load_yaml_model(
+    text: str, model: type[Model], path: Path, first_line: int = 1
+) -> tuple[Model, yaml.Node]:
     """Parse `text` as YAML and validate it as `model`; raise BuildErrors naming the line.
 
     Returns the model and the YAML's node tree (for the lines of later checks).
@@ -65,22 +75,41 @@ def load_yaml_model(text: str, model: type[Model], path: Path,
         if error.context_mark and (error.context or "").startswith(_UNCLOSED):
             mark, hint = error.context_mark, "close the bracket or quote opened on this line"
         line = mark.line + 1 + offset if mark else None
-        raise BuildErrors([BuildError(
-            f"invalid YAML: {error.problem or error.context}", path, line, hint=hint,
-        )]) from None
+        raise BuildErrors(
+            [
+                BuildError(
+                    f"invalid YAML: {error.problem or error.context}",
+                    path,
+                    line,
+                    hint=hint,
+                )
+            ]
+        ) from None
     except yaml.reader.ReaderError as error:  # a character YAML does not allow
-        line = text[:error.position].count("\n") + 1 + offset
-        raise BuildErrors([BuildError(
-            f"invalid YAML: character {error.character!r} is not allowed", path, line,
-            hint="remove the control character (it may come from a copy and paste)",
-        )]) from None
+        line = text[: error.position].count("\n") + 1 + offset
+        raise BuildErrors(
+            [
+                BuildError(
+                    f"invalid YAML: character {error.character!r} is not allowed",
+                    path,
+                    line,
+                    hint="remove the control character (it may come from a copy and paste)",
+                )
+            ]
+        ) from None
     finally:
         loader.dispose()
     if root is None or not isinstance(data, dict):
-        raise BuildErrors([BuildError(
-            "expected a mapping of keys to values", path, first_line,
-            hint=f"see docs/authoring.md for the keys of {model.__name__}",
-        )])
+        raise BuildErrors(
+            [
+                BuildError(
+                    "expected a mapping of keys to values",
+                    path,
+                    first_line,
+                    hint=f"see docs/authoring.md for the keys of {model.__name__}",
+                )
+            ]
+        )
     try:
         return msgspec.convert(data, model), root
     except msgspec.ValidationError as error:
@@ -109,24 +138,37 @@ def _describe(text: str, root: yaml.Node, model: type, path: Path, offset: int) 
     message, _, at = text.partition(" - at `")
     if at.startswith("key` in `"):  # a mapping key that YAML read as a number, date, ...
         loc = _parse_loc(at.removeprefix("key` in `").rstrip("`"))
-        return BuildError(f"a key in {_format_loc(loc) or 'the top level'} is not text",
-                          path, _non_text_key_line(root, loc) + offset,
-                          hint="keys are names such as 'title'; put a key in quotes to keep it")
+        return BuildError(
+            f"a key in {_format_loc(loc) or 'the top level'} is not text",
+            path,
+            _non_text_key_line(root, loc) + offset,
+            hint="keys are names such as 'title'; put a key in quotes to keep it",
+        )
     loc = _parse_loc(at.rstrip("`"))
     where = _format_loc(loc)
     place = f" in {where}" if where else ""
     if field := _quoted(r"Object contains unknown field `(.*)`", message):
         allowed = _allowed_keys(model, loc)
-        return BuildError(f"unknown key '{field}'{place}{did_you_mean(field, allowed)}", path,
-                          _line_of(root, (*loc, field)) + offset,
-                          hint="allowed keys here: " + ", ".join(allowed))
+        return BuildError(
+            f"unknown key '{field}'{place}{did_you_mean(field, allowed)}",
+            path,
+            _line_of(root, (*loc, field)) + offset,
+            hint="allowed keys here: " + ", ".join(allowed),
+        )
     if field := _quoted(r"Object missing required field `(.*)`", message):
-        return BuildError(f"missing required key '{field}'{place}", path,
-                          _line_of(root, loc) + offset,
-                          hint="see docs/authoring.md for what it holds")
+        return BuildError(
+            f"missing required key '{field}'{place}",
+            path,
+            _line_of(root, loc) + offset,
+            hint="see docs/authoring.md for what it holds",
+        )
     line = _line_of(root, loc) + offset
-    return BuildError(f"{where}: {_explain(message, root, loc, model)}", path, line,
-                      hint="see docs/authoring.md for the keys and the values they take")
+    return BuildError(
+        f"{where}: {_explain(message, root, loc, model)}",
+        path,
+        line,
+        hint="see docs/authoring.md for the keys and the values they take",
+    )
 
 
 def _quoted(pattern: str, message: str) -> str | None:
@@ -152,8 +194,10 @@ def _explain(message: str, root: yaml.Node, loc: tuple, model: type) -> str:
 
 def _parse_loc(at: str) -> tuple:
     """('phases', 0, 'title') from msgspec's `$.phases[0].title`."""
-    return tuple(int(index) if index else name
-                 for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", at.removeprefix("$")))
+    return tuple(
+        int(index) if index else name
+        for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", at.removeprefix("$"))
+    )
 
 
 def _format_loc(loc: tuple) -> str:
@@ -172,8 +216,9 @@ def _nodes_along(node: yaml.Node, loc: tuple) -> typing.Iterator[tuple[int, yaml
                 return
             node = entry[1]
             yield entry[0].start_mark.line + 1, node
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
-                and part < len(node.value):
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
+        ):
             node = node.value[part]
             yield node.start_mark.line + 1, node
         else:

@@ -72,8 +72,9 @@ class CourseFolder:
         self.manifest = root / "lessons.yaml"
         self.lesson_path = root / "content" / "lesson.md"
 
-    def write(self, lesson_text: str, timeout: int = 120,
-              extra: dict[str, str] | None = None) -> Course:
+    def write(
+        self, lesson_text: str, timeout: int = 120, extra: dict[str, str] | None = None
+    ) -> Course:
         """Write the course; `extra` adds lessons (slug: text) after the first."""
         self.lesson_path.parent.mkdir(parents=True, exist_ok=True)
         self.lesson_path.write_text(lesson_text, encoding="utf-8")
@@ -81,14 +82,18 @@ class CourseFolder:
         for slug, text in (extra or {}).items():
             (self.root / "content" / f"{slug}.md").write_text(text, encoding="utf-8")
             entries += f"      - slug: {slug}\n        source: content/{slug}.md\n"
-        self.manifest.write_text(MANIFEST.format(timeout=timeout, extra=entries),
-                                 encoding="utf-8")
+        self.manifest.write_text(MANIFEST.format(timeout=timeout, extra=entries), encoding="utf-8")
         return load_course(self.manifest)
 
     def options(self, **overrides) -> BuildOptions:
-        settings = dict(manifest=self.manifest, out=self.root / "site",
-                        templates=ROOT / "templates", static=ROOT / "static",
-                        cache=self.root / ".cache", jobs=2)
+        settings = dict(
+            manifest=self.manifest,
+            out=self.root / "site",
+            templates=ROOT / "templates",
+            static=ROOT / "static",
+            cache=self.root / ".cache",
+            jobs=2,
+        )
         settings.update(overrides)
         return BuildOptions(**settings)
 
@@ -102,6 +107,7 @@ def build_lesson(folder: CourseFolder, text: str, timeout: int = 120):
     """Build a one-lesson course through build(); return the record it committed."""
     from coursesite import records
     from coursesite.pipeline import build
+
     folder.write(text, timeout=timeout)
     build(folder.options(), RecordingProgress())
     return records.load(folder.root / "records", "count-batches").record
@@ -111,6 +117,7 @@ def build_errors(folder: CourseFolder, text: str, timeout: int = 120) -> list:
     """The BuildErrors of building a one-lesson course through build()."""
     from coursesite.errors import BuildErrors
     from coursesite.pipeline import build
+
     folder.write(text, timeout=timeout)
     with pytest.raises(BuildErrors) as caught:
         build(folder.options(), RecordingProgress())
@@ -123,7 +130,7 @@ def replace_block(text: str, start_marker: str, new_block: str) -> str:
     start = next(i for i, line in enumerate(lines) if line.startswith(start_marker))
     fence = re.match(r":+", lines[start]).group(0)
     end = next(i for i in range(start + 1, len(lines)) if lines[i].rstrip() == fence)
-    return "".join(lines[:start]) + new_block + "".join(lines[end + 1:])
+    return "".join(lines[:start]) + new_block + "".join(lines[end + 1 :])
 
 
 def line_of(text: str, fragment: str, occurrence: int = 1) -> int:
@@ -143,5 +150,6 @@ def write_hostile_course(folder: CourseFolder) -> None:
     folder.write(text)
     (folder.root / "content" / "guide.md").write_text((HOSTILE / "guide.md").read_text())
     manifest = folder.manifest.read_text()
-    folder.manifest.write_text(manifest.replace("    title: Basics\n",
-                                                "    title: Basics\n    guide: content/guide.md\n"))
+    folder.manifest.write_text(
+        manifest.replace("    title: Basics\n", "    title: Basics\n    guide: content/guide.md\n")
+    )

@@ -26,8 +26,9 @@ def apply(case: dict, folder: CourseFolder) -> tuple[Path, str]:
     path.write_bytes(text.encode(case.get("encoding", "utf-8")))
     if "settings" in case:
         manifest = folder.manifest.read_text()
-        folder.manifest.write_text(re.sub(r"  timeout_seconds: \d+\n",
-                                          "  " + case["settings"] + "\n", manifest))
+        folder.manifest.write_text(
+            re.sub(r"  timeout_seconds: \d+\n", "  " + case["settings"] + "\n", manifest)
+        )
     return path, text
 
 
@@ -40,7 +41,11 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     (previous.parent / ".coursesite").write_text("a site a build wrote")
     result = subprocess.run(
         [sys.executable, str(ROOT / "build.py"), "-q", *case.get("arguments", [])],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == case.get("exit", 1), result.stderr
     assert case["message"] in result.stderr, result.stderr
     if case["line"]:
@@ -66,7 +71,12 @@ def test_the_corpus_is_large_and_documented():
 
 def test_every_test_the_reliability_page_cites_exists():
     cited = set(re.findall(r"`(test_\w+)`", (ROOT / "docs" / "reliability.md").read_text()))
-    defined = set(re.findall(r"^def (test_\w+)", "\n".join(
-        path.read_text() for path in (ROOT / "tests").rglob("test_*.py")), re.M))
+    defined = set(
+        re.findall(
+            r"^def (test_\w+)",
+            "\n".join(path.read_text() for path in (ROOT / "tests").rglob("test_*.py")),
+            re.M,
+        )
+    )
     assert len(cited) >= 10
     assert sorted(cited - defined) == []

@@ -20,18 +20,26 @@ def lesson_text() -> str:
         # Step 1 ends in a bare expression: its value is shown, main.py prints nothing.
         ("ids = np.arange(11)\n", "ids = np.arange(11)\nids[:3]\n"),
         # Step 2 writes to stderr, prints a long output, and silences its last value.
-        ('print("PASS: count-batches")\n',
-         'import sys\nprint("careful: a short batch", file=sys.stderr)\n'
-         f'for i in range({LONG}):\n    print("line", i)\n'
-         'print("PASS: count-batches")\nsizes ;  # silenced\n'),
+        (
+            'print("PASS: count-batches")\n',
+            'import sys\nprint("careful: a short batch", file=sys.stderr)\n'
+            f'for i in range({LONG}):\n    print("line", i)\n'
+            'print("PASS: count-batches")\nsizes ;  # silenced\n',
+        ),
         # The experiment ends in a dict, the solution in a tuple, the figure code in a str.
-        ('print("Omitted:", np.setdiff1d(ids, kept).tolist())\n',
-         'print("Omitted:", np.setdiff1d(ids, kept).tolist())\n'
-         '{"kept": len(kept), "omitted": 3}\n'),
-        ("assert [len(b) for b in threes] == [3, 3, 3, 2]\n",
-         "assert [len(b) for b in threes] == [3, 3, 3, 2]\ntuple(len(b) for b in threes)\n"),
-        ('"xlabel": "batch", "ylabel": "records"}\n',
-         '"xlabel": "batch", "ylabel": "records"}\nfigure["kind"]\n'),
+        (
+            'print("Omitted:", np.setdiff1d(ids, kept).tolist())\n',
+            'print("Omitted:", np.setdiff1d(ids, kept).tolist())\n'
+            '{"kept": len(kept), "omitted": 3}\n',
+        ),
+        (
+            "assert [len(b) for b in threes] == [3, 3, 3, 2]\n",
+            "assert [len(b) for b in threes] == [3, 3, 3, 2]\ntuple(len(b) for b in threes)\n",
+        ),
+        (
+            '"xlabel": "batch", "ylabel": "records"}\n',
+            '"xlabel": "batch", "ylabel": "records"}\nfigure["kind"]\n',
+        ),
     ]
     for old, new in replacements:
         assert text.count(old) == 1, old
@@ -43,6 +51,7 @@ def lesson_text() -> str:
 def built(tmp_path_factory):
     from coursesite import records
     from coursesite.pipeline import build
+
     folder = CourseFolder(tmp_path_factory.mktemp("outputs"))
     folder.write(lesson_text())
     build(folder.options(), RecordingProgress())
@@ -90,16 +99,18 @@ def test_long_output_folds_after_forty_lines_with_its_count(built):
     rest = stdout.select_one("details pre").get_text()
     assert len(head.split("\n")) == 40 and len(rest.split("\n")) == total - 40
     assert head + "\n" + rest + "\n" == "".join(
-        f"{line}\n" for line in ["Batch sizes: [4, 4, 3]"]
-        + [f"line {i}" for i in range(LONG)] + ["PASS: count-batches"])
+        f"{line}\n"
+        for line in ["Batch sizes: [4, 4, 3]"]
+        + [f"line {i}" for i in range(LONG)]
+        + ["PASS: count-batches"]
+    )
     assert page.select_one("#drop-the-remainder .output-fold") is None  # short: not folded
 
 
 def test_a_bare_last_expression_shows_its_repr(built):
     page, _, record = built
     assert texts(page, "#step-1 .output-display pre") == ["array([0, 1, 2])"]
-    assert texts(page, "#drop-the-remainder .output-display pre") == [
-        "{'kept': 8, 'omitted': 3}"]
+    assert texts(page, "#drop-the-remainder .output-display pre") == ["{'kept': 8, 'omitted': 3}"]
     assert texts(page, "#batch-by-three .output-display pre") == ["(3, 3, 3, 2)"]
     assert texts(page, "#batch-sizes .output-display pre") == ["'bar'"]
     assert "Out" in page.select_one("#step-1 .output-display .output-label").get_text()
@@ -128,9 +139,12 @@ def test_recorded_execution_folds_the_whole_output_once(built):
     assert "(62 lines)" in folded.summary.get_text()
     assert "PASS: count-batches" in folded.select_one(".output pre").get_text()
     # Outside that fold, the run's output appears once on the page: under step 2.
-    unfolded = [pre for pre in page.select(".output pre")
-                if "PASS: count-batches" in pre.get_text()
-                and pre.find_parent("details", class_="main-output") is None]
+    unfolded = [
+        pre
+        for pre in page.select(".output pre")
+        if "PASS: count-batches" in pre.get_text()
+        and pre.find_parent("details", class_="main-output") is None
+    ]
     assert len(unfolded) == 1 and unfolded[0].find_parent(id="step-2")
 
 
@@ -152,11 +166,19 @@ def test_notebook_has_stream_and_execute_result_outputs_and_validates(built):
     cells = [cell for cell in json.loads(raw)["cells"] if cell["cell_type"] == "code"]
     by_source = {cell["source"].splitlines()[0]: cell["outputs"] for cell in cells}
     step1 = by_source["import numpy as np"]
-    assert step1 == [{"output_type": "execute_result", "execution_count": None,
-                      "metadata": {}, "data": {"text/plain": "array([0, 1, 2])"}}]
+    assert step1 == [
+        {
+            "output_type": "execute_result",
+            "execution_count": None,
+            "metadata": {},
+            "data": {"text/plain": "array([0, 1, 2])"},
+        }
+    ]
     step2 = by_source["batches = [ids[i:i + 4] for i in range(0, len(ids), 4)]"]
     assert [(o["output_type"], o.get("name")) for o in step2] == [
-        ("stream", "stdout"), ("stream", "stderr")]
+        ("stream", "stdout"),
+        ("stream", "stderr"),
+    ]
     assert step2[1]["text"] == "careful: a short batch\n"
     experiment = by_source["kept = np.concatenate([b for b in batches if len(b) == 4])"]
     assert experiment[-1]["data"] == {"text/plain": "{'kept': 8, 'omitted': 3}"}
@@ -173,6 +195,7 @@ def test_a_failing_last_expression_points_at_its_markdown_line(course_folder):
 def test_records_without_display_output_load():
     from coursesite import records
     from coursesite.execute import record_from_json, record_to_json
+
     for path in sorted((ROOT / "records").glob("*.yaml")):
         frozen = records.load(ROOT / "records", path.stem)
         assert frozen is not None and frozen.record.blocks, path

@@ -67,9 +67,17 @@ The demo printed the answer.
 
 @pytest.fixture
 def demo_kind():
-    kind = register(BlockKind("demo", Demo, build_demo, stages=("experiment", "evidence"),
-                              options=("note",), markdown_options=("note",),
-                              runs=Runs(label="demo '{item.title}'")))
+    kind = register(
+        BlockKind(
+            "demo",
+            Demo,
+            build_demo,
+            stages=("experiment", "evidence"),
+            options=("note",),
+            markdown_options=("note",),
+            runs=Runs(label="demo '{item.title}'"),
+        )
+    )
     yield kind
     unregister("demo")
 
@@ -91,30 +99,39 @@ def with_demo(before: str = "\n# Exercise & Check\n") -> str:
     return text.replace(before, "\n" + DEMO_BLOCK + before.lstrip("\n"))
 
 
-def test_a_registered_kind_parses_runs_and_renders_everywhere(demo_kind, templates,
-                                                              course_folder):
+def test_a_registered_kind_parses_runs_and_renders_everywhere(demo_kind, templates, course_folder):
     course = course_folder.write(with_demo())
     lesson = parse_lesson(course.lessons[0])
     [demo] = [item for stage in lesson.stages for item in stage.items if isinstance(item, Demo)]
     assert demo.note.startswith("See [the figure]") and "printed" in demo.remark.markdown
     # It runs after the steps, in document order: after the experiment, before the solution.
     ids = [block.id for block in lesson.runnable_blocks()]
-    assert ids == ["step-1", "step-2", "batch-sizes", "drop-the-remainder", "count-the-answer",
-                   "batch-by-three"]
-    assert "# --- demo 'Count the answer' ---\nprint(\"demo says\", 6 * 7)" in \
-        lesson.full_script()
+    assert ids == [
+        "step-1",
+        "step-2",
+        "batch-sizes",
+        "drop-the-remainder",
+        "count-the-answer",
+        "batch-by-three",
+    ]
+    assert "# --- demo 'Count the answer' ---\nprint(\"demo says\", 6 * 7)" in lesson.full_script()
 
     build(course_folder.options(templates=templates))  # runs it in a real child process
     site = course_folder.root / "site"
     folder = "basics/count-batches/"
-    files = {str(path.relative_to(site)): path.read_text() for path in (site / folder).iterdir()
-             if path.suffix in (".html", ".md", ".ipynb", ".py")}
+    files = {
+        str(path.relative_to(site)): path.read_text()
+        for path in (site / folder).iterdir()
+        if path.suffix in (".html", ".md", ".ipynb", ".py")
+    }
     page = BeautifulSoup(files[folder + "index.html"], "html.parser")
     section = page.select_one("#experiment section.demo#count-the-answer")
     assert section.select_one(".demo-note a")["href"] == "#batch-sizes"
     assert section.select_one(".output pre").get_text() == "demo says 42\n"
-    assert "### Demo: Count the answer\n\n```python\nprint(\"demo says\", 6 * 7)\n```\n" \
-           "Output:\n\n```text\ndemo says 42\n```" in files[folder + "lesson.md"]
+    assert (
+        '### Demo: Count the answer\n\n```python\nprint("demo says", 6 * 7)\n```\n'
+        "Output:\n\n```text\ndemo says 42\n```" in files[folder + "lesson.md"]
+    )
     # Without a notebook layout of its own, the kind is one Markdown cell from its template.
     cells = json.loads(files[folder + "lesson.ipynb"])["cells"]
     [cell] = [c for c in cells if c["source"].startswith("### Demo: Count the answer")]
@@ -130,8 +147,10 @@ def test_a_registered_kind_gets_the_common_checks(demo_kind, course_folder):
     lines = {error.message: error.line for error in caught.value.errors}
     assert lines == {
         "unknown option ':nite:' for {demo} (did you mean 'note'?)": line_of(text, ":nite:"),
-        "{demo} belongs in the 'Experiment or Evidence' stage, not 'Build & Run'":
-            line_of(text, ":::{demo}")}
+        "{demo} belongs in the 'Experiment or Evidence' stage, not 'Build & Run'": line_of(
+            text, ":::{demo}"
+        ),
+    }
     [stage_error] = [e for e in caught.value.errors if "belongs in" in e.message]
     assert stage_error.hint == "move the block below the '# Experiment' or '# Evidence' heading"
 
@@ -160,8 +179,9 @@ def test_registering_a_taken_name_or_undeclared_option_fails(demo_kind):
 def test_blocks_import_without_the_parser(module):
     """Builders get a BlockContext: no block module imports the parser, not even for types."""
     code = f"import sys, {module}; print('coursesite.parse' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
     tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

@@ -12,9 +12,14 @@ BROWSER_TESTS = ROOT / "tests" / "browser" / "test_injection.py"  # the quickest
 def run_browser_tests(**environment: str) -> subprocess.CompletedProcess:
     env = {name: value for name, value in os.environ.items() if name != "CI"}
     env.update(environment, CHROMIUM="/nonexistent/chromium")
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           str(BROWSER_TESTS)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(BROWSER_TESTS)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_workstation_without_chromium_is_told_how_many_tests_did_not_run():

@@ -17,8 +17,13 @@ LESSON_3 = "recovery/checkpoint-and-resume-a-training-step/index.html"
 
 
 def run_build(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), *arguments], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +55,13 @@ def test_phase_page_has_the_study_guide(site):
 def test_lesson_page_has_five_stages_and_numbered_steps(site, path):
     lesson = page(site, path)
     titles = [h.get_text(" ", strip=True) for h in lesson.select("section.stage > h2.stage-title")]
-    assert titles == ["Stage 1 of 5 Understand", "Stage 2 of 5 Build & Run",
-                      "Stage 3 of 5 Experiment", "Stage 4 of 5 Exercise & Check",
-                      "Stage 5 of 5 Evidence"]
+    assert titles == [
+        "Stage 1 of 5 Understand",
+        "Stage 2 of 5 Build & Run",
+        "Stage 3 of 5 Experiment",
+        "Stage 4 of 5 Exercise & Check",
+        "Stage 5 of 5 Evidence",
+    ]
     numbers = [s.get_text() for s in lesson.select("#build-run .step .step-number")]
     assert numbers == [str(n) for n in range(1, len(numbers) + 1)] and len(numbers) >= 3
     assert len(lesson.find_all("h1")) == 1
@@ -136,8 +145,9 @@ def test_every_local_link_resolves(site):
             target = (html.parent / parts.path).resolve() if parts.path else html
             assert target.is_file(), f"{html.relative_to(site)} links to missing {url}"
             if parts.fragment and target.suffix == ".html":
-                ids = {t["id"] for t in BeautifulSoup(target.read_text(), "html.parser")
-                       .select("[id]")}
+                ids = {
+                    t["id"] for t in BeautifulSoup(target.read_text(), "html.parser").select("[id]")
+                }
                 assert parts.fragment in ids, f"{html.relative_to(site)}: #{parts.fragment}"
 
 
@@ -149,14 +159,20 @@ def test_no_page_requests_anything_from_another_host(site):
             assert not (parts.scheme or parts.netloc), html  # also no //host/... URLs
 
 
-@pytest.mark.parametrize("lesson", ["design-an-input-pipeline",
-                                    "load-batch-and-checkpoint-order-with-grain",
-                                    "checkpoint-and-resume-a-training-step"])
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        "design-an-input-pipeline",
+        "load-batch-and-checkpoint-order-with-grain",
+        "checkpoint-and-resume-a-training-step",
+    ],
+)
 def test_downloaded_main_py_runs_on_its_own(site, tmp_path, lesson):
     script = tmp_path / "main.py"
     script.write_bytes((site / "recovery" / lesson / "main.py").read_bytes())
-    result = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.rstrip().splitlines()[-1].startswith("PASS: recovery-0")
 
@@ -170,11 +186,13 @@ def test_failed_build_keeps_the_previous_site(course_folder):
     course_folder.lesson_path.write_text(broken)
     result = run_build(cwd=course_folder.root)
     assert result.returncode == 1
-    line = line_of(broken, 'assert sizes == [4, 4]')
+    line = line_of(broken, "assert sizes == [4, 4]")
     assert f"lesson.md:{line}: step 2 failed" in result.stderr
     # The traceback is the lesson's own, in its Markdown lines, marked with '|'.
-    assert f'  |   File "content/lesson.md", line {line}, in <module>\n' \
-           "  |     assert sizes == [4, 4]\n" in result.stderr
+    assert (
+        f'  |   File "content/lesson.md", line {line}, in <module>\n'
+        "  |     assert sizes == [4, 4]\n" in result.stderr
+    )
     assert "coursesite" not in result.stderr  # no traceback from the generator itself
     assert index.read_bytes() == before
     leftovers = [p.name for p in course_folder.root.iterdir() if p.name.startswith(".site")]

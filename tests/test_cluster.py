@@ -25,10 +25,10 @@ from distributed import Client, LocalCluster
 from conftest import ROOT, RecordingProgress, authoring_example, line_of, replace_block
 from coursesite import records
 from coursesite.caches import ExecutionCache
-from coursesite.executionkey import execution_key
 from coursesite.cluster import create_executor
 from coursesite.errors import BuildErrors
 from coursesite.execute import LocalExecutor, record_from_json
+from coursesite.executionkey import execution_key
 from coursesite.manifest import load_course
 from coursesite.parse import parse_lesson
 from coursesite.pipeline import build
@@ -38,21 +38,29 @@ FIRST = "count-batches"  # the slug of the course folder's first lesson
 # Lesson code standing in for JAX on a TPU host: on the "tpu" worker, whose environment alone
 # has FAKE_TPU_HOST, it leaves in sys.modules a jax whose devices are TPUs. The runner asks
 # that jax after the lesson ran, as it asks the real one; elsewhere the lesson uses no JAX.
-SEES_A_TPU_THERE = ("import os, sys, types\n"
-                    "if os.environ.get('FAKE_TPU_HOST'):\n"
-                    "    tpu = types.SimpleNamespace(platform='tpu')\n"
-                    "    sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)")
+SEES_A_TPU_THERE = (
+    "import os, sys, types\n"
+    "if os.environ.get('FAKE_TPU_HOST'):\n"
+    "    tpu = types.SimpleNamespace(platform='tpu')\n"
+    "    sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)"
+)
 
 
 @pytest.fixture(scope="module")
 def cluster():
     # Every socket on 127.0.0.1; the scheduler's HTTP server on a free port, not 8787.
-    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address="127.0.0.1:0")
+    cluster = LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    )
     spec = cluster.new_spec
-    cluster.worker_spec["tpu"] = {"cls": spec["cls"],
-                                  "options": dict(spec["options"], resources={"tpu": 1},
-                                                  env={"FAKE_TPU_HOST": "1"})}
+    cluster.worker_spec["tpu"] = {
+        "cls": spec["cls"],
+        "options": dict(spec["options"], resources={"tpu": 1}, env={"FAKE_TPU_HOST": "1"}),
+    }
     cluster.scale(2)  # starts the "tpu" worker added to the spec above
     client = Client(cluster, set_as_default=False)
     client.wait_for_workers(2, timeout=60)
@@ -63,8 +71,10 @@ def cluster():
 
 def workers(client: Client) -> dict[str, dict]:
     """Address -> resources of every live worker."""
-    return {address: info.get("resources") or {}
-            for address, info in client.scheduler_info(n_workers=-1)["workers"].items()}
+    return {
+        address: info.get("resources") or {}
+        for address, info in client.scheduler_info(n_workers=-1)["workers"].items()
+    }
 
 
 def wait_for_both_workers(client: Client) -> None:
@@ -81,8 +91,11 @@ def on_hardware(text: str, hardware: str) -> str:
 
 def with_experiment(code: str) -> str:
     """The example lesson with its experiment running `code` (experiments are not main.py)."""
-    block = (":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n\n```python\n"
-             + code + "\n```\n\nTakeaway.\n:::\n")
+    block = (
+        ":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n\n```python\n"
+        + code
+        + "\n```\n\nTakeaway.\n:::\n"
+    )
     return replace_block(authoring_example(), ":::{experiment}", block)
 
 
@@ -97,12 +110,20 @@ def recorded(course_folder, slug: str):
 
 def cached(course_folder, options, slug: str):
     """The lesson's record in the execution cache: the latest run."""
-    course = course_folder.write(course_folder.lesson_path.read_text(), extra={
-        path.stem: path.read_text() for path in (course_folder.root / "content").glob("*.md")
-        if path != course_folder.lesson_path})
+    course = course_folder.write(
+        course_folder.lesson_path.read_text(),
+        extra={
+            path.stem: path.read_text()
+            for path in (course_folder.root / "content").glob("*.md")
+            if path != course_folder.lesson_path
+        },
+    )
     lesson = parse_lesson(course.lesson(slug))
-    return ExecutionCache(options.cache / "records").lookup(
-        slug, execution_key(lesson, course.settings)).record
+    return (
+        ExecutionCache(options.cache / "records")
+        .lookup(slug, execution_key(lesson, course.settings))
+        .record
+    )
 
 
 def build_in_background(options) -> tuple[threading.Thread, dict]:
@@ -113,6 +134,7 @@ def build_in_background(options) -> tuple[threading.Thread, dict]:
             outcome["result"] = build(options, RecordingProgress())
         except BuildErrors as problems:
             outcome["errors"] = problems.errors
+
     thread = threading.Thread(target=target, daemon=True)
     thread.start()
     return thread, outcome
@@ -123,11 +145,13 @@ def tpu_worker_of(cluster) -> str:
 
 
 def test_a_tpu_lesson_on_a_worker_whose_jax_sees_no_tpu_fails_at_its_hardware_line(
-        course_folder, cluster):
-    uses_jax = on_hardware(with_experiment("import jax\nprint(jax.numpy.arange(3).sum())"),
-                           "tpu")
-    course_folder.write(uses_jax, extra={"no-jax": on_hardware(authoring_example(), "tpu"),
-                                         "plain": authoring_example()})
+    course_folder, cluster
+):
+    uses_jax = on_hardware(with_experiment("import jax\nprint(jax.numpy.arange(3).sum())"), "tpu")
+    course_folder.write(
+        uses_jax,
+        extra={"no-jax": on_hardware(authoring_example(), "tpu"), "plain": authoring_example()},
+    )
     with pytest.raises(BuildErrors) as caught:
         build(cluster_options(course_folder, cluster))
 
@@ -135,11 +159,13 @@ def test_a_tpu_lesson_on_a_worker_whose_jax_sees_no_tpu_fails_at_its_hardware_li
     assert sorted(errors) == ["lesson.md", "no-jax.md"]
     for name, devices in (("lesson.md", "(1 CPU device)"), ("no-jax.md", "(JAX not used · ")):
         error = errors[name]
-        assert error.message.startswith("lesson declares hardware: tpu but its run saw no TPU "
-                                        + devices), error.message
+        assert error.message.startswith(
+            "lesson declares hardware: tpu but its run saw no TPU " + devices
+        ), error.message
         assert error.line == line_of(uses_jax, "hardware: tpu")
-        assert (f"the Dask worker {tpu_worker_of(cluster)} offers tpu=1, but JAX found no TPU "
-                "there") in error.hint
+        assert (
+            f"the Dask worker {tpu_worker_of(cluster)} offers tpu=1, but JAX found no TPU there"
+        ) in error.hint
         assert error.hint.endswith("or declare hardware: cpu")
     # Neither claims a TPU anywhere; the cpu lesson ran and its run is kept in the cache
     # (records/ waits for a build that succeeds).
@@ -150,29 +176,45 @@ def test_a_tpu_lesson_on_a_worker_whose_jax_sees_no_tpu_fails_at_its_hardware_li
     assert cached(course_folder, options, "plain").hardware == "cpu"
 
 
-def test_the_command_line_names_the_hardware_line_and_keeps_the_previous_site(course_folder,
-                                                                            cluster):
+def test_the_command_line_names_the_hardware_line_and_keeps_the_previous_site(
+    course_folder, cluster
+):
     course_folder.write(authoring_example())
     build(course_folder.options())
     before = site_files(course_folder.root / "site")
     text = on_hardware(authoring_example(), "tpu")
     course_folder.write(text)
     # --force: only the front matter changed, and the execution cache holds the cpu run.
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--force",
-                             "--cluster", cluster[0].scheduler_address],
-                            cwd=course_folder.root, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "build.py"),
+            "-q",
+            "--force",
+            "--cluster",
+            cluster[0].scheduler_address,
+        ],
+        cwd=course_folder.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 1, result.stderr
-    assert (f"lesson.md:{line_of(text, 'hardware: tpu')}: lesson declares hardware: tpu but "
-            "its run saw no TPU (JAX not used · ") in result.stderr, result.stderr
+    assert (
+        f"lesson.md:{line_of(text, 'hardware: tpu')}: lesson declares hardware: tpu but "
+        "its run saw no TPU (JAX not used · "
+    ) in result.stderr, result.stderr
     assert "hint: the Dask worker tcp://127.0.0.1:" in result.stderr
     assert "Traceback" not in result.stderr
     assert site_files(course_folder.root / "site") == before
 
 
 def test_a_lesson_whose_jax_saw_a_tpu_is_verified_on_tpu_and_keeps_its_cpu_receipt(
-        course_folder, cluster):
-    course_folder.write(on_hardware(with_experiment(SEES_A_TPU_THERE), "tpu"),
-                        extra={"plain": authoring_example()})
+    course_folder, cluster
+):
+    course_folder.write(
+        on_hardware(with_experiment(SEES_A_TPU_THERE), "tpu"), extra={"plain": authoring_example()}
+    )
     # A local build runs a tpu lesson on this machine and says what it saw there.
     build(course_folder.options(out=course_folder.root / "local"))
     assert recorded(course_folder, FIRST).hardware == "cpu"
@@ -184,9 +226,13 @@ def test_a_lesson_whose_jax_saw_a_tpu_is_verified_on_tpu_and_keeps_its_cpu_recei
 
     assert sorted(result.executed) == [FIRST, "plain"]
     record = recorded(course_folder, FIRST)
-    assert (record.worker, record.worker_resources, record.hardware, record.devices,
-            record.host) == (tpu_worker_of(cluster), "tpu=1", "tpu", "4 TPU devices",
-                             platform.node())
+    assert (
+        record.worker,
+        record.worker_resources,
+        record.hardware,
+        record.devices,
+        record.host,
+    ) == (tpu_worker_of(cluster), "tpu=1", "tpu", "4 TPU devices", platform.node())
     assert [receipt["hardware"] for receipt in record.receipts] == ["cpu"]
     plain = cached(course_folder, options, "plain")
     assert plain.hardware == "cpu" and plain.worker.startswith("tcp://127.0.0.1:")
@@ -194,20 +240,39 @@ def test_a_lesson_whose_jax_saw_a_tpu_is_verified_on_tpu_and_keeps_its_cpu_recei
     assert ("plain", "running", "--force") in progress.events  # when a worker started it
     assert any("on the Dask cluster at tcp://127.0.0.1:" in m for m in progress.messages)
     page = (course_folder.root / "site" / "basics" / FIRST / "index.html").read_text()
-    assert re.search(r"Verified on TPU · [^<]* · 4 TPU devices · on a Dask worker offering "
-                     r"tpu=1</p>", page)
-    assert re.search(r"<li>Verified on CPU · \d{4}-\d\d-\d\d · Python [^<]* · JAX not used · "
-                     r"\d+ CPU cores</li>", page)
+    assert re.search(
+        r"Verified on TPU · [^<]* · 4 TPU devices · on a Dask worker offering "
+        r"tpu=1</p>",
+        page,
+    )
+    assert re.search(
+        r"<li>Verified on CPU · \d{4}-\d\d-\d\d · Python [^<]* · JAX not used · "
+        r"\d+ CPU cores</li>",
+        page,
+    )
 
 
 def test_the_site_is_the_same_as_a_local_build(course_folder, cluster):
-    course_folder.write(authoring_example(), extra={"second": on_hardware(
-        with_experiment(SEES_A_TPU_THERE).replace("Count what a batch holds", "Count again"),
-        "tpu")})
-    local = course_folder.options(out=course_folder.root / "site-local",
-                                  cache=course_folder.root / "cache-local")
-    remote = cluster_options(course_folder, cluster, out=course_folder.root / "site-cluster",
-                             cache=course_folder.root / "cache-cluster")
+    course_folder.write(
+        authoring_example(),
+        extra={
+            "second": on_hardware(
+                with_experiment(SEES_A_TPU_THERE).replace(
+                    "Count what a batch holds", "Count again"
+                ),
+                "tpu",
+            )
+        },
+    )
+    local = course_folder.options(
+        out=course_folder.root / "site-local", cache=course_folder.root / "cache-local"
+    )
+    remote = cluster_options(
+        course_folder,
+        cluster,
+        out=course_folder.root / "site-cluster",
+        cache=course_folder.root / "cache-cluster",
+    )
     build(local)
     # No receipts from the local build: each build should only show its own run.
     (course_folder.root / "records").rename(course_folder.root / "records-local")
@@ -219,7 +284,8 @@ def test_the_site_is_the_same_as_a_local_build(course_folder, cluster):
     for name, text in local_files.items():
         if "second" in name:
             text = text.replace("Verified on CPU", "Verified on TPU").replace(
-                '"hardware": "cpu"', '"hardware": "tpu"')
+                '"hardware": "cpu"', '"hardware": "tpu"'
+            )
             text = re.sub(r"JAX not used (·|\\u00b7) \d+ CPU cores", "4 TPU devices", text)
         assert text == cluster_files[name], name
 
@@ -233,12 +299,14 @@ def site_files(site: Path) -> dict[str, str]:
             continue  # binary, and built from the pages compared here
         if path.suffix == ".zip":
             with zipfile.ZipFile(path) as archive:
-                contents.update({f"{name}!{member}": archive.read(member)
-                                 for member in archive.namelist()})
+                contents.update(
+                    {f"{name}!{member}": archive.read(member) for member in archive.namelist()}
+                )
         else:
             contents[name] = path.read_bytes()
-    return {name: mask_times(data.decode("utf-8", errors="replace"))
-            for name, data in contents.items()}
+    return {
+        name: mask_times(data.decode("utf-8", errors="replace")) for name, data in contents.items()
+    }
 
 
 def mask_times(text: str) -> str:
@@ -251,8 +319,9 @@ def mask_times(text: str) -> str:
 
 
 def test_a_lesson_needing_hardware_no_worker_has_is_a_clear_error(course_folder, cluster):
-    course_folder.write(on_hardware(authoring_example(), "gpu"),
-                        extra={"plain": authoring_example()})
+    course_folder.write(
+        on_hardware(authoring_example(), "gpu"), extra={"plain": authoring_example()}
+    )
     started = time.monotonic()
     with pytest.raises(BuildErrors) as caught:
         build(cluster_options(course_folder, cluster))
@@ -283,7 +352,8 @@ def test_a_lesson_whose_worker_is_killed_runs_again_elsewhere(course_folder, clu
         f"    worker = {WORKER_PID}\n"
         "    marker.write_text(f'{worker} {os.getpid()}')\n"
         "    time.sleep(60)\n"
-        "print('retried')")
+        "print('retried')"
+    )
     course_folder.write(slow, extra={"plain": authoring_example()})
     pids = {pid: address for address, pid in cluster[1].run(os.getpid).items()}
     thread, outcome = build_in_background(cluster_options(course_folder, cluster))
@@ -325,31 +395,48 @@ def test_a_lesson_that_kills_every_worker_fails_after_one_retry(course_folder, c
 def test_the_command_line_cluster_wins_over_the_manifest(course_folder):
     course = course_folder.write(authoring_example())
     assert isinstance(create_executor(course_folder.options(), course.settings), LocalExecutor)
-    text = course_folder.manifest.read_text().replace("settings:\n",
-                                                      "settings:\n  cluster: tcp://a:8786\n")
+    text = course_folder.manifest.read_text().replace(
+        "settings:\n", "settings:\n  cluster: tcp://a:8786\n"
+    )
     course_folder.manifest.write_text(text)
     settings = load_course(course_folder.manifest).settings
     assert create_executor(course_folder.options(), settings).address == "tcp://a:8786"
-    assert create_executor(course_folder.options(cluster="tcp://b:8786"),
-                           settings).address == "tcp://b:8786"
+    assert (
+        create_executor(course_folder.options(cluster="tcp://b:8786"), settings).address
+        == "tcp://b:8786"
+    )
     # Which machines run the lessons is not part of the execution cache key.
     lesson = parse_lesson(load_course(course_folder.manifest).lessons[0])
     assert execution_key(lesson, settings) == execution_key(lesson, course.settings)
 
 
 def test_records_made_before_hosts_were_named_still_load():
-    old = {"lesson": "x", "timestamp": "2026-01-01T00:00:00+00:00", "python": "3.11.7",
-           "packages": {}, "devices": "1 CPU device", "wall_seconds": 1.0, "blocks": {},
-           "values": {}}
+    old = {
+        "lesson": "x",
+        "timestamp": "2026-01-01T00:00:00+00:00",
+        "python": "3.11.7",
+        "packages": {},
+        "devices": "1 CPU device",
+        "wall_seconds": 1.0,
+        "blocks": {},
+        "values": {},
+    }
     record = record_from_json(old)
-    assert (record.host, record.worker, record.worker_resources, record.receipts) == \
-        ("", "", "", [])
+    assert (record.host, record.worker, record.worker_resources, record.receipts) == (
+        "",
+        "",
+        "",
+        [],
+    )
     assert record.hardware == "cpu"  # what its devices say
 
 
 def test_a_local_build_never_imports_dask():
-    code = ("import sys; from coursesite import cli, pipeline; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
-    imported = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout
+    code = (
+        "import sys; from coursesite import cli, pipeline; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert imported.strip() == "[]"

@@ -7,16 +7,21 @@ from conftest import ROOT, authoring_example, line_of
 
 
 def build(folder) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"], cwd=folder,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_data_file_relinked_out_of_the_course_is_refused_on_a_cached_rebuild(
-        course_folder, tmp_path_factory):
+    course_folder, tmp_path_factory
+):
     secret = tmp_path_factory.mktemp("elsewhere") / "secret.csv"
     secret.write_text("SECRET-TOKEN\n")
-    text = authoring_example().replace("revision: v0.1.0",
-                                       "revision: v0.1.0\nfiles: [records.csv]")
+    text = authoring_example().replace("revision: v0.1.0", "revision: v0.1.0\nfiles: [records.csv]")
     course_folder.write(text)
     data = course_folder.lesson_path.parent / "records.csv"
     data.write_text("id\n1\n")

@@ -15,18 +15,28 @@ from coursesite.errors import BuildErrors
 from coursesite.execute import mask_volatile
 from coursesite.pipeline import build
 
-LESSONS = ["design-an-input-pipeline", "load-batch-and-checkpoint-order-with-grain",
-           "checkpoint-and-resume-a-training-step"]
-VOLATILE = {"design-an-input-pipeline": ["^Preparation time:"],
-            "load-batch-and-checkpoint-order-with-grain": [],
-            "checkpoint-and-resume-a-training-step": []}
+LESSONS = [
+    "design-an-input-pipeline",
+    "load-batch-and-checkpoint-order-with-grain",
+    "checkpoint-and-resume-a-training-step",
+]
+VOLATILE = {
+    "design-an-input-pipeline": ["^Preparation time:"],
+    "load-batch-and-checkpoint-order-with-grain": [],
+    "checkpoint-and-resume-a-training-step": [],
+}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("downloads") / "site"
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--out", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     return out
 
@@ -46,27 +56,45 @@ def test_notebook_is_valid_and_a_real_kernel_reproduces_its_outputs(site, slug, 
     nbformat.validate(notebook)
     assert notebook.metadata.kernelspec.name == "python3"
     recorded = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    stdout = ["".join(o.get("text", "") for o in cell.outputs
-                      if o.output_type == "stream" and o.name == "stdout") for cell in recorded]
+    stdout = [
+        "".join(
+            o.get("text", "")
+            for o in cell.outputs
+            if o.output_type == "stream" and o.name == "stdout"
+        )
+        for cell in recorded
+    ]
     assert any("PASS: recovery-0" in text for text in stdout)
-    assert any(o.output_type == "display_data" and "image/svg+xml" in o.data
-               for cell in recorded for o in cell.outputs)
+    assert any(
+        o.output_type == "display_data" and "image/svg+xml" in o.data
+        for cell in recorded
+        for o in cell.outputs
+    )
     fresh = nbformat.read(lesson_dir(site, slug) / "lesson.ipynb", as_version=4)
-    NotebookClient(fresh, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    rerun = ["".join(o.get("text", "") for o in cell.outputs
-                     if o.output_type == "stream" and o.name == "stdout")
-             for cell in fresh.cells if cell.cell_type == "code"]
+    NotebookClient(
+        fresh, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    rerun = [
+        "".join(
+            o.get("text", "")
+            for o in cell.outputs
+            if o.output_type == "stream" and o.name == "stdout"
+        )
+        for cell in fresh.cells
+        if cell.cell_type == "code"
+    ]
     volatile = VOLATILE[slug]
-    assert [mask_volatile(t, volatile) for t in rerun] == \
-        [mask_volatile(t, volatile) for t in stdout]
+    assert [mask_volatile(t, volatile) for t in rerun] == [
+        mask_volatile(t, volatile) for t in stdout
+    ]
 
 
 def test_full_script_reproduces_the_whole_recorded_run(site, tmp_path):
     folder = lesson_dir(site, LESSONS[1])
     (tmp_path / "full.py").write_bytes((folder / "full.py").read_bytes())
-    run = subprocess.run([sys.executable, "full.py"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "full.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr
     record = json.loads((folder / "record.json").read_text())
     expected = ""
@@ -82,8 +110,14 @@ def test_zip_holds_every_download(site):
     with zipfile.ZipFile(folder / f"{LESSONS[1]}.zip") as archive:
         names = set(archive.namelist())
         assert archive.read("main.py") == (folder / "main.py").read_bytes()
-    assert {"main.py", "full.py", "lesson.ipynb", "lesson.md", "evidence.md",
-            "record.json"} <= names
+    assert {
+        "main.py",
+        "full.py",
+        "lesson.ipynb",
+        "lesson.md",
+        "evidence.md",
+        "record.json",
+    } <= names
     assert any(name.endswith(".svg") for name in names)
     assert any(name.endswith(".json") and name.startswith("figures/") for name in names)
 
@@ -111,16 +145,24 @@ def test_lesson_text_has_values_and_outputs_and_evidence_has_places_to_write(sit
 def test_every_lesson_page_links_each_download(site):
     for slug in LESSONS:
         page = (lesson_dir(site, slug) / "index.html").read_text()
-        for name in ("main.py", "full.py", "lesson.ipynb", "lesson.md", "evidence.md",
-                     "record.json", f"{slug}.zip"):
+        for name in (
+            "main.py",
+            "full.py",
+            "lesson.ipynb",
+            "lesson.md",
+            "evidence.md",
+            "record.json",
+            f"{slug}.zip",
+        ):
             assert f'href="{name}"' in page, (slug, name)
 
 
 def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder):
     # The build's working folder holds the runner's job file; a reader's folder does not.
-    text = authoring_example().replace('print("Batch sizes:", sizes)',
-                                       'import os\nprint("Batch sizes:", sizes, '
-                                       'os.path.exists("job.json"))')
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'import os\nprint("Batch sizes:", sizes, os.path.exists("job.json"))',
+    )
     course_folder.write(text)
     with pytest.raises(BuildErrors) as caught:
         build(course_folder.options(), RecordingProgress())

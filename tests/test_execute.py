@@ -19,8 +19,13 @@ def failure(course_folder, text, timeout=120) -> BuildError:
 
 
 def with_experiment(code: str, options: str = "") -> str:
-    block = (":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n" + options
-             + "\n```python\n" + code + "\n```\n\nTakeaway.\n:::\n")
+    block = (
+        ":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n"
+        + options
+        + "\n```python\n"
+        + code
+        + "\n```\n\nTakeaway.\n:::\n"
+    )
     return replace_block(authoring_example(), ":::{experiment}", block)
 
 
@@ -42,6 +47,7 @@ def test_figure_data_comes_back_as_plain_values(course_folder):
 def test_record_describes_the_environment(course_folder):
     record = run(course_folder, authoring_example())
     import numpy
+
     assert record.packages == {"numpy": numpy.__version__}
     assert record.python.count(".") == 2
     assert record.devices.startswith("JAX not used")  # numpy only: jax is not imported to ask
@@ -58,9 +64,11 @@ def test_devices_come_from_jax_when_the_lesson_uses_it(course_folder):
 
 # This machine has no TPU: the lesson puts a stand-in for jax in sys.modules, which is what
 # the runner asks after the lesson ran, as it would ask the real jax on a TPU host.
-FAKE_TPU = ("import sys, types\n"
-            "tpu = types.SimpleNamespace(platform='tpu')\n"
-            "sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)")
+FAKE_TPU = (
+    "import sys, types\n"
+    "tpu = types.SimpleNamespace(platform='tpu')\n"
+    "sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)"
+)
 
 
 def test_hardware_is_the_kind_of_device_the_lessons_jax_saw(course_folder):

@@ -28,8 +28,9 @@ def running(pid: int) -> bool:
 
 def lesson_with(code: str) -> str:
     """The example lesson with `code` appended to its second build step."""
-    return authoring_example().replace('print("PASS: count-batches")',
-                                       code + '\nprint("PASS: count-batches")')
+    return authoring_example().replace(
+        'print("PASS: count-batches")', code + '\nprint("PASS: count-batches")'
+    )
 
 
 def test_printing_past_the_output_limit_fails_naming_the_block(course_folder):
@@ -38,24 +39,29 @@ def test_printing_past_the_output_limit_fails_naming_the_block(course_folder):
     with pytest.raises(BuildErrors) as caught:
         build(course_folder.options(), RecordingProgress())
     [error] = caught.value.errors
-    assert error.message == "step 2 printed more than 200,000 characters, more than its page " \
-                            "can show"
+    assert (
+        error.message == "step 2 printed more than 200,000 characters, more than its page can show"
+    )
     assert error.line == line_of(text, "batches = [ids[i:i + 4]")  # the block's code
     assert "settings.output_limit" in error.hint
     assert not (course_folder.root / "records").exists()  # nothing of the run was kept
 
 
 def test_output_that_is_not_utf8_is_shown_with_replacement_characters(course_folder):
-    course_folder.write(lesson_with(
-        'import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b"bad \\xff\\xfe bytes\\n")'))
+    course_folder.write(
+        lesson_with(
+            'import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b"bad \\xff\\xfe bytes\\n")'
+        )
+    )
     build(course_folder.options(), RecordingProgress())
     assert "bad \ufffd\ufffd bytes" in (course_folder.root / PAGE).read_text()
 
 
 def test_lone_surrogates_in_output_and_values_are_shown_not_fatal(course_folder):
     text = lesson_with('odd = "half \\udcff pair"\nprint(odd)')
-    course_folder.write(text.replace("Eleven records do not divide",
-                                     "{value}`odd` Eleven records do not divide"))
+    course_folder.write(
+        text.replace("Eleven records do not divide", "{value}`odd` Eleven records do not divide")
+    )
     build(course_folder.options(), RecordingProgress())
     page = (course_folder.root / PAGE).read_text()
     assert page.count("half \ufffd pair") >= 2  # in the output and as the live value
@@ -63,10 +69,13 @@ def test_lone_surrogates_in_output_and_values_are_shown_not_fatal(course_folder)
 
 def test_a_child_process_that_outlives_the_lesson_is_stopped(course_folder, tmp_path):
     marker = tmp_path / "child.pid"
-    course_folder.write(lesson_with(
-        "import subprocess\n"
-        "child = subprocess.Popen(['sleep', '300'])\n"
-        f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')"))
+    course_folder.write(
+        lesson_with(
+            "import subprocess\n"
+            "child = subprocess.Popen(['sleep', '300'])\n"
+            f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')"
+        )
+    )
     started = time.monotonic()
     build(course_folder.options(), RecordingProgress())
     assert time.monotonic() - started < 60
@@ -77,10 +86,14 @@ def test_a_child_process_that_outlives_the_lesson_is_stopped(course_folder, tmp_
 def test_exit_handlers_of_lesson_code_do_not_hold_up_the_build(course_folder):
     # The runner ends without interpreter teardown once everything is recorded (teardown
     # of JAX and Grain cost 0.17 s per lesson); a lesson's exit handlers never run there.
-    course_folder.write(authoring_example().replace(
-        'print("Omitted:", np.setdiff1d(ids, kept).tolist())',
-        'print("Omitted:", np.setdiff1d(ids, kept).tolist())\n'
-        'import atexit, time\natexit.register(time.sleep, 60)'), timeout=20)
+    course_folder.write(
+        authoring_example().replace(
+            'print("Omitted:", np.setdiff1d(ids, kept).tolist())',
+            'print("Omitted:", np.setdiff1d(ids, kept).tolist())\n'
+            "import atexit, time\natexit.register(time.sleep, 60)",
+        ),
+        timeout=20,
+    )
     started = time.monotonic()
     build(course_folder.options(), RecordingProgress())
     assert time.monotonic() - started < 20
@@ -88,14 +101,17 @@ def test_exit_handlers_of_lesson_code_do_not_hold_up_the_build(course_folder):
 
 
 def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
-    course_folder.write(lesson_with(
-        "import os\nopen('site-notes.txt', 'w').write('x')\n"
-        "for folder in ('site', 'content', '.cache', '.cache/records'):\n"
-        "    os.makedirs(folder, exist_ok=True)\n"
-        "for name in ('site/index.html', 'content/lesson.md',\n"
-        "             '.cache/records/count-batches.json'):\n"
-        "    open(name, 'w').write('hacked')\n"
-        "assert os.path.expanduser('~') == os.getcwd()"))
+    course_folder.write(
+        lesson_with(
+            "import os\nopen('site-notes.txt', 'w').write('x')\n"
+            "for folder in ('site', 'content', '.cache', '.cache/records'):\n"
+            "    os.makedirs(folder, exist_ok=True)\n"
+            "for name in ('site/index.html', 'content/lesson.md',\n"
+            "             '.cache/records/count-batches.json'):\n"
+            "    open(name, 'w').write('hacked')\n"
+            "assert os.path.expanduser('~') == os.getcwd()"
+        )
+    )
     lesson = course_folder.lesson_path.read_text()
     build(course_folder.options(), RecordingProgress())
     assert not (course_folder.root / "site-notes.txt").exists()
@@ -107,10 +123,14 @@ def test_files_the_code_writes_stay_in_its_temporary_folder(course_folder):
 
 def test_code_that_runs_past_the_timeout_is_stopped_with_its_children(course_folder, tmp_path):
     marker = tmp_path / "child.pid"
-    course_folder.write(lesson_with(
-        "import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
-        f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')\n"
-        "while True:\n    pass"), timeout=20)  # time to start on a busy machine
+    course_folder.write(
+        lesson_with(
+            "import subprocess\nchild = subprocess.Popen(['sleep', '300'])\n"
+            f"open({str(marker)!r}, 'a').write(str(child.pid) + '\\n')\n"
+            "while True:\n    pass"
+        ),
+        timeout=20,
+    )  # time to start on a busy machine
     started = time.monotonic()
     with pytest.raises(BuildErrors, match="ran longer than 20 s and was stopped"):
         build(course_folder.options(), RecordingProgress())
@@ -154,12 +174,19 @@ def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path,
     site = course_folder.root / "site"
     before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
     started = tmp_path / "started"
-    course_folder.lesson_path.write_text(lesson_with(
-        f"import os, time\nopen({str(started)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
-        "time.sleep(120)"))
-    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "-q"],
-                               cwd=course_folder.root, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    course_folder.lesson_path.write_text(
+        lesson_with(
+            f"import os, time\nopen({str(started)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
+            "time.sleep(120)"
+        )
+    )
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.1)

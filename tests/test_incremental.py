@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of
-from coursesite import executionkey as cache_module
 from coursesite import caches
+from coursesite import executionkey as cache_module
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 
@@ -59,16 +59,21 @@ def test_prose_edit_rerenders_the_page_without_running_code(built):
     assert result.pages_rendered == len(own) and result.written
 
 
-@pytest.mark.parametrize("old, new, reason", [
-    ("assert sizes == [4, 4, 3]\n", "assert sizes == [4, 4, 3], sizes\n", "step 2 changed"),
-    ('print("Omitted:"', 'print("Left out:"', "'drop-the-remainder' changed"),
-    (":predict: How many records", ":raises: ValueError\n:predict: How many records",
-     "'drop-the-remainder' changed"),
-])
+@pytest.mark.parametrize(
+    "old, new, reason",
+    [
+        ("assert sizes == [4, 4, 3]\n", "assert sizes == [4, 4, 3], sizes\n", "step 2 changed"),
+        ('print("Omitted:"', 'print("Left out:"', "'drop-the-remainder' changed"),
+        (
+            ":predict: How many records",
+            ":raises: ValueError\n:predict: How many records",
+            "'drop-the-remainder' changed",
+        ),
+    ],
+)
 def test_code_edit_reruns_and_says_which_block(built, old, new, reason):
     if "raises" in new:
-        edit(built, 'print("Omitted:", np.setdiff1d(ids, kept).tolist())',
-             'raise ValueError("no")')
+        edit(built, 'print("Omitted:", np.setdiff1d(ids, kept).tolist())', 'raise ValueError("no")')
     edit(built, old, new)
     result, progress = rebuild(built)
     assert result.executed == ["count-batches"]
@@ -77,8 +82,11 @@ def test_code_edit_reruns_and_says_which_block(built, old, new, reason):
 
 def test_package_version_change_reruns(built, monkeypatch):
     original = cache_module.distribution_version
-    monkeypatch.setattr(cache_module, "distribution_version",
-                        lambda name: "99.0" if name == "numpy" else original(name))
+    monkeypatch.setattr(
+        cache_module,
+        "distribution_version",
+        lambda name: "99.0" if name == "numpy" else original(name),
+    )
     _, progress = rebuild(built)
     state, detail = progress.final("count-batches")
     assert state == "executed"
@@ -86,8 +94,9 @@ def test_package_version_change_reruns(built, monkeypatch):
 
 
 def test_settings_change_reruns(built):
-    built.manifest.write_text(built.manifest.read_text().replace("timeout_seconds: 120",
-                                                                 "timeout_seconds: 90"))
+    built.manifest.write_text(
+        built.manifest.read_text().replace("timeout_seconds: 120", "timeout_seconds: 90")
+    )
     _, progress = rebuild(built)
     assert progress.final("count-batches") == ("executed", "settings changed")
 
@@ -98,9 +107,11 @@ def test_data_file_and_local_module_are_part_of_the_key(course_folder):
     (content / "sizes.txt").write_text("4 4 3")
     (content / "helpers.py").write_text("def total(xs):\n    return sum(xs)\n")
     text = authoring_example().replace("revision: v0.1.0", "revision: v0.1.0\nfiles: [sizes.txt]")
-    text = text.replace('print("Batch sizes:", sizes)',
-                        'import helpers\nprint("Batch sizes:", sizes, open("sizes.txt").read(), '
-                        'helpers.total(sizes))')
+    text = text.replace(
+        'print("Batch sizes:", sizes)',
+        'import helpers\nprint("Batch sizes:", sizes, open("sizes.txt").read(), '
+        "helpers.total(sizes))",
+    )
     course_folder.write(text)
     rebuild(course_folder)
     assert "4 4 3 11" in (course_folder.root / "site" / PAGE).read_text()
@@ -170,7 +181,8 @@ def test_only_runs_the_named_lesson(course_folder):
     rebuild(course_folder)
     edit(course_folder, "assert sizes == [4, 4, 3]\n", "assert sizes == [4, 4, 3], 'x'\n")
     (course_folder.root / "content" / "second.md").write_text(
-        second_lesson().replace("assert sizes == [4, 4, 3]\n", "assert len(sizes) == 3\n"))
+        second_lesson().replace("assert sizes == [4, 4, 3]\n", "assert len(sizes) == 3\n")
+    )
     result, progress = rebuild(course_folder, only="second")
     assert result.executed == ["second"]
     state, detail = progress.final("count-batches")
@@ -193,10 +205,12 @@ def normalized_site(folder) -> dict[str, str]:
 
 def test_parallel_and_serial_builds_give_the_same_site(course_folder, tmp_path):
     course_folder.write(authoring_example(), extra={"second": second_lesson()})
-    rebuild(course_folder, jobs=1, out=course_folder.root / "serial" / "site",
-            cache=tmp_path / "c1")
-    rebuild(course_folder, jobs=2, out=course_folder.root / "parallel" / "site",
-            cache=tmp_path / "c2")
+    rebuild(
+        course_folder, jobs=1, out=course_folder.root / "serial" / "site", cache=tmp_path / "c1"
+    )
+    rebuild(
+        course_folder, jobs=2, out=course_folder.root / "parallel" / "site", cache=tmp_path / "c2"
+    )
     serial = normalized_site(course_folder.root / "serial")
     assert len(serial) >= 9
     assert serial == normalized_site(course_folder.root / "parallel")
@@ -205,8 +219,14 @@ def test_parallel_and_serial_builds_give_the_same_site(course_folder, tmp_path):
 def run_cli(folder, *arguments):
     import subprocess
     import sys
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), *arguments],
-                          cwd=folder.root, capture_output=True, text=True, timeout=300)
+
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), *arguments],
+        cwd=folder.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_noop_fast_path_notices_any_input_change(built):
@@ -228,10 +248,16 @@ def test_formulas_are_converted_once_and_the_memo_follows_the_course(built):
     edit(built, "the remainder of $11 / 4$", "what $11 / 4$ leaves")  # prose only
     rebuild_in_fresh_process = (
         "import sys\nfrom coursesite.cli import main\nmain(['-q'])\n"
-        "print('latex2mathml' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", rebuild_in_fresh_process], cwd=built.root,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
-                          text=True, timeout=120)
+        "print('latex2mathml' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", rebuild_in_fresh_process],
+        cwd=built.root,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.stdout.strip() == "False", done.stderr  # every formula came from the memo
     page = (built.root / "site" / PAGE).read_text()
     assert "<mn>11</mn><mo>/</mo><mn>4</mn></mrow></math></span> leaves." in page
@@ -244,8 +270,9 @@ def test_formulas_are_converted_once_and_the_memo_follows_the_course(built):
 def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
     parsed = []
     original = caches.parse_lesson
-    monkeypatch.setattr(caches, "parse_lesson",
-                        lambda ref, *rest: parsed.append(ref.slug) or original(ref, *rest))
+    monkeypatch.setattr(
+        caches, "parse_lesson", lambda ref, *rest: parsed.append(ref.slug) or original(ref, *rest)
+    )
     second = authoring_example().replace("Count what a batch holds", "Count again")
     course_folder.write(authoring_example(), extra={"count-again": second})
     rebuild(course_folder)
@@ -259,8 +286,10 @@ def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
     course_folder.manifest.write_text(manifest.replace('- id: "01"', '- id: "07"'))
     rebuild(course_folder)
     assert parsed == ["count-batches"]
-    assert "07.02" in (course_folder.root / "site" / "basics" / "count-again" /
-                       "index.html").read_text()
+    assert (
+        "07.02"
+        in (course_folder.root / "site" / "basics" / "count-again" / "index.html").read_text()
+    )
     # The parser's own code is part of the key.
     monkeypatch.setattr(caches, "parser_version", lambda: "another parser")
     rebuild(course_folder)
@@ -271,9 +300,11 @@ def test_cached_parse_still_notices_a_missing_data_file(course_folder):
     (course_folder.root / "content").mkdir()
     (course_folder.root / "content" / "sizes.txt").write_text("4 4 3")
     # sizes.txt is named in the summary first: only the YAML's own marks find the entry.
-    course_folder.write(authoring_example().replace("revision: v0.1.0",
-                                                    "revision: v0.1.0\nfiles:\n  - sizes.txt")
-                        .replace("summary: Batch", "summary: Read sizes.txt. Batch"))
+    course_folder.write(
+        authoring_example()
+        .replace("revision: v0.1.0", "revision: v0.1.0\nfiles:\n  - sizes.txt")
+        .replace("summary: Batch", "summary: Read sizes.txt. Batch")
+    )
     rebuild(course_folder)
     (course_folder.root / "content" / "sizes.txt").unlink()
     with pytest.raises(BuildErrors) as caught:

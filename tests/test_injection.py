@@ -25,8 +25,13 @@ PAGE = "basics/count-batches/index.html"
 def hostile_site(tmp_path_factory) -> Path:
     folder = CourseFolder(tmp_path_factory.mktemp("hostile"))
     write_hostile_course(folder)
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"], cwd=folder.root,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=folder.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     return folder.root / "site"
 
@@ -78,19 +83,55 @@ def test_the_old_injection_through_text_is_escaped():
     assert audit_markup(mathml) == []
 
 
-@pytest.mark.parametrize("latex", [r"\href{javascript:alert(1)}{x}", r"\style{color:red}{x}",
-                                   r"\class{x}{y}"])
+@pytest.mark.parametrize(
+    "latex", [r"\href{javascript:alert(1)}{x}", r"\style{color:red}{x}", r"\class{x}{y}"]
+)
 def test_math_that_asks_for_links_or_styles_is_refused(latex):
     with pytest.raises(UnsafeMath):
         latex_to_mathml(latex, display=True)
 
 
-LATEX_PIECES = st.sampled_from([
-    r"\text{", r"\mathrm{", r"\href{", r"\color{", r"\style{", r"\frac{", r"\sqrt{", "}", "{",
-    "<", ">", "&", '"', "'", "\t", " ", "script", "onload=", "javascript:", "x", "1", "^", "_",
-    r"\alpha", r"\\", r"\begin{matrix}", r"\end{matrix}", r"\operatorname{", r"\mathbb{",
-    "&#x3c;", "&lt;", "/", "=", r"\left(", r"\right)", r"\overbrace{", r"\hat{",
-])
+LATEX_PIECES = st.sampled_from(
+    [
+        r"\text{",
+        r"\mathrm{",
+        r"\href{",
+        r"\color{",
+        r"\style{",
+        r"\frac{",
+        r"\sqrt{",
+        "}",
+        "{",
+        "<",
+        ">",
+        "&",
+        '"',
+        "'",
+        "\t",
+        " ",
+        "script",
+        "onload=",
+        "javascript:",
+        "x",
+        "1",
+        "^",
+        "_",
+        r"\alpha",
+        r"\\",
+        r"\begin{matrix}",
+        r"\end{matrix}",
+        r"\operatorname{",
+        r"\mathbb{",
+        "&#x3c;",
+        "&lt;",
+        "/",
+        "=",
+        r"\left(",
+        r"\right)",
+        r"\overbrace{",
+        r"\hat{",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,13 +144,34 @@ def test_any_formula_becomes_allowed_mathml_or_an_error(latex):
     assert audit_markup(mathml) == [], mathml
 
 
-MARKDOWN_PIECES = st.sampled_from([
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[a](javascript:alert(1))",
-    "[a](data:text/html,x)", "![a](javascript:alert(1))", "$x$", "$$y$$", "`code`", "\n\n",
-    "# heading\n", "- item\n", "*em*", "<!-- c -->", "&lt;", "&#60;script", "\\", "[",
-    "](", ")", '"', "<a href='javascript:alert(1)'>", "```python\nprint(1)\n```\n", ":::{note}",
-    "| a | b |\n|---|---|\n| <b> | x |\n",
-])
+MARKDOWN_PIECES = st.sampled_from(
+    [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        "[a](javascript:alert(1))",
+        "[a](data:text/html,x)",
+        "![a](javascript:alert(1))",
+        "$x$",
+        "$$y$$",
+        "`code`",
+        "\n\n",
+        "# heading\n",
+        "- item\n",
+        "*em*",
+        "<!-- c -->",
+        "&lt;",
+        "&#60;script",
+        "\\",
+        "[",
+        "](",
+        ")",
+        '"',
+        "<a href='javascript:alert(1)'>",
+        "```python\nprint(1)\n```\n",
+        ":::{note}",
+        "| a | b |\n|---|---|\n| <b> | x |\n",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,7 +3,7 @@
 from conftest import authoring_example, replace_block
 from coursesite.pipeline import build
 
-STEP_1 = '''\
+STEP_1 = """\
 :::{step} 1. Make the records
 Start `main.py` with the data.
 
@@ -35,7 +35,7 @@ os.makedirs("elsewhere", exist_ok=True)
 os.chdir("elsewhere")
 ```
 :::
-'''
+"""
 
 
 def test_main_module_argv_and_current_folder_are_those_of_main_py(course_folder):

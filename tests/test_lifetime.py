@@ -4,6 +4,7 @@ holds for a lesson's processes together; temporary folders do not pile up."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,7 +18,6 @@ from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 from test_hostile_code import still_running
-import contextlib
 
 
 def escaping(marker: Path, then: str = "") -> str:
@@ -37,9 +37,11 @@ def escaping(marker: Path, then: str = "") -> str:
         "os.close(write)\n"
         "forked = os.read(read, 100).decode()\n"
         f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}} {{sleeper.pid}} {{forked}}\\n')\n"
-        + then)
-    return authoring_example().replace('print("PASS: count-batches")',
-                                       code + '\nprint("PASS: count-batches")')
+        + then
+    )
+    return authoring_example().replace(
+        'print("PASS: count-batches")', code + '\nprint("PASS: count-batches")'
+    )
 
 
 def lesson_pids(marker: Path) -> list[int]:
@@ -59,14 +61,19 @@ def lesson_folders(temp: Path) -> list[Path]:
 
 @pytest.mark.parametrize("end", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
 def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
-        course_folder, tmp_path, end):
+    course_folder, tmp_path, end
+):
     marker, temp = tmp_path / "pids", tmp_path / "tmp"
     temp.mkdir()
     course_folder.write(escaping(marker, "time.sleep(120)"))
     environment = dict(os.environ, TMPDIR=str(temp))
-    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "-q"],
-                               cwd=course_folder.root, env=environment,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         # The runner and main.py each write a line: their pid and their sleepers'.
         assert wait_for(lambda: len(lesson_pids(marker)) == 6), "the lesson never started"
@@ -95,13 +102,19 @@ def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
     for folder in (alive, elsewhere):
         folder.mkdir()
     course_folder.write(authoring_example())
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"],
-                            cwd=course_folder.root, env=environment, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     # The output folder's lock (coursesite.lock) stays; lesson folders are what matters here.
-    assert sorted(p for p in temp.iterdir() if p.name != "coursesite-locks") == \
-        sorted([alive, elsewhere])
+    assert sorted(p for p in temp.iterdir() if p.name != "coursesite-locks") == sorted(
+        [alive, elsewhere]
+    )
 
 
 def test_a_child_in_a_new_session_does_not_outlive_a_normal_build(course_folder, tmp_path):
@@ -114,26 +127,36 @@ def test_a_child_in_a_new_session_does_not_outlive_a_normal_build(course_folder,
 
 
 def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped(
-        course_folder, tmp_path):
+    course_folder, tmp_path
+):
     # Two processes of 250 MB each: each is under the 400 MB a process may reserve, together
     # they are over the 400 MB the lesson may use.
     marker = tmp_path / "pids"
     hoard = "b'x' * 250_000_000"
-    course_folder.write(authoring_example().replace(
-        'print("PASS: count-batches")',
-        "import os, subprocess, sys, time\n"
-        f"child = subprocess.Popen([sys.executable, '-c', \"import time; x = {hoard}; "
-        "time.sleep(60)\"])\n"
-        f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}} {{child.pid}}\\n')\n"
-        f"hoard = {hoard}\ntime.sleep(60)\n" 'print("PASS: count-batches")'), timeout=60)
-    course_folder.manifest.write_text(course_folder.manifest.read_text().replace(
-        "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"))
+    course_folder.write(
+        authoring_example().replace(
+            'print("PASS: count-batches")',
+            "import os, subprocess, sys, time\n"
+            f"child = subprocess.Popen([sys.executable, '-c', \"import time; x = {hoard}; "
+            'time.sleep(60)"])\n'
+            f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}} {{child.pid}}\\n')\n"
+            f"hoard = {hoard}\ntime.sleep(60)\n"
+            'print("PASS: count-batches")',
+        ),
+        timeout=60,
+    )
+    course_folder.manifest.write_text(
+        course_folder.manifest.read_text().replace(
+            "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"
+        )
+    )
     started = time.monotonic()
     with pytest.raises(BuildErrors) as caught:
         build(course_folder.options(), RecordingProgress())
     assert time.monotonic() - started < 50  # stopped, not timed out
     [error] = caught.value.errors
-    assert error.message.startswith("the lesson used more than 400 MB (all its processes "
-                                    "together: ")
+    assert error.message.startswith(
+        "the lesson used more than 400 MB (all its processes together: "
+    )
     assert "settings.memory_limit_mb" in error.hint
     assert still_running([int(pid) for pid in marker.read_text().split()]) == []

@@ -10,14 +10,18 @@ SENTENCE = "The sizes are {value}`sizes` and the last batch holds {value}`batche
 
 
 def with_values(sentence: str = SENTENCE) -> str:
-    return authoring_example().replace("Eleven records do not divide",
-                                       sentence + "\n\nEleven records do not divide")
+    return authoring_example().replace(
+        "Eleven records do not divide", sentence + "\n\nEleven records do not divide"
+    )
 
 
 def test_values_are_computed_in_the_lessons_namespace_and_shown_escaped(course_folder):
     record = build_lesson(course_folder, with_values(SENTENCE + " Tag: {value}`'<b>'`"))
-    assert record.values == {"sizes": "[4, 4, 3]", "batches[-1].tolist()": "[8, 9, 10]",
-                             "'<b>'": "<b>"}
+    assert record.values == {
+        "sizes": "[4, 4, 3]",
+        "batches[-1].tolist()": "[8, 9, 10]",
+        "'<b>'": "<b>",
+    }
     page = BeautifulSoup((course_folder.root / PAGE).read_text(), "html.parser")
     shown = [span.get_text() for span in page.select(".live-value")]
     assert shown == ["[4, 4, 3]", "[8, 9, 10]", "<b>"]
@@ -45,5 +49,6 @@ def test_changing_an_expression_reruns_the_lesson(course_folder):
     result = build(course_folder.options(), progress)
     assert result.executed == ["count-batches"]
     assert progress.final("count-batches") == ("executed", "live values changed")
-    assert "The sizes are <span class=\"live-value\">3</span>" in \
-        (course_folder.root / PAGE).read_text()
+    assert (
+        'The sizes are <span class="live-value">3</span>' in (course_folder.root / PAGE).read_text()
+    )

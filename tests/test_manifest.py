@@ -39,8 +39,7 @@ def errors_of(manifest: Path) -> list:
 def test_real_manifest_orders_and_numbers_lessons():
     course = load_course(ROOT / "lessons.yaml")
     assert [ref.number for ref in course.lessons] == ["06.01", "06.02", "06.03"]
-    assert course.lessons[1].url == \
-        "recovery/load-batch-and-checkpoint-order-with-grain/index.html"
+    assert course.lessons[1].url == "recovery/load-batch-and-checkpoint-order-with-grain/index.html"
     assert [(ref.index, ref.count) for ref in course.lessons] == [(1, 3), (2, 3), (3, 3)]
     assert course.settings.record_packages == ["jax", "grain", "numpy"]
 
@@ -89,11 +88,14 @@ def test_missing_lesson_file_names_the_entry(tmp_path):
     assert error.line == line_of(VALID, "source: second.md")
 
 
-@pytest.mark.parametrize("broken, opened", [
-    ("    title: [Recovery", "[Recovery"),   # YAML notices the unclosed '[' a line later
-    ("    title: 'Recovery", "'Recovery"),   # ... and an unclosed quote at the end of the file
-    ("    title: Recovery\n   x: 1", "   x: 1"),  # bad indentation: the line itself
-])
+@pytest.mark.parametrize(
+    "broken, opened",
+    [
+        ("    title: [Recovery", "[Recovery"),  # YAML notices the unclosed '[' a line later
+        ("    title: 'Recovery", "'Recovery"),  # ... and an unclosed quote at the end of the file
+        ("    title: Recovery\n   x: 1", "   x: 1"),  # bad indentation: the line itself
+    ],
+)
 def test_malformed_yaml_reports_the_line_of_the_mistake(tmp_path, broken, opened):
     text = VALID.replace("    title: Recovery", broken)
     [error] = errors_of(write(tmp_path, text))
@@ -106,12 +108,18 @@ def test_missing_manifest_says_how_to_fix(tmp_path):
     assert "not found" in error.message and "--manifest" in error.hint
 
 
-@pytest.mark.parametrize("field, value", [
-    ("slug: first-lesson", "slug: |\n          first-lesson\n"),  # a block scalar: "first-lesson\n"
-    ("slug: first-lesson", 'slug: "first-lesson\\n"'),
-    ("slug: recovery", 'slug: "recovery\\n"'),
-    ('id: "06"', 'id: "06\\n"'),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        (
+            "slug: first-lesson",
+            "slug: |\n          first-lesson\n",
+        ),  # a block scalar: "first-lesson\n"
+        ("slug: first-lesson", 'slug: "first-lesson\\n"'),
+        ("slug: recovery", 'slug: "recovery\\n"'),
+        ('id: "06"', 'id: "06\\n"'),
+    ],
+)
 def test_a_trailing_newline_is_not_part_of_a_valid_slug_or_id(tmp_path, field, value):
     text = VALID.replace(field, value, 1)
     [error] = errors_of(write(tmp_path, text))
@@ -119,17 +127,23 @@ def test_a_trailing_newline_is_not_part_of_a_valid_slug_or_id(tmp_path, field, v
     assert "is not a slug" in error.message or "is not a phase id" in error.message
 
 
-@pytest.mark.parametrize("key, outside", [
-    ("source", "/etc/hostname"),
-    ("source", "../outside.md"),
-    ("guide", "/proc/self/environ"),
-])
+@pytest.mark.parametrize(
+    "key, outside",
+    [
+        ("source", "/etc/hostname"),
+        ("source", "../outside.md"),
+        ("guide", "/proc/self/environ"),
+    ],
+)
 def test_manifest_paths_outside_the_course_folder_are_refused(tmp_path, key, outside):
     course = tmp_path / "course"
     course.mkdir()
     (tmp_path / "outside.md").write_text("x")
-    text = VALID.replace("    title: Recovery", f"    title: Recovery\n    guide: {outside}") \
-        if key == "guide" else VALID.replace("source: second.md", f"source: {outside}")
+    text = (
+        VALID.replace("    title: Recovery", f"    title: Recovery\n    guide: {outside}")
+        if key == "guide"
+        else VALID.replace("source: second.md", f"source: {outside}")
+    )
     [error] = errors_of(write(course, text))
     assert f"'{outside}' is outside the course folder" in error.message
     assert error.line == line_of(text, f"{key}: {outside}")

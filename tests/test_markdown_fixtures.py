@@ -39,7 +39,7 @@ LIVE_VALUES = {
 
 def resolve_link(href: str) -> str:
     """Like links.link_resolver seen from a page one folder deep."""
-    slug, _, anchor = href[len("lesson:"):].partition("#")
+    slug, _, anchor = href[len("lesson:") :].partition("#")
     return f"../{slug}/index.html" + (f"#{anchor}" if anchor else "")
 
 
@@ -62,7 +62,7 @@ def rewrite_expected(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     for first, _title, markdown, _expected in reversed(read_fixture_file(path)):
         dots = [i for i in range(first + 1, len(lines)) if lines[i].rstrip() == "."][:2]
-        lines[dots[0] + 1:dots[1]] = [render(path.name, markdown)]
+        lines[dots[0] + 1 : dots[1]] = [render(path.name, markdown)]
     path.write_text("".join(lines), encoding="utf-8")
 
 
@@ -70,9 +70,11 @@ if os.environ.get("UPDATE_FIXTURES") == "1":
     for _name in RENDERERS:
         rewrite_expected(FIXTURES / _name)
 
-CASES = [(name, line + 1, title, markdown, expected)
-         for name in RENDERERS
-         for line, title, markdown, expected in read_fixture_file(FIXTURES / name)]
+CASES = [
+    (name, line + 1, title, markdown, expected)
+    for name in RENDERERS
+    for line, title, markdown, expected in read_fixture_file(FIXTURES / name)
+]
 
 
 def test_every_case_has_its_own_title():
@@ -82,24 +84,29 @@ def test_every_case_has_its_own_title():
     assert all(titles)
 
 
-@pytest.mark.parametrize("name, line, title, markdown, expected", CASES,
-                         ids=[case[2] for case in CASES])
+@pytest.mark.parametrize(
+    "name, line, title, markdown, expected", CASES, ids=[case[2] for case in CASES]
+)
 def test_fixture(name, line, title, markdown, expected):
     assert render(name, markdown) == expected, f"tests/fixtures/{name}:{line}: {title}"
 
 
-@pytest.mark.parametrize("render_function, markdown", [
-    (render_block, "See $\\href{javascript:alert(1)}{x}$ here.\n"),
-    (render_block, "$$\n\\href{https://example.com}{x}\n$$\n"),
-    (render_inline, "See $$\\href{javascript:alert(1)}{x}$$"),
-])
+@pytest.mark.parametrize(
+    "render_function, markdown",
+    [
+        (render_block, "See $\\href{javascript:alert(1)}{x}$ here.\n"),
+        (render_block, "$$\n\\href{https://example.com}{x}\n$$\n"),
+        (render_inline, "See $$\\href{javascript:alert(1)}{x}$$"),
+    ],
+)
 def test_math_with_a_link_is_refused(render_function, markdown):
     with pytest.raises(UnsafeMath, match="href"):
         render_function(markdown, resolve_link, LIVE_VALUES)
 
 
 def test_a_norun_fence_is_marked_for_the_page():
-    html = render_block("```python norun\nimport antigravity\n```\n",
-                        resolve_link=lambda href: href)
+    html = render_block(
+        "```python norun\nimport antigravity\n```\n", resolve_link=lambda href: href
+    )
     assert '<code class="not-run language-python">' in html
     assert "not-run" not in render_block("```python\nx = 1\n```\n", resolve_link=lambda h: h)

@@ -14,13 +14,17 @@ BUILD = [sys.executable, str(ROOT / "build.py"), "-q"]
 
 
 def run(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*BUILD, *arguments], cwd=folder, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [*BUILD, *arguments], cwd=folder, capture_output=True, text=True, timeout=120
+    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>"
-            for p in folder.rglob("*") if ".cache" not in p.parts}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>"
+        for p in folder.rglob("*")
+        if ".cache" not in p.parts
+    }
 
 
 @pytest.fixture
@@ -37,19 +41,22 @@ def course(tmp_path):
     return root
 
 
-@pytest.mark.parametrize("out, says", [
-    ("docs", "docs is not empty and holds no .coursesite file"),
-    ("content", "content is the course's content/ folder"),
-    ("templates", "is the course's templates/ folder"),
-    ("static", "is the course's static/ folder"),
-    ("records", "is the course's records/ folder"),
-    (".git", "is the course's .git/ folder"),
-    (".", ". is the course folder (of lessons.yaml)"),
-    ("..", ".. contains the course folder (of lessons.yaml)"),
-    ("content/site", "content/site is inside the course's content/ folder"),
-    (".cache", "is the build cache"),
-    ("lessons.yaml", "lessons.yaml is a file, not a folder"),
-])
+@pytest.mark.parametrize(
+    "out, says",
+    [
+        ("docs", "docs is not empty and holds no .coursesite file"),
+        ("content", "content is the course's content/ folder"),
+        ("templates", "is the course's templates/ folder"),
+        ("static", "is the course's static/ folder"),
+        ("records", "is the course's records/ folder"),
+        (".git", "is the course's .git/ folder"),
+        (".", ". is the course folder (of lessons.yaml)"),
+        ("..", ".. contains the course folder (of lessons.yaml)"),
+        ("content/site", "content/site is inside the course's content/ folder"),
+        (".cache", "is the build cache"),
+        ("lessons.yaml", "lessons.yaml is a file, not a folder"),
+    ],
+)
 def test_out_refuses_a_folder_the_build_did_not_write(course, out, says):
     # This course has no templates/ or static/ of its own: the names are refused anyway,
     # since a build finding them would take the site for its templates or static files.
@@ -63,9 +70,13 @@ def test_out_refuses_a_folder_the_build_did_not_write(course, out, says):
 
 
 def test_serve_refuses_the_same_folders(course):
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "serve", "--port", "0",
-                             "--out", "docs"], cwd=course, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "serve", "--port", "0", "--out", "docs"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert "docs is not empty and holds no .coursesite file" in result.stderr
     assert (course / "docs" / "guide.md").read_text() == "# The course's own docs\n"
@@ -81,10 +92,13 @@ def test_a_site_the_build_wrote_is_marked_and_replaced_whole(course):
     assert (course / "public" / "index.html").is_file()
 
 
-@pytest.mark.parametrize("contents", [
-    {},  # an empty folder
-    {"index.html": "old", "static/site.js": "old"},  # a site built before the marker existed
-])
+@pytest.mark.parametrize(
+    "contents",
+    [
+        {},  # an empty folder
+        {"index.html": "old", "static/site.js": "old"},  # a site built before the marker existed
+    ],
+)
 def test_an_empty_folder_or_a_site_from_before_the_marker_is_built_into(course, contents):
     site = course / "site"
     site.mkdir()

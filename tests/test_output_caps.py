@@ -16,8 +16,9 @@ ENDLESS = 'while True:\n    print("x" * 1000)'
 
 def lesson_with(code: str) -> str:
     """The example lesson with `code` appended to its second build step."""
-    return authoring_example().replace('print("PASS: count-batches")',
-                                       code + '\nprint("PASS: count-batches")')
+    return authoring_example().replace(
+        'print("PASS: count-batches")', code + '\nprint("PASS: count-batches")'
+    )
 
 
 def bytes_under(folder: Path) -> int:
@@ -43,9 +44,14 @@ def build_watching_temp(course_folder, tmp_path) -> tuple[subprocess.CompletedPr
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--jobs", "1"],
-                                cwd=course_folder.root, capture_output=True, text=True,
-                                timeout=120, env=dict(os.environ, TMPDIR=str(temp)))
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), "-q", "--jobs", "1"],
+            cwd=course_folder.root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=dict(os.environ, TMPDIR=str(temp)),
+        )
     finally:
         done.set()
         watcher.join()
@@ -64,14 +70,21 @@ def test_a_step_printing_without_end_fills_neither_disk_nor_memory(course_folder
 def test_main_py_printing_more_than_the_steps_fails_naming_main_py(course_folder, tmp_path):
     # Only the build's working folder holds the runner's job file: there the steps print as
     # usual, while `python main.py` in a reader's folder prints without end.
-    course_folder.write(lesson_with(f"import os\nif not os.path.exists('job.json'):\n"
-                                    f"    {ENDLESS.replace(chr(10), chr(10) + '    ')}"),
-                        timeout=60)
+    course_folder.write(
+        lesson_with(
+            f"import os\nif not os.path.exists('job.json'):\n"
+            f"    {ENDLESS.replace(chr(10), chr(10) + '    ')}"
+        ),
+        timeout=60,
+    )
     started = time.monotonic()
     result, most = build_watching_temp(course_folder, tmp_path)
     assert result.returncode == 1, result.stderr
-    assert re.search(r"lesson\.md: the downloadable main\.py printed more than \d+ bytes, "
-                     "more than the build steps did, and was stopped", result.stderr)
+    assert re.search(
+        r"lesson\.md: the downloadable main\.py printed more than \d+ bytes, "
+        "more than the build steps did, and was stopped",
+        result.stderr,
+    )
     assert "hint:" in result.stderr and "Traceback" not in result.stderr
     assert time.monotonic() - started < 30, "main.py was not stopped when it passed the cap"
     assert most < 1_000_000
@@ -79,12 +92,16 @@ def test_main_py_printing_more_than_the_steps_fails_naming_main_py(course_folder
 
 def test_a_capture_keeps_head_and_tail_and_does_not_wait_for_an_escaped_child():
     from coursesite.capture import TAIL, OutputCapture
-    code = ("import subprocess, sys\n"
-            "child = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
-            "sys.stderr.write(str(child.pid))\n"
-            "sys.stdout.write('a' * 10_000_000 + 'END')\n")
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+
+    code = (
+        "import subprocess, sys\n"
+        "child = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
+        "sys.stderr.write(str(child.pid))\n"
+        "sys.stdout.write('a' * 10_000_000 + 'END')\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     capture = OutputCapture(process, {"stdout": 1000, "stderr": 1000})
     process.wait(timeout=60)
     started = time.monotonic()

@@ -29,8 +29,13 @@ def test_front_matter_is_typed(example):
 
 def test_stages_in_order_with_their_blocks(example):
     _, lesson = example
-    assert [s.key for s in lesson.stages] == \
-        ["understand", "build-run", "experiment", "exercise-check", "evidence"]
+    assert [s.key for s in lesson.stages] == [
+        "understand",
+        "build-run",
+        "experiment",
+        "exercise-check",
+        "evidence",
+    ]
     kinds = {s.key: [type(i).__name__ for i in s.items] for s in lesson.stages}
     assert kinds["understand"] == ["Section", "Prose", "Pause", "Figure"]
     assert kinds["build-run"] == ["Step", "Step"]
@@ -46,7 +51,7 @@ def test_step_code_lines_are_file_lines(example):
     assert step1.intro.markdown.strip() == "Start `main.py` with the data."
     assert "evidence" in step2.explanation.markdown
     assert lesson.main_py().startswith("import numpy as np\n")
-    assert "print(\"PASS: count-batches\")" in lesson.main_py()
+    assert 'print("PASS: count-batches")' in lesson.main_py()
 
 
 def test_every_block_kind_keeps_its_parts(example):
@@ -87,8 +92,11 @@ def test_real_lessons_parse_with_all_their_parts():
         numbers = [step.number for step in lesson.steps]
         assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 3
         assert len(lesson.items(Exercise)) == 3
-        assert {e.kind for e in lesson.items(Exercise)} == {"make-it-yours", "transfer",
-                                                            "challenge"}
+        assert {e.kind for e in lesson.items(Exercise)} == {
+            "make-it-yours",
+            "transfer",
+            "challenge",
+        }
         assert len(lesson.items(Figure)) == 1 and len(lesson.items(Check)) == 1
 
 
@@ -106,7 +114,8 @@ def test_stages_out_of_order(course_folder):
     errors = parse_errors(course_folder, text)
     assert [(e.message.split(";")[0], e.line) for e in errors if "out of order" in e.message] == [
         ("stage 'Experiment' is out of order", line_of(text, "# Experiment")),
-        ("stage 'Build & Run' is out of order", line_of(text, "# Build & Run"))]
+        ("stage 'Build & Run' is out of order", line_of(text, "# Build & Run")),
+    ]
 
 
 def test_unknown_block_kind(course_folder):
@@ -118,11 +127,14 @@ def test_unknown_block_kind(course_folder):
 
 def test_unclosed_block_names_its_opening_line(course_folder):
     text = authoring_example()
-    text = text.replace(":::{evidence}\nKeep the batch sizes and the omitted IDs under the "
-                        "drop policy.\n:::\n", ":::{evidence}\nKeep the batch sizes.\n")
+    text = text.replace(
+        ":::{evidence}\nKeep the batch sizes and the omitted IDs under the drop policy.\n:::\n",
+        ":::{evidence}\nKeep the batch sizes.\n",
+    )
     errors = parse_errors(course_folder, text)
-    assert any("unclosed block" in e.message and e.line == line_of(text, "{evidence}")
-               for e in errors)
+    assert any(
+        "unclosed block" in e.message and e.line == line_of(text, "{evidence}") for e in errors
+    )
 
 
 def test_step_numbering_gap(course_folder):
@@ -135,11 +147,14 @@ def test_step_numbering_gap(course_folder):
 def test_step_numbering_gap_points_at_the_opening_line_past_intro_prose(course_folder):
     # Step 1 of the example has intro prose: its code starts three lines below the opening.
     text = authoring_example().replace("{step} 1. Make the records", "{step} 2. Make the records")
-    text = text.replace("Start `main.py` with the data.\n",
-                        "Start `main.py` with the data.\n\nThe IDs are the records.\n")
+    text = text.replace(
+        "Start `main.py` with the data.\n",
+        "Start `main.py` with the data.\n\nThe IDs are the records.\n",
+    )
     errors = parse_errors(course_folder, text)
     assert [(e.message, e.line) for e in errors] == [
-        ("step numbering gap: expected step 1, found 2", line_of(text, "{step} 2. Make"))]
+        ("step numbering gap: expected step 1, found 2", line_of(text, "{step} 2. Make"))
+    ]
 
 
 def test_scaffold_that_does_not_compile_names_its_line(course_folder):
@@ -150,8 +165,7 @@ def test_scaffold_that_does_not_compile_names_its_line(course_folder):
 
 
 def test_missing_required_option(course_folder):
-    text = authoring_example().replace(":expected: Eight records survive; three are omitted.\n",
-                                       "")
+    text = authoring_example().replace(":expected: Eight records survive; three are omitted.\n", "")
     [error] = parse_errors(course_folder, text)
     assert "{experiment} needs the option ':expected:'" in error.message
     assert error.line == line_of(text, ":::{experiment}")
@@ -160,8 +174,9 @@ def test_missing_required_option(course_folder):
 def test_unknown_option_suggests(course_folder):
     text = authoring_example().replace(":predict: How many", ":predcit: How many")
     errors = parse_errors(course_folder, text)
-    assert [e.line for e in errors if "did you mean 'predict'" in e.message] == \
-        [line_of(text, ":predcit:")]
+    assert [e.line for e in errors if "did you mean 'predict'" in e.message] == [
+        line_of(text, ":predcit:")
+    ]
 
 
 def test_block_in_the_wrong_stage(course_folder):
@@ -189,7 +204,8 @@ def test_math_that_cannot_render_is_an_error_with_line(course_folder):
 
 def test_lesson_links_are_collected_with_lines(course_folder):
     text = authoring_example().replace(
-        "Eleven records do not", "See [batching](lesson:other#policy). Eleven records do not")
+        "Eleven records do not", "See [batching](lesson:other#policy). Eleven records do not"
+    )
     course = course_folder.write(text)
     lesson = parse_lesson(course.lessons[0])
     [link] = lesson.links
@@ -218,8 +234,10 @@ def test_text_that_is_not_utf8_names_its_line(course_folder):
 def test_only_markdown_options_are_read_as_markdown(course_folder):
     """:alt: is plain text (an image's text alternative); :caption: and :predict: are Markdown."""
     text = authoring_example().replace(
-        ":alt: Bar chart:", ":caption: Sizes, as [planned](lesson:the-plan)\n"
-        ":alt: Bar chart {value}`1 +` of [sizes](lesson:nowhere):")
+        ":alt: Bar chart:",
+        ":caption: Sizes, as [planned](lesson:the-plan)\n"
+        ":alt: Bar chart {value}`1 +` of [sizes](lesson:nowhere):",
+    )
     course = course_folder.write(text)
     lesson = parse_lesson(course.lessons[0])
     [figure] = lesson.items(Figure)
@@ -238,9 +256,11 @@ def with_front(extra: str, summary: str | None = None) -> str:
 
 def test_front_matter_problems_are_located_by_the_yaml_not_by_searching_text(course_folder):
     # Each name also appears on an earlier line (summary, or the same item listed before).
-    text = with_front('files:\n  - absent.csv\n  - absent.csv\n'
-                      'volatile:\n  - "(unclosed"\n  - "^time"\n  - "(unclosed"\n',
-                      summary="Mentions absent.csv and (unclosed")
+    text = with_front(
+        "files:\n  - absent.csv\n  - absent.csv\n"
+        'volatile:\n  - "(unclosed"\n  - "^time"\n  - "(unclosed"\n',
+        summary="Mentions absent.csv and (unclosed",
+    )
     errors = parse_errors(course_folder, text)
     assert [(error.message.split(" is not")[0], error.line) for error in errors] == [
         ("volatile pattern '(unclosed'", line_of(text, '- "(unclosed"', 1)),
@@ -251,15 +271,21 @@ def test_front_matter_problems_are_located_by_the_yaml_not_by_searching_text(cou
 
 
 def test_a_prerequisite_lesson_link_carries_its_own_line(course_folder):
-    text = authoring_example().replace("prerequisite: Python lists and NumPy arrays",
-                                       "prerequisite: lesson:count-batches")
+    text = authoring_example().replace(
+        "prerequisite: Python lists and NumPy arrays", "prerequisite: lesson:count-batches"
+    )
     [link] = parse_lesson(course_folder.write(text).lessons[0]).links
     assert (link.slug, link.line) == ("count-batches", line_of(text, "prerequisite:"))
 
 
 def test_a_lesson_without_steps_points_at_its_build_and_run_stage(course_folder):
-    text = replace_block(replace_block(authoring_example(), ":::{step} 1.", ""),
-                         ":::{step} 2.", "Nothing to run yet.\n")
+    text = replace_block(
+        replace_block(authoring_example(), ":::{step} 1.", ""),
+        ":::{step} 2.",
+        "Nothing to run yet.\n",
+    )
     [error] = parse_errors(course_folder, text)
-    assert (error.message, error.line) == ("the lesson has no {step} blocks",
-                                           line_of(text, "# Build & Run"))
+    assert (error.message, error.line) == (
+        "the lesson has no {step} blocks",
+        line_of(text, "# Build & Run"),
+    )

@@ -4,8 +4,7 @@ from rich.console import Console
 
 from conftest import RecordingProgress, authoring_example
 from coursesite.pipeline import build
-from coursesite.progress import (LiveProgress, PlainProgress, QuietProgress,
-                                 create_progress)
+from coursesite.progress import LiveProgress, PlainProgress, QuietProgress, create_progress
 
 
 def test_quiet_and_non_terminal_choices(monkeypatch):
@@ -18,6 +17,7 @@ def test_ci_never_gets_the_live_display(monkeypatch):
     class Terminal(io.StringIO):
         def isatty(self):
             return True
+
     monkeypatch.setattr("sys.stdout", Terminal())
     monkeypatch.setenv("CI", "true")
     assert type(create_progress(quiet=False)) is PlainProgress
@@ -52,8 +52,9 @@ def test_live_table_ends_with_a_summary_of_every_lesson():
 
 
 def test_each_lesson_reports_its_own_time_not_the_whole_run(course_folder):
-    slow = authoring_example().replace('print("PASS: count-batches")',
-                                       'import time\ntime.sleep(5)\nprint("PASS: count-batches")')
+    slow = authoring_example().replace(
+        'print("PASS: count-batches")', 'import time\ntime.sleep(5)\nprint("PASS: count-batches")'
+    )
     course_folder.write(authoring_example(), extra={"slow-lesson": slow})
     progress = RecordingProgress()
     build(course_folder.options(jobs=2), progress)

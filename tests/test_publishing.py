@@ -15,19 +15,30 @@ from coursesite.pipeline import build
 
 
 def run_build(*arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", *arguments], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def test_two_builds_from_the_same_records_are_byte_identical(tmp_path):
     for name in ("a", "b"):
-        result = run_build("--frozen", "--out", str(tmp_path / name / "site"),
-                           "--cache", str(tmp_path / name / "cache"))
+        result = run_build(
+            "--frozen",
+            "--out",
+            str(tmp_path / name / "site"),
+            "--cache",
+            str(tmp_path / name / "cache"),
+        )
         assert result.returncode == 0, result.stderr
     first, second = tree(tmp_path / "a" / "site"), tree(tmp_path / "b" / "site")
     assert len(first) > 20
@@ -37,16 +48,31 @@ def test_two_builds_from_the_same_records_are_byte_identical(tmp_path):
 
 def test_base_url_gives_sitemap_and_canonical_links_while_links_stay_relative(tmp_path):
     out = tmp_path / "site"
-    assert run_build("--frozen", "--out", str(out), "--cache", str(tmp_path / "c"),
-                     "--base-url", "https://example.org/course").returncode == 0
+    assert (
+        run_build(
+            "--frozen",
+            "--out",
+            str(out),
+            "--cache",
+            str(tmp_path / "c"),
+            "--base-url",
+            "https://example.org/course",
+        ).returncode
+        == 0
+    )
     sitemap = (out / "sitemap.xml").read_text()
-    assert "<loc>https://example.org/course/recovery/design-an-input-pipeline/index.html</loc>" \
+    assert (
+        "<loc>https://example.org/course/recovery/design-an-input-pipeline/index.html</loc>"
         in sitemap
+    )
     assert "Sitemap: https://example.org/course/sitemap.xml" in (out / "robots.txt").read_text()
-    page = BeautifulSoup((out / "recovery" / "design-an-input-pipeline" / "index.html")
-                         .read_text(), "html.parser")
-    assert page.find("link", rel="canonical")["href"] == \
-        "https://example.org/course/recovery/design-an-input-pipeline/index.html"
+    page = BeautifulSoup(
+        (out / "recovery" / "design-an-input-pipeline" / "index.html").read_text(), "html.parser"
+    )
+    assert (
+        page.find("link", rel="canonical")["href"]
+        == "https://example.org/course/recovery/design-an-input-pipeline/index.html"
+    )
     assert page.find("meta", property="og:title")["content"] == "Design an input pipeline"
     assert page.find("meta", attrs={"name": "description"})["content"]
     assert not any(a["href"].startswith("https://example.org") for a in page.select("a[href]"))
@@ -73,8 +99,9 @@ def everything_readable(site: Path) -> str:
     for path in site.rglob("*"):
         if path.suffix == ".zip":
             with zipfile.ZipFile(path) as archive:
-                texts += [archive.read(name).decode(errors="replace")
-                          for name in archive.namelist()]
+                texts += [
+                    archive.read(name).decode(errors="replace") for name in archive.namelist()
+                ]
         elif path.is_file():
             data = path.read_bytes()
             if data.startswith(GZIP_MAGIC):
@@ -85,8 +112,10 @@ def everything_readable(site: Path) -> str:
 
 def search_index_text(site: Path) -> str:
     """What Pagefind indexed of each page: its fragment files, which are gzip-compressed."""
-    return "\n".join(gzip.decompress(path.read_bytes()).decode()
-                     for path in (site / "pagefind" / "fragment").iterdir())
+    return "\n".join(
+        gzip.decompress(path.read_bytes()).decode()
+        for path in (site / "pagefind" / "fragment").iterdir()
+    )
 
 
 def test_student_edition_has_no_solution_anywhere_but_still_checks_them(course_folder):
@@ -103,8 +132,10 @@ def test_student_edition_has_no_solution_anywhere_but_still_checks_them(course_f
     assert SOLUTION_LINE not in index and "Reference solution" not in index
     # The student pages are indexed (Pagefind collapses the scaffold's two spaces).
     assert "threes = ... # TODO: batches of three" in index
-    broken = authoring_example().replace("assert [len(b) for b in threes] == [3, 3, 3, 2]",
-                                         "assert [len(b) for b in threes] == [3, 3, 3, 3]")
+    broken = authoring_example().replace(
+        "assert [len(b) for b in threes] == [3, 3, 3, 2]",
+        "assert [len(b) for b in threes] == [3, 3, 3, 3]",
+    )
     course_folder.lesson_path.write_text(broken)
     with pytest.raises(BuildErrors, match="solution of 'Batch by three' failed"):
         build(course_folder.options(edition="student", out=student), RecordingProgress())

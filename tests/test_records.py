@@ -18,9 +18,11 @@ RECORD = "records/count-batches.yaml"
 def needs_env(text: str) -> str:
     """The example lesson, with a step that only works where HAS_DEVICE=1 (a stand-in for
     hardware the publishing machine lacks)."""
-    return text.replace('print("Batch sizes:", sizes)',
-                        'import os\nassert os.environ.get("HAS_DEVICE") == "1", "no device"\n'
-                        'print("Batch sizes:", sizes)')
+    return text.replace(
+        'print("Batch sizes:", sizes)',
+        'import os\nassert os.environ.get("HAS_DEVICE") == "1", "no device"\n'
+        'print("Batch sizes:", sizes)',
+    )
 
 
 @pytest.fixture
@@ -53,21 +55,26 @@ def test_frozen_publishes_without_running_code(recorded, tmp_path):
     with pytest.raises(BuildErrors, match="no device"):  # running it here would fail
         build(recorded.options(force=True, out=tmp_path / "a", cache=tmp_path / "c1"))
     progress = RecordingProgress()
-    result = build(recorded.options(frozen=True, out=tmp_path / "site", cache=tmp_path / "c2"),
-                   progress)
+    result = build(
+        recorded.options(frozen=True, out=tmp_path / "site", cache=tmp_path / "c2"), progress
+    )
     assert result.executed == [] and progress.final("count-batches") == ("frozen", "")
     page = (tmp_path / "site" / "basics" / "count-batches" / "index.html").read_text()
     assert "Batch sizes: [4, 4, 3]" in page
 
 
 def test_frozen_refuses_a_lesson_whose_code_changed(recorded):
-    recorded.lesson_path.write_text(recorded.lesson_path.read_text().replace(
-        "assert sizes == [4, 4, 3]", "assert sizes == [4, 4, 3], sizes"))
+    recorded.lesson_path.write_text(
+        recorded.lesson_path.read_text().replace(
+            "assert sizes == [4, 4, 3]", "assert sizes == [4, 4, 3], sizes"
+        )
+    )
     with pytest.raises(BuildErrors) as caught:
         build(recorded.options(frozen=True))
     [error] = caught.value.errors
-    assert "code of lesson 'count-batches' changed since its record (step 2 changed)" in \
-        error.message
+    assert (
+        "code of lesson 'count-batches' changed since its record (step 2 changed)" in error.message
+    )
     assert error.path == recorded.lesson_path
 
 
@@ -105,11 +112,11 @@ def test_check_reports_drift_as_a_diff_and_accept_records_it(recorded, monkeypat
 
 
 def test_volatile_lines_never_count_as_drift(course_folder):
-    text = authoring_example().replace("revision: v0.1.0",
-                                       'revision: v0.1.0\nvolatile: ["^took "]')
-    text = text.replace('print("Batch sizes:", sizes)',
-                        'import time\nprint("took", time.perf_counter_ns())\n'
-                        'print("Batch sizes:", sizes)')
+    text = authoring_example().replace("revision: v0.1.0", 'revision: v0.1.0\nvolatile: ["^took "]')
+    text = text.replace(
+        'print("Batch sizes:", sizes)',
+        'import time\nprint("took", time.perf_counter_ns())\nprint("Batch sizes:", sizes)',
+    )
     course_folder.write(text)
     build(course_folder.options(), RecordingProgress())
     assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
@@ -118,9 +125,14 @@ def test_volatile_lines_never_count_as_drift(course_folder):
 def test_check_command_exits_1_on_drift(recorded):
     path = recorded.root / RECORD
     path.write_text(path.read_text().replace("PASS: count-batches", "PASS: old"))
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "check"],
-                            cwd=recorded.root, capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, HAS_DEVICE="1"))
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "check"],
+        cwd=recorded.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, HAS_DEVICE="1"),
+    )
     assert result.returncode == 1
     assert "+PASS: count-batches" in result.stdout and "-PASS: old" in result.stdout
     assert "check --accept" in result.stderr
@@ -132,9 +144,20 @@ def as_the_old_cluster_code_wrote_it(path, receipt_devices: str) -> str:
     data = yaml.safe_load(path.read_text())
     run = data["record"]
     del run["worker_resources"]
-    run.update(worker="tcp://10.0.0.7:40112", hardware="tpu", receipts=[dict(
-        hardware="tpu", host="h", timestamp=run["timestamp"], python=run["python"],
-        packages=run["packages"], devices=receipt_devices)])
+    run.update(
+        worker="tcp://10.0.0.7:40112",
+        hardware="tpu",
+        receipts=[
+            dict(
+                hardware="tpu",
+                host="h",
+                timestamp=run["timestamp"],
+                python=run["python"],
+                packages=run["packages"],
+                devices=receipt_devices,
+            )
+        ],
+    )
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return run["devices"]
 

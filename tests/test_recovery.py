@@ -22,13 +22,21 @@ FIGURE = "basics/count-batches/figures/batch-sizes.svg"
 
 
 def run_cli(folder, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), *arguments],
-                          cwd=folder.root, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), *arguments],
+        cwd=folder.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def lesson_text(title: str, step_2: str = "assert sizes == [4, 4, 3]") -> str:
-    return authoring_example().replace("title: Count what a batch holds", f"title: {title}") \
+    return (
+        authoring_example()
+        .replace("title: Count what a batch holds", f"title: {title}")
         .replace("assert sizes == [4, 4, 3]", step_2)
+    )
 
 
 @pytest.fixture
@@ -46,19 +54,24 @@ def site_files(folder) -> dict[str, bytes]:
 
 # -- every lesson is attempted -------------------------------------------------------------
 
-def test_every_failing_lesson_is_reported_with_its_line_and_the_others_still_run(
-        course_folder):
+
+def test_every_failing_lesson_is_reported_with_its_line_and_the_others_still_run(course_folder):
     broken_run = lesson_text("Broken run", "assert sizes == [4, 4]")
     broken_later = lesson_text("Broken later", "assert sizes == [4, 4, 3]\nassert sizes[0] == 5")
-    course_folder.write(authoring_example(),
-                        extra={"broken-run": broken_run, "broken-later": broken_later})
+    course_folder.write(
+        authoring_example(), extra={"broken-run": broken_run, "broken-later": broken_later}
+    )
     result = run_cli(course_folder, "-q")
     assert result.returncode == 1
     assert "build failed: 2 problem(s); site not changed" in result.stderr
-    assert f"broken-run.md:{line_of(broken_run, 'assert sizes == [4, 4]')}: step 2 failed: " \
-           "AssertionError" in result.stderr
-    assert f"broken-later.md:{line_of(broken_later, 'assert sizes[0] == 5')}: step 2 failed: " \
-           "AssertionError" in result.stderr
+    assert (
+        f"broken-run.md:{line_of(broken_run, 'assert sizes == [4, 4]')}: step 2 failed: "
+        "AssertionError" in result.stderr
+    )
+    assert (
+        f"broken-later.md:{line_of(broken_later, 'assert sizes[0] == 5')}: step 2 failed: "
+        "AssertionError" in result.stderr
+    )
     assert not (course_folder.root / "site").exists()
     # The lesson that passed was run and kept: fixing the others runs only them.
     for slug in ("broken-run", "broken-later"):
@@ -80,6 +93,7 @@ def test_problems_in_several_lesson_files_are_reported_together(course_folder):
 
 
 # -- damaged cache files are recomputed, never trusted -------------------------------------
+
 
 def only_file(folder, pattern: str):
     [path] = folder.glob(pattern)
@@ -107,7 +121,8 @@ def test_a_damaged_page_state_renders_the_pages_again(built):
     state.write_text(state.read_text()[:40])  # cut short, as by a full disk
     result = build(built.options(), RecordingProgress())
     assert result.executed == [] and result.pages_rendered >= len(
-        [name for name in before if name.endswith(".html") and "pagefind" not in name])
+        [name for name in before if name.endswith(".html") and "pagefind" not in name]
+    )
     assert json.loads(state.read_text())["jobs"]  # written again, whole
     assert site_files(built) == before
     assert build(built.options(), RecordingProgress()).pages_rendered == 0
@@ -123,7 +138,7 @@ def test_a_damaged_figure_in_the_cache_is_drawn_again(built):
     drawn = (built.root / "site" / FIGURE).read_text()
     cached = only_file(built.root / ".cache" / "figures", "*.svg")
     assert cached.read_text() == drawn
-    cached.write_text(drawn[:len(drawn) // 2])
+    cached.write_text(drawn[: len(drawn) // 2])
     state_file(built, "jobs").unlink()  # so the page is rendered
     result = build(built.options(), RecordingProgress())
     assert result.executed == [] and result.pages_rendered > 0
@@ -134,8 +149,11 @@ def test_a_damaged_figure_in_the_cache_is_drawn_again(built):
 def test_a_damaged_fingerprint_means_a_full_build_not_a_wrong_no_op(built):
     fingerprint = state_file(built, "fingerprint")
     assert "no input changed" in run_cli(built).stdout
-    built.lesson_path.write_text(built.lesson_path.read_text().replace(
-        "Eleven records do not divide", "Eleven records cannot divide"))
+    built.lesson_path.write_text(
+        built.lesson_path.read_text().replace(
+            "Eleven records do not divide", "Eleven records cannot divide"
+        )
+    )
     for damage in ("", '{"fingerprint": 1, "files": 5, "extra_inputs": [7]}'):
         fingerprint.write_text(damage)
         result = run_cli(built)
@@ -147,6 +165,7 @@ def test_a_damaged_fingerprint_means_a_full_build_not_a_wrong_no_op(built):
 
 # -- a build killed outright ---------------------------------------------------------------
 
+
 def pids(marker) -> int:
     return len(marker.read_text().split()) if marker.exists() else 0
 
@@ -155,17 +174,23 @@ def leftovers(folder) -> list[str]:
     return sorted(p.name for p in folder.root.iterdir() if p.name.startswith(".site."))
 
 
-def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_up(
-        built, tmp_path):
+def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_up(built, tmp_path):
     before = site_files(built)
     started = tmp_path / "started"
     original = built.lesson_path.read_text()
-    built.lesson_path.write_text(original.replace(
-        'print("PASS: count-batches")',
-        f"import os, time\nopen({str(started)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
-        "time.sleep(120)\nprint(\"PASS: count-batches\")"))
-    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "-q"], cwd=built.root,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    built.lesson_path.write_text(
+        original.replace(
+            'print("PASS: count-batches")',
+            f"import os, time\nopen({str(started)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
+            'time.sleep(120)\nprint("PASS: count-batches")',
+        )
+    )
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=built.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         # Both the lesson's runner and the reader's main.py write their pid.
         deadline = time.monotonic() + 60
@@ -188,8 +213,9 @@ def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_u
     quiet = run_cli(built)  # nothing changed since the last build that finished
     assert quiet.returncode == 0 and "no input changed" in quiet.stdout
     assert len(leftovers(built)) == 3  # a build that writes nothing leaves them
-    built.lesson_path.write_text(original.replace("Eleven records do not divide",
-                                                  "Eleven records cannot divide"))
+    built.lesson_path.write_text(
+        original.replace("Eleven records do not divide", "Eleven records cannot divide")
+    )
     result = run_cli(built, "-q")
     assert result.returncode == 0, result.stderr
     assert leftovers(built) == []

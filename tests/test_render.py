@@ -13,8 +13,11 @@ def render(course_folder, text) -> dict[str, str]:
     course_folder.write(text)
     build(course_folder.options(), RecordingProgress())
     site = course_folder.root / "site"
-    return {str(path.relative_to(site)): path.read_text() for path in site.rglob("*")
-            if path.suffix in (".html", ".svg")}
+    return {
+        str(path.relative_to(site)): path.read_text()
+        for path in site.rglob("*")
+        if path.suffix in (".html", ".svg")
+    }
 
 
 def lesson_page(files) -> BeautifulSoup:
@@ -22,8 +25,15 @@ def lesson_page(files) -> BeautifulSoup:
 
 
 def experiment(code: str, options: str = "", takeaway: str = "Takeaway.") -> str:
-    block = (":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n" + options
-             + "\n```python\n" + code + "\n```\n\n" + takeaway + "\n:::\n")
+    block = (
+        ":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n"
+        + options
+        + "\n```python\n"
+        + code
+        + "\n```\n\n"
+        + takeaway
+        + "\n:::\n"
+    )
     return replace_block(authoring_example(), ":::{experiment}", block)
 
 
@@ -43,8 +53,9 @@ def test_raw_html_in_markdown_is_shown_as_text(course_folder):
 
 
 def test_math_becomes_mathml(course_folder):
-    text = authoring_example().replace("Eleven records do not",
-                                       "$$\nv_{t+1} = \\mu v_t + g_t\n$$\n\nEleven records do not")
+    text = authoring_example().replace(
+        "Eleven records do not", "$$\nv_{t+1} = \\mu v_t + g_t\n$$\n\nEleven records do not"
+    )
     page = lesson_page(render(course_folder, text))
     block = page.find("math", attrs={"display": "block"})
     assert block is not None and block.find("msub") is not None
@@ -56,8 +67,10 @@ def test_every_part_of_the_lesson_is_on_the_page(course_folder):
     page = lesson_page(render(course_folder, authoring_example()))
     stages = [s["id"] for s in page.select("section.stage")]
     assert stages == ["understand", "build-run", "experiment", "exercise-check", "evidence"]
-    assert [h.get_text(" ", strip=True) for h in page.select(".step h3")] == \
-        ["1 Make the records", "2 Batch and check"]
+    assert [h.get_text(" ", strip=True) for h in page.select(".step h3")] == [
+        "1 Make the records",
+        "2 Batch and check",
+    ]
     recorded = page.select_one(".recorded-run .output pre").get_text()
     assert recorded == "Batch sizes: [4, 4, 3]\nPASS: count-batches\n"
     solution = page.select_one("#batch-by-three details.solution")
@@ -87,15 +100,17 @@ def test_figure_is_an_svg_file_with_alt_text(course_folder):
 
 def test_lesson_links_become_relative_urls(course_folder):
     text = authoring_example().replace(
-        "Eleven records do not", "[Back to the problem](lesson:count-batches#the-problem). Eleven")
+        "Eleven records do not", "[Back to the problem](lesson:count-batches#the-problem). Eleven"
+    )
     page = lesson_page(render(course_folder, text))
     link = page.find("a", string="Back to the problem")
     assert link["href"] == "index.html#the-problem"
 
 
 def test_dead_lesson_link_is_a_build_error_with_line(course_folder):
-    text = authoring_example().replace("Eleven records do not",
-                                       "[gone](lesson:count-batchez) Eleven records do not")
+    text = authoring_example().replace(
+        "Eleven records do not", "[gone](lesson:count-batchez) Eleven records do not"
+    )
     course = course_folder.write(text)
     with pytest.raises(BuildErrors) as caught:
         parse_course(course)
@@ -105,8 +120,9 @@ def test_dead_lesson_link_is_a_build_error_with_line(course_folder):
 
 
 def test_dead_anchor_is_a_build_error(course_folder):
-    text = authoring_example().replace("Eleven records do not",
-                                       "[x](lesson:count-batches#the-problen) Eleven")
+    text = authoring_example().replace(
+        "Eleven records do not", "[x](lesson:count-batches#the-problen) Eleven"
+    )
     with pytest.raises(BuildErrors) as caught:
         parse_course(course_folder.write(text))
     assert "did you mean 'the-problem'" in caught.value.errors[0].message
@@ -120,8 +136,14 @@ def test_unusable_figure_data_names_the_figure_line(course_folder):
 
 
 def test_svg_bytes_depend_only_on_the_data():
-    data = {"kind": "line", "x": [0, 1, 2], "series": [{"label": "a", "values": [3, 1, 2]}],
-            "xlabel": "position", "ylabel": "id", "separators": [1.5]}
+    data = {
+        "kind": "line",
+        "x": [0, 1, 2],
+        "series": [{"label": "a", "values": [3, 1, 2]}],
+        "xlabel": "position",
+        "ylabel": "id",
+        "separators": [1.5],
+    }
     assert figure_problems(data) == []
     first, second = render_svg(data, "d"), render_svg(data, "d")
     assert first == second
@@ -129,11 +151,14 @@ def test_svg_bytes_depend_only_on_the_data():
     assert render_svg(changed, "d") != first
 
 
-@pytest.mark.parametrize("data, problem", [
-    ({"kind": "pie", "x": [1], "series": []}, "'line' or 'bar'"),
-    ({"kind": "bar", "labels": [], "series": []}, "non-empty list 'labels'"),
-    ({"kind": "line", "x": [1, 2], "series": [{"values": ["a", 1]}]}, "list of numbers"),
-    ({"kind": "line", "x": [1], "series": [{"values": [1]}], "colour": "red"}, "unknown"),
-])
+@pytest.mark.parametrize(
+    "data, problem",
+    [
+        ({"kind": "pie", "x": [1], "series": []}, "'line' or 'bar'"),
+        ({"kind": "bar", "labels": [], "series": []}, "non-empty list 'labels'"),
+        ({"kind": "line", "x": [1, 2], "series": [{"values": ["a", 1]}]}, "list of numbers"),
+        ({"kind": "line", "x": [1], "series": [{"values": [1]}], "colour": "red"}, "unknown"),
+    ],
+)
 def test_figure_problems_are_specific(data, problem):
     assert any(problem in message for message in figure_problems(data))

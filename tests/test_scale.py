@@ -20,8 +20,7 @@ def big_phase(course_folder) -> dict[str, BeautifulSoup]:
     """A 60-lesson phase of copies of one lesson, run once (they share their code, so they
     share its record); the lesson pages of the first, the 30th and the last lesson."""
     text = authoring_example()
-    course = course_folder.write(text, extra={f"copy-{n:02d}": text
-                                              for n in range(2, LESSONS + 1)})
+    course = course_folder.write(text, extra={f"copy-{n:02d}": text for n in range(2, LESSONS + 1)})
     lessons = [parse_lesson(ref) for ref in course.lessons]
     record = run_job(prepare_job(lessons[0], course.settings))  # in a real child process
     builds = [LessonBuild(lesson.ref, lesson=lesson, record=record) for lesson in lessons]
@@ -62,8 +61,10 @@ def write_pages(site, names):
     for name in names:
         path = site / name / "index.html"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f'<html lang="en"><body><main data-pagefind-body><h1>{name}</h1>'
-                        f'<p>Words of {name}.</p></main></body></html>')
+        path.write_text(
+            f'<html lang="en"><body><main data-pagefind-body><h1>{name}</h1>'
+            f"<p>Words of {name}.</p></main></body></html>"
+        )
 
 
 def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
@@ -77,8 +78,9 @@ def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
     shards = json.loads((old / SEARCH / SHARD_LIST).read_text())["shards"]
     assert len(shards) == 4 and shards[0] == ""
     indexed = json.loads(state.read_text())
-    assert sorted(page for folder in shards for page in indexed["shards"][folder]) == \
-        sorted(f"{name}/index.html" for name in names)  # the home page has nothing to index
+    assert sorted(page for folder in shards for page in indexed["shards"][folder]) == sorted(
+        f"{name}/index.html" for name in names
+    )  # the home page has nothing to index
     # The next site: every page hard-linked from the old one but one, written anew.
     for path in old.rglob("*.html"):
         if SEARCH not in path.parts:

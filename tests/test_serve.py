@@ -45,14 +45,15 @@ def test_pages_are_served_with_the_reload_script(served):
     page = fetch(f"{base}/{PAGE}")
     assert "Count what a batch holds" in page
     assert page.count('<script src="/__livereload.js"') == 1
-    assert "fetch(\"/__status\"" in fetch(f"{base}/__livereload.js")
+    assert 'fetch("/__status"' in fetch(f"{base}/__livereload.js")
 
 
 def test_an_edit_rebuilds_and_bumps_the_generation(served):
     folder, options, state, base = served
     assert json.loads(fetch(f"{base}/__status")) == {"generation": 1, "error": None}
-    text = folder.lesson_path.read_text().replace("Eleven records do not divide",
-                                                  "Eleven records will not divide")
+    text = folder.lesson_path.read_text().replace(
+        "Eleven records do not divide", "Eleven records will not divide"
+    )
     folder.lesson_path.write_text(text)
     assert rebuild(options, state, RecordingProgress())
     assert json.loads(fetch(f"{base}/__status"))["generation"] == 2
@@ -80,11 +81,21 @@ def test_pages_reload_before_the_search_index_is_rebuilt(served, monkeypatch):
     options = dataclasses.replace(options, defer_search_index=True)
     before = search_fragments(options.out)
     seen_when_reloaded = []
-    monkeypatch.setattr(serve, "refresh_search", lambda opts: seen_when_reloaded.append(
-        (state.generation, search_fragments(opts.out), fetch(f"{base}/{PAGE}")))
-        or write.refresh_search(opts))
-    folder.lesson_path.write_text(folder.lesson_path.read_text().replace(
-        "Eleven records do not divide", "Eleven records will not divide"))
+    monkeypatch.setattr(
+        serve,
+        "refresh_search",
+        lambda opts: (
+            seen_when_reloaded.append(
+                (state.generation, search_fragments(opts.out), fetch(f"{base}/{PAGE}"))
+            )
+            or write.refresh_search(opts)
+        ),
+    )
+    folder.lesson_path.write_text(
+        folder.lesson_path.read_text().replace(
+            "Eleven records do not divide", "Eleven records will not divide"
+        )
+    )
     assert rebuild(options, state, RecordingProgress())
     [(generation, fragments, page)] = seen_when_reloaded
     assert generation == 2 and "Eleven records will not divide" in page
@@ -97,16 +108,18 @@ def test_a_build_after_an_unrefreshed_preview_indexes_the_site(course_folder):
     course_folder.write(authoring_example())
     build(course_folder.options(), RecordingProgress())
     before = search_fragments(course_folder.root / "site")
-    course_folder.lesson_path.write_text(course_folder.lesson_path.read_text().replace(
-        "Eleven records do not divide", "Eleven records will not divide"))
+    course_folder.lesson_path.write_text(
+        course_folder.lesson_path.read_text().replace(
+            "Eleven records do not divide", "Eleven records will not divide"
+        )
+    )
     build(course_folder.options(defer_search_index=True), RecordingProgress())
     assert search_fragments(course_folder.root / "site") == before  # as if stopped here
     result = build(course_folder.options(), RecordingProgress())  # no input changed since
     assert result.written and search_fragments(course_folder.root / "site") != before
 
 
-def test_a_bug_in_the_generator_shows_in_the_overlay_and_the_preview_lives_on(served,
-                                                                            monkeypatch):
+def test_a_bug_in_the_generator_shows_in_the_overlay_and_the_preview_lives_on(served, monkeypatch):
     _, options, state, base = served
 
     def broken_build(*args, **kwargs):

@@ -17,8 +17,9 @@ BAD_FIGURE = ('"values": sizes}', '"values": sizes[:2]}')
 
 
 def snapshot(folder) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def test_a_record_that_fails_validation_writes_no_record_cache_entry_or_page(course_folder):
@@ -29,8 +30,10 @@ def test_a_record_that_fails_validation_writes_no_record_cache_entry_or_page(cou
     cache_entry = options.cache / "records" / "count-batches.json"
     cached = cache_entry.read_bytes()
     course_folder.lesson_path.write_text(
-        course_folder.lesson_path.read_text().replace(*BAD_FIGURE)
-        .replace('print("PASS: count-batches")', 'print("PASS: count-batches!")'))
+        course_folder.lesson_path.read_text()
+        .replace(*BAD_FIGURE)
+        .replace('print("PASS: count-batches")', 'print("PASS: count-batches!")')
+    )
     with pytest.raises(BuildErrors) as caught:
         build(options)
     assert "has 2 values for 3 'labels' entries" in str(caught.value)
@@ -65,13 +68,15 @@ def test_every_stage_is_timed_in_order(course_folder):
 def test_timings_on_the_command_line(course_folder):
     course_folder.write(authoring_example())
     command = [sys.executable, str(ROOT / "build.py"), "-q", "--timings"]
-    first = subprocess.run(command, cwd=course_folder.root, capture_output=True, text=True,
-                           timeout=120)
+    first = subprocess.run(
+        command, cwd=course_folder.root, capture_output=True, text=True, timeout=120
+    )
     assert first.returncode == 0, first.stderr
     names = [line.split()[0] for line in first.stdout.splitlines()]
     assert names == ["fingerprint", *(name for name, _ in STAGES), "total"]
-    again = subprocess.run(command, cwd=course_folder.root, capture_output=True, text=True,
-                           timeout=120)
+    again = subprocess.run(
+        command, cwd=course_folder.root, capture_output=True, text=True, timeout=120
+    )
     # Nothing changed: only the fingerprint was taken.
     assert [line.split()[0] for line in again.stdout.splitlines()] == ["fingerprint", "total"]
 
@@ -79,15 +84,21 @@ def test_timings_on_the_command_line(course_folder):
 def test_check_leaves_no_state_behind_and_the_site_has_one_state_file(course_folder):
     course_folder.write(authoring_example())
     build_py = [sys.executable, str(ROOT / "build.py"), "-q"]
-    built = subprocess.run(build_py, cwd=course_folder.root, capture_output=True, text=True,
-                           timeout=120)
+    built = subprocess.run(
+        build_py, cwd=course_folder.root, capture_output=True, text=True, timeout=120
+    )
     assert built.returncode == 0, built.stderr
     state_files = sorted((course_folder.root / ".cache").rglob("site/*.json"))
     assert len(state_files) == 1  # pages, search index and fingerprint of site/ together
     state = json.loads(state_files[0].read_text())
     assert {"fingerprint", "stamps", "jobs", "search"} <= set(state)
-    checked = subprocess.run([sys.executable, str(ROOT / "build.py"), "check"],
-                             cwd=course_folder.root, capture_output=True, text=True, timeout=300)
+    checked = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "check"],
+        cwd=course_folder.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "check passed" in checked.stdout, checked.stdout + checked.stderr
     assert sorted((course_folder.root / ".cache").rglob("site/*.json")) == state_files
 
@@ -97,7 +108,8 @@ def test_a_change_of_declared_hardware_runs_the_lesson_again(course_folder):
     options = course_folder.options()
     build(options)
     course_folder.lesson_path.write_text(
-        course_folder.lesson_path.read_text().replace("hardware: cpu", "hardware: gpu"))
+        course_folder.lesson_path.read_text().replace("hardware: cpu", "hardware: gpu")
+    )
     progress = RecordingProgress()
     assert build(options, progress).executed == ["count-batches"]
     assert ("count-batches", "executed", "hardware changed") in progress.events
@@ -112,8 +124,9 @@ def test_reverting_an_edit_leaves_records_as_version_control_holds_them(course_f
         subprocess.run(git + command, cwd=course_folder.root, check=True, capture_output=True)
     committed = (options.records / "count-batches.yaml").read_bytes()
     original = course_folder.lesson_path.read_text()
-    course_folder.lesson_path.write_text(original.replace("ids = np.arange(11)",
-                                                          "ids = np.arange(11)  # the IDs"))
+    course_folder.lesson_path.write_text(
+        original.replace("ids = np.arange(11)", "ids = np.arange(11)  # the IDs")
+    )
     build(options)  # the code changed, so its record names the new code
     assert (options.records / "count-batches.yaml").read_bytes() != committed
     course_folder.lesson_path.write_text(original)
@@ -124,9 +137,13 @@ def test_reverting_an_edit_leaves_records_as_version_control_holds_them(course_f
 def test_a_failure_of_the_machine_is_a_message_not_a_traceback(course_folder):
     course_folder.write(authoring_example())
     (course_folder.root / "occupied").write_text("a file where a folder is needed")
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q", "--out",
-                             "occupied/site"], cwd=course_folder.root, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q", "--out", "occupied/site"],
+        cwd=course_folder.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "occupied: cannot use this file: File exists" in result.stderr
@@ -140,15 +157,15 @@ def test_a_damaged_page_in_the_site_is_rendered_again_by_the_next_build(course_f
     page = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
     whole = page.read_bytes()
     page.write_bytes(whole[: len(whole) // 2])  # as a full disk or a stray edit leaves it
-    again = subprocess.run([*command, "--timings"], cwd=course_folder.root, timeout=120,
-                           capture_output=True, text=True)
+    again = subprocess.run(
+        [*command, "--timings"], cwd=course_folder.root, timeout=120, capture_output=True, text=True
+    )
     assert again.returncode == 0, again.stderr
     assert "render+write" in again.stdout  # not taken for an unchanged site
     assert page.read_bytes() == whole
 
 
-def test_damaged_cache_entries_and_records_are_replaced_with_a_warning_naming_them(
-        course_folder):
+def test_damaged_cache_entries_and_records_are_replaced_with_a_warning_naming_them(course_folder):
     course_folder.write(authoring_example())
     options = course_folder.options()
     build(options)
@@ -157,12 +174,15 @@ def test_damaged_cache_entries_and_records_are_replaced_with_a_warning_naming_th
     record = options.records / "count-batches.yaml"
     record.write_text("lesson: [unclosed\n")
     course_folder.lesson_path.write_text(  # so that the lesson runs again
-        course_folder.lesson_path.read_text().replace("ids = np.arange(11)",
-                                                      "ids = np.arange(11)  # IDs"))
+        course_folder.lesson_path.read_text().replace(
+            "ids = np.arange(11)", "ids = np.arange(11)  # IDs"
+        )
+    )
     progress = RecordingProgress()
     build(options, progress)
     warnings = [text for text in progress.messages if text.startswith("warning:")]
     assert any(str(entry) in text and "parsed again" in text for text in warnings), warnings
-    assert any(f"{record}:" in text and "replaced by this run" in text
-               for text in warnings), warnings
+    assert any(f"{record}:" in text and "replaced by this run" in text for text in warnings), (
+        warnings
+    )
     assert "code:" in record.read_text()  # a readable record again

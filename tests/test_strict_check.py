@@ -11,8 +11,13 @@ from coursesite.sitecheck import check_links, validate_html
 
 
 def run(folder, *arguments):
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), *arguments],
-                          cwd=folder.root, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), *arguments],
+        cwd=folder.root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture
@@ -30,9 +35,10 @@ def test_a_clean_course_passes(checked_course):
 
 
 def test_a_warning_fails_check_but_not_the_build(checked_course):
-    text = authoring_example().replace('print("Batch sizes:", sizes)',
-                                       'import warnings\nwarnings.warn("old API")\n'
-                                       'print("Batch sizes:", sizes)')
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'import warnings\nwarnings.warn("old API")\nprint("Batch sizes:", sizes)',
+    )
     checked_course.lesson_path.write_text(text)
     built = run(checked_course)
     assert built.returncode == 0 and "warning:" in built.stderr and "old API" in built.stderr
@@ -44,9 +50,13 @@ def test_a_warning_fails_check_but_not_the_build(checked_course):
 
 def test_broken_links_and_images_without_alt_are_found(checked_course):
     base = checked_course.root / "templates" / "base.html"
-    base.write_text(base.read_text().replace(
-        "</footer>", '<a href="nowhere.html">x</a><a href="#no-such-id">y</a>'
-                     '<img src="{{ root }}static/favicon.svg"></footer>'))
+    base.write_text(
+        base.read_text().replace(
+            "</footer>",
+            '<a href="nowhere.html">x</a><a href="#no-such-id">y</a>'
+            '<img src="{{ root }}static/favicon.svg"></footer>',
+        )
+    )
     result = run(checked_course, "check")
     assert result.returncode == 1
     assert "link to nowhere.html: no such file in the site" in result.stderr
@@ -58,8 +68,10 @@ def test_broken_links_and_images_without_alt_are_found(checked_course):
 def test_invalid_html_is_reported_with_its_line(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
-    (site / "index.html").write_text("<!DOCTYPE html><html lang=en><head><title>t</title>"
-                                     "</head><body>\n<p><div>x</p>\n</body></html>")
+    (site / "index.html").write_text(
+        "<!DOCTYPE html><html lang=en><head><title>t</title>"
+        "</head><body>\n<p><div>x</p>\n</body></html>"
+    )
     problems = validate_html(site)
     assert problems and all(p.path == "index.html" for p in problems)
     assert any(p.line == 2 and "invalid HTML" in p.message for p in problems)

@@ -12,11 +12,17 @@ def test_a_broken_template_is_reported_at_its_line(course_folder):
     templates = course_folder.root / "templates"
     shutil.copytree(ROOT / "templates", templates)
     page = templates / "lesson.html"
-    text = page.read_text().replace("{{ record.timestamp[:10] }}",
-                                    "{{ record.timestamp[:10] }} {{ record.no_such_field.x }}", 1)
+    text = page.read_text().replace(
+        "{{ record.timestamp[:10] }}", "{{ record.timestamp[:10] }} {{ record.no_such_field.x }}", 1
+    )
     page.write_text(text)
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"],
-                            cwd=course_folder.root, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"lesson.html:{line_of(text, 'no_such_field')}: template error:" in result.stderr
@@ -25,8 +31,13 @@ def test_a_broken_template_is_reported_at_its_line(course_folder):
 
 def test_a_step_numbered_with_a_leading_zero_is_that_step(course_folder):
     course_folder.write(authoring_example().replace(":::{step} 1. Make", ":::{step} 01. Make"))
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "-q"],
-                            cwd=course_folder.root, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
     assert 'id="step-1"' in page

@@ -48,11 +48,15 @@ def pytest_collection_modifyitems(config, items):
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """A skipped browser hides among the dots of `make test`: say so where it shows."""
     problem = _chromium_missing()
-    skipped = [report for report in terminalreporter.stats.get("skipped", [])
-               if problem and problem in str(report.longrepr)]
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if problem and problem in str(report.longrepr)
+    ]
     if skipped:
-        terminalreporter.write_sep("!", f"{len(skipped)} browser tests did not run",
-                                   red=True, bold=True)
+        terminalreporter.write_sep(
+            "!", f"{len(skipped)} browser tests did not run", red=True, bold=True
+        )
         terminalreporter.write_line(f"{problem}, then run the tests again", red=True)
 
 
@@ -66,8 +70,13 @@ def built_site(tmp_path_factory) -> Path:
     """The real course built with the real command line into <tmp>/course/."""
     holder = tmp_path_factory.mktemp("served")
     out = holder / SUBPATH
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out), "-q"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "--out", str(out), "-q"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (out / "pagefind" / "pagefind.js").is_file(), "the search index was not built"
     return out
@@ -101,6 +110,7 @@ def browser():
     if problem:
         pytest.fail(problem)
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
         yield browser
@@ -118,8 +128,13 @@ class Watcher:
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
         page.on("requestfailed", self._failed)
-        page.on("response", lambda response: response.status >= 400 and self.problems.append(
-            f"HTTP {response.status}: {response.url}"))
+        page.on(
+            "response",
+            lambda response: (
+                response.status >= 400
+                and self.problems.append(f"HTTP {response.status}: {response.url}")
+            ),
+        )
         page.on("request", self._request)
 
     def _console(self, message) -> None:

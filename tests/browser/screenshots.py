@@ -32,18 +32,21 @@ SHOTS = [  # name, viewport, where the page is scrolled to
 def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
-        subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(site), "-q"],
-                       cwd=ROOT, check=True)
-        server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                     functools.partial(QuietHandler, directory=str(site)))
+        subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), "--out", str(site), "-q"], cwd=ROOT, check=True
+        )
+        server = ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site))
+        )
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_port}/{LESSON_2}"
         OUT.mkdir(parents=True, exist_ok=True)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM)
             for name, viewport, anchor, theme in SHOTS:
-                context = browser.new_context(viewport=viewport, color_scheme=theme,
-                                              device_scale_factor=1)
+                context = browser.new_context(
+                    viewport=viewport, color_scheme=theme, device_scale_factor=1
+                )
                 page = context.new_page()
                 page.goto(url + (anchor or ""))
                 page.wait_for_load_state("networkidle")

@@ -39,8 +39,13 @@ def hostile_url(tmp_path_factory):
     folder = CourseFolder(tmp_path_factory.mktemp("hostile"))
     write_hostile_course(folder)
     out = folder.root / "course"
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out), "-q"],
-                            cwd=folder.root, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "--out", str(out), "-q"],
+        cwd=folder.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     with serving(out) as url:
         yield url
@@ -60,8 +65,9 @@ def test_no_payload_runs_or_becomes_markup(browser, hostile_url, path):
     context.close()
     assert seen["injected"] is None
     assert seen["violations"] == []  # nothing even tried to run
-    assert all(src.startswith(("static/", "../static/", "../../static/"))
-               for src in seen["scripts"]), seen["scripts"]
+    assert all(
+        src.startswith(("static/", "../static/", "../../static/")) for src in seen["scripts"]
+    ), seen["scripts"]
     assert seen["handlers"] == [] and seen["javascriptLinks"] == [] and seen["foreign"] == 0
     assert watcher.problems == []
     if path != "index.html":

@@ -28,15 +28,19 @@ def _choice_looks(page) -> dict[str, list[str]]:
     button.click()
     expect(item).to_have_class(re.compile(r"\bis-wrong\b"))
     looks["wrong"] = item.evaluate(CHOICE_LOOK)
-    looks["wrong_text"] = [check.locator(".quiz-feedback").inner_text(),
-                           item.evaluate("li => getComputedStyle(li, '::after').content")]
+    looks["wrong_text"] = [
+        check.locator(".quiz-feedback").inner_text(),
+        item.evaluate("li => getComputedStyle(li, '::after').content"),
+    ]
     right.check()
     item = right.locator("xpath=ancestor::li[1]")
     button.click()
     expect(item).to_have_class(re.compile(r"\bis-right\b"))
     looks["right"] = item.evaluate(CHOICE_LOOK)
-    looks["right_text"] = [check.locator(".quiz-feedback").inner_text(),
-                           item.evaluate("li => getComputedStyle(li, '::after').content")]
+    looks["right_text"] = [
+        check.locator(".quiz-feedback").inner_text(),
+        item.evaluate("li => getComputedStyle(li, '::after').content"),
+    ]
     return looks
 
 
@@ -73,8 +77,10 @@ def test_theme_toggle_shows_its_state_and_works_from_the_keyboard(page, base_url
     page.goto(base_url + "index.html")
     toggle = page.get_by_role("button", name="Dark theme", exact=True)
     expect(toggle).to_have_attribute("aria-pressed", "false")
-    look = "b => { const s = getComputedStyle(b); return [s.backgroundColor, s.borderColor, " \
-           "getComputedStyle(b, '::after').content]; }"
+    look = (
+        "b => { const s = getComputedStyle(b); return [s.backgroundColor, s.borderColor, "
+        "getComputedStyle(b, '::after').content]; }"
+    )
     off = toggle.evaluate(look)
     assert "Off" in off[2]
     toggle.focus()
@@ -100,11 +106,13 @@ def test_on_this_page_lists_every_stage_and_section_and_marks_the_current_one(pa
     hrefs = side.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     stages = page.locator("section.stage").evaluate_all("s => s.map(e => '#' + e.id)")
     sections = page.locator("section.stage > h2[id]:not(.stage-title)").evaluate_all(
-        "h => h.map(e => '#' + e.id)")
+        "h => h.map(e => '#' + e.id)"
+    )
     assert len(stages) == 5 and len(sections) >= 5
     # Every stage and "##" section, in page order, and nothing else.
-    assert hrefs == page.locator("section.stage, section.stage > h2[id]:not(.stage-title)") \
-        .evaluate_all("e => e.map(x => '#' + x.id)")
+    assert hrefs == page.locator(
+        "section.stage, section.stage > h2[id]:not(.stage-title)"
+    ).evaluate_all("e => e.map(x => '#' + x.id)")
     for href in hrefs:
         expect(page.locator(f"[id='{href[1:]}']")).to_have_count(1)
     target = sections[3]
@@ -119,8 +127,9 @@ def test_on_this_page_lists_every_stage_and_section_and_marks_the_current_one(pa
 
 def test_on_this_page_is_a_collapsed_list_on_phones_even_without_javascript(browser, base_url):
     for javascript in (True, False):
-        context = browser.new_context(viewport={"width": 375, "height": 812},
-                                      java_script_enabled=javascript)
+        context = browser.new_context(
+            viewport={"width": 375, "height": 812}, java_script_enabled=javascript
+        )
         page = context.new_page()
         page.goto(base_url + LESSON_1)
         expect(page.locator("nav.page-contents-side")).to_be_hidden()
@@ -135,7 +144,8 @@ def test_on_this_page_is_a_collapsed_list_on_phones_even_without_javascript(brow
         expect(page).to_have_url(re.compile("#experiment$"))
         if javascript:
             expect(compact.locator("a[aria-current=location]")).to_have_attribute(
-                "href", "#experiment")
+                "href", "#experiment"
+            )
         context.close()
 
 
@@ -147,8 +157,14 @@ def _manifest_lessons() -> list[dict]:
         for index, entry in enumerate(phase["lessons"], start=1):
             text = (ROOT / entry["source"]).read_text(encoding="utf-8")
             front = yaml.safe_load(text.split("---", 2)[1])
-            lessons.append({"phase": phase["slug"], "number": f"{phase['id']}.{index:02d}",
-                            "url": f"{phase['slug']}/{entry['slug']}/index.html", **front})
+            lessons.append(
+                {
+                    "phase": phase["slug"],
+                    "number": f"{phase['id']}.{index:02d}",
+                    "url": f"{phase['slug']}/{entry['slug']}/index.html",
+                    **front,
+                }
+            )
     return lessons
 
 
@@ -165,7 +181,8 @@ def test_phase_page_lists_every_manifest_lesson(page, base_url):
             expect(link).to_have_text(f"{lesson['number']} {lesson['title']}")
             assert link.get_attribute("href").endswith(lesson["url"].split("/", 1)[1])
             expect(card.locator(".lesson-facts")).to_contain_text(
-                f"about {lesson['minutes']} minutes")
+                f"about {lesson['minutes']} minutes"
+            )
             expect(card.locator(".lesson-facts")).to_contain_text(lesson["hardware"].upper())
             expect(card.locator(".phase-outcomes li")).to_have_count(len(lesson["outcomes"]))
         link.click()
@@ -175,8 +192,9 @@ def test_phase_page_lists_every_manifest_lesson(page, base_url):
 def test_home_page_phase_link_looks_like_a_link(page, base_url):
     page.goto(base_url + "index.html")
     link = page.locator(".phase-summary h2 a").first
-    style = link.evaluate("a => { const s = getComputedStyle(a); "
-                          "return [s.textDecorationLine, s.color]; }")
+    style = link.evaluate(
+        "a => { const s = getComputedStyle(a); return [s.textDecorationLine, s.color]; }"
+    )
     body = page.evaluate("getComputedStyle(document.body).color")
     assert "underline" in style[0] and style[1] != body, style
     link.click()

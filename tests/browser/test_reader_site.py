@@ -12,14 +12,19 @@ from playwright.sync_api import expect
 
 from .conftest import LESSON_1, LESSON_2
 
-PAGES = ["index.html", "recovery/index.html", LESSON_1, LESSON_2, "search/index.html",
-         "my-learning/index.html"]
+PAGES = [
+    "index.html",
+    "recovery/index.html",
+    LESSON_1,
+    LESSON_2,
+    "search/index.html",
+    "my-learning/index.html",
+]
 
 OPEN_EVERY_DETAILS = "document.querySelectorAll('details').forEach(d => d.open = true)"
 
 
-def test_every_page_loads_without_errors_or_outside_requests(context, page, base_url,
-                                                             built_site):
+def test_every_page_loads_without_errors_or_outside_requests(context, page, base_url, built_site):
     pages = sorted(str(p.relative_to(built_site)) for p in built_site.rglob("*.html"))
     assert set(PAGES) <= set(pages)
     for path in [*pages, "search/index.html?q=iterator"]:
@@ -46,8 +51,9 @@ def test_lesson_navigation(page, base_url):
     assert strip.evaluate("nav => nav.getBoundingClientRect().top") == 0  # it follows scrolling
     anchors = page.locator("main h2[id] .heading-anchor")
     assert anchors.count() >= 5
-    expect(page.locator("#understand-title .heading-anchor")).to_have_attribute("href",
-                                                                                 "#understand")
+    expect(page.locator("#understand-title .heading-anchor")).to_have_attribute(
+        "href", "#understand"
+    )
     page.locator(".lesson-pager a[rel=prev]").click()
     expect(page).to_have_url(re.compile(re.escape(LESSON_1) + "$"))
 
@@ -92,7 +98,8 @@ def test_setup_tabs_switch_and_the_choice_persists_across_pages(page, base_url):
     page.goto(base_url + LESSON_2)
     page.locator("details.setup-help > summary").click()
     expect(page.get_by_role("tab", name="Windows PowerShell")).to_have_attribute(
-        "aria-selected", "true")
+        "aria-selected", "true"
+    )
     expect(page.get_by_role("tabpanel")).to_contain_text(r".\.venv\Scripts\python.exe")
 
 
@@ -138,8 +145,9 @@ def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):
     expect(page.locator(".note-evidence .portfolio-status")).to_contain_text("Saved")
 
     page.reload()
-    expect(box).to_have_value("Prediction: the third batch comes back.\n"
-                              "assert replay == batches[2]")
+    expect(box).to_have_value(
+        "Prediction: the third batch comes back.\nassert replay == batches[2]"
+    )
     expect(evidence).to_have_value("PASS: recovery-02 and the restored IDs.")
     keys = page.evaluate("Object.keys(localStorage)")
     anchor = exercise.get_attribute("id")
@@ -149,7 +157,8 @@ def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):
     notes = page.locator(".saved-note")
     expect(notes).to_have_count(2)
     lesson = page.locator(
-        "section.saved-lesson[data-lesson='load-batch-and-checkpoint-order-with-grain']")
+        "section.saved-lesson[data-lesson='load-batch-and-checkpoint-order-with-grain']"
+    )
     expect(lesson).to_contain_text("the third batch comes back")
     link = lesson.get_by_role("link", name=exercise_title)
     assert link.get_attribute("href").endswith(f"{LESSON_2}#{anchor}")
@@ -171,14 +180,16 @@ def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):
 
     link.click()
     expect(page.locator("section.exercise").first.locator("textarea")).to_have_value(
-        re.compile("the third batch comes back"))
+        re.compile("the third batch comes back")
+    )
     # Clearing from the lesson page, with an undo.
     page.get_by_role("button", name="Clear this lesson’s notes").click()
     expect(page.locator(".portfolio-clear-status")).to_contain_text("Cleared 2 notes")
     expect(page.locator("section.exercise").first.locator("textarea")).to_have_value("")
     page.get_by_role("button", name="Undo").click()
     expect(page.locator("section.exercise").first.locator("textarea")).to_have_value(
-        re.compile("the third batch comes back"))
+        re.compile("the third batch comes back")
+    )
 
 
 def test_theme_toggle_is_remembered(page, base_url):
@@ -224,9 +235,12 @@ def test_no_horizontal_overflow_at_375_px(browser, base_url):
 def serious_violations(page) -> list[str]:
     page.evaluate(OPEN_EVERY_DETAILS)  # collapsed content is checked too
     results = Axe().run(page)
-    return [f"{v['id']} ({v['impact']}): {v['help']} at "
-            + ", ".join(str(node["target"]) for node in v["nodes"][:5])
-            for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + ", ".join(str(node["target"]) for node in v["nodes"][:5])
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -237,7 +251,8 @@ def test_axe_finds_no_serious_violations(context, page, base_url, theme):
     for path in ("index.html", LESSON_2):
         page.goto(base_url + path)
         assert page.locator("html").get_attribute("data-theme") == (
-            "dark" if theme == "dark" else None)
+            "dark" if theme == "dark" else None
+        )
         assert serious_violations(page) == [], path
 
 
