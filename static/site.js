@@ -240,6 +240,19 @@
     });
   }
 
+  // Runs `update` now and after each scroll or resize, at most once a frame.
+  function followScrolling(update) {
+    var queued = false;
+    function schedule() {
+      if (queued) { return; }
+      queued = true;
+      window.requestAnimationFrame(function () { queued = false; update(); });
+    }
+    window.addEventListener("scroll", schedule, { passive: true });
+    window.addEventListener("resize", schedule);
+    update();
+  }
+
   // The stage strip follows scrolling: "Stage 2 of 5 · Build & Run", the stage marked.
   function setupStageStrip() {
     var nav = document.querySelector(".stage-nav");
@@ -274,15 +287,7 @@
       count.textContent = text.slice(0, split);
       now.textContent = text.slice(split);
     }
-    var queued = false;
-    function schedule() {
-      if (queued) { return; }
-      queued = true;
-      window.requestAnimationFrame(function () { queued = false; update(); });
-    }
-    window.addEventListener("scroll", schedule, { passive: true });
-    window.addEventListener("resize", schedule);
-    update();
+    followScrolling(update);
   }
 
   // "On this page": the section being read is marked (aria-current="location") in both
@@ -317,15 +322,7 @@
         });
       });
     }
-    var queued = false;
-    function schedule() {
-      if (queued) { return; }
-      queued = true;
-      window.requestAnimationFrame(function () { queued = false; update(); });
-    }
-    window.addEventListener("scroll", schedule, { passive: true });
-    window.addEventListener("resize", schedule);
-    update();
+    followScrolling(update);
   }
 
   // Check your understanding: right/wrong feedback; a right answer opens the explanation.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -84,6 +85,16 @@ class CourseFolder:
             entries += f"      - slug: {slug}\n        source: content/{slug}.md\n"
         self.manifest.write_text(MANIFEST.format(timeout=timeout, extra=entries), encoding="utf-8")
         return load_course(self.manifest)
+
+    def cli(self, *arguments: str, timeout: int = 300) -> subprocess.CompletedProcess:
+        """The real command line, `python build.py ARGUMENTS`, run in this course folder."""
+        return subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), *arguments],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def options(self, **overrides) -> BuildOptions:
         settings = dict(

@@ -217,16 +217,7 @@ def test_parallel_and_serial_builds_give_the_same_site(course_folder, tmp_path):
 
 
 def run_cli(folder, *arguments):
-    import subprocess
-    import sys
-
-    return subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), *arguments],
-        cwd=folder.root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return folder.cli(*arguments)
 
 
 def test_cli_noop_fast_path_notices_any_input_change(built):

@@ -4,15 +4,13 @@ before."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, CourseFolder, write_hostile_course
+from conftest import CourseFolder, write_hostile_course
 from coursesite.markdown import render_block
 from coursesite.markupaudit import audit_markup
 from coursesite.mathml import UnsafeMath, latex_to_mathml
@@ -25,13 +23,7 @@ PAGE = "basics/count-batches/index.html"
 def hostile_site(tmp_path_factory) -> Path:
     folder = CourseFolder(tmp_path_factory.mktemp("hostile"))
     write_hostile_course(folder)
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q"],
-        cwd=folder.root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = folder.cli("-q")
     assert result.returncode == 0, result.stderr
     return folder.root / "site"
 

@@ -22,13 +22,7 @@ FIGURE = "basics/count-batches/figures/batch-sizes.svg"
 
 
 def run_cli(folder, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), *arguments],
-        cwd=folder.root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return folder.cli(*arguments)
 
 
 def lesson_text(title: str, step_2: str = "assert sizes == [4, 4, 3]") -> str:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT, RecordingProgress, authoring_example
+from conftest import RecordingProgress, authoring_example
 from coursesite import records
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import STAGES, build
@@ -67,38 +66,24 @@ def test_every_stage_is_timed_in_order(course_folder):
 
 def test_timings_on_the_command_line(course_folder):
     course_folder.write(authoring_example())
-    command = [sys.executable, str(ROOT / "build.py"), "-q", "--timings"]
-    first = subprocess.run(
-        command, cwd=course_folder.root, capture_output=True, text=True, timeout=120
-    )
+    first = course_folder.cli("-q", "--timings")
     assert first.returncode == 0, first.stderr
     names = [line.split()[0] for line in first.stdout.splitlines()]
     assert names == ["fingerprint", *(name for name, _ in STAGES), "total"]
-    again = subprocess.run(
-        command, cwd=course_folder.root, capture_output=True, text=True, timeout=120
-    )
+    again = course_folder.cli("-q", "--timings")
     # Nothing changed: only the fingerprint was taken.
     assert [line.split()[0] for line in again.stdout.splitlines()] == ["fingerprint", "total"]
 
 
 def test_check_leaves_no_state_behind_and_the_site_has_one_state_file(course_folder):
     course_folder.write(authoring_example())
-    build_py = [sys.executable, str(ROOT / "build.py"), "-q"]
-    built = subprocess.run(
-        build_py, cwd=course_folder.root, capture_output=True, text=True, timeout=120
-    )
+    built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     state_files = sorted((course_folder.root / ".cache").rglob("site/*.json"))
     assert len(state_files) == 1  # pages, search index and fingerprint of site/ together
     state = json.loads(state_files[0].read_text())
     assert {"fingerprint", "stamps", "jobs", "search"} <= set(state)
-    checked = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "check"],
-        cwd=course_folder.root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    checked = course_folder.cli("check")
     assert "check passed" in checked.stdout, checked.stdout + checked.stderr
     assert sorted((course_folder.root / ".cache").rglob("site/*.json")) == state_files
 
@@ -137,13 +122,7 @@ def test_reverting_an_edit_leaves_records_as_version_control_holds_them(course_f
 def test_a_failure_of_the_machine_is_a_message_not_a_traceback(course_folder):
     course_folder.write(authoring_example())
     (course_folder.root / "occupied").write_text("a file where a folder is needed")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q", "--out", "occupied/site"],
-        cwd=course_folder.root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = course_folder.cli("-q", "--out", "occupied/site")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "occupied: cannot use this file: File exists" in result.stderr
@@ -152,14 +131,11 @@ def test_a_failure_of_the_machine_is_a_message_not_a_traceback(course_folder):
 
 def test_a_damaged_page_in_the_site_is_rendered_again_by_the_next_build(course_folder):
     course_folder.write(authoring_example())
-    command = [sys.executable, str(ROOT / "build.py"), "-q"]
-    assert subprocess.run(command, cwd=course_folder.root, timeout=120).returncode == 0
+    assert course_folder.cli("-q").returncode == 0
     page = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
     whole = page.read_bytes()
     page.write_bytes(whole[: len(whole) // 2])  # as a full disk or a stray edit leaves it
-    again = subprocess.run(
-        [*command, "--timings"], cwd=course_folder.root, timeout=120, capture_output=True, text=True
-    )
+    again = course_folder.cli("-q", "--timings")
     assert again.returncode == 0, again.stderr
     assert "render+write" in again.stdout  # not taken for an unchanged site
     assert page.read_bytes() == whole

@@ -1,8 +1,6 @@
 """A course may bring its own templates: their mistakes are reported at their lines."""
 
 import shutil
-import subprocess
-import sys
 
 from conftest import ROOT, authoring_example, line_of
 
@@ -16,13 +14,7 @@ def test_a_broken_template_is_reported_at_its_line(course_folder):
         "{{ record.timestamp[:10] }}", "{{ record.timestamp[:10] }} {{ record.no_such_field.x }}", 1
     )
     page.write_text(text)
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q"],
-        cwd=course_folder.root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = course_folder.cli("-q")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"lesson.html:{line_of(text, 'no_such_field')}: template error:" in result.stderr
@@ -31,13 +23,7 @@ def test_a_broken_template_is_reported_at_its_line(course_folder):
 
 def test_a_step_numbered_with_a_leading_zero_is_that_step(course_folder):
     course_folder.write(authoring_example().replace(":::{step} 1. Make", ":::{step} 01. Make"))
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q"],
-        cwd=course_folder.root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = course_folder.cli("-q")
     assert result.returncode == 0, result.stderr
     page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
     assert 'id="step-1"' in page
