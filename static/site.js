@@ -445,6 +445,28 @@
     tools.hidden = false;
   }
 
+  // Code, output, tables and display formulas that scroll sideways take keyboard focus, so
+  // that they can be scrolled without a mouse. Checked again when a collapsed block opens
+  // and when the page resizes.
+  function focusWideBlocks() {
+    function mark() {
+      var wide = document.querySelectorAll("pre, table, math[display='block']");
+      Array.prototype.forEach.call(wide, function (block) {
+        var scrolls = block.scrollWidth > block.clientWidth + 1;
+        if (scrolls && !block.hasAttribute("tabindex")) {
+          block.setAttribute("tabindex", "0");
+          block.setAttribute("data-scroll-focus", "");
+        } else if (!scrolls && block.hasAttribute("data-scroll-focus")) {
+          block.removeAttribute("tabindex");
+          block.removeAttribute("data-scroll-focus");
+        }
+      });
+    }
+    document.addEventListener("toggle", mark, true);
+    window.addEventListener("resize", mark);
+    mark();
+  }
+
   // Printing expands every collapsed block (print.css does too, where the browser allows).
   function setupPrint() {
     var opened = [];
@@ -469,4 +491,5 @@
   setupQuizzes();
   setupPortfolio();
   setupPrint();
+  focusWideBlocks();
 })();
