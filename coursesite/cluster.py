@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING
 
 from .errors import BuildError, BuildErrors
 from .execute import (
+    DoneCallback,
     ExecutionRecord,
     LessonJob,
     LocalExecutor,
+    StartCallback,
     run_job,
     threads_per_lesson,
     unseen_hardware,
@@ -72,8 +74,8 @@ class DaskExecutor:
     def run(
         self,
         jobs: list[LessonJob],
-        on_start: Callable[[LessonJob], None] = lambda job: None,
-        on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
+        on_start: StartCallback = lambda job: None,
+        on_done: DoneCallback = lambda job, record: None,
     ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
         client = self._connect()
@@ -130,8 +132,8 @@ class DaskExecutor:
         waiting: dict,
         outcomes: list,
         events: queue.Queue,
-        on_start: Callable[[LessonJob], None],
-        on_done: Callable[[LessonJob, ExecutionRecord], None],
+        on_start: StartCallback,
+        on_done: DoneCallback,
     ) -> None:
         """Collect results as they come, and give up on lessons that can no longer finish."""
         index_of = {job.slug: index for index, job in enumerate(jobs)}

@@ -122,6 +122,10 @@ class LessonJob:
         return Path(self.source)
 
 
+StartCallback = Callable[[LessonJob], None]  # a lesson's processes exist
+DoneCallback = Callable[[LessonJob, "ExecutionRecord"], None]  # a lesson ran
+
+
 def prepare_job(
     lesson: Lesson, settings: Settings, inputs: dict[str, bytes] | None = None
 ) -> LessonJob:
@@ -182,8 +186,8 @@ class LocalExecutor:
     def run(
         self,
         jobs: list[LessonJob],
-        on_start: Callable[[LessonJob], None] = lambda job: None,
-        on_done: Callable[[LessonJob, ExecutionRecord], None] = lambda job, record: None,
+        on_start: StartCallback = lambda job: None,
+        on_done: DoneCallback = lambda job, record: None,
     ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
 

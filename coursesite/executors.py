@@ -7,19 +7,15 @@ which is what `build.py --frozen` publishes from. The build cannot tell them apa
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from . import records
 from .errors import BuildError
-from .execute import ExecutionRecord, LessonJob
+from .execute import DoneCallback, ExecutionRecord, LessonJob, StartCallback
 from .executionkey import CacheKey
 from .manifest import Settings
 from .options import BuildOptions
-
-StartCallback = Callable[[LessonJob], None]
-DoneCallback = Callable[[LessonJob, ExecutionRecord], None]
 
 
 class Executor(Protocol):

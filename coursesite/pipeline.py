@@ -82,7 +82,11 @@ def build(
     """
     with environment_failures_reported(), build_lock(options.cache), output_lock(options.out):
         state = Build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
-        run_stages(state, STAGES)
+        try:
+            run_stages(state, STAGES)
+        except BuildErrors:
+            keep_valid_runs(state)
+            raise
         return state.result
 
 
@@ -185,13 +189,17 @@ def execute_lessons(state: Build) -> None:
         item.record, item.state = record, "frozen" if frozen else "executed"
         item.unsaved = not frozen
         state.progress.update(item.slug, item.state, "" if frozen else item.reason)
-        if not frozen and not figure_errors(item):
-            # A valid run is kept even if another lesson fails this build, so that fixing
-            # that lesson does not re-run this one. The cache holds it under its code's key;
-            # records/ and the site change only when the whole build succeeds.
-            state.cache.store(item.slug, item.keyed(), record, recorded=False)
     if errors:
         raise BuildErrors(errors)
+
+
+def keep_valid_runs(state: Build) -> None:
+    """After a failed build: keep the runs that passed their own checks in the cache, so
+    that fixing the lesson that failed does not run these again. records/ and the site
+    change only when the whole build succeeds (the next good build saves these)."""
+    for item in state.lessons:
+        if item.state == "executed" and not figure_errors(item):
+            state.cache.store(item.slug, item.keyed(), item.ran(), recorded=False)
 
 
 def validate_records(state: Build) -> None:
@@ -399,10 +407,17 @@ def check_drift(options: BuildOptions, progress: Progress, accept: bool) -> list
     """
     with environment_failures_reported(), build_lock(options.cache):
         state = Build(options, progress, fingerprint.Snapshot(None, [], []))
-        run_stages(
-            state,
-            [("manifest", load_manifest), ("parse", parse_lessons), ("execute", _run_everything)],
-        )
+        try:
+            run_stages(
+                state,
+                [
+                    ("manifest", load_manifest),
+                    ("parse", parse_lessons),
+                    ("execute", _run_everything),
+                ],
+            )
+        finally:
+            keep_valid_runs(state)
         return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
 
 
