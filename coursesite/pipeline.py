@@ -229,7 +229,7 @@ def write_pages(state: Build) -> None:
     from .write import write_changed
 
     outcome = write_changed(state.pages, state.options, state.progress)
-    state.result.pages_rendered, state.result.written, _ = outcome
+    state.result.pages_rendered, state.result.written = outcome
 
 
 def save_records(state: Build) -> None:

@@ -327,7 +327,6 @@ def _swap(staging: Path, out: Path) -> None:
 class WriteOutcome(NamedTuple):
     rendered: int  # files rendered in this build
     written: bool  # whether the site folder was replaced
-    files: list[str]  # every page file the site now holds
 
 
 def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress) -> WriteOutcome:
@@ -370,7 +369,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress
         and state.get("search") != "stale"
     ):
         progress.message(f"{options.out} is up to date; nothing written")
-        return WriteOutcome(0, False, kept)
+        return WriteOutcome(0, False)
     index = not options.defer_search_index
     write_site(rendered, kept, options.static, options.out, index, search_state(options))
     site_files = kept + [file.path for file in rendered]
@@ -382,7 +381,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress
         stamps=file_stamps(options.out, site_files),
     )
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
-    return WriteOutcome(len(rendered), True, site_files)
+    return WriteOutcome(len(rendered), True)
 
 
 def template_error(problem: TemplateError, templates: Path) -> BuildError:
