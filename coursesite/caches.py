@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
-from .execute import ExecutionRecord, record_from_json, record_to_json
+from .execute import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .executionkey import CacheKey, explain_miss
 from .figures import STYLE, render_svg
 from .files import short_digest, write_atomically
@@ -52,6 +52,7 @@ class Lookup:
     reason: str  # why it missed (empty on a hit)
     stale: ExecutionRecord | None = None  # on a miss, the last record if it was readable
     recorded: bool = True  # False: kept by a build that failed, not yet saved to records/
+    digest: str = ""  # execute.record_digest of the record, when the entry has it
 
 
 class ExecutionCache:
@@ -68,13 +69,15 @@ class ExecutionCache:
         if not path.is_file():
             return Lookup(None, "not run before")
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+            entry = json.loads(path.read_bytes())
             if entry.get("format") != FORMAT:
                 return Lookup(None, "cache format changed")
             record = record_from_json(entry["record"])
+            digest = str(entry.get("record_digest", ""))
             if entry["key"] == key.digest:
-                return Lookup(record, "", recorded=entry.get("recorded", True))
-            return Lookup(None, explain_miss(entry["parts"], key.parts) or "key changed", record)
+                return Lookup(record, "", recorded=entry.get("recorded", True), digest=digest)
+            reason = explain_miss(entry["parts"], key.parts) or "key changed"
+            return Lookup(None, reason, record, digest=digest)
         except (ValueError, KeyError, TypeError) as problem:
             return Lookup(
                 None,
@@ -88,6 +91,7 @@ class ExecutionCache:
             "key": key.digest,
             "parts": key.parts,
             "record": record_to_json(record),
+            "record_digest": record_digest(record),
             "recorded": recorded,
         }
         write_atomically(self._path(slug), json.dumps(entry, indent=1))

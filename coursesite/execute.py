@@ -22,6 +22,7 @@ from pathlib import Path
 from .capture import OutputCapture
 from .dependencies import lesson_inputs
 from .errors import BuildError
+from .files import short_digest
 from .lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from .manifest import Settings
 from .model import Lesson
@@ -74,6 +75,11 @@ class ExecutionRecord:
 
 def record_to_json(record: ExecutionRecord) -> dict:
     return asdict(record)
+
+
+def record_digest(record: ExecutionRecord) -> str:
+    """A digest that changes whenever anything in the record does (pages are keyed on it)."""
+    return short_digest(json.dumps(record_to_json(record), sort_keys=True, default=str))
 
 
 def record_from_json(data: dict) -> ExecutionRecord:

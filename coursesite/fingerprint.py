@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .options import BuildOptions
@@ -81,12 +81,13 @@ class Snapshot:
     fingerprint: str | None
     extra_inputs: list[str]  # the data files lessons declared last time
     content_folders: list[str]  # the folders of its lessons and guides
+    site_state: dict = field(default_factory=dict)  # as the snapshot read it
 
 
 def take(options: BuildOptions) -> Snapshot:
     state = load_state(options)
     extra, folders = (_paths(state.get(name)) for name in ("extra_inputs", "content_folders"))
-    return Snapshot(compute(options, extra, folders), extra, folders)
+    return Snapshot(compute(options, extra, folders), extra, folders, state)
 
 
 def _paths(value: object) -> list[str]:
@@ -96,7 +97,7 @@ def _paths(value: object) -> list[str]:
 def site_is_current(options: BuildOptions, snapshot: Snapshot) -> bool:
     if options.force or options.only or options.frozen or snapshot.fingerprint is None:
         return False
-    state = load_state(options)
+    state = snapshot.site_state
     stamps = state.get("stamps")
     if snapshot.fingerprint != state.get("fingerprint") or not isinstance(stamps, dict):
         return False
@@ -108,10 +109,15 @@ def save(
     fingerprint: str | None,
     extra_inputs: list[str],
     content_folders: list[str],
+    site_state: dict | None = None,
 ) -> None:
     """Remember the fingerprint taken when the (now finished) build started; None forgets
     it, so that the next build does the full work. The files it wrote, and their stamps,
     are in the same state (see write.write_changed)."""
     update_state(
-        options, fingerprint=fingerprint, extra_inputs=extra_inputs, content_folders=content_folders
+        options,
+        site_state,
+        fingerprint=fingerprint,
+        extra_inputs=extra_inputs,
+        content_folders=content_folders,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .dependencies import lesson_inputs
-from .execute import ExecutionRecord
+from .execute import ExecutionRecord, record_digest
 from .executionkey import CacheKey
 from .manifest import LessonRef
 from .model import Lesson
@@ -28,6 +28,7 @@ class LessonBuild:
     """Data files and local modules, by path relative to the lesson's folder, read once."""
     key: CacheKey | None = None
     record: ExecutionRecord | None = None
+    record_digest: str = ""  # of the record, when it came from the execution cache
     state: str = ""
     """How the record came: cached, stale (--lesson), frozen, pending (to run), executed."""
     reason: str = ""  # why it runs: "step 2 changed", "--force", ...
@@ -49,6 +50,16 @@ class LessonBuild:
     def ran(self) -> ExecutionRecord:
         assert self.record is not None, f"{self.slug} used before it has a record"
         return self.record
+
+    def record_key(self) -> str:
+        """`execute.record_digest`, for the keys of the lesson's pages.
+
+        A record from the execution cache comes with the digest stored beside it:
+        serialising 1,000 records again for their keys cost more than rendering one page.
+        """
+        if not self.record_digest:
+            self.record_digest = record_digest(self.ran())
+        return self.record_digest
 
     def keyed(self) -> CacheKey:
         assert self.key is not None, f"{self.slug} used before it has a cache key"

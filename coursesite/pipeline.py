@@ -62,6 +62,7 @@ class Build:
     guides: dict[str, Prose] = field(default_factory=dict)
     pages: list[PageJob] = field(default_factory=list)
     formulas: FormulaMemo = field(default_factory=FormulaMemo)  # MathML kept between builds
+    site_state: dict | None = None  # the output folder's state, once the write stage wrote it
     result: BuildResult = field(default_factory=BuildResult)
 
     @property
@@ -144,6 +145,7 @@ def look_up_records(state: Build) -> None:
         item.reason = "--force" if options.force else lookup.reason
         if lookup.record is not None and not options.force:
             item.record, item.state = lookup.record, "cached"
+            item.record_digest = lookup.digest
             item.unsaved = not lookup.recorded
             state.result.cached.append(item.slug)
             state.progress.update(item.slug, "cached")
@@ -158,6 +160,7 @@ def look_up_records(state: Build) -> None:
                 )
                 continue
             item.record, item.state = lookup.stale, "stale"
+            item.record_digest = lookup.digest
             state.progress.update(
                 item.slug, "cached", f"stale ({item.reason}); not re-run with --lesson"
             )
@@ -187,6 +190,7 @@ def execute_lessons(state: Build) -> None:
             record = records.with_receipts(record, item.committed)
             state.result.executed.append(item.slug)
         item.record, item.state = record, "frozen" if frozen else "executed"
+        item.record_digest = ""
         item.unsaved = not frozen
         state.progress.update(item.slug, item.state, "" if frozen else item.reason)
     if errors:
@@ -229,7 +233,8 @@ def write_pages(state: Build) -> None:
     from .write import write_changed
 
     outcome = write_changed(state.pages, state.options, state.progress)
-    state.result.pages_rendered, state.result.written = outcome
+    state.result.pages_rendered, state.result.written = outcome.rendered, outcome.written
+    state.site_state = outcome.site_state
 
 
 def save_records(state: Build) -> None:
@@ -263,7 +268,13 @@ def save_records(state: Build) -> None:
     if extra != sorted(state.snapshot.extra_inputs) or folders != state.snapshot.content_folders:
         started_as = fingerprint.compute(options, extra, folders)
     # A site whose search index is still to be refreshed is not current, whatever its inputs.
-    fingerprint.save(options, None if options.defer_search_index else started_as, extra, folders)
+    fingerprint.save(
+        options,
+        None if options.defer_search_index else started_as,
+        extra,
+        folders,
+        state.site_state,
+    )
 
 
 STAGES: list[tuple[str, Callable[[Build], None]]] = [

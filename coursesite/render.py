@@ -30,7 +30,7 @@ from .blocks import view_of
 from .caches import FormulaMemo, HighlightCache, cached_figure_svg
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
-from .execute import ExecutionRecord, record_to_json
+from .execute import ExecutionRecord
 from .figures import figure_problems
 from .files import short_digest
 from .lessonbuild import LessonBuild
@@ -222,7 +222,7 @@ def plan_site(
             lessons[position - 1] if position else None,
             lessons[position + 1] if position + 1 < len(lessons) else None,
         )
-        inputs = (item.parsed().text, record_to_json(item.ran()))
+        inputs = (item.parsed().text, item.record_key())
         jobs.append(
             PageJob(
                 f"lesson:{item.parsed().ref.slug}",

@@ -9,9 +9,10 @@ folder (as `build.py check` does with its temporary site) leaves nothing behind.
 
 from __future__ import annotations
 
-import contextlib
-import json
+import os
 from pathlib import Path
+
+import msgspec
 
 from .files import short_digest, write_atomically
 from .options import BuildOptions
@@ -23,29 +24,37 @@ def state_path(options: BuildOptions) -> Path:
 
 def load_state(options: BuildOptions) -> dict:
     """The state, or {} when there is none or it is unreadable (then everything is redone)."""
+    # msgspec, not json: at 1,000 lessons the state holds ~11,000 file stamps, and a build
+    # reads it three times and writes it twice.
     try:
-        state = json.loads(state_path(options).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = msgspec.json.decode(state_path(options).read_bytes())
+    except (OSError, msgspec.DecodeError):
         return {}
     return state if isinstance(state, dict) else {}
 
 
-def update_state(options: BuildOptions, **fields: object) -> None:
-    """Set `fields` (a None value removes the field), keeping the others."""
-    state = load_state(options)
+def update_state(options: BuildOptions, base: dict | None = None, **fields: object) -> dict:
+    """Set `fields` (a None value removes the field), keeping the others; return the state.
+
+    `base` is the state as the caller last loaded or wrote it (while holding the output
+    lock, nothing else writes it), saving a read of a file that grows with the site.
+    """
+    state = dict(load_state(options) if base is None else base)
     state.update(fields)
     state = {name: value for name, value in state.items() if value is not None}
-    write_atomically(state_path(options), json.dumps(state, indent=1))
+    write_atomically(state_path(options), msgspec.json.encode(state))
+    return state
 
 
 def file_stamps(out: Path, paths: list[str]) -> dict[str, list[int]]:
     """Size and modification time of each file the build wrote: the next build re-renders
     a page whose file was damaged or deleted since, without reading any file."""
     stamps = {}
+    folder = str(out)  # os.path, not pathlib: this runs for every file of a large site
     for path in paths:
-        with contextlib.suppress(OSError):
-            status = (out / path).stat()
-            stamps[path] = [status.st_size, status.st_mtime_ns]
+        stamp = _stamp(os.path.join(folder, path))
+        if stamp is not None:
+            stamps[path] = stamp
     return stamps
 
 
@@ -53,14 +62,19 @@ def files_intact(out: Path, paths: list[str], stamps: object) -> bool:
     """Whether every one of `paths` is as `file_stamps` found it."""
     if not isinstance(stamps, dict):
         return False
-    for path in paths:
-        try:
-            status = (out / path).stat()
-        except OSError:
-            return False
-        if stamps.get(path) != [status.st_size, status.st_mtime_ns]:
-            return False
-    return True
+    folder = str(out)
+    return all(
+        (stamp := _stamp(os.path.join(folder, path))) is not None and stamps.get(path) == stamp
+        for path in paths
+    )
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return [status.st_size, status.st_mtime_ns]
 
 
 def forget_state(options: BuildOptions) -> None:
