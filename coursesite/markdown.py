@@ -25,6 +25,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from .mathml import latex_to_mathml
 
 if TYPE_CHECKING:  # the memo's module imports this one
+    from pygments.lexer import Lexer
+
     from .caches import FormulaMemo
 
 # latex2mathml and Pygments are imported on first use: formulas and highlighted code
@@ -51,14 +53,21 @@ def math_to_mathml(latex: str, display: bool, formulas: FormulaMemo | None = Non
 def highlight_code(code: str, language: str) -> str:
     """Pygments-highlighted HTML spans for `code` (escaped plain text if no lexer fits)."""
     from pygments import highlight
+
+    return highlight(code, _lexer(language or "text"), _html_formatter())
+
+
+@functools.cache
+def _lexer(language: str) -> Lexer:
+    """Pygments' lexer for `language` (plain text if it has none); finding one by name
+    scans Pygments' whole lexer table, which cost more than highlighting a short fence."""
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
     try:
-        lexer = get_lexer_by_name(language or "text")
+        return get_lexer_by_name(language)
     except ClassNotFound:
-        lexer = get_lexer_by_name("text")
-    return highlight(code, lexer, _html_formatter())
+        return get_lexer_by_name("text")
 
 
 @functools.cache
