@@ -193,6 +193,16 @@ def merge_prose(proses: list[Prose | None]) -> Prose | None:
     return Prose("\n\n".join(p.markdown for p in present), present[0].line)
 
 
+_MAGIC_HINT = "write it in Python, or run it outside the lesson and delete the line"
+_MAGIC_HINTS = {
+    "pip": "delete the line and install the package where you build the site",
+    "matplotlib": "delete the line: figures are drawn without it",
+    "time": "delete '%time' and keep the statement; time it with time.perf_counter() "
+    "if the page should show a duration (mark that line `volatile`)",
+    "timeit": "delete '%timeit' and keep the statement, or use the timeit module",
+}
+
+
 @dataclass
 class BlockContext:
     """What a builder may use: report errors, take anchors, find code and prose."""
@@ -238,6 +248,14 @@ class BlockContext:
         try:
             compile("\n" * (code.line - 1) + code.source, str(self.path), "exec")
         except SyntaxError as problem:
+            text = (problem.text or "").strip()
+            if text.startswith(("!", "%")):  # pasted from a notebook
+                self.error(
+                    f"'{text}' is an IPython command, not Python: lessons run as plain scripts",
+                    problem.lineno,
+                    _MAGIC_HINTS.get(text.lstrip("!%").split(" ")[0], _MAGIC_HINT),
+                )
+                return
             self.error(
                 f"Python syntax error: {problem.msg}",
                 problem.lineno,

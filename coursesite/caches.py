@@ -138,7 +138,9 @@ class ParseCache:
             lesson, formulas = cached
             problems = missing_data_files(
                 ref.source, lesson.text, lesson.front
-            ) + data_files_outside(ref.source, lesson.text, lesson.front.files, ref.course_root)
+            ) + data_files_outside(
+                ref.source, lesson.text, lesson.front.declared_files(), ref.course_root
+            )
             if problems:
                 raise BuildErrors(problems)
             self.formulas.keep(formulas)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -28,6 +29,9 @@ commands:
   python build.py                     build the course in this folder into site/
   python build.py serve               build, serve on http://127.0.0.1:8000, rebuild on
                                       every change and reload the browser
+  python build.py check               re-run every lesson, compare with records/, and
+                                      check the built site strictly
+  python build.py import NB --phase 06  turn a notebook into a lesson of phase 06
 examples:
   python build.py --lesson load-batch-and-checkpoint-order-with-grain
   python build.py --force --jobs 1    re-run every lesson, one at a time
@@ -126,7 +130,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command = argv[0] if argv and argv[0] in ("serve", "check") else "build"
+    command = argv[0] if argv and argv[0] in ("serve", "check", "import") else "build"
+    if command == "import":
+        return _import_arguments(argv[1:])
     if command == "check":
         parser = argparse.ArgumentParser(
             prog="build.py check",
@@ -161,6 +167,57 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     return arguments
 
 
+def _import_arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="build.py import",
+        description="Turn a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown "
+        "notebook into a lesson file in the phase's content folder, and list it in "
+        "lessons.yaml (adding the phase if it is missing). Markdown cells before the "
+        "first code cell become the Understand stage; each code cell becomes a build "
+        "step titled from the nearest heading. The notebook's stored outputs are kept "
+        "beside the lesson: the next build compares every step's fresh output with them "
+        "and warns about each difference.",
+        epilog="example:\n  python build.py import notebooks/grain_intro.ipynb --phase 06",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("notebook", type=Path, metavar="PATH", help="the notebook to import")
+    parser.add_argument(
+        "--phase", required=True, metavar="ID", help='the phase\'s id in lessons.yaml ("06")'
+    )
+    parser.add_argument(
+        "--slug", metavar="SLUG", help="the lesson's slug (default: from the notebook's title)"
+    )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=Path("lessons.yaml"),
+        metavar="PATH",
+        help="the course manifest (default: lessons.yaml)",
+    )
+    arguments = parser.parse_args(argv)
+    if arguments.slug is not None and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", arguments.slug):
+        parser.error("--slug takes lowercase letters, digits and single hyphens")
+    arguments.command = "import"
+    return arguments
+
+
+def import_command(arguments: argparse.Namespace) -> int:
+    from .errors import BuildError
+    from .lessonimport import ImportRequest, import_notebook
+
+    request = ImportRequest(arguments.notebook, arguments.manifest, arguments.phase, arguments.slug)
+    try:
+        report = import_notebook(request)
+    except BuildError as problem:
+        print(f"import failed; nothing written\nerror: {problem}", file=sys.stderr)
+        return 1
+    except BuildErrors as problems:
+        problems.report()
+        return 1
+    print("\n".join(report))
+    return 0
+
+
 def build_options(arguments: argparse.Namespace) -> BuildOptions:
     root = arguments.manifest.resolve().parent
     tool_root = Path(__file__).resolve().parent.parent
@@ -187,6 +244,8 @@ def _interrupt(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    if arguments.command == "import":
+        return import_command(arguments)
     options = build_options(arguments)
     if arguments.command != "check":  # check builds into a temporary folder of its own
         try:

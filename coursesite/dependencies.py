@@ -42,7 +42,7 @@ def local_module_file(module: str, folder: Path) -> Path | None:
 def lesson_inputs(lesson: Lesson) -> list[Path]:
     """Files the code needs in its working folder: declared data files and local modules."""
     folder = lesson.path.parent
-    files = [folder / name for name in lesson.front.files]
+    files = [folder / name for name in lesson.front.declared_files()]
     for module in sorted(imported_modules(lesson)):
         path = local_module_file(module, folder)
         if path is not None and path not in files:

@@ -44,6 +44,12 @@ class FrontMatter(StrictModel, frozen=True, kw_only=True):
     """Data files (relative to the lesson file) copied beside the code when it runs."""
     volatile: list[str] = []
     """Regular expressions for output lines that differ from run to run (timings)."""
+    expected_outputs: str | None = None
+    """A file of outputs the lesson should reproduce (`build.py import` writes it)."""
+
+    def declared_files(self) -> list[str]:
+        """Every file the front matter names, relative to the lesson file."""
+        return self.files + ([self.expected_outputs] if self.expected_outputs else [])
 
 
 @dataclass(frozen=True)

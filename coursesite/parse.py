@@ -424,7 +424,7 @@ def parse_lesson(
                 "see 'volatile' in docs/authoring.md",
             )
     parser.errors.extend(missing_data_files(path, text, front))
-    parser.errors.extend(data_files_outside(path, text, front.files, ref.course_root))
+    parser.errors.extend(data_files_outside(path, text, front.declared_files(), ref.course_root))
     if front.prerequisite and front.prerequisite.startswith("lesson:"):
         parser.links.append(
             LessonLink(
@@ -450,11 +450,13 @@ def parse_lesson(
 
 def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildError]:
     """The files the front matter declares that are not beside the lesson file."""
-    missing = [
-        (index, name)
+    missing: list[tuple[tuple, str]] = [
+        (("files", index), name)
         for index, name in enumerate(front.files)
         if not (path.parent / name).is_file()
     ]
+    if front.expected_outputs and not (path.parent / front.expected_outputs).is_file():
+        missing.append((("expected_outputs",), front.expected_outputs))
     if not missing:
         return []
     # Only now read the YAML's lines: a cached lesson keeps its text, not its node tree.
@@ -464,10 +466,10 @@ def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildE
         BuildError(
             f"data file '{name}' not found",
             path,
-            _front_line(root, ("files", index)),
+            _front_line(root, location),
             hint="files are relative to the folder of the lesson file",
         )
-        for index, name in missing
+        for location, name in missing
     ]
 
 

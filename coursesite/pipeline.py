@@ -10,6 +10,7 @@ lesson run that passed its own checks, even when another lesson fails.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,11 +21,13 @@ from typing import TYPE_CHECKING
 
 from . import fingerprint, records
 from .caches import ExecutionCache, FormulaMemo, ParseCache
+from .completeness import unfinished_parts
 from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import ExecutionRecord, LessonJob, prepare_job
 from .executionkey import execution_key
 from .executors import choose_executor
+from .expectedoutputs import output_drift
 from .figures import figure_problems
 from .lessonbuild import LessonBuild
 from .links import check_links
@@ -385,7 +388,11 @@ def figure_errors(item: LessonBuild) -> list[BuildError]:
 
 def lesson_warnings(item: LessonBuild) -> list[BuildError]:
     """Problems that do not stop a build but fail `build.py check`."""
-    warnings = []
+    lesson = item.parsed()
+    expected = lesson.front.expected_outputs
+    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
+    warnings = output_drift(lesson, item.ran(), stored) if stored is not None else []
+    warnings += unfinished_parts(lesson)
     for block in item.parsed().runnable_blocks():
         output = item.ran().blocks.get(block.id)
         if output is not None and output.stderr.strip():

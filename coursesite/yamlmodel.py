@@ -273,3 +273,23 @@ def _innermost_struct(annotation: object) -> type[msgspec.Struct] | None:
         if found is not None:
             return found
     return None
+
+
+class _ReadableDumper(yaml.SafeDumper):
+    """YAML as people write it: list items indented under their key, multi-line text as
+    `|` blocks."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, "|" if "\n" in value else None)
+
+
+_ReadableDumper.add_representer(str, _text)
+
+
+def dump_yaml(data: object) -> str:
+    """`data` as YAML for files an author will read and edit (written by `build.py import`)."""
+    return yaml.dump(data, Dumper=_ReadableDumper, sort_keys=False, allow_unicode=True, width=100)

@@ -1,0 +1,389 @@
+"""`build.py import`: a notebook becomes a lesson file, listed in lessons.yaml.
+
+Markdown cells before the first code cell are the Understand stage; every code cell is a
+build step, titled from the nearest heading above it, with the Markdown between code cells
+as the stage's prose. Headings move down so that none is level 1 (those are our stages).
+Install lines (`!pip install`) become a note in the report, `%matplotlib` lines go, and
+`%time`/`%timeit` keep the statement they time; any other magic is kept as a comment and
+reported. The stored outputs go into `<slug>.expected.yaml` (see expectedoutputs.py).
+Stages a notebook cannot fill are left empty; `build.py check` says which to fill.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from markdown_it import MarkdownIt
+
+from .completeness import PLACEHOLDER
+from .expectedoutputs import StoredOutput, dump_expected
+from .markdown import slugify
+from .notebooks import Cell
+from .yamlmodel import dump_yaml
+
+_INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
+_TIMED = re.compile(r"^(\s*)%(?:time|timeit)\s+(.*)$")
+_DROPPED = re.compile(r"^\s*%(?:matplotlib|load_ext|autoreload|config)\b")
+_CELL_TIMER = re.compile(r"^\s*%%(?:time|timeit|capture)\b")
+_MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
+
+
+@dataclass
+class ImportedLesson:
+    title: str
+    text: str  # the lesson file
+    expected: str | None  # the expected-outputs file, when the notebook stored outputs
+    installs: list[str] = field(default_factory=list)  # from `!pip install` lines
+    notes: list[str] = field(default_factory=list)  # what the author should look at
+
+
+def notebook_title(cells: list[Cell], fallback: str) -> str:
+    """The text of the first level-1 heading of the notebook's first Markdown cell."""
+    for cell in cells:
+        if cell.kind == "markdown":
+            match = re.search(r"^#\s+(.+?)\s*#*\s*$", cell.source, re.MULTILINE)
+            return match.group(1) if match else fallback
+    return fallback
+
+
+def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> ImportedLesson:
+    """The lesson for `cells`; `source` names the notebook in notes and outputs."""
+    lesson = ImportedLesson(title, "", None)
+    markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
+    shift = _heading_shift(markdown)
+    understand: list[str] = []
+    build_run: list[str] = []
+    experiments: list[str] = []
+    stored: dict[str, StoredOutput] = {}
+    heading = ""
+    number = 0
+    for cell in markdown:
+        if cell.kind == "markdown":
+            text, found = _demoted(cell.source, shift)
+            # A heading right above the code is the block's title, not a section of its own.
+            text, closing = _closing_heading(text)
+            heading = closing or found or heading
+            (build_run if number else understand).append(text)
+            continue
+        code = _lesson_code(cell, lesson)
+        if not code.strip():
+            continue
+        block_title = heading or f"Step {number + 1}"
+        heading = ""  # the next block takes a heading only from the Markdown above it
+        if cell.raises:
+            # main.py runs the steps as a script: a cell that fails cannot be one of them.
+            experiments.append(_experiment(block_title, code, cell))
+            lesson.notes.append(
+                f"{cell.where}: it raised {cell.raises}, so it became an experiment: "
+                "fill in its prediction and takeaway"
+            )
+            continue
+        number += 1
+        build_run.append(_step(number, block_title, code))
+        if cell.stdout or cell.display:
+            stored[f"step-{number}"] = StoredOutput(cell.stdout, cell.display)
+        if cell.drew:
+            lesson.notes.append(
+                f"{cell.where}: the notebook shows an image here; a step shows what it "
+                "prints: draw it as a {figure} block (docs/authoring.md, Figures)"
+            )
+    if not number:
+        lesson.notes.append("the notebook has no code: the lesson needs at least one step")
+    front = _front_matter(title, understand, number, expected_name if stored else None)
+    lesson.text = _lesson_text(front, understand, build_run, experiments)
+    if stored:
+        lesson.expected = dump_expected(source, stored)
+    return lesson
+
+
+def _without_title(cell: Cell, title: str) -> Cell:
+    pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
+    source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
+    return Cell(cell.kind, source, cell.where)
+
+
+def _headings(source: str) -> list[tuple[int, int, str]]:
+    """(line index, level, text) of every heading, found by a Markdown parser so that
+    a `#` comment inside a code fence is not one."""
+    tokens = MarkdownIt("commonmark").parse(source)
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map:
+            found.append((token.map[0], int(token.tag[1]), tokens[index + 1].content))
+    return found
+
+
+def _heading_shift(cells: list[Cell]) -> int:
+    levels = [level for c in cells if c.kind == "markdown" for _, level, _ in _headings(c.source)]
+    return 2 - min(levels) if levels else 0
+
+
+def _demoted(source: str, shift: int) -> tuple[str, str]:
+    """`source` with every heading `shift` levels down (at least 2, at most 6), written
+    ATX-style, and the text of its last heading."""
+    lines = source.splitlines()
+    last = ""
+    for index, level, text in reversed(_headings(source)):
+        setext = index + 1 < len(lines) and re.fullmatch(r"\s*(=+|-+)\s*", lines[index + 1])
+        replacement = "#" * min(6, max(2, level + shift)) + " " + text
+        lines[index : index + (2 if setext else 1)] = [replacement]
+        last = last or text
+    return "\n".join(lines).rstrip(), last
+
+
+def _closing_heading(text: str) -> tuple[str, str]:
+    """`text` without its last line when that line is a heading, and the heading's text."""
+    body, _, last = text.rpartition("\n")
+    match = re.fullmatch(r"#{2,6} (.+)", last)
+    return (body.rstrip(), match.group(1)) if match else (text, "")
+
+
+def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
+    kept = []
+    for line in cell.source.splitlines():
+        if install := _INSTALL.match(line):
+            lesson.installs += [w for w in install.group(1).split() if not w.startswith("-")]
+        elif _DROPPED.match(line) or _CELL_TIMER.match(line):
+            continue
+        elif timed := _TIMED.match(line):
+            kept.append(timed.group(1) + timed.group(2))
+        elif _MAGIC.match(line):
+            kept.append(f"# notebook magic, not run: {line.strip()}")
+            lesson.notes.append(
+                f"{cell.where}: '{line.strip()}' is IPython, not Python: rewrite it in Python"
+            )
+        else:
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
+
+
+def _step(number: int, title: str, code: str) -> str:
+    return f":::{{step}} {number}. {title}\n{_fenced(code)}\n:::"
+
+
+def _experiment(title: str, code: str, cell: Cell) -> str:
+    return (
+        f":::{{experiment}} {title}\n"
+        f":predict: {PLACEHOLDER} what will happen when this runs?\n"
+        f":expected: It raises {cell.raises}.\n"
+        f":raises: {cell.raises}\n\n"
+        f"{_fenced(code)}\n\n{PLACEHOLDER} what this shows.\n:::"
+    )
+
+
+def _fenced(code: str) -> str:
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", code)), default=0))
+    return f"{fence}python\n{code}\n{fence}"
+
+
+def _front_matter(title: str, understand: list[str], steps: int, expected_name: str | None) -> dict:
+    words = sum(len(text.split()) for text in understand)
+    front = {
+        "title": title,
+        "summary": _first_sentence(understand) or f"{PLACEHOLDER} one line on what it builds",
+        "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
+        "hardware": "cpu",
+        "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
+        "expected_result": f"{PLACEHOLDER} the output that shows the lesson worked",
+        "revision": "v0.1.0",
+    }
+    if expected_name:
+        front["expected_outputs"] = expected_name
+    return front
+
+
+def _first_sentence(texts: list[str]) -> str:
+    for text in texts:
+        for block in text.split("\n\n"):
+            block = " ".join(block.split())
+            if block and not block.startswith(("#", "```", ":::", "|", "-", "*", "!", "$$")):
+                sentence = re.split(r"(?<=[.!?])\s", block, maxsplit=1)[0]
+                return sentence if len(sentence) <= 160 else sentence[:157].rstrip() + "..."
+    return ""
+
+
+def _lesson_text(
+    front: dict, understand: list[str], build_run: list[str], experiments: list[str]
+) -> str:
+    header = dump_yaml(front)
+    stages = [
+        ("Understand", understand),
+        ("Build & Run", build_run),
+        ("Experiment", experiments),
+        ("Exercise & Check", []),
+        ("Evidence", []),
+    ]
+    body = "\n\n".join(
+        f"# {name}" + "".join(f"\n\n{part.strip()}" for part in parts if part.strip())
+        for name, parts in stages
+    )
+    return f"---\n{header}---\n\n{body}\n"
+
+
+def lesson_slug(title: str) -> str:
+    return slugify(title)[:60].strip("-") or "lesson"
+
+
+# -- lessons.yaml ------------------------------------------------------------------------
+
+
+class ManifestLayoutError(Exception):
+    """lessons.yaml is written in a layout the import cannot extend (flow-style lists)."""
+
+
+def with_lesson(manifest: str, phase_id: str, slug: str, source: str, phase: dict) -> str:
+    """`manifest` with the lesson appended to the phase `phase_id`, which is appended to
+    `phases` (with the fields of `phase`) when it does not exist. Only lines are added:
+    the author's comments and layout stay as they are."""
+    lines = manifest.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    phases = _mapping_value(yaml.compose(manifest), "phases")
+    if not isinstance(phases, yaml.SequenceNode) or phases.flow_style:
+        raise ManifestLayoutError("'phases' is not a block list")
+    target = next(
+        (node for node in phases.value if _scalar(_mapping_value(node, "id")) == phase_id), None
+    )
+    if target is None:
+        if not phases.value:
+            raise ManifestLayoutError("'phases' is empty")
+        indent = " " * (phases.value[-1].start_mark.column - 2)
+        entry = {**phase, "lessons": [{"slug": slug, "source": source}]}
+        text = dump_yaml([entry])
+        lines.insert(_last_line(phases.value[-1]) + 1, _indented(text, indent))
+        return "".join(lines)
+    lessons = _mapping_value(target, "lessons")
+    if not isinstance(lessons, yaml.SequenceNode) or lessons.flow_style or not lessons.value:
+        raise ManifestLayoutError(f"phase {phase_id}'s 'lessons' is not a block list")
+    indent = " " * (lessons.value[-1].start_mark.column - 2)
+    text = dump_yaml([{"slug": slug, "source": source}])
+    lines.insert(_last_line(lessons.value[-1]) + 1, _indented(text, indent))
+    return "".join(lines)
+
+
+def _mapping_value(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for name, value in node.value:
+            if _scalar(name) == key:
+                return value
+    return None
+
+
+def _scalar(node: yaml.Node | None) -> str | None:
+    return str(node.value) if isinstance(node, yaml.ScalarNode) else None
+
+
+def _last_line(node: yaml.Node) -> int:
+    """The 0-based index of the last line that holds part of `node`."""
+    if isinstance(node, yaml.MappingNode) and node.value:
+        return _last_line(node.value[-1][1])
+    if isinstance(node, yaml.SequenceNode) and node.value and not node.flow_style:
+        return _last_line(node.value[-1])
+    end = node.end_mark
+    # A block scalar ends at the start of the line after it.
+    return end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line
+
+
+def _indented(text: str, indent: str) -> str:
+    return "".join(indent + line if line.strip() else line for line in text.splitlines(True))
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+@dataclass
+class ImportRequest:
+    notebook: Path
+    manifest: Path
+    phase: str
+    slug: str | None = None
+
+
+def import_notebook(request: ImportRequest) -> list[str]:
+    """Write the lesson and list it in lessons.yaml; return what to tell the author.
+
+    Raises BuildError/BuildErrors (nothing written) on a notebook or manifest it cannot use.
+    """
+    from .errors import BuildError, BuildErrors
+    from .files import write_atomically
+    from .manifest import load_course
+    from .notebooks import read_notebook
+
+    course = load_course(request.manifest)
+    cells = read_notebook(request.notebook)
+    title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
+    slug = request.slug or lesson_slug(title)
+    if any(ref.slug == slug for ref in course.lessons):
+        raise BuildError(
+            f"a lesson with the slug '{slug}' is already listed",
+            request.manifest,
+            hint="choose another with --slug",
+        )
+    phase = next((p for p in course.phases if p.id == request.phase), None)
+    members = [ref for ref in course.lessons if ref.phase.id == request.phase]
+    if members:
+        folder = members[0].source.parent
+    else:
+        phase_slug = _free_slug(lesson_slug(title), {p.slug for p in course.phases})
+        folder = course.root / "content" / f"{request.phase}-{phase_slug}"
+    path = folder / f"{len(members) + 1:02d}-{slug}.md"
+    expected_path = path.with_name(f"{slug}.expected.yaml")
+    for taken in (path, expected_path):
+        if taken.exists():
+            raise BuildError(
+                "a file is already there", taken, hint="move it away, or choose another --slug"
+            )
+    lesson = convert(cells, title, str(request.notebook), expected_path.name)
+    source = path.relative_to(course.root).as_posix()
+    new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
+    try:
+        manifest = with_lesson(course.manifest_text, request.phase, slug, source, new_phase)
+    except ManifestLayoutError as problem:
+        raise BuildError(
+            f"cannot add the lesson: {problem}",
+            request.manifest,
+            hint=f"list it by hand: slug: {slug}, source: {source}",
+        ) from None
+    written = [path] + ([expected_path] if lesson.expected else [])
+    try:
+        write_atomically(path, lesson.text)
+        if lesson.expected:
+            write_atomically(expected_path, lesson.expected)
+        write_atomically(request.manifest, manifest)
+        load_course(request.manifest)  # the manifest as the next build will read it
+    except (BuildError, BuildErrors, OSError):
+        write_atomically(request.manifest, course.manifest_text)
+        for file in written:
+            file.unlink(missing_ok=True)
+        raise
+    return _report(lesson, request, path, written, course.root)
+
+
+def _free_slug(slug: str, taken: set[str]) -> str:
+    candidate, number = slug, 2
+    while candidate in taken:
+        candidate, number = f"{slug}-{number}", number + 1
+    return candidate
+
+
+def _report(
+    lesson: ImportedLesson, request: ImportRequest, path: Path, written: list[Path], root: Path
+) -> list[str]:
+    lines = [f"imported {request.notebook} as {path.relative_to(root)}"]
+    if lesson.expected:
+        lines.append(
+            f"  its stored outputs are in {written[1].name}: the next build compares the "
+            "fresh output of every step with them and warns about each difference"
+        )
+    if lesson.installs:
+        lines.append(f"  the notebook installs: {' '.join(lesson.installs)}")
+        lines.append("    (install them where you build the site before the next build)")
+    lines += [f"  {request.notebook}: {note}" for note in lesson.notes]
+    lines.append(
+        f"  to finish: fill in the {PLACEHOLDER} lines and the empty stages "
+        "(`build.py check` lists them), then run `python build.py`"
+    )
+    return lines

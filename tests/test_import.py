@@ -1,0 +1,171 @@
+"""`build.py import`: notebooks become lessons that build with no edits, and their stored
+outputs are checked against fresh runs."""
+
+import nbformat
+import yaml
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from conftest import authoring_example, line_of
+
+MYST_NOTEBOOK = """\
+---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Pure functions and counters
+
+JAX traces functions once, so a side effect runs once. A counter shows it.
+
+```{code-cell} ipython3
+counter = 0
+
+def bump():
+    global counter
+    counter += 1
+    return counter
+```
+
++++
+
+## Calling it three times
+
+```{code-cell} ipython3
+---
+tags: [hide-output]
+---
+print(bump(), bump(), bump())
+```
+"""
+
+
+def counting_notebook(path, stored_sizes="[4, 4, 3]"):
+    """An .ipynb with stored outputs, magics, a failing cell and a title heading."""
+    notebook = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    notebook.cells = [
+        new_markdown_cell(
+            "# Counting batches\n\nEleven records do not divide by four. We check it.\n\n## Setup"
+        ),
+        new_code_cell("!pip install numpy\n%matplotlib inline\nimport numpy as np"),
+        new_markdown_cell("## Make the records\n\nEleven IDs, `0` to `10`."),
+        new_code_cell(
+            "ids = np.arange(11)\nprint(len(ids))\nids[:3]",
+            outputs=[
+                new_output("stream", name="stdout", text="11\n"),
+                new_output("execute_result", data={"text/plain": "array([0, 1, 2])"}),
+            ],
+        ),
+        new_markdown_cell("## Batch them"),
+        new_code_cell(
+            "%time sizes = [len(ids[i:i + 4]) for i in range(0, 11, 4)]\nprint(sizes)",
+            outputs=[new_output("stream", name="stdout", text=stored_sizes + "\n")],
+        ),
+        new_markdown_cell("## A wrong conversion"),
+        new_code_cell(
+            "int('eleven')",
+            outputs=[new_output("error", ename="ValueError", evalue="bad", traceback=[])],
+        ),
+    ]
+    nbformat.write(notebook, path)
+
+
+def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(course_folder):
+    course_folder.write(authoring_example())
+    counting_notebook(course_folder.root / "counting.ipynb", stored_sizes="[4, 4, 2]")
+    imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert "the notebook installs: numpy" in imported.stdout
+    assert "raised ValueError, so it became an experiment" in imported.stdout
+    lesson = course_folder.root / "content" / "02-counting-batches" / "01-counting-batches.md"
+    text = lesson.read_text()
+    # Listed in a new phase titled from the notebook, after the existing one.
+    manifest = yaml.safe_load(course_folder.manifest.read_text())
+    assert manifest["phases"][0]["lessons"][0]["slug"] == "count-batches"
+    assert manifest["phases"][1] == {
+        "id": "02",
+        "slug": "counting-batches",
+        "title": "Counting batches",
+        "lessons": [
+            {
+                "slug": "counting-batches",
+                "source": "content/02-counting-batches/01-counting-batches.md",
+            }
+        ],
+    }
+    # Steps titled from the heading above each code cell; magics handled as documented.
+    assert ":::{step} 1. Setup\n```python\nimport numpy as np\n```" in text
+    assert ":::{step} 2. Make the records" in text and ":::{step} 3. Batch them" in text
+    assert "sizes = [len(ids[i:i + 4])" in text and "%" not in text and "!pip" not in text
+    assert ":::{experiment} A wrong conversion\n" in text and ":raises: ValueError" in text
+    assert text.count("## Make the records") == 1 and "## Batch them" not in text
+
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = course_folder.root / "site" / "counting-batches" / "counting-batches" / "index.html"
+    assert page.is_file()
+    # Only the step whose stored output differs is reported, at its code, with the diff.
+    assert built.stderr.count("differs from the output stored in counting.ipynb") == 1
+    where = line_of(text, "sizes = [len(ids[i:i + 4])")
+    assert f"01-counting-batches.md:{where}: output of step-3 differs" in built.stderr
+    assert "-[4, 4, 2]" in built.stderr and "+[4, 4, 3]" in built.stderr
+    # check fails until the author fills in what a notebook cannot say.
+    checked = course_folder.cli("check")
+    assert checked.returncode == 1
+    for missing in ("stage 'Exercise & Check' is empty", "stage 'Evidence' is empty"):
+        assert missing in checked.stderr
+    assert "placeholder left to fill in: expected_result: 'TODO:" in checked.stderr
+    assert "count-batches" not in checked.stderr.replace("counting-batches", "")
+
+
+def test_matching_stored_outputs_give_no_warning(course_folder):
+    course_folder.write(authoring_example())
+    counting_notebook(course_folder.root / "counting.ipynb")
+    assert course_folder.cli("import", "counting.ipynb", "--phase", "01").returncode == 0
+    # An existing phase: the lesson goes beside its lessons, numbered after them.
+    assert (course_folder.root / "content" / "02-counting-batches.md").is_file()
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    assert "differs from the output stored" not in built.stderr
+
+
+def test_a_myst_notebook_builds_without_edits(course_folder):
+    course_folder.write(authoring_example())
+    (course_folder.root / "pure.md").write_text(MYST_NOTEBOOK)
+    imported = course_folder.cli("import", "pure.md", "--phase", "01", "--slug", "pure")
+    assert imported.returncode == 0, imported.stderr
+    text = (course_folder.root / "content" / "02-pure.md").read_text()
+    assert text.startswith("---\ntitle: Pure functions and counters\n")
+    assert "summary: JAX traces functions once, so a side effect runs once.\n" in text
+    assert ":::{step} 1. Step 1\n```python\ncounter = 0" in text
+    assert ":::{step} 2. Calling it three times\n```python\nprint(bump()" in text
+    assert "expected_outputs" not in text  # a MyST notebook stores no outputs
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site" / "basics" / "pure" / "index.html").read_text()
+    assert "1 2 3" in page
+
+
+def test_an_import_that_cannot_be_done_writes_nothing(course_folder):
+    course_folder.write(authoring_example())
+    before = course_folder.manifest.read_text()
+    counting_notebook(course_folder.root / "counting.ipynb")
+    taken = course_folder.cli(
+        "import", "counting.ipynb", "--phase", "01", "--slug", "count-batches"
+    )
+    assert taken.returncode == 1
+    assert "lessons.yaml: a lesson with the slug 'count-batches' is already listed" in taken.stderr
+    (course_folder.root / "broken.ipynb").write_text('{"cells": 3}')
+    broken = course_folder.cli("import", "broken.ipynb", "--phase", "01")
+    assert (
+        broken.returncode == 1 and "broken.ipynb: not a readable Jupyter notebook" in broken.stderr
+    )
+    assert "Traceback" not in taken.stderr + broken.stderr
+    assert course_folder.manifest.read_text() == before
+    assert sorted(p.name for p in (course_folder.root / "content").iterdir()) == ["lesson.md"]
