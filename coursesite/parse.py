@@ -258,6 +258,7 @@ class LessonParser(MystScanner):
                 "blocks are: " + ", ".join(f"{{{k}}}" for k in known),
             )
             return None
+        self.scan_prose(match.group(2), line)  # titles are Markdown, shown inline
         body_start = offset + node.map[0] + 1
         body = self.lines[body_start : offset + node.map[1] - 1]
         options, skipped = self.read_options(kind, body, body_start)
