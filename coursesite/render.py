@@ -33,6 +33,7 @@ from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
 from .figures import figure_problems
 from .files import short_digest
+from .images import CopiedImage, lesson_images
 from .lessonbuild import LessonBuild
 from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
@@ -429,38 +430,6 @@ def render_lesson(
         sidebar=sidebar_window(phase_refs, lesson.ref),
     )
     return [OutputFile(lesson.ref.url, page)]
-
-
-@dataclass(frozen=True)
-class CopiedImage:
-    """A lesson's image file as the site holds it: under a name that changes with its
-    content, so that a browser never shows a stale copy from its cache."""
-
-    name: str  # relative to the lesson page: images/<stem>-<digest><suffix>
-    digest: str
-    content: bytes
-
-
-def lesson_images(lesson: Lesson) -> dict[str, CopiedImage]:
-    """The lesson's images by their src in the Markdown; a file gone since the lesson was
-    parsed (its parse came from the cache) is an error at the line that shows it."""
-    images: dict[str, CopiedImage] = {}
-    for image in lesson.images:
-        path = lesson.path.parent / image.path
-        try:
-            content = path.read_bytes()
-        except OSError:
-            raise BuildError(
-                f"image file '{image.path}' not found",
-                lesson.path,
-                image.line,
-                hint="image paths are relative to the folder of the lesson file",
-            ) from None
-        name = hashlib.sha256(content).hexdigest()[:12]
-        images[image.src] = CopiedImage(
-            f"images/{path.stem}-{name}{path.suffix.lower()}", name, content
-        )
-    return images
 
 
 def course_references(course: Course, lessons: list[Lesson]) -> References:
