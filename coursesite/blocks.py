@@ -12,14 +12,21 @@ the parser itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from .errors import BuildError
 from .markdown import slugify
-from .model import Code, Prose, RunnableBlock, Section, Stage
+from .model import Code, LessonImage, Prose, RunnableBlock, Section, Stage
+from .paths import INSIDE_HINT, is_inside
+
+# An image address that names another site: pages load nothing from elsewhere.
+_REMOTE = re.compile(r"^(https?:)?//", re.I)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass
@@ -99,6 +106,7 @@ class BlockKind:
     required: tuple[str, ...] = ()
     markdown_options: tuple[str, ...] = ()
     titled: bool = True
+    title_optional: bool = False  # with `titled`: the title may be left out
     sub_blocks: tuple[str, ...] = ()
     runs: Runs | None = None
     html: str = ""
@@ -210,9 +218,56 @@ class BlockContext:
     path: Path
     errors: list[BuildError] = field(default_factory=list)
     anchors: set[str] = field(default_factory=set)
+    course_root: Path | None = None  # None: no images here (phase guides)
+    images: list[LessonImage] = field(default_factory=list)
 
     def error(self, message: str, line: int | None, hint: str) -> None:
         self.errors.append(BuildError(message, self.path, line, hint=hint))
+
+    def image(self, src: str, alt: str, line: int) -> None:
+        """Check an image (`src` percent-encoded, as Markdown reads it) and keep it to be
+        copied into the site: a file inside the course folder, described by its alt text."""
+        shown = unquote(src)
+        if _REMOTE.match(src):
+            self.error(
+                f"image '{shown}' is on another site",
+                line,
+                "save the file beside the lesson and write its path, e.g. "
+                "![what it shows](images/name.png): pages load nothing from other sites",
+            )
+            return
+        if _SCHEME.match(src):
+            self.error(
+                f"image '{shown[:40]}' is not a file path",
+                line,
+                "save the image as a file beside the lesson and write its relative path",
+            )
+            return
+        if self.course_root is None:
+            self.error(
+                f"image '{shown}' in a phase guide",
+                line,
+                "images go in lessons, whose folders the build copies them to",
+            )
+            return
+        file = self.path.parent / shown
+        if not is_inside(file, self.course_root):
+            self.error(f"image '{shown}' is outside the course folder", line, INSIDE_HINT)
+        elif not file.is_file():
+            self.error(
+                f"image file '{shown}' not found",
+                line,
+                "image paths are relative to the folder of the lesson file",
+            )
+        else:
+            self.images.append(LessonImage(src, shown, line))
+        if not alt.strip():
+            self.error(
+                f"image '{shown}' has no alt text",
+                line,
+                "say what the image shows for readers who cannot see it: "
+                "![what it shows](path), or ':alt: what it shows' in an {image} block",
+            )
 
     def anchor(self, text: str) -> str:
         """A page anchor for `text`, unique within the lesson."""

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 from .blocks import BlockContext, BlockKind, RawBlock, Runs, merge_prose, register
 from .errors import did_you_mean
-from .markdown import parse_nodes
+from .markdown import MARKDOWN, parse_nodes
 from .model import (
+    Admonition,
+    AdmonitionKind,
     Check,
     Choice,
     Code,
@@ -22,6 +24,7 @@ from .model import (
     Figure,
     Note,
     Pause,
+    Picture,
     Prose,
     Step,
 )
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 _STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
 _CHOICE_RE = re.compile(r"^\[( |x|X)\]\s+(.+)$", re.S)
 EXERCISE_KINDS = typing.get_args(ExerciseKind)
+ADMONITION_KINDS = typing.get_args(AdmonitionKind)
+_IMAGE_PATH = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.I)
 _NOTE_ANCHORS = {
     "diagnose": "diagnose-the-result",
     "carry-forward": "carry-forward",
@@ -94,7 +99,9 @@ def experiment_cells(cells: NotebookBuilder, experiment: Experiment) -> None:
     cells.markdown(cells.md.experiment_tail(experiment))
 
 
-def build_figure(context: BlockContext, raw: RawBlock) -> Figure | None:
+def build_figure(context: BlockContext, raw: RawBlock) -> Figure | Picture | None:
+    if _IMAGE_PATH.match(raw.title) and not any(p.kind == "code" for p in raw.parts):
+        return build_picture(context, raw)
     code = context.code_part(raw)
     intro, _ = context.prose_around(raw, context.code_anchor(raw))
     read = context.sub_block(raw, "read", required=True)
@@ -112,6 +119,44 @@ def build_figure(context: BlockContext, raw: RawBlock) -> Figure | None:
         read,
         connect,
     )
+
+
+def build_picture(context: BlockContext, raw: RawBlock) -> Picture | None:
+    """`{image} path` and `{figure} path`: an image file; a figure's body is its caption."""
+    if not _IMAGE_PATH.match(raw.title):
+        context.error(
+            f"'{raw.title}' is not the path of an image file",
+            raw.line,
+            "write the image's path after the kind, e.g. ':::{image} images/batches.png' "
+            "(.png, .jpg, .gif, .svg, .webp or .avif)",
+        )
+        return None
+    if raw.kind == "image" and raw.parts:
+        context.error(
+            "{image} takes no body",
+            raw.parts[0].line,
+            "use ':::{figure} path' to give an image a caption",
+        )
+    for name in ("predict", "caption"):
+        if name in raw.options:
+            context.error(
+                f"an image figure takes no ':{name}:'",
+                raw.line,
+                "write the caption as the body of the block",
+            )
+    for part in raw.parts:
+        if part.kind != "prose":
+            context.error(
+                "an image figure's body is its caption: prose only",
+                part.line,
+                "move code and blocks out of it; a figure drawn by code has a title, "
+                "not an image path, after ':::{figure}'",
+            )
+    src = MARKDOWN.normalizeLink(raw.title)
+    context.image(src, raw.options.get("alt", ""), raw.line)
+    caption = merge_prose([p.prose for p in raw.parts if p.kind == "prose"])
+    anchor = context.anchor(raw.title.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return Picture(src, raw.options.get("alt", ""), anchor, caption, raw.line)
 
 
 def figure_cells(cells: NotebookBuilder, figure: Figure) -> None:
@@ -235,6 +280,38 @@ def build_note(context: BlockContext, raw: RawBlock) -> Note | None:
     return Note(raw.kind, context.anchor(_NOTE_ANCHORS[raw.kind]), body)  # type: ignore[arg-type]
 
 
+def build_admonition(context: BlockContext, raw: RawBlock) -> Admonition | None:
+    css = raw.options.get("class", "")
+    if css not in ("", "dropdown"):
+        context.error(
+            f"unknown class '{css}' for {{{raw.kind}}}",
+            raw.line,
+            "the one class is ':class: dropdown', which shows the block closed",
+        )
+    parts: list[Prose | None] = []
+    for part in raw.parts:
+        if part.code is not None and "norun" in part.info.split():
+            parts.append(Prose(f"```{part.info}\n{part.code.source}```", part.line))
+        elif part.code is not None:
+            context.error(
+                f"this ```python block in {{{raw.kind}}} would be shown but never run",
+                part.line,
+                "to show code that must not run, write ```python norun; "
+                "runnable code goes in a {step}, {experiment} or other block",
+            )
+        else:
+            parts.append(part.prose)
+    body = merge_prose(parts)
+    if body is None:
+        context.error(
+            f"{{{raw.kind}}} is empty", raw.line, "write its text between the ':::' lines"
+        )
+        return None
+    kind = typing.cast(AdmonitionKind, raw.kind)
+    anchor = context.anchor(raw.title or raw.kind)
+    return Admonition(kind, raw.title, anchor, body, css == "dropdown")
+
+
 register(
     BlockKind(
         "step",
@@ -301,5 +378,28 @@ for _name, _stage in (
             titled=False,
             html="blocks/note.html",
             markdown="blocks/note.md",
+        )
+    )
+register(
+    BlockKind(
+        "image",
+        Picture,
+        build_picture,
+        options=("alt",),
+        required=("alt",),
+        html="blocks/picture.html",
+        markdown="blocks/picture.md",
+    )
+)
+for _name in ADMONITION_KINDS:
+    register(
+        BlockKind(
+            _name,
+            Admonition,
+            build_admonition,
+            options=("class",),
+            title_optional=True,
+            html="blocks/admonition.html",
+            markdown="blocks/admonition.md",
         )
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .errors import BuildError, did_you_mean
 from .manifest import Course
-from .model import LessonLink
+from .model import Lesson, LessonLink
 
 
 def check_links(
@@ -41,6 +41,52 @@ def check_links(
                     hint="anchors are slugs of '##' headings and block titles",
                 )
             )
+    return errors
+
+
+def check_references(lessons: list[Lesson]) -> list[BuildError]:
+    """Errors for a target label used twice in the course and for `{ref}` roles that name
+    no target, or that need the target's title when it has none."""
+    errors = []
+    places: dict[str, tuple[Lesson, int, str]] = {}
+    for lesson in lessons:
+        for target in lesson.targets:
+            if target.label in places:
+                first, line, _ = places[target.label]
+                errors.append(
+                    BuildError(
+                        f"duplicate target label '{target.label}' "
+                        f"(also in {first.path.name}:{line})",
+                        lesson.path,
+                        target.line,
+                        hint="labels name one place in the course: rename one of them",
+                    )
+                )
+            else:
+                places[target.label] = (lesson, target.line, target.title)
+    for lesson in lessons:
+        for ref in lesson.label_refs:
+            if ref.label not in places:
+                errors.append(
+                    BuildError(
+                        f"{{ref}} to unknown label '{ref.label}'"
+                        f"{did_you_mean(ref.label, list(places))}",
+                        lesson.path,
+                        ref.line,
+                        hint="put a target line '(label)=' before the heading or block "
+                        "it names, in any lesson of the course",
+                    )
+                )
+            elif not ref.has_text and not places[ref.label][2]:
+                errors.append(
+                    BuildError(
+                        f"{{ref}}`{ref.label}` needs link text: its target has no title",
+                        lesson.path,
+                        ref.line,
+                        hint=f"write {{ref}}`the text <{ref.label}>`, or put the target "
+                        "right before a heading or a titled block",
+                    )
+                )
     return errors
 
 

@@ -28,6 +28,16 @@ Slug = Annotated[
 ]
 Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some text"))]
 Positive = Annotated[int, Meta(gt=0)]
+ApiPattern = Annotated[
+    str,
+    Meta(
+        pattern=describe_pattern(
+            r"^https?://[^\s{}]*\{name\}[^\s{}]*\Z",
+            "is not an API docs address: write an http(s) URL with {name} where the "
+            'dotted name goes, like "https://docs.jax.dev/en/latest/_autosummary/{name}.html"',
+        )
+    ),
+]
 
 
 class CourseInfo(StrictModel, frozen=True, kw_only=True):
@@ -45,6 +55,9 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     """Address space a lesson's process may use; beyond it, allocations raise MemoryError."""
     output_limit: Positive = 200_000
     """Characters of stdout (and of stderr) kept per block; the rest is counted, not kept."""
+    api_docs: dict[Text, ApiPattern] = msgspec.field(default_factory=dict)
+    """Package -> address of its API docs with `{name}` for the dotted name: `{func}`,
+    `{class}`, `{mod}`, `{meth}` and `{attr}` roles naming that package link there."""
     cluster: str | None = None
     """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
     out of the execution cache key: which machines ran a lesson does not change its output."""
@@ -52,7 +65,7 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     def execution_json(self) -> str:
         """The settings that can change what a lesson prints, as JSON for cache keys."""
         fields = msgspec.structs.asdict(self)
-        del fields["cluster"]
+        del fields["cluster"], fields["api_docs"]  # how pages link, not what code prints
         return msgspec.json.encode(fields).decode()
 
 

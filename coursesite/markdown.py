@@ -1,7 +1,9 @@
-"""The Markdown dialect of lessons: CommonMark + tables + colon-fence blocks + $math$.
+"""The Markdown dialect of lessons: CommonMark + tables + colon-fence blocks + $math$, and
+the MyST pieces: roles, `(label)=` targets, footnotes, definition lists, `%` comments.
 
 One configured parser serves the parse stage (tokens with line maps) and the render stage
-(HTML). Raw HTML in lesson Markdown is escaped, never passed through.
+(HTML). Raw HTML never passes through: HTML comments are dropped, and the parse stage
+refuses any other HTML (the renderer escapes it, should any reach it).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
@@ -20,9 +23,14 @@ from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 from markdown_it.utils import OptionsDict
 from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.myst_blocks import myst_block_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
 
 from .mathml import latex_to_mathml
+from .myst import References, plain_roles, resolve_roles
 
 if TYPE_CHECKING:  # the memo's module imports this one
     from pygments.lexer import Lexer
@@ -104,6 +112,40 @@ def _highlight_fence(code: str, language: str, _attrs: str) -> str:
     return highlight_code(code, language.split()[0] if language else "text")
 
 
+def _image(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
+    """An image whose file the build copied into the site (render.lesson_images)."""
+    token = tokens[idx]
+    copied = (env.get("images") or {}).get(str(token.attrGet("src") or ""))
+    if copied is not None:
+        token.attrSet("src", copied)
+    return self.image(tokens, idx, options, env)
+
+
+def _raw_html(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
+    """HTML comments are dropped; other HTML, which the parse stage refuses, is text."""
+    content = tokens[idx].content
+    if content.lstrip().startswith("<!--"):
+        return ""
+    return escapeHtml(content)
+
+
+def _target(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
+    """A `(label)=` target: an empty element carrying the label as its id."""
+    return f'<span class="target" id="{escapeHtml(tokens[idx].content)}"></span>\n'
+
+
+def _nothing(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
+) -> str:
+    return ""
+
+
 def _link_open(
     self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
 ) -> str:
@@ -157,10 +199,16 @@ def _heading_open(
     return self.renderToken(tokens, idx, options, env)
 
 
-def create_markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight_fence})
+def create_markdown(footnotes_at_end: bool = True) -> MarkdownIt:
+    """The lesson dialect. The parse stage's parser leaves footnote definitions where they
+    are written (`footnotes_at_end=False`), so that each keeps its line and its prose."""
+    md = MarkdownIt("commonmark", {"html": True, "highlight": _highlight_fence})
     md.enable("table")
     md.use(colon_fence_plugin)
+    md.use(footnote_plugin, inline=False, move_to_end=footnotes_at_end)
+    md.use(deflist_plugin)
+    md.use(myst_block_plugin)
+    md.use(myst_role_plugin)
     md.use(
         dollarmath_plugin, renderer=_render_labelled_math, allow_digits=False, double_inline=True
     )
@@ -169,30 +217,81 @@ def create_markdown() -> MarkdownIt:
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
     md.add_render_rule("fence", _fence)
-    md.inline.ruler.before("backticks", "live_value", _live_value_rule)
+    md.inline.ruler.before("myst_role", "live_value", _live_value_rule)
     md.add_render_rule("live_value", _render_live_value)
+    md.core.ruler.after("inline", "resolve_roles", resolve_roles)
+    md.add_render_rule("image", _image)
+    md.add_render_rule("html_block", _raw_html)
+    md.add_render_rule("html_inline", _raw_html)
+    md.add_render_rule("myst_target", _target)
+    md.add_render_rule("myst_line_comment", _nothing)
     return md
 
 
 MARKDOWN = create_markdown()
+_PARSER = create_markdown(footnotes_at_end=False).disable("resolve_roles")
 
 
 def parse_nodes(text: str) -> list[SyntaxTreeNode]:
-    """The top-level nodes of `text`, each with its 0-based line map."""
-    return SyntaxTreeNode(MARKDOWN.parse(text)).children
+    """The top-level nodes of `text`, each with its 0-based line map. Roles stay role
+    tokens here (the parse stage checks them) and footnote definitions stay in place."""
+    return SyntaxTreeNode(_PARSER.parse(text)).children
 
 
 # `[text](lesson:…)` with or without a title, and a reference definition `[ref]: lesson:…`.
 _LESSON_LINK = re.compile(r"(\]\(|^ {0,3}\[[^\]\n]+\]:[ \t]*)(lesson:[^)\s]+)", re.M)
 
 
+# An image `![alt](src)` (its src is what the page's images map knows).
+_IMAGE = re.compile(r"(!\[[^\]\n]*\]\()([^)\s]+)")
+# An HTML comment, which readers of the Markdown never saw on the page either.
+# A comment alone on its lines goes with its lines.
+_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n|<!--.*?-->", re.S | re.M)
+
+
 def plain_markdown(
-    markdown: str, resolve_link: LinkResolver, live_values: dict[str, str] | None = None
+    markdown: str,
+    resolve_link: LinkResolver,
+    live_values: dict[str, str] | None = None,
+    references: References | None = None,
+    images: dict[str, str] | None = None,
 ) -> str:
-    """Lesson Markdown as a reader's Markdown: live values filled in, lesson links resolved."""
+    """Lesson Markdown as a reader's Markdown: live values filled in, roles and lesson links
+    resolved, images pointing at their copies beside the download, comments removed."""
     values = live_values or {}
     text = _LIVE_VALUE.sub(lambda m: values.get(m.group(1).strip(), m.group(0)), markdown)
+    text = plain_roles(_COMMENT.sub("", text), references or References())
+    if images:
+        text = _IMAGE.sub(lambda m: m.group(1) + images.get(m.group(2), m.group(2)), text)
     return _LESSON_LINK.sub(lambda m: m.group(1) + resolve_link(m.group(2)), text)
+
+
+@dataclass(frozen=True)
+class PageExtras:
+    """What prose on one page may point at, besides lesson links and live values."""
+
+    references: References | None = None
+    images: dict[str, str] | None = None  # an image's src -> its URL from the page
+    footnote_prefix: str | None = None  # keeps footnote ids of the page's proses apart
+
+
+def _env(
+    resolve_link: LinkResolver,
+    live_values: dict[str, str] | None,
+    formulas: FormulaMemo | None,
+    extras: PageExtras | None,
+) -> dict[str, object]:
+    extras = extras or PageExtras()
+    env: dict[str, object] = {
+        "resolve_link": resolve_link,
+        "formulas": formulas,
+        "live_values": live_values or {},
+        "course_references": extras.references,
+        "images": extras.images,
+    }
+    if extras.footnote_prefix is not None:
+        env["docId"] = extras.footnote_prefix  # the footnote plugin's id prefix
+    return env
 
 
 def render_block(
@@ -200,11 +299,9 @@ def render_block(
     resolve_link: LinkResolver,
     live_values: dict[str, str] | None = None,
     formulas: FormulaMemo | None = None,
+    extras: PageExtras | None = None,
 ) -> str:
-    return MARKDOWN.render(
-        markdown,
-        {"resolve_link": resolve_link, "formulas": formulas, "live_values": live_values or {}},
-    )
+    return MARKDOWN.render(markdown, _env(resolve_link, live_values, formulas, extras))
 
 
 def render_inline(
@@ -212,8 +309,6 @@ def render_inline(
     resolve_link: LinkResolver,
     live_values: dict[str, str] | None = None,
     formulas: FormulaMemo | None = None,
+    extras: PageExtras | None = None,
 ) -> str:
-    return MARKDOWN.renderInline(
-        markdown,
-        {"resolve_link": resolve_link, "formulas": formulas, "live_values": live_values or {}},
-    )
+    return MARKDOWN.renderInline(markdown, _env(resolve_link, live_values, formulas, extras))

@@ -151,7 +151,45 @@ class Note:
     body: Prose
 
 
-Item = Prose | Section | Step | Experiment | Figure | Exercise | Check | Pause | Note
+AdmonitionKind = Literal["note", "tip", "warning", "important", "caution", "seealso"]
+
+
+@dataclass(frozen=True)
+class Admonition:
+    """A MyST admonition (`:::{tip} Optional title`): prose set apart, labelled by kind."""
+
+    kind: AdmonitionKind
+    title: str  # lesson Markdown; "" shows the kind's label alone
+    anchor: str
+    body: Prose
+    collapsible: bool  # `:class: dropdown`: shown closed, opened by the reader
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A MyST `{image}`, or a `{figure}` whose title is an image path: a file of the
+    lesson shown with its alt text and, for a figure, a caption."""
+
+    src: str  # as written, percent-encoded like Markdown image sources
+    alt: str
+    anchor: str
+    caption: Prose | None
+    line: int
+
+
+Item = (
+    Prose
+    | Section
+    | Step
+    | Experiment
+    | Figure
+    | Exercise
+    | Check
+    | Pause
+    | Note
+    | Admonition
+    | Picture
+)
 
 
 @dataclass(frozen=True)
@@ -160,6 +198,33 @@ class Stage:
     title: str
     line: int
     items: list[Item] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A MyST `(label)=` target: `{ref}` links to it from any lesson of the course."""
+
+    label: str
+    title: str  # the heading or block title right after it; "" if none
+    line: int
+
+
+@dataclass(frozen=True)
+class LabelRef:
+    """A `{ref}` role, checked once every lesson is parsed."""
+
+    label: str
+    line: int
+    has_text: bool  # `{ref}`text <label>``: it needs no title from its target
+
+
+@dataclass(frozen=True)
+class LessonImage:
+    """An image file of the lesson, copied into the site beside its page."""
+
+    src: str  # as the parser reads it from the Markdown (percent-encoded)
+    path: str  # the file, relative to the folder of the lesson file
+    line: int
 
 
 @dataclass(frozen=True)
@@ -203,6 +268,9 @@ class Lesson:
     runs: list[RunnableBlock]
     """What runs, in execution order; the parse stage derives it from the block registry."""
     values: list[LiveValue] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    label_refs: list[LabelRef] = field(default_factory=list)
+    images: list[LessonImage] = field(default_factory=list)
 
     def items(self, kind: type) -> list:
         return [item for stage in self.stages for item in stage.items if isinstance(item, kind)]

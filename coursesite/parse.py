@@ -33,6 +33,7 @@ from .model import (
     STAGES,
     Code,
     FrontMatter,
+    LabelRef,
     Lesson,
     LessonLink,
     LiveValue,
@@ -40,7 +41,9 @@ from .model import (
     Section,
     Stage,
     Step,
+    Target,
 )
+from .mystscan import MystScanner, is_block
 from .paths import data_files_outside
 from .yamlmodel import line_at, load_yaml_model, node_tree
 
@@ -60,7 +63,7 @@ _OPTION_RE = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 
 
 @dataclass
-class LessonParser:
+class LessonParser(MystScanner):
     path: Path
     lines: list[str]
     errors: list[BuildError] = field(default_factory=list)
@@ -68,14 +71,14 @@ class LessonParser:
     links: list[LessonLink] = field(default_factory=list)
     values: list[LiveValue] = field(default_factory=list)
     formulas: FormulaMemo | None = None  # the build's MathML memo, filled while checking
-    context: BlockContext = field(init=False)
+    course_root: Path | None = None  # None for phase guides, which hold no images
+    targets: dict[str, int] = field(default_factory=dict)  # label -> line
+    target_titles: dict[str, str] = field(default_factory=dict)
+    label_refs: list[LabelRef] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Block builders report into the same error list and take from the same anchors.
-        self.context = BlockContext(self.path, self.errors, self.anchors)
-
-    def error(self, message: str, line: int | None, hint: str) -> None:
-        self.context.error(message, line, hint)
+        self.context = BlockContext(self.path, self.errors, self.anchors, self.course_root)
 
     def anchor(self, text: str) -> str:
         return self.context.anchor(text)
@@ -85,7 +88,9 @@ class LessonParser:
     def parse_stages(self) -> list[Stage]:
         stages: list[Stage] = []
         pending: list[SyntaxTreeNode] = []
-        for node in parse_nodes("\n".join(self.lines)):
+        nodes = parse_nodes("\n".join(self.lines))
+        self.title_targets(nodes)
+        for node in nodes:
             assert node.map is not None  # block-level nodes carry their lines
             line = node.map[0] + 1
             if node.type == "heading" and node.tag == "h1":
@@ -101,7 +106,7 @@ class LessonParser:
                 self.flush_prose(stages, pending)
                 title = node.children[0].content
                 stages[-1].items.append(Section(title, self.anchor(title), line))
-            elif node.type == "colon_fence":
+            elif is_block(node):
                 self.flush_prose(stages, pending)
                 block = self.read_block(node, 0)
                 if block:
@@ -184,6 +189,9 @@ class LessonParser:
                 elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
                     slug, _, anchor = str(node.attrs["href"])[len("lesson:") :].partition("#")
                     self.links.append(LessonLink(slug, anchor or None, at))
+                else:
+                    self.scan_myst(node, at)
+        self.check_footnotes(nodes, offset)
 
     def add_value(self, expression: str, line: int) -> None:
         try:
@@ -250,6 +258,7 @@ class LessonParser:
                 "blocks are: " + ", ".join(f"{{{k}}}" for k in known),
             )
             return None
+        self.scan_prose(match.group(2), line)  # titles are Markdown, shown inline
         body_start = offset + node.map[0] + 1
         body = self.lines[body_start : offset + node.map[1] - 1]
         options, skipped = self.read_options(kind, body, body_start)
@@ -289,7 +298,9 @@ class LessonParser:
                 parts.append(Part("prose", prose.line, prose=prose))
                 pending.clear()
 
-        for node in parse_nodes("\n".join(body)):
+        nodes = parse_nodes("\n".join(body))
+        self.title_targets(nodes)
+        for node in nodes:
             assert node.map is not None  # block-level nodes carry their lines
             line = start + node.map[0] + 1
             if node.type == "fence" and node.info.split()[:1] == ["python"]:
@@ -297,7 +308,7 @@ class LessonParser:
                 if self.check_closed(node, start):
                     code = Code(node.content, line + 1)
                     parts.append(Part("code", line, code=code, info=node.info.strip()))
-            elif node.type == "colon_fence":
+            elif is_block(node):
                 flush()
                 block = self.read_block(node, start)
                 if block:
@@ -339,7 +350,7 @@ class LessonParser:
                     raw.line,
                     f"add a line ':{name}: ...' right after the opening line",
                 )
-        if spec.titled and not raw.title:
+        if spec.titled and not raw.title and not spec.title_optional:
             self.error(
                 f"{{{raw.kind}}} needs a title after '{{{raw.kind}}}'",
                 raw.line,
@@ -413,7 +424,7 @@ def parse_lesson(
     front, root = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
-    parser = LessonParser(path, lines, formulas=formulas)
+    parser = LessonParser(path, lines, formulas=formulas, course_root=ref.course_root)
     for index, pattern in enumerate(front.volatile):
         try:
             re.compile(pattern)
@@ -445,6 +456,12 @@ def parse_lesson(
         parser.links,
         runnable_blocks(stages),
         parser.values,
+        [
+            Target(label, parser.target_titles.get(label, ""), line)
+            for label, line in parser.targets.items()
+        ],
+        parser.label_refs,
+        parser.context.images,
     )
 
 
@@ -510,6 +527,18 @@ def parse_guide(
             f"live value `{value.expression}` in a phase guide",
             value.line,
             "live values belong in lessons, whose code computes them",
+        )
+    for target, line in parser.targets.items():
+        parser.error(
+            f"target ({target})= in a phase guide",
+            line,
+            "targets go in lessons; link to a lesson with {doc}`slug` or [text](lesson:slug)",
+        )
+    for ref in parser.label_refs:
+        parser.error(
+            f"{{ref}}`{ref.label}` in a phase guide",
+            ref.line,
+            "phase guides link with [text](lesson:slug#anchor) or {doc}`slug`",
         )
     if parser.errors:
         raise BuildErrors(parser.errors)

@@ -30,7 +30,7 @@ from .executors import choose_executor
 from .expectedoutputs import output_drift
 from .figures import figure_problems
 from .lessonbuild import LessonBuild
-from .links import check_links
+from .links import check_links, check_references
 from .lock import build_lock, output_lock
 from .manifest import Course, load_course
 from .model import Figure, LessonLink, Prose
@@ -325,6 +325,7 @@ def parse_course(
     if not errors:
         anchors = {item.slug: item.parsed().anchors for item in lessons}
         errors.extend(check_links(course, anchors, links))
+        errors.extend(check_references([item.parsed() for item in lessons]))
     if errors:
         raise BuildErrors(errors)
     return guides

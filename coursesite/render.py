@@ -33,11 +33,13 @@ from .errors import BuildError
 from .execute import ExecutionRecord
 from .figures import figure_problems
 from .files import short_digest
+from .images import CopiedImage, lesson_images
 from .lessonbuild import LessonBuild
 from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
-from .markdown import plain_markdown, render_block, render_inline, slugify
+from .markdown import PageExtras, plain_markdown, render_block, render_inline, slugify
 from .model import STAGES, Figure, Lesson, Prose
+from .myst import References
 
 
 @dataclass(frozen=True)
@@ -78,14 +80,24 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
     return env
 
 
+def _extras(context: Context, footnote_prefix: str | None = None) -> PageExtras:
+    return PageExtras(context.get("references"), context.get("images"), footnote_prefix)
+
+
 @pass_context
 def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
     if prose is None:
         return Markup("")
     text = prose.markdown if isinstance(prose, Prose) else prose
+    # A page shows many proses, each with its own footnotes: their ids name the line.
+    prefix = f"l{prose.line}" if isinstance(prose, Prose) else None
     return Markup(
         render_block(
-            text, context["resolve_link"], context.get("live_values"), context.get("formulas")
+            text,
+            context["resolve_link"],
+            context.get("live_values"),
+            context.get("formulas"),
+            _extras(context, prefix),
         )
     )
 
@@ -93,14 +105,24 @@ def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
 @pass_context
 def _text_filter(context: Context, text: str | None) -> str:
     """Lesson Markdown for Markdown outputs (lesson.md, the notebook)."""
-    return plain_markdown(text or "", context["resolve_link"], context.get("live_values"))
+    return plain_markdown(
+        text or "",
+        context["resolve_link"],
+        context.get("live_values"),
+        context.get("references"),
+        context.get("images"),
+    )
 
 
 @pass_context
 def _inline_filter(context: Context, text: str | None) -> Markup:
     return Markup(
         render_inline(
-            text or "", context["resolve_link"], context.get("live_values"), context.get("formulas")
+            text or "",
+            context["resolve_link"],
+            context.get("live_values"),
+            context.get("formulas"),
+            _extras(context),
         )
     )
 
@@ -151,6 +173,8 @@ def plan_site(
     env = create_environment(templates, cache and cache / "templates")
     env.globals["publication"] = publication
     env.globals["formulas"] = formulas
+    references = course_references(course, [item.parsed() for item in lessons])
+    env.globals["references"] = references
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(
@@ -167,11 +191,13 @@ def plan_site(
             for i in lessons
         ],
         publication,
+        references,
     )
     downloads_key = digest(
         [(p.name, p.read_text(encoding="utf-8")) for p in sorted(templates.rglob("*.md"))],
         course.manifest_text,
         publication,
+        references,
     )
     jobs = [
         PageJob(
@@ -222,7 +248,12 @@ def plan_site(
             lessons[position - 1] if position else None,
             lessons[position + 1] if position + 1 < len(lessons) else None,
         )
-        inputs = (item.parsed().text, item.record_key())
+        images = lesson_images(item.parsed())
+        inputs = (
+            item.parsed().text,
+            item.record_key(),
+            [(image.name, image.digest) for image in images.values()],
+        )
         jobs.append(
             PageJob(
                 f"lesson:{item.parsed().ref.slug}",
@@ -236,6 +267,7 @@ def plan_site(
                     titles,
                     publication.student,
                     phase_refs[item.parsed().ref.phase.slug],
+                    images,
                 ),
             )
         )
@@ -245,7 +277,13 @@ def plan_site(
                 f"downloads:{item.parsed().ref.slug}",
                 digest(downloads_key, *inputs),
                 functools.partial(
-                    render_lesson_files, env, course, item, figure_cache, publication.student
+                    render_lesson_files,
+                    env,
+                    course,
+                    item,
+                    figure_cache,
+                    publication.student,
+                    images,
                 ),
             )
         )
@@ -323,8 +361,9 @@ def render_lesson_files(
     item: LessonBuild,
     figure_cache: Path | None = None,
     student: bool = False,
+    images: dict[str, CopiedImage] | None = None,
 ) -> list[OutputFile]:
-    """The lesson's figures and downloads, next to its page."""
+    """The lesson's figures, images and downloads, next to its page."""
     lesson, record = item.parsed(), item.ran()
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = _figure_paths(lesson)
@@ -333,10 +372,14 @@ def render_lesson_files(
         for figure in lesson.items(Figure)
     }
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
+    if images is None:
+        images = lesson_images(lesson)
+    files.extend(OutputFile(f"{folder}/{image.name}", image.content) for image in images.values())
     context = {
         "resolve_link": link_resolver(course, lesson.ref.url),
         "live_values": record.values,
         "figures": figures,
+        "images": {src: image.name for src, image in images.items()},
     }
     downloads = lesson_downloads(env, lesson, record, svgs, context, student)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
@@ -351,10 +394,13 @@ def render_lesson(
     titles: dict[str, str],
     student: bool = False,
     phase_refs: list[LessonRef] | None = None,
+    images: dict[str, CopiedImage] | None = None,
 ) -> list[OutputFile]:
     lesson, record = item.parsed(), item.ran()
     if phase_refs is None:
         phase_refs = course.phase_lessons(lesson.ref.phase)
+    if images is None:
+        images = lesson_images(lesson)
     figures = _figure_paths(lesson)
     step_ids = lesson.program_ids()
     page = _render_page(
@@ -365,6 +411,7 @@ def render_lesson(
         lesson=lesson,
         record=record,
         figures=figures,
+        images={src: image.name for src, image in images.items()},
         live_values=record.values,
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
@@ -383,6 +430,19 @@ def render_lesson(
         sidebar=sidebar_window(phase_refs, lesson.ref),
     )
     return [OutputFile(lesson.ref.url, page)]
+
+
+def course_references(course: Course, lessons: list[Lesson]) -> References:
+    """What `{ref}`, `{doc}` and the API roles point at, for every page."""
+    return References(
+        {
+            target.label: (lesson.ref.slug, target.title)
+            for lesson in lessons
+            for target in lesson.targets
+        },
+        {lesson.ref.slug: lesson.front.title for lesson in lessons},
+        dict(course.settings.api_docs),
+    )
 
 
 SIDEBAR_ALL = 15  # a phase with at most this many lessons lists them all in the sidebar

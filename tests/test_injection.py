@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import CourseFolder, write_hostile_course
+from conftest import CourseFolder, authoring_example, line_of, write_hostile_course
 from coursesite.markdown import render_block
 from coursesite.markupaudit import audit_markup
 from coursesite.mathml import UnsafeMath, latex_to_mathml
@@ -38,6 +38,26 @@ def test_hostile_text_is_shown_as_text_and_the_pages_pass_the_audit(hostile_site
     assert "<mtext>&lt;svg\u00a0onload=window.__injected='title'&gt;</mtext>" in lesson
     guide = (hostile_site / "basics" / "index.html").read_text()
     assert "&lt;script\tsrc=../basics/count-batches/main.py&gt;" in guide
+
+
+def test_raw_html_payloads_are_refused(course_folder):
+    """Raw HTML in lesson prose or a phase guide stops the build at its line."""
+    text = authoring_example().replace(
+        "the last batch has", "the <img src=x onerror=\"window.__injected='prose'\"> last batch has"
+    )
+    course_folder.write(text)
+    (course_folder.root / "content" / "guide.md").write_text(
+        '# Guide\n\n<script>window.__injected = "guide"</script>\n'
+    )
+    manifest = course_folder.manifest.read_text()
+    course_folder.manifest.write_text(
+        manifest.replace("    title: Basics\n", "    title: Basics\n    guide: content/guide.md\n")
+    )
+    result = course_folder.cli("-q")
+    assert result.returncode == 1
+    assert f"lesson.md:{line_of(text, '<img src=x')}: raw HTML '<img src=x" in result.stderr
+    assert "guide.md:3: raw HTML '<script>" in result.stderr
+    assert not (course_folder.root / "site").exists()
 
 
 TAMPERING = {

@@ -9,7 +9,8 @@ by blank lines. The title is the test id. Which public function renders a file:
   and the expected HTML in the file is not part of the case;
 - `plain.md`: `plain_markdown` (the reader's Markdown: live values filled, links resolved).
 
-Every case uses the fake `resolve_link` and `LIVE_VALUES` below.
+Every case uses the fake `resolve_link`, `LIVE_VALUES`, `REFERENCES` (targets, lessons and
+API docs of a course) and `IMAGES` (image sources -> their copies in the site) below.
 
 After an intended change of the output, rewrite the expected blocks with
 `UPDATE_FIXTURES=1 .venv/bin/python -m pytest -q tests/test_markdown_fixtures.py`,
@@ -24,8 +25,9 @@ from pathlib import Path
 import pytest
 from markdown_it.utils import read_fixture_file
 
-from coursesite.markdown import plain_markdown, render_block, render_inline
+from coursesite.markdown import PageExtras, plain_markdown, render_block, render_inline
 from coursesite.mathml import UnsafeMath
+from coursesite.myst import References
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -35,6 +37,14 @@ LIVE_VALUES = {
     "hostile": "<b>&\"'</b>",
     'batch["id"].tolist()': "[3, 1, 2]",
 }
+
+
+REFERENCES = References(
+    labels={"batch-sizes": ("count-batches", "Batch sizes"), "untitled": ("other", "")},
+    lessons={"count-batches": "Count what a batch holds", "other": "Another lesson"},
+    api_docs={"jax": "https://docs.jax.dev/en/latest/_autosummary/{name}.html"},
+)
+IMAGES = {"images/batches.png": "images/batches-0123456789ab.png"}
 
 
 def resolve_link(href: str) -> str:
@@ -51,10 +61,14 @@ RENDERERS = {  # file -> (render function, whether a case is one fragment withou
 
 
 def render(name: str, markdown: str) -> str:
+    if name == "plain.md":
+        return plain_markdown(markdown, resolve_link, LIVE_VALUES, REFERENCES, IMAGES)
     function, fragment = RENDERERS[name]
+    # The footnote prefix stands for the prose's line, as the page's filter gives it.
+    extras = PageExtras(REFERENCES, IMAGES, None if fragment else "l7")
     if fragment:
-        return function(markdown.removesuffix("\n"), resolve_link, LIVE_VALUES) + "\n"
-    return function(markdown, resolve_link, LIVE_VALUES)
+        return function(markdown.removesuffix("\n"), resolve_link, LIVE_VALUES, None, extras) + "\n"
+    return function(markdown, resolve_link, LIVE_VALUES, None, extras)
 
 
 def rewrite_expected(path: Path) -> None:

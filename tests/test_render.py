@@ -44,12 +44,21 @@ def test_printed_html_is_escaped_never_executed(course_folder):
     assert outputs == ["<script>alert(1)</script>\n"]
 
 
-def test_raw_html_in_markdown_is_shown_as_text(course_folder):
+def test_raw_html_in_markdown_is_refused_at_its_line(course_folder):
     text = experiment("x = 1", takeaway='<script>bad()</script> and <b onclick="x">bold</b>')
-    page = lesson_page(render(course_folder, text))
-    assert all(script.get("src") for script in page.find_all("script"))
-    assert page.find("b") is None
-    assert "<script>bad()</script>" in page.select_one("#drop-the-remainder .takeaway").get_text()
+    text = text.replace(":::{pause} What", ":::{pause} What <i>exactly</i>")
+    errors = build_errors(course_folder, text)
+    # A line that starts with <script> is one HTML block, reported once.
+    assert [(error.line, error.message.split(" in ")[0]) for error in errors] == [
+        (line_of(text, ":::{pause} What <i>"), "raw HTML '<i>'"),
+        (line_of(text, "<script>bad()"), "raw HTML '<script>bad()</script> and <b onclick=\"x'"),
+    ]
+
+
+def test_html_comments_are_dropped_from_the_page(course_folder):
+    text = authoring_example().replace("## The problem\n", "## The problem\n\n<!-- secret -->\n")
+    files = render(course_folder, text)
+    assert "secret" not in files["basics/count-batches/index.html"]
 
 
 def test_math_becomes_mathml(course_folder):

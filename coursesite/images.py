@@ -1,0 +1,46 @@
+"""A lesson's image files, as the site holds them: copied beside the lesson page.
+
+The parse stage checked each image (a file inside the course folder, with alt text) and
+kept its path; here the render stage reads it again, so a file changed since then is the
+one published, and one removed since is an error at the line that shows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from .errors import BuildError
+from .model import Lesson
+
+
+@dataclass(frozen=True)
+class CopiedImage:
+    """A lesson's image file as the site holds it: under a name that changes with its
+    content, so that a browser never shows a stale copy from its cache."""
+
+    name: str  # relative to the lesson page: images/<stem>-<digest><suffix>
+    digest: str
+    content: bytes
+
+
+def lesson_images(lesson: Lesson) -> dict[str, CopiedImage]:
+    """The lesson's images by their src in the Markdown; a file gone since the lesson was
+    parsed (its parse came from the cache) is an error at the line that shows it."""
+    images: dict[str, CopiedImage] = {}
+    for image in lesson.images:
+        path = lesson.path.parent / image.path
+        try:
+            content = path.read_bytes()
+        except OSError:
+            raise BuildError(
+                f"image file '{image.path}' not found",
+                lesson.path,
+                image.line,
+                hint="image paths are relative to the folder of the lesson file",
+            ) from None
+        name = hashlib.sha256(content).hexdigest()[:12]
+        images[image.src] = CopiedImage(
+            f"images/{path.stem}-{name}{path.suffix.lower()}", name, content
+        )
+    return images

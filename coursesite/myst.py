@@ -1,0 +1,115 @@
+"""MyST roles, targets and images in lesson prose: what they point at and how they show.
+
+`(label)=` targets, `{ref}`, `{doc}` and the API roles (`{func}`, `{class}`, ...) are
+parsed by mdit-py-plugins; the parse stage checks them (parse.py), and this module turns
+them into the ordinary tokens of a link or inline code, so that the Markdown renderer's own
+rules write the markup and `lesson:` hrefs resolve like any lesson link.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+API_ROLES = ("func", "class", "mod", "meth", "attr")
+REFERENCE_ROLES = ("ref", "doc")
+KNOWN_ROLES = ("value", *REFERENCE_ROLES, *API_ROLES)
+"""Every role lesson prose may use (`{value}` is the live value, see markdown.py)."""
+
+LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
+"""A target label: it becomes a page anchor, so it stays a plain id."""
+
+_EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\Z", re.S)
+# A role in Markdown source: `{name}`content``, with a single backtick pair.
+ROLE_SOURCE = re.compile(r"\{([A-Za-z0-9_+:-]+)\}`([^`\n]+)`")
+TARGET_LINE = re.compile(r"^ {0,3}\(([^()\n]+)\)=[ \t]*\n?", re.M)
+
+
+@dataclass(frozen=True)
+class References:
+    """What roles point at across the course, for rendering (checked at parse time)."""
+
+    labels: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """label -> (the slug of the lesson it is in, its title: the heading after it)."""
+    lessons: dict[str, str] = field(default_factory=dict)
+    """lesson slug -> lesson title."""
+    api_docs: dict[str, str] = field(default_factory=dict)
+    """package -> URL pattern with `{name}` (settings.api_docs)."""
+
+    def api_url(self, name: str) -> str | None:
+        pattern = self.api_docs.get(name.split(".")[0])
+        return pattern.replace("{name}", name) if pattern else None
+
+
+def split_role_text(content: str) -> tuple[str | None, str]:
+    """`text <target>` -> (text, target); a bare `target` -> (None, target)."""
+    match = _EXPLICIT.match(content.strip())
+    if match and match.group(1):
+        return match.group(1), match.group(2).strip()
+    return None, content.strip()
+
+
+def api_name(content: str) -> tuple[str, str]:
+    """(the name shown, the full dotted name): Sphinx's `~a.b.c` shows only `c`."""
+    name = content.strip()
+    if name.startswith("~"):
+        name = name[1:]
+        return name.rsplit(".", 1)[-1], name
+    return name, name
+
+
+def role_link(name: str, content: str, refs: References) -> tuple[str | None, str, bool]:
+    """(href or None, the text shown, whether the text is code) for a role."""
+    if name in API_ROLES:
+        shown, full = api_name(content)
+        return refs.api_url(full), shown, True
+    text, target = split_role_text(content)
+    if name == "ref" and target in refs.labels:
+        slug, title = refs.labels[target]
+        return f"lesson:{slug}#{target}", text or title or target, False
+    if name == "doc" and target in refs.lessons:
+        return f"lesson:{target}", text or refs.lessons[target], False
+    return None, f"{{{name}}}`{content}`", False  # the parse stage refused it already
+
+
+def resolve_roles(state: StateCore) -> None:
+    """Core rule: each role token becomes a link and/or inline code, or its own text."""
+    refs = state.env.get("course_references") or References()
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children: list[Token] = []
+        for token in block.children:
+            if token.type == "myst_role" and token.meta.get("name") != "value":
+                children.extend(_role_tokens(token.meta["name"], token.content, refs))
+            else:
+                children.append(token)
+        block.children = children
+
+
+def _role_tokens(name: str, content: str, refs: References) -> list[Token]:
+    href, text, is_code = role_link(name, content, refs)
+    shown = Token("code_inline" if is_code else "text", "code" if is_code else "", 0)
+    shown.content = text
+    if href is None:
+        return [shown]
+    opening = Token("link_open", "a", 1)
+    opening.attrSet("href", href)
+    return [opening, shown, Token("link_close", "a", -1)]
+
+
+def plain_roles(markdown: str, refs: References) -> str:
+    """Roles as reader's Markdown (links and code spans); targets' lines removed."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, content = match.group(1), match.group(2)
+        if name == "value":
+            return match.group(0)
+        href, text, is_code = role_link(name, content, refs)
+        shown = f"`{text}`" if is_code else text
+        return f"[{shown}]({href})" if href else shown
+
+    return TARGET_LINE.sub("", ROLE_SOURCE.sub(replace, markdown))

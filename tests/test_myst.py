@@ -1,0 +1,174 @@
+"""MyST constructs in a lesson, through the real build: admonitions, images, footnotes,
+definition lists, targets and `{ref}`, `{doc}` and API roles, on the page and in the
+Markdown and notebook downloads. (Refusals are cases of tests/bad/cases.yaml.)"""
+
+import hashlib
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import RecordingProgress, authoring_example
+from coursesite.markupaudit import audit_markup
+from coursesite.pipeline import build
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24  # the file's bytes; nothing decodes them
+
+MYST_UNDERSTAND = """# Understand
+
+(the-problem)=
+## The problem
+
+:::{tip} Count *first*
+Eleven is not a multiple of four.[^why]
+
+[^why]: 11 = 2 * 4 + 3.
+:::
+
+```{warning}
+Dropping the remainder loses records.
+```
+
+::::{note} Read on only if curious
+:class: dropdown
+Batches shorter than the rest are normal.
+::::
+
+Epoch
+: One pass over every record.
+
+![Three bars: four, four and three records](images/batches.png)
+
+:::{figure} images/batches.png
+:alt: The same bar chart, as a figure
+The bars of {func}`jax.numpy.split`, see {ref}`the-problem` and {doc}`other`.
+:::
+
+<!-- a note to the authors: never shown -->
+"""
+
+OTHER = """---
+title: Another lesson
+summary: It links back.
+minutes: 5
+hardware: cpu
+outcomes: [Follow a reference.]
+expected_result: The link resolves.
+revision: v0.1.0
+---
+
+# Understand
+
+See {ref}`the problem of batching <the-problem>`.
+
+# Build & Run
+
+:::{step} 1. Print
+```python
+print("PASS: other")
+```
+:::
+
+# Experiment
+
+# Exercise & Check
+
+# Evidence
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    from conftest import CourseFolder
+
+    folder = CourseFolder(tmp_path_factory.mktemp("myst"))
+    text = authoring_example().replace("# Understand\n", MYST_UNDERSTAND, 1)
+    folder.write(text, extra={"other": OTHER})
+    (folder.root / "content" / "images").mkdir()
+    (folder.root / "content" / "images" / "batches.png").write_bytes(PNG)
+    manifest = folder.manifest.read_text().replace(
+        "record_packages: [numpy]",
+        'record_packages: [numpy]\n  api_docs: {jax: "https://docs.jax.dev/api/{name}.html"}',
+    )
+    folder.manifest.write_text(manifest)
+    build(folder.options(), RecordingProgress())
+    return folder.root / "site" / "basics"
+
+
+def page(site, slug="count-batches"):
+    return BeautifulSoup((site / slug / "index.html").read_text(), "html.parser")
+
+
+def test_admonitions_are_labelled_in_words_and_a_dropdown_starts_closed(site):
+    soup = page(site)
+    tip = soup.select_one(".admonition-tip")
+    assert tip["role"] == "note"
+    title = soup.find(id=tip["aria-labelledby"])
+    assert title.get_text() == "Tip: Count first" and title.em is not None
+    warning = soup.select_one(".admonition-warning")  # the ```{warning} form
+    assert warning.select_one(".admonition-title").get_text() == "Warning"
+    dropdown = soup.select_one("details.admonition-note")
+    assert dropdown.summary.get_text() == "Note: Read on only if curious"
+    assert not dropdown.has_attr("open")
+
+
+def test_a_footnote_in_an_admonition_links_both_ways(site):
+    tip = page(site).select_one(".admonition-tip")
+    reference = tip.select_one("sup.footnote-ref a")
+    note = tip.find(id=reference["href"][1:])
+    assert "11 = 2 * 4 + 3." in note.get_text()
+    assert tip.find(id=note.select_one(".footnote-backref")["href"][1:]) is reference
+
+
+def test_images_are_copied_under_their_content_hash(site):
+    soup = page(site)
+    name = f"images/batches-{hashlib.sha256(PNG).hexdigest()[:12]}.png"
+    sources = [img["src"] for img in soup.select(".prose img, figure.picture img")]
+    assert sources == [name, name]
+    assert (site / "count-batches" / name).read_bytes() == PNG
+    figure = soup.select_one("figure.picture")
+    assert figure.img["alt"] == "The same bar chart, as a figure"
+    assert "The bars of" in figure.figcaption.get_text()
+
+
+def test_roles_link_to_targets_lessons_and_api_docs(site):
+    soup = page(site)
+    caption = soup.select_one("figure.picture figcaption")
+    links = {a.get_text(): a["href"] for a in caption.find_all("a")}
+    assert links == {
+        "jax.numpy.split": "https://docs.jax.dev/api/jax.numpy.split.html",
+        "The problem": "index.html#the-problem",
+        "Another lesson": "../other/index.html",
+    }
+    assert soup.find(id="the-problem") is not None
+    back = page(site, "other").select_one(".prose a")
+    assert back["href"] == "../count-batches/index.html#the-problem"
+    assert back.get_text() == "the problem of batching"
+
+
+def test_definition_lists_show_and_comments_vanish(site):
+    html = (site / "count-batches" / "index.html").read_text()
+    soup = BeautifulSoup(html, "html.parser")
+    assert soup.select_one(".prose dl dt").get_text() == "Epoch"
+    assert "note to the authors" not in html
+
+
+def test_pages_with_myst_pass_the_markup_audit(site):
+    for slug in ("count-batches", "other"):
+        assert audit_markup((site / slug / "index.html").read_text(), "../../") == []
+
+
+def test_the_markdown_download_and_notebook_keep_the_constructs(site):
+    markdown = (site / "count-batches" / "lesson.md").read_text()
+    name = f"images/batches-{hashlib.sha256(PNG).hexdigest()[:12]}.png"
+    assert "> **Tip: Count *first***" in markdown
+    assert "> Eleven is not a multiple of four.[^why]" in markdown
+    assert "<details><summary>Note: Read on only if curious</summary>" in markdown
+    assert f"![Three bars: four, four and three records]({name})" in markdown
+    assert f"![The same bar chart, as a figure]({name})" in markdown
+    assert "[`jax.numpy.split`](https://docs.jax.dev/api/jax.numpy.split.html)" in markdown
+    assert "[Another lesson](../other/index.html)" in markdown
+    assert "(the-problem)=" not in markdown and "note to the authors" not in markdown
+    notebook = json.loads((site / "count-batches" / "lesson.ipynb").read_text())
+    cells = "\n".join(cell["source"] for cell in notebook["cells"])
+    assert "> **Warning**" in cells and f"]({name})" in cells
