@@ -45,6 +45,17 @@ Lesson format: docs/authoring.md
 """
 
 
+IMPORT_DESCRIPTION = """\
+Turn a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown notebook into a lesson
+file in the phase's content folder, and list it in lessons.yaml (adding the phase if it
+is missing). Markdown before the first code cell becomes the Understand stage; each code
+cell becomes a build step titled from the heading above it. The notebook's stored
+outputs are kept beside the lesson: every build compares each step's fresh output with
+them and warns about each difference. The lesson builds at once; `build.py check` lists
+what is left to fill in.
+"""
+
+
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--manifest",
@@ -170,14 +181,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 def _import_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="build.py import",
-        description="Turn a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown "
-        "notebook into a lesson file in the phase's content folder, and list it in "
-        "lessons.yaml (adding the phase if it is missing). Markdown cells before the "
-        "first code cell become the Understand stage; each code cell becomes a build "
-        "step titled from the nearest heading. The notebook's stored outputs are kept "
-        "beside the lesson: the next build compares every step's fresh output with them "
-        "and warns about each difference.",
-        epilog="example:\n  python build.py import notebooks/grain_intro.ipynb --phase 06",
+        description=IMPORT_DESCRIPTION,
+        epilog="example:\n  python build.py import notebooks/grain_intro.ipynb --phase 06\n\n"
+        "what becomes what: 'Importing a notebook' in docs/authoring.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("notebook", type=Path, metavar="PATH", help="the notebook to import")

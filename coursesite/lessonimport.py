@@ -17,9 +17,11 @@ from pathlib import Path
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from .completeness import PLACEHOLDER
 from .expectedoutputs import StoredOutput, dump_expected
+from .files import short_digest
 from .markdown import slugify
 from .notebooks import Cell
 from .yamlmodel import dump_yaml
@@ -36,6 +38,7 @@ class ImportedLesson:
     title: str
     text: str  # the lesson file
     expected: str | None  # the expected-outputs file, when the notebook stored outputs
+    images: dict[str, bytes] = field(default_factory=dict)  # path beside the lesson: bytes
     installs: list[str] = field(default_factory=list)  # from `!pip install` lines
     notes: list[str] = field(default_factory=list)  # what the author should look at
 
@@ -62,7 +65,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     number = 0
     for cell in markdown:
         if cell.kind == "markdown":
-            text, found = _demoted(cell.source, shift)
+            text, found = _demoted(_portable(cell, lesson), shift)
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)
             heading = closing or found or heading
@@ -102,7 +105,59 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
 def _without_title(cell: Cell, title: str) -> Cell:
     pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
     source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
-    return Cell(cell.kind, source, cell.where)
+    return Cell(cell.kind, source, cell.where, attachments=cell.attachments)
+
+
+def _portable(cell: Cell, lesson: ImportedLesson) -> str:
+    """The cell's Markdown as a lesson takes it. Lessons refuse raw HTML and images from
+    other sites (pages load nothing from elsewhere), so HTML is shown as code, a remote
+    image becomes a link to it, and pasted images are saved beside the lesson; each change
+    is reported."""
+    lines = cell.source.splitlines()
+    tokens = MarkdownIt("commonmark").parse(cell.source)
+    for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
+        if token.type == "html_block" and token.map and not _only_comments(token.content):
+            first, end = token.map
+            lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
+            lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
+    text = "\n".join(lines)
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "html_inline" and not _only_comments(child.content):
+                text = text.replace(child.content, f"`{child.content}`", 1)
+                lesson.notes.append(f"{cell.where}: inline HTML {child.content} is shown as code")
+            elif child.type == "image":
+                text = _portable_image(text, child, cell, lesson)
+    return text
+
+
+def _only_comments(html: str) -> bool:
+    return not re.sub(r"<!--.*?-->", "", html, flags=re.S).strip()
+
+
+def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson) -> str:
+    src = str(image.attrs.get("src", ""))
+    alt = image.content
+    if src.startswith("attachment:") and src[len("attachment:") :] in cell.attachments:
+        name = src[len("attachment:") :]
+        content = cell.attachments[name]
+        # Notebooks name every pasted image "image.png": the content tells them apart.
+        pasted = Path(name)
+        saved = f"images/{pasted.stem}-{short_digest(content)[:8]}{pasted.suffix}"
+        lesson.images[saved] = content
+        if not alt:
+            alt = f"{PLACEHOLDER} describe {Path(name).name}"
+            lesson.notes.append(f"{cell.where}: image {name} has no alt text: describe it")
+        return text.replace(f"]({src}", f"]({saved}", 1).replace(
+            f"![]({saved}", f"![{alt}]({saved}", 1
+        )
+    if re.match(r"^(https?:)?//", src):
+        lesson.notes.append(
+            f"{cell.where}: the image {src} is on another site and became a link to it; "
+            "save the file beside the lesson to show it"
+        )
+        return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
+    return text
 
 
 def _headings(source: str) -> list[tuple[int, int, str]]:
@@ -347,8 +402,16 @@ def import_notebook(request: ImportRequest) -> list[str]:
             request.manifest,
             hint=f"list it by hand: slug: {slug}, source: {source}",
         ) from None
-    written = [path] + ([expected_path] if lesson.expected else [])
+    images = {folder / name: content for name, content in lesson.images.items()}
+    for taken in images:
+        if taken.exists():
+            raise BuildError(
+                "a file is already there", taken, hint="move it away, then import again"
+            )
+    written = [path] + ([expected_path] if lesson.expected else []) + list(images)
     try:
+        for image, content in images.items():
+            write_atomically(image, content)
         write_atomically(path, lesson.text)
         if lesson.expected:
             write_atomically(expected_path, lesson.expected)
@@ -378,6 +441,8 @@ def _report(
             f"  its stored outputs are in {written[1].name}: the next build compares the "
             "fresh output of every step with them and warns about each difference"
         )
+    if lesson.images:
+        lines.append(f"  saved {len(lesson.images)} image(s) pasted into the notebook in images/")
     if lesson.installs:
         lines.append(f"  the notebook installs: {' '.join(lesson.installs)}")
         lines.append("    (install them where you build the site before the next build)")

@@ -7,8 +7,10 @@ ended with, whether it drew an image). `lessonimport` turns the cells into a les
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -29,6 +31,7 @@ class Cell:
     raises: str = ""  # the exception the stored run ended with
     drew: bool = False  # the stored outputs hold an image
     tags: tuple[str, ...] = ()
+    attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
 
 
 def read_notebook(path: Path) -> list[Cell]:
@@ -81,8 +84,29 @@ def _ipynb_cells(text: str, path: Path) -> list[Cell]:
         )
         if cell.cell_type == "code":
             _stored_outputs(imported, cell.get("outputs", []))
+        else:
+            imported.attachments = _attachments(cell.get("attachments", {}))
         cells.append(imported)
     return cells
+
+
+def _attachments(attachments: dict) -> dict[str, bytes]:
+    """The images pasted into a Markdown cell, by name (the first image type of each)."""
+    found = {}
+    for name, bundle in attachments.items():
+        for mime, data in bundle.items():
+            if mime == "image/svg+xml":  # stored as text, not base64
+                found[name] = ("".join(data) if isinstance(data, list) else data).encode()
+                break
+            if mime.startswith("image/"):
+                try:
+                    found[name] = base64.b64decode(
+                        "".join(data) if isinstance(data, list) else data
+                    )
+                except (binascii.Error, TypeError):
+                    continue  # left out: the lesson then says the image file is missing
+                break
+    return found
 
 
 def _stored_outputs(cell: Cell, outputs: list) -> None:

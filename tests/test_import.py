@@ -44,6 +44,11 @@ print(bump(), bump(), bump())
 """
 
 
+PIXEL = (  # a 1x1 PNG, as a notebook stores a pasted image
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+
 def counting_notebook(path, stored_sizes="[4, 4, 3]"):
     """An .ipynb with stored outputs, magics, a failing cell and a title heading."""
     notebook = new_notebook(
@@ -54,7 +59,13 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
             "# Counting batches\n\nEleven records do not divide by four. We check it.\n\n## Setup"
         ),
         new_code_cell("!pip install numpy\n%matplotlib inline\nimport numpy as np"),
-        new_markdown_cell("## Make the records\n\nEleven IDs, `0` to `10`."),
+        new_markdown_cell(
+            "## Make the records\n\nEleven IDs, `0` to `10`.<br>One per record.\n\n"
+            '<div align="center">centred</div>\n\n'
+            "![the eleven records](attachment:image.png)\n\n"
+            "![badge](https://example.com/badge.svg)",
+            attachments={"image.png": {"image/png": PIXEL}},
+        ),
         new_code_cell(
             "ids = np.arange(11)\nprint(len(ids))\nids[:3]",
             outputs=[
@@ -106,10 +117,20 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert ":::{experiment} A wrong conversion\n" in text and ":raises: ValueError" in text
     assert text.count("## Make the records") == 1 and "## Batch them" not in text
 
+    # What lessons refuse is made portable, and said: HTML as code, remote image as a link,
+    # the pasted image saved beside the lesson under a name its content decides.
+    assert "`<br>`" in text and '```html\n<div align="center">centred</div>\n```' in text
+    assert "[badge](https://example.com/badge.svg)" in text and "![badge]" not in text
+    (pasted,) = (lesson.parent / "images").iterdir()
+    assert pasted.name.startswith("image-") and pasted.read_bytes()[:4] == b"\x89PNG"
+    assert f"![the eleven records](images/{pasted.name})" in text
+    assert "HTML is shown as code" in imported.stdout
+    assert "became a link to it" in imported.stdout
+
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     page = course_folder.root / "site" / "counting-batches" / "counting-batches" / "index.html"
-    assert page.is_file()
+    assert 'alt="the eleven records"' in page.read_text()
     # Only the step whose stored output differs is reported, at its code, with the diff.
     assert built.stderr.count("differs from the output stored in counting.ipynb") == 1
     where = line_of(text, "sizes = [len(ids[i:i + 4])")
