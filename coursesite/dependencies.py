@@ -15,17 +15,21 @@ from .model import Lesson
 
 def imported_modules(lesson: Lesson) -> set[str]:
     """Top-level names of the non-standard-library modules the lesson's code imports."""
-    return set(_imports(tuple(block.code.source for block in lesson.runnable_blocks())))
+    return set(modules_imported_by(tuple(block.code.source for block in lesson.runnable_blocks())))
 
 
 @functools.lru_cache(maxsize=1024)
-def _imports(sources: tuple[str, ...]) -> frozenset[str]:
+def modules_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
     """Memoized: every build asks this several times per lesson, and parsing code is slow."""
     names: set[str] = set()
     for source in sources:
         if "import" not in source:  # most blocks; walking their syntax tree is the slow part
             continue
-        for node in ast.walk(ast.parse(source)):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a module of the lesson's own that does not parse: its run says so
+            continue
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -50,7 +54,7 @@ def lesson_inputs(lesson: Lesson) -> list[Path]:
     return files
 
 
-def _normalize(name: str) -> str:
+def normalized_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
@@ -84,16 +88,16 @@ def _installed_as_of(signature: tuple[tuple[str, int], ...]) -> dict[str, str]:
         for name in os.listdir(entry):
             if name.endswith(".dist-info"):
                 project, _, version = name[: -len(".dist-info")].rpartition("-")
-                found.setdefault(_normalize(project), version)
+                found.setdefault(normalized_name(project), version)
     return found
 
 
 def distribution_version(module: str) -> str | None:
     """The installed version of the distribution that provides top-level `module`."""
-    version = _installed().get(_normalize(module))
+    version = _installed().get(normalized_name(module))
     if version is not None:
         return version
     import importlib.metadata  # only for modules named unlike their distribution: ~30 ms
 
     providers = importlib.metadata.packages_distributions().get(module, [])
-    return _installed().get(_normalize(providers[0])) if providers else None
+    return _installed().get(normalized_name(providers[0])) if providers else None

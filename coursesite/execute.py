@@ -23,11 +23,13 @@ from .capture import OutputCapture
 from .dependencies import lesson_inputs
 from .errors import BuildError
 from .files import short_digest
+from .installs import hidden_modules, lesson_distributions
 from .lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from .manifest import Settings
 from .model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
+IMPORT_GUARD = Path(__file__).with_name("importguard.py")
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,9 @@ class LessonJob:
     volatile: list[str]
     timeout: int
     memory_mb: int
+    hidden: dict[str, str] = field(default_factory=dict)
+    """Modules main.py may not import: only distributions outside its install line have
+    them (installs.py)."""
 
     @property
     def path(self) -> Path:
@@ -142,10 +147,13 @@ def prepare_job(
             os.path.relpath(path, folder): path.read_bytes() for path in lesson_inputs(lesson)
         }
     blocks = lesson.runnable_blocks()
+    installs = lesson_distributions(lesson, inputs)
     payload = {
         "source_path": str(lesson.path),
         "source_text": lesson.text,
-        "packages": settings.record_packages,
+        # The record keeps the versions of what the install line pins, and those the
+        # course asks every record to keep.
+        "packages": list(dict.fromkeys([*settings.record_packages, *installs])),
         "blocks": [
             {
                 "id": b.id,
@@ -171,6 +179,7 @@ def prepare_job(
         volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds,
         memory_mb=settings.memory_limit_mb,
+        hidden=hidden_modules(installs),
     )
 
 
@@ -236,7 +245,7 @@ def run_job(
         # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
         # Its stdout may hold what every step printed; once past that, it is stopped.
         main = guardian.add(
-            "main", [sys.executable, "main.py"], reader, _environment(reader, threads)
+            "main", [sys.executable, "main.py"], reader, _reader_environment(folder, job, threads)
         )
         runner = guardian.add(
             "runner",
@@ -380,6 +389,17 @@ def _verify_main_py(
             job.path,
             hint=hint + "; does it print without end where the steps do not?",
         )
+    hidden = _HIDDEN_IMPORT.search(main.stderr)
+    if main.returncode != 0 and hidden:
+        module, distribution = hidden.groups()
+        raise BuildError(
+            f"main.py imports '{module}', from distribution '{distribution}', which the "
+            "setup help's install line does not list",
+            job.path,
+            hint="the install line lists what the lesson's blocks and its own modules "
+            f"import: write `import {module}` in the step that needs it",
+            detail=main.stderr[-4000:] or None,
+        )
     if main.returncode != 0:
         raise BuildError(
             f"the downloadable main.py fails when run on its own (exit status {main.returncode})",
@@ -399,6 +419,22 @@ def _verify_main_py(
             hint=hint + "; mark timing lines with `volatile:` in the front matter",
             detail=difference,
         )
+
+
+_HIDDEN_IMPORT = re.compile(
+    r"No module named '([^']+)': distribution '([^']+)' is not installed by"
+)
+
+
+def _reader_environment(folder: Path, job: LessonJob, threads: int) -> dict[str, str]:
+    """main.py's environment: the lesson's, and only the distributions a reader installs."""
+    guard = folder / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
+    env = _environment(folder / "reader", threads)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
+    env["COURSESITE_HIDDEN"] = json.dumps(job.hidden)
+    return env
 
 
 def _environment(work: Path, threads: int) -> dict[str, str]:

@@ -34,6 +34,7 @@ from .execute import ExecutionRecord
 from .figures import figure_problems
 from .files import short_digest
 from .images import CopiedImage, lesson_images
+from .installs import install_line, lesson_distributions
 from .lessonbuild import LessonBuild
 from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
@@ -416,9 +417,7 @@ def render_lesson(
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
         main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
-        install=" ".join(
-            f"{name}=={version}" for name, version in record.packages.items() if version
-        ),
+        install=install_line(lesson_distributions(lesson, item.inputs), record.packages),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
         titles=titles,

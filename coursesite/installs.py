@@ -1,0 +1,103 @@
+"""What a reader installs to run a lesson, and the proof that it is enough.
+
+The setup help's install line lists the distributions that provide the modules the
+lesson's code imports (its blocks and its own modules beside it), pinned to the versions
+its recorded run used. While the build runs the reader-style `python main.py`, every
+other installed distribution is hidden from it (importguard.py), except those the listed
+ones declare as dependencies: pip installs exactly those. An import of a hidden module
+fails main.py, and the build names the module and the distribution missing from the line.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import re
+
+from .dependencies import (
+    imported_modules,
+    installed_signature,
+    modules_imported_by,
+    normalized_name,
+)
+from .model import Lesson
+
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
+    """The distributions (as pip names them) providing what the lesson imports, sorted:
+    its blocks, and the modules of its own among `inputs` (the files that travel with it).
+    Modules no installed distribution provides (the lesson's own) are left out."""
+    own = tuple(
+        content.decode("utf-8", "replace")
+        for name, content in inputs.items()
+        if name.endswith(".py")
+    )
+    providers = _providers(installed_signature())
+    found = set()
+    for module in imported_modules(lesson) | modules_imported_by(own):
+        found.update(providers.get(module, [])[:1])
+    return sorted(found, key=str.lower)
+
+
+def install_line(distributions: list[str], recorded: dict[str, str | None]) -> str:
+    """`pip install` arguments: each distribution pinned to its recorded version (left
+    unpinned when the record predates it: the lesson has not run since)."""
+    versions = {normalized_name(name): version for name, version in recorded.items()}
+    return " ".join(
+        f"{name}=={versions[normalized_name(name)]}"
+        if versions.get(normalized_name(name))
+        else name
+        for name in distributions
+    )
+
+
+def hidden_modules(distributions: list[str]) -> dict[str, str]:
+    """Top-level module -> distribution, for every module that only distributions outside
+    `distributions` and their dependencies provide."""
+    return _hidden_modules(tuple(distributions), installed_signature())
+
+
+@functools.lru_cache(maxsize=64)
+def _hidden_modules(
+    distributions: tuple[str, ...], signature: tuple[tuple[str, int], ...]
+) -> dict[str, str]:
+    allowed = _with_dependencies(distributions)
+    hidden = {}
+    for module, names in _providers(signature).items():
+        if module.startswith("_") or not names:
+            continue  # private helpers (_cffi_backend, _yaml) load only through their packages
+        if not any(normalized_name(name) in allowed for name in names):
+            hidden[module] = names[0]
+    return hidden
+
+
+def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
+    """The normalized names of `distributions` and of everything they require, except
+    optional extras (pip installs those only when asked)."""
+    seen: set[str] = set()
+    pending = list(distributions)
+    while pending:
+        name = pending.pop()
+        if normalized_name(name) in seen:
+            continue
+        seen.add(normalized_name(name))
+        try:
+            requirements = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for requirement in requirements:
+            match = _REQUIREMENT_NAME.match(requirement)
+            if match and "extra ==" not in requirement.replace('extra=="', 'extra == "'):
+                pending.append(match.group(1))
+    return seen
+
+
+@functools.lru_cache(maxsize=1)
+def _providers(signature: tuple[tuple[str, int], ...]) -> dict[str, list[str]]:
+    """importlib.metadata's module -> distributions map (~30 ms: read once per install)."""
+    return {
+        module: list(dict.fromkeys(names))
+        for module, names in importlib.metadata.packages_distributions().items()
+    }

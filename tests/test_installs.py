@@ -1,0 +1,42 @@
+"""The setup help installs exactly what the lesson imports, pinned, and the build proves
+that this is enough by running main.py with every other distribution hidden."""
+
+import re
+
+from conftest import authoring_example
+
+
+def install_line(page: str) -> str:
+    return re.search(r"python -m pip install ([^<\n]*)", page).group(1)
+
+
+def test_the_install_line_lists_what_the_lesson_imports_pinned_to_its_run(course_folder):
+    course_folder.write(authoring_example())
+    manifest = course_folder.manifest.read_text()
+    # The course records jax's version in every record; the lesson imports only numpy.
+    course_folder.manifest.write_text(
+        manifest.replace("record_packages: [numpy]", "record_packages: [jax, numpy]")
+    )
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+    import numpy
+
+    assert install_line(page) == f"numpy=={numpy.__version__}"
+    record = (course_folder.root / "records" / "count-batches.yaml").read_text()
+    assert "jax:" in record  # still recorded, as the course asks, just not installed
+
+
+def test_a_module_of_the_lessons_own_adds_what_it_imports(course_folder):
+    text = authoring_example().replace("import numpy as np\n", "import numpy as np\nimport tools\n")
+    course_folder.write(text)
+    (course_folder.root / "content" / "tools.py").write_text("import yaml\n")
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+    import yaml
+
+    assert install_line(page).split() == [
+        f"numpy=={__import__('numpy').__version__}",
+        f"PyYAML=={yaml.__version__}",
+    ]
