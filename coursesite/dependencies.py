@@ -33,6 +33,20 @@ def _imports(sources: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name for name in names if name not in sys.stdlib_module_names)
 
 
+# How the runner's record says that a run never imported jax (runner.jax_devices).
+JAX_NOT_USED = "JAX not used"
+
+
+def packages_in_use(lesson: Lesson, devices: str) -> set[str]:
+    """The packages a lesson's run used, of those its record names the versions of: the
+    ones its code imports, and jax when the run's devices came from JAX (a library such as
+    Grain imports it without the lesson's code doing so)."""
+    used = imported_modules(lesson)
+    if not devices.startswith(JAX_NOT_USED):
+        used = used | {"jax"}
+    return used
+
+
 def local_module_file(module: str, folder: Path) -> Path | None:
     """`folder/module.py` when the lesson imports a module of its own, else None."""
     path = folder / f"{module}.py"

@@ -28,6 +28,9 @@ SVG = "image/svg+xml"
 class Download:
     href: str  # relative to the lesson page; also the name shown
     note: str
+    # Its short name in the row of essentials at the top of the lesson; "" when it is
+    # listed only under "All downloads".
+    essential: str = ""
 
 
 @dataclass
@@ -204,13 +207,13 @@ def zip_bytes(files: dict[str, str]) -> bytes:
 def download_list(lesson: Lesson, student: bool) -> list[Download]:
     """The downloads a lesson page lists, in the order it lists them."""
     listed = [
-        Download("main.py", "the build steps: the lesson's program"),
+        Download("main.py", "the build steps: the lesson's program", "main.py"),
         Download(
             "full.py",
             "the whole recorded run: steps, then figures, "
             "experiments" + ("" if student else " and solutions"),
         ),
-        Download("lesson.ipynb", "notebook with the recorded outputs"),
+        Download("lesson.ipynb", "notebook with the recorded outputs", "Notebook"),
         Download("lesson.md", "the lesson text with its outputs"),
         Download("evidence.md", "a template for your evidence"),
         Download("record.json", "the execution record"),
@@ -220,7 +223,7 @@ def download_list(lesson: Lesson, student: bool) -> list[Download]:
         for figure in lesson.items(Figure)
     ]
     archive = f"{lesson.ref.slug}.zip"
-    return [*listed, Download(archive, "all of the above in one file")]
+    return [*listed, Download(archive, "all of the above in one file", "Everything (zip)")]
 
 
 def lesson_downloads(

@@ -28,6 +28,7 @@ from markupsafe import Markup
 
 from .blocks import view_of
 from .caches import FormulaMemo, HighlightCache, cached_figure_svg
+from .dependencies import packages_in_use
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .execute import ExecutionRecord, record_to_json
@@ -357,6 +358,9 @@ def render_lesson(
         phase_refs = course.phase_lessons(lesson.ref.phase)
     figures = _figure_paths(lesson)
     step_ids = lesson.program_ids()
+    # The record names the versions of every package in `settings.record_packages`; the
+    # page lists (and the setup help installs) only those the lesson used.
+    imported = packages_in_use(lesson, record.devices)
     page = _render_page(
         env,
         "lesson.html",
@@ -369,8 +373,11 @@ def render_lesson(
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
         main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
+        imported=imported,
         install=" ".join(
-            f"{name}=={version}" for name, version in record.packages.items() if version
+            f"{name}=={version}"
+            for name, version in record.packages.items()
+            if version and name in imported
         ),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
