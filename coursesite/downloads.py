@@ -103,7 +103,7 @@ class NotebookBuilder:
         """A starter scaffold: a code cell the learner fills in. It is never run (it does
         not work until filled in): no outputs, and tagged so that a notebook runner that
         honours `raises-exception` (nbclient) goes on past it."""
-        cell = {
+        cell: dict[str, Any] = {
             "cell_type": "code",
             "execution_count": None,
             "metadata": {"tags": ["exercise-scaffold", "raises-exception"]},
