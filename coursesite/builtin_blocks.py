@@ -205,9 +205,12 @@ def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
 
 
 def exercise_cells(cells: NotebookBuilder, exercise: Exercise) -> None:
-    cells.markdown(cells.md.exercise_task(exercise))
+    """The task, the scaffold as a code cell to fill in, then (not in the student notebook)
+    the reference solution under a rule and a heading of its own."""
+    cells.markdown(cells.md.exercise_task(exercise, in_notebook=True))
+    cells.scaffold(exercise.scaffold)
     if not cells.student:
-        cells.markdown(cells.md.solution_heading())
+        cells.markdown(cells.md.notebook_solution_heading())
         cells.run(exercise)
         cells.optional(exercise.reasoning)
 

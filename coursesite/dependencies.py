@@ -37,6 +37,9 @@ def modules_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name for name in names if name not in sys.stdlib_module_names)
 
 
+# How the runner's record says that a run never imported jax (runner.jax_devices).
+
+
 def local_module_file(module: str, folder: Path) -> Path | None:
     """`folder/module.py` when the lesson imports a module of its own, else None."""
     path = folder / f"{module}.py"

@@ -22,12 +22,16 @@ from .execute import BlockOutput, ExecutionRecord, record_to_json
 from .model import STAGES, Check, Code, Exercise, Experiment, Figure, Lesson, Note, Prose
 
 SVG = "image/svg+xml"
+STUDENT_NOTEBOOK = "lesson-student.ipynb"  # the notebook without the reference solutions
 
 
 @dataclass(frozen=True)
 class Download:
     href: str  # relative to the lesson page; also the name shown
     note: str
+    # Its short name in the row of essentials at the top of the lesson; "" when it is
+    # listed only under "All downloads".
+    essential: str = ""
 
 
 @dataclass
@@ -94,6 +98,19 @@ class NotebookBuilder:
             self.deferred.append(cell)
         else:
             self.cells.append(cell)
+
+    def scaffold(self, code: Code) -> None:
+        """A starter scaffold: a code cell the learner fills in. It is never run (it does
+        not work until filled in): no outputs, and tagged so that a notebook runner that
+        honours `raises-exception` (nbclient) goes on past it."""
+        cell: dict[str, Any] = {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {"tags": ["exercise-scaffold", "raises-exception"]},
+            "outputs": [],
+            "source": code.source.rstrip(),
+        }
+        (self.deferred if self.deferred is not None else self.cells).append(cell)
 
     def outputs(self, block_id: str) -> list:
         block: BlockOutput = self.record.blocks[block_id]
@@ -204,13 +221,18 @@ def zip_bytes(files: dict[str, str]) -> bytes:
 def download_list(lesson: Lesson, student: bool) -> list[Download]:
     """The downloads a lesson page lists, in the order it lists them."""
     listed = [
-        Download("main.py", "the build steps: the lesson's program"),
+        Download("main.py", "the build steps: the lesson's program", "main.py"),
         Download(
             "full.py",
             "the whole recorded run: steps, then figures, "
             "experiments" + ("" if student else " and solutions"),
         ),
-        Download("lesson.ipynb", "notebook with the recorded outputs"),
+        Download("lesson.ipynb", "notebook with the recorded outputs", "Notebook"),
+        *(
+            []
+            if student
+            else [Download(STUDENT_NOTEBOOK, "the notebook without the reference solutions")]
+        ),
         Download("lesson.md", "the lesson text with its outputs"),
         Download("evidence.md", "a template for your evidence"),
         Download("record.json", "the execution record"),
@@ -220,7 +242,7 @@ def download_list(lesson: Lesson, student: bool) -> list[Download]:
         for figure in lesson.items(Figure)
     ]
     archive = f"{lesson.ref.slug}.zip"
-    return [*listed, Download(archive, "all of the above in one file")]
+    return [*listed, Download(archive, "all of the above in one file", "Everything (zip)")]
 
 
 def lesson_downloads(
@@ -243,6 +265,11 @@ def lesson_downloads(
             context, md=md, item=item, lesson=lesson, record=record, student=student
         )
 
+    def student_markdown(item: object) -> str:
+        return env.get_template(view_of(item).markdown).render(
+            context, md=md, item=item, lesson=lesson, record=record, student=True
+        )
+
     kinds = {
         "note_type": Note,
         "experiment_type": Experiment,
@@ -253,6 +280,15 @@ def lesson_downloads(
         "main.py": lesson.main_py(),
         "full.py": lesson.full_script(include_solutions=not student),
         "lesson.ipynb": notebook_json(lesson, record, svgs, md, item_markdown, student),
+        **(
+            {}
+            if student  # lesson.ipynb is already without solutions
+            else {
+                STUDENT_NOTEBOOK: notebook_json(
+                    lesson, record, svgs, md, student_markdown, student=True
+                )
+            }
+        ),
         "lesson.md": env.get_template("lesson.md").render(
             context, lesson=lesson, record=record, student=student
         ),

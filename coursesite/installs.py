@@ -22,6 +22,7 @@ from .dependencies import (
 )
 from .model import Lesson
 
+JAX_NOT_USED = "JAX not used"  # how runner.jax_devices describes a run without JAX
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -51,6 +52,16 @@ def install_line(distributions: list[str], recorded: dict[str, str | None]) -> s
         else name
         for name in distributions
     )
+
+
+def packages_used(recorded: dict, distributions: list[str], devices: str) -> set[str]:
+    """The names in a record's `packages` that the lesson used: the distributions its
+    code imports, and jax when the run's devices came from JAX (Grain imports it without
+    the lesson doing so). The record also names what `settings.record_packages` asks for."""
+    used = {normalized_name(name) for name in distributions}
+    if not devices.startswith(JAX_NOT_USED):
+        used.add("jax")
+    return {name for name in recorded if normalized_name(name) in used}
 
 
 def hidden_modules(distributions: list[str]) -> dict[str, str]:

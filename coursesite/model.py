@@ -285,10 +285,10 @@ class Lesson:
         return [block.id for block in self.runs if block.program]
 
     def main_py(self) -> str:
-        """The lesson's program: every build step, in order."""
-        return (
-            "\n\n".join(block.code.source.rstrip() for block in self.runs if block.program) + "\n"
-        )
+        """The lesson's program: every build step, in order, two blank lines apart (PEP 8's
+        spacing between top-level definitions, which steps often end or begin with)."""
+        steps = [block.code.source.rstrip() for block in self.runs if block.program]
+        return "\n\n\n".join(steps) + "\n"
 
     def full_script(self, include_solutions: bool = True) -> str:
         """Every runnable block in execution order: the whole recorded run as one script.

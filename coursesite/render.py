@@ -34,7 +34,7 @@ from .execute import ExecutionRecord
 from .figures import figure_problems
 from .files import short_digest
 from .images import CopiedImage, lesson_images
-from .installs import install_line, lesson_distributions
+from .installs import install_line, lesson_distributions, packages_used
 from .lessonbuild import LessonBuild
 from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
@@ -404,6 +404,10 @@ def render_lesson(
         images = lesson_images(lesson)
     figures = _figure_paths(lesson)
     step_ids = lesson.program_ids()
+    # The record names the versions of every package in `settings.record_packages`; the
+    # page lists only those the lesson used (the setup help: installs.py).
+    installs = lesson_distributions(lesson, item.inputs)
+    imported = packages_used(record.packages, installs, record.devices)
     page = _render_page(
         env,
         "lesson.html",
@@ -417,7 +421,8 @@ def render_lesson(
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
         main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
-        install=install_line(lesson_distributions(lesson, item.inputs), record.packages),
+        imported=imported,
+        install=install_line(installs, record.packages),
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
         titles=titles,

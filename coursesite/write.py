@@ -36,6 +36,9 @@ SEARCH = "pagefind"  # the search index's folder in the site
 SHARD_PAGES = 50  # lesson pages a search shard holds at most; a prose edit re-indexes one
 SHARD_LIST = "shards.json"  # in pagefind/: the shard folders, read by static/search.js
 _SHARED = ("pagefind-entry.json",)  # besides index/, fragment/ and *.pf_meta: a shard's data
+# What static/search.js loads from the first shard, besides its data: the scripts and
+# (*.pagefind) the search's WebAssembly.
+_SCRIPTS = ("pagefind.js", "pagefind-worker.js")
 
 
 def write_site(
@@ -217,10 +220,18 @@ def _index_shard(site: Path, into: Path, folder: str, members: list[str]) -> Non
                 )
             ]
         )
-    if folder:  # merged into the first shard's instance, which alone loads scripts
-        for path in target.iterdir():
-            if path.is_file() and path.name not in _SHARED and path.suffix != ".pf_meta":
-                path.unlink()
+    _keep_loaded_files(target, primary=not folder)
+
+
+def _keep_loaded_files(target: Path, primary: bool) -> None:
+    """Remove what Pagefind writes that no page loads: its UI bundles (static/search.js
+    draws the results itself), and in a shard other than the first, the scripts and
+    WebAssembly too (it is merged into the first shard's instance, which alone loads them)."""
+    for path in target.iterdir():
+        if not path.is_file() or path.name in _SHARED or path.suffix == ".pf_meta":
+            continue
+        if not (primary and (path.name in _SCRIPTS or path.suffix == ".pagefind")):
+            path.unlink()
 
 
 def _link_shard(source: Path, target: Path, primary: bool) -> None:

@@ -266,8 +266,10 @@
     label.hidden = false;
     var current = -1;
     function update() {
-      // A stage is current once its top has passed a line a little below the strip.
-      var offset = nav.getBoundingClientRect().height + 80;
+      // The current stage is the last one whose title has reached the upper third of what
+      // the strip leaves visible: once a stage's title is near the top, the strip names it.
+      var strip = nav.getBoundingClientRect().height;
+      var offset = strip + (window.innerHeight - strip) / 3;
       var index = 0;
       stages.forEach(function (stage, position) {
         if (stage.getBoundingClientRect().top <= offset) { index = position; }

@@ -89,6 +89,34 @@ def test_notebook_is_valid_and_a_real_kernel_reproduces_its_outputs(site, slug, 
     ]
 
 
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+@pytest.mark.parametrize("notebook", ["lesson.ipynb", "lesson-student.ipynb"])
+def test_scaffolds_are_code_cells_to_fill_in_and_solutions_only_in_the_full_notebook(
+    site, notebook
+):
+    folder = lesson_dir(site, LESSONS[0])
+    cells = _cells(folder / notebook)
+    scaffold = "last_y = ...  # TODO: the labels of the final batch"
+    [at] = [i for i, c in enumerate(cells) if c["source"].startswith(scaffold)]
+    assert cells[at]["cell_type"] == "code" and cells[at]["outputs"] == []
+    assert "exercise-scaffold" in cells[at]["metadata"]["tags"]
+    assert not any("```python" in c["source"] for c in cells if c["cell_type"] == "markdown")
+    headings = [i for i, c in enumerate(cells) if "#### Reference solution" in c["source"]]
+    if notebook == "lesson-student.ipynb":
+        assert headings == []
+        assert all(c["source"] != "" for c in cells)
+        solutions = json.loads((folder / "record.json").read_text())["blocks"]
+        assert "pad-the-short-batch-and-mask-the-mean" in solutions  # the full run had it
+        assert not any("np.pad(" in c["source"] for c in cells if c["cell_type"] == "code")
+    else:
+        # The solution follows the scaffold, after a rule and a heading of its own.
+        assert headings[0] == at + 1 and cells[at + 1]["source"].startswith("---")
+        assert cells[at + 2]["cell_type"] == "code" and "np.pad(" in cells[at + 2]["source"]
+
+
 def test_full_script_reproduces_the_whole_recorded_run(site, tmp_path):
     folder = lesson_dir(site, LESSONS[1])
     (tmp_path / "full.py").write_bytes((folder / "full.py").read_bytes())
@@ -149,6 +177,7 @@ def test_every_lesson_page_links_each_download(site):
             "main.py",
             "full.py",
             "lesson.ipynb",
+            "lesson-student.ipynb",
             "lesson.md",
             "evidence.md",
             "record.json",

@@ -199,6 +199,7 @@ def normalized_site(folder) -> dict[str, str]:
             text = path.read_text()
             text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "TIME", text)
             text = re.sub(r'"(wall_)?seconds": [0-9.e-]+', "SECONDS", text)
+            text = re.sub(r"ran in [0-9.]+ m?s", "ran in SECONDS", text)  # "Recorded execution"
             files[str(path.relative_to(folder / "site"))] = text
     return files
 

@@ -54,6 +54,13 @@ def test_step_code_lines_are_file_lines(example):
     assert 'print("PASS: count-batches")' in lesson.main_py()
 
 
+def test_main_py_separates_steps_with_two_blank_lines(example):
+    _, lesson = example
+    step1, step2 = lesson.steps
+    expected = step1.code.source.rstrip() + "\n\n\n" + step2.code.source.rstrip() + "\n"
+    assert lesson.main_py() == expected  # PEP 8: two blank lines between top-level parts
+
+
 def test_every_block_kind_keeps_its_parts(example):
     _, lesson = example
     [experiment] = lesson.items(Experiment)

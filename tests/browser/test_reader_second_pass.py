@@ -105,14 +105,12 @@ def test_on_this_page_lists_every_stage_and_section_and_marks_the_current_one(pa
     expect(page.locator("details.page-contents-compact")).to_be_hidden()
     hrefs = side.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     stages = page.locator("section.stage").evaluate_all("s => s.map(e => '#' + e.id)")
-    sections = page.locator("section.stage > h2[id]:not(.stage-title)").evaluate_all(
-        "h => h.map(e => '#' + e.id)"
-    )
+    sections = page.locator("section.stage > h3[id]").evaluate_all("h => h.map(e => '#' + e.id)")
     assert len(stages) == 5 and len(sections) >= 5
     # Every stage and "##" section, in page order, and nothing else.
-    assert hrefs == page.locator(
-        "section.stage, section.stage > h2[id]:not(.stage-title)"
-    ).evaluate_all("e => e.map(x => '#' + x.id)")
+    assert hrefs == page.locator("section.stage, section.stage > h3[id]").evaluate_all(
+        "e => e.map(x => '#' + x.id)"
+    )
     for href in hrefs:
         expect(page.locator(f"[id='{href[1:]}']")).to_have_count(1)
     target = sections[3]

@@ -59,8 +59,7 @@ def test_lesson_navigation(page, base_url):
 
 
 def test_search_finds_lesson_2_and_links_to_its_sections(page, base_url):
-    page.goto(base_url + "index.html")
-    page.get_by_role("link", name="Search", exact=True).click()
+    page.goto(base_url + "search/index.html")
     page.get_by_label("Words to find in every lesson").fill("snapshot")
     results = page.locator(".search-result")
     expect(results.first).to_be_visible()

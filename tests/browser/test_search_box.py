@@ -1,0 +1,65 @@
+"""The search box in every page's header: a plain GET form that opens the search page with
+the query, which runs it; and an index that holds the lessons' words, not their metadata."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .conftest import LESSON_1, LESSON_2
+
+
+def test_header_box_opens_the_search_page_with_the_query_and_runs_it(page, base_url):
+    page.goto(base_url + LESSON_1)
+    box = page.locator("header.site-header").get_by_role("searchbox", name="Search the lessons")
+    box.fill("snapshot")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(r"/course/search/index\.html\?q=snapshot$"))
+    expect(page.locator("#search-input")).to_have_value("snapshot")
+    result = page.locator(f".search-result-title a[href$='{LESSON_2}']")
+    expect(result).to_have_count(1)
+
+
+def test_header_box_works_without_javascript(browser, base_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base_url + "recovery/index.html")
+    page.locator(".site-search input[name=q]").fill("grain order")
+    page.locator(".site-search button[type=submit]").click()
+    expect(page).to_have_url(re.compile(r"/course/search/index\.html\?q=grain\+order$"))
+    context.close()
+
+
+INDEXED_TEXT = """async () => {
+  const pagefind = await import(new URL("../pagefind/pagefind.js", location.href).href);
+  const search = await pagefind.search("the");
+  return Promise.all(search.results.map(async result => (await result.data()).content));
+}"""
+
+
+def test_search_indexes_the_lessons_words_not_their_metadata_or_downloads(page, base_url):
+    page.goto(base_url + "search/index.html")
+    texts = page.evaluate(INDEXED_TEXT)
+    assert len(texts) == 3
+    for text in texts:
+        assert "Understand" in text
+        for ignored in (
+            "Revision v",
+            "Lesson 1 of 3",
+            "lesson.ipynb",
+            "main.py download",
+            "PowerShell",
+            "CPU practice",
+        ):
+            assert ignored not in text
+    page.goto(base_url + "search/index.html?q=grain")
+    excerpt = page.locator(".search-result .search-excerpt").first
+    expect(excerpt).not_to_be_empty()
+    expect(excerpt).not_to_contain_text(re.compile(r"Lesson \d of \d|Revision v|built \d"))
+
+
+def test_only_the_pagefind_files_pages_load_are_published(built_site):
+    published = sorted(path.name for path in (built_site / "pagefind").iterdir())
+    assert not [name for name in published if "-ui" in name or "highlight" in name], published
+    assert {"pagefind.js", "pagefind-worker.js", "pagefind-entry.json"} <= set(published)
