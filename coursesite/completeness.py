@@ -1,8 +1,9 @@
-"""What a lesson still lacks: stages with nothing in them, and the `TODO:` placeholders
-that `build.py import` leaves where a notebook cannot say (outcomes, predictions).
+"""What a lesson still lacks or overdoes: stages with nothing in them, the `TODO:`
+placeholders that `build.py import` leaves where a notebook cannot say (outcomes,
+predictions), and code lines too long for the page's column.
 
-Neither stops a build, so an imported lesson can be previewed at once; both are warnings,
-so `build.py check` fails until the author has filled them in.
+None stops a build, so an imported lesson can be previewed at once; all are warnings, so
+`build.py check` fails until the author has seen to them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,31 @@ def unfinished_parts(lesson: Lesson) -> list[BuildError]:
                     lesson.path,
                     number,
                     hint="replace the TODO text with what the lesson needs",
+                )
+            )
+    return warnings
+
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def long_code_lines(lesson: Lesson, width: int) -> list[BuildError]:
+    """Lines of fenced code (any language) longer than `width` characters: on the page
+    they scroll sideways, and on a phone most of them is out of sight."""
+    warnings = []
+    fence = ""
+    for number, line in enumerate(lesson.text.splitlines(), start=1):
+        marker = _FENCE.match(line)
+        if marker and (not fence or marker.group(1).startswith(fence)):
+            fence = "" if fence else marker.group(1)
+        elif fence and len(line) > width:
+            warnings.append(
+                BuildError(
+                    f"code line of {len(line)} characters, longer than {width}",
+                    lesson.path,
+                    number,
+                    hint="wrap it (the page's code column holds "
+                    f"{width}; settings.code_width sets the limit)",
                 )
             )
     return warnings

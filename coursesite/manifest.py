@@ -58,6 +58,9 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     api_docs: dict[Text, ApiPattern] = msgspec.field(default_factory=dict)
     """Package -> address of its API docs with `{name}` for the dotted name: `{func}`,
     `{class}`, `{mod}`, `{meth}` and `{attr}` roles naming that package link there."""
+    code_width: Positive = 88
+    """Characters a code line may have before it scrolls sideways in the page's column;
+    `build.py check` warns about longer lines."""
     cluster: str | None = None
     """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
     out of the execution cache key: which machines ran a lesson does not change its output."""
@@ -65,7 +68,8 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     def execution_json(self) -> str:
         """The settings that can change what a lesson prints, as JSON for cache keys."""
         fields = msgspec.structs.asdict(self)
-        del fields["cluster"], fields["api_docs"]  # how pages link, not what code prints
+        # How pages link and lay out code, and where it runs, not what it prints.
+        del fields["cluster"], fields["api_docs"], fields["code_width"]
         return msgspec.json.encode(fields).decode()
 
 

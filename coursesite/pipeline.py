@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from . import fingerprint, records
 from .caches import ExecutionCache, FormulaMemo, ParseCache
-from .completeness import unfinished_parts
+from .completeness import long_code_lines, unfinished_parts
 from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import ExecutionRecord, LessonJob, prepare_job
@@ -214,7 +214,10 @@ def validate_records(state: Build) -> None:
     errors = [error for item in state.lessons for error in figure_errors(item)]
     if errors:
         raise BuildErrors(errors)
-    state.result.warnings = [warning for item in state.lessons for warning in lesson_warnings(item)]
+    width = state.course.settings.code_width
+    state.result.warnings = [
+        warning for item in state.lessons for warning in lesson_warnings(item, width)
+    ]
 
 
 def plan_pages(state: Build) -> None:
@@ -387,13 +390,13 @@ def figure_errors(item: LessonBuild) -> list[BuildError]:
     return errors
 
 
-def lesson_warnings(item: LessonBuild) -> list[BuildError]:
+def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
     """Problems that do not stop a build but fail `build.py check`."""
     lesson = item.parsed()
     expected = lesson.front.expected_outputs
     stored = item.inputs.get(os.path.normpath(expected)) if expected else None
     warnings = output_drift(lesson, item.ran(), stored) if stored is not None else []
-    warnings += unfinished_parts(lesson)
+    warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
     for block in item.parsed().runnable_blocks():
         output = item.ran().blocks.get(block.id)
         if output is not None and output.stderr.strip():
