@@ -125,9 +125,11 @@ def test_solutions_hints_and_answers_are_collapsed(site):
 @pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3])
 def test_figure_is_a_valid_svg_with_text(site, path):
     lesson = page(site, path)
-    image = lesson.select_one("figure img")
-    assert image["alt"]
-    svg_path = (site / path).parent / image["src"]
+    drawing = lesson.select_one("figure .figure-svg")
+    assert drawing["aria-label"]
+    assert drawing.select("svg text"), "text in the figure must stay text"
+    full_size = lesson.select_one("figure .figure-full-size")
+    svg_path = (site / path).parent / full_size["href"]
     root = ElementTree.parse(svg_path).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text")]
