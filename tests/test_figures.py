@@ -104,7 +104,7 @@ def test_integer_data_gets_integer_ticks_and_histograms_draw(course_folder):
     ticks = [
         t.get_text()
         for t in page.select("#batch-sizes .figure-svg svg text")
-        if re.fullmatch(r"[−-]?[\d.]+", t.get_text())
+        if re.fullmatch(r"[\u2212-]?[\d.]+", t.get_text())
     ]
     assert len(ticks) >= 6, ticks
     assert all("." not in tick for tick in ticks), ticks  # counts and IDs are whole
