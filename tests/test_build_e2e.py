@@ -209,3 +209,14 @@ def test_help_teaches_the_command():
 
 def test_bad_arguments_exit_with_2():
     assert run_build("--jobs", "0").returncode == 2
+
+
+def test_whole_training_steps_get_whole_ticks(site):
+    """Lesson 06.03 plots the loss at steps 1..15: its step axis reads 2, 4, ..., never 2.5."""
+    lesson = page(site, LESSON_3)
+    texts = lesson.select("#loss-per-step-uninterrupted-and-resumed-from-disk .figure-svg text")
+    # matplotlib centres the x axis's tick labels under their ticks and ends the y axis's
+    steps = [t.get_text() for t in texts if t.get("text-anchor") == "middle"]
+    numbers = [s for s in steps if s.replace(".", "").isdigit()]
+    assert len(numbers) >= 4, steps
+    assert all(n.isdigit() for n in numbers), numbers
