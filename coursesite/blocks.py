@@ -284,7 +284,8 @@ class BlockContext:
         return next((p for p in raw.parts if p.kind == "code" and p.info == info), None)
 
     def code_part(self, raw: RawBlock, info: str = "python") -> Code | None:
-        """The one ```{info} fence of `raw` (checked to compile), with its :raises:."""
+        """The one ```{info} fence of `raw` (checked to compile), with its :raises: and
+        :alt: (the text alternative of the figures the code draws)."""
         found = [part for part in raw.parts if part.kind == "code" and part.info == info]
         if len(found) != 1:
             self.error(
@@ -297,7 +298,9 @@ class BlockContext:
         code = found[0].code
         assert code is not None  # a "code" part carries its code
         self.check_compiles(code)
-        return Code(code.source, code.line, raw.options.get("raises") or None)
+        return Code(
+            code.source, code.line, raw.options.get("raises") or None, raw.options.get("alt", "")
+        )
 
     def check_compiles(self, code: Code) -> None:
         try:

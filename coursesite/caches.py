@@ -12,7 +12,8 @@ written atomically (`files.write_atomically`).
 - FormulaMemo (mathml/): the formula, the converter's and the allowlist's versions; saves
   importing latex2mathml.
 - HighlightCache (highlight/): the code and Pygments' version; saves highlighting.
-- cached_figure_svg (figures/): the figure's data, alt text and matplotlib's version;
+- cached_figure_svg (figures/): the figure's data, alt text, figures.py and matplotlib's
+  version;
   saves importing matplotlib and drawing.
 
 What the last build of an output folder left (its pages, their files, the fingerprint of
@@ -30,11 +31,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import figures
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
 from .execute import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .executionkey import CacheKey, explain_miss
-from .figures import STYLE, render_svg
+from .figures import render_svg
 from .files import short_digest, write_atomically
 from .manifest import LessonRef
 from .markdown import highlight_code
@@ -43,7 +45,9 @@ from .model import Lesson
 from .parse import missing_data_files, parse_lesson
 from .paths import data_files_outside
 
-FORMAT = 3  # 2: blocks kept in execution order; 3: blocks keep their display output
+# 2: blocks kept in execution order; 3: blocks keep their display output; 4: blocks keep
+# the matplotlib figures they drew
+FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -244,12 +248,21 @@ class HighlightCache:
         return html
 
 
+@functools.cache
+def _drawing_code() -> str:
+    """A digest of figures.py: a change to how figures are drawn draws them again."""
+    return short_digest(Path(figures.__file__).read_bytes())
+
+
 def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
     """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
     if cache is None:
         return render_svg(data, description)
     key = short_digest(
-        json.dumps([data, description, STYLE, distribution_version("matplotlib")], sort_keys=True)
+        json.dumps(
+            [data, description, _drawing_code(), distribution_version("matplotlib")],
+            sort_keys=True,
+        )
     )
     path = cache / f"{key}.svg"
     if path.is_file():

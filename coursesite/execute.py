@@ -49,6 +49,9 @@ class BlockOutput:
     # The repr of a bare last expression, as a notebook displays it (runner.split_display);
     # never printed, so never part of main.py's output. Older records load without it.
     display: str = ""
+    # The SVG of each matplotlib figure the block left open (runner.capture_figures), as
+    # the lesson's process wrote it: clean it (svgclean) before showing it.
+    captured_svgs: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,12 @@ class ExecutionRecord:
 
 
 def record_to_json(record: ExecutionRecord) -> dict:
-    return asdict(record)
+    data = asdict(record)
+    # Records of lessons that draw nothing stay as they were before figures were captured.
+    for block in data["blocks"].values():
+        if not block["captured_svgs"]:
+            del block["captured_svgs"]
+    return data
 
 
 def record_digest(record: ExecutionRecord) -> str:

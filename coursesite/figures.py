@@ -1,7 +1,8 @@
 """Turn the figure data a lesson computed into an SVG chart.
 
 The SVG keeps its text as text (searchable, selectable, scalable) and its bytes depend only
-on the data, so an unchanged figure rebuilds to an identical file.
+on the data, so an unchanged figure rebuilds to an identical file. It is sized for the
+page's column: at a phone's 375 px, its text shows at 11 CSS px or more.
 """
 
 from __future__ import annotations
@@ -18,48 +19,92 @@ STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "course-figure",
     "font.family": "sans-serif",
-    "font.size": 10,
+    "font.size": 11,
     "axes.spines.top": False,
     "axes.spines.right": False,
     # Labels are the author's text, not TeX: "cost in $" must not be parsed as math.
     "text.parse_math": False,
 }
-_KEYS = {"kind", "x", "labels", "series", "xlabel", "ylabel", "separators", "title"}
+# 324 pt wide: a 343 px column (375 px less the page's margins) shows 11 pt text at 11.6 px.
+SIZE_INCHES = (4.5, 3.0)
+KINDS = ("line", "scatter", "bar", "histogram")
+KEYS = ("kind", "x", "labels", "series", "xlabel", "ylabel", "separators", "title", "bins")
+SERIES_KEYS = ("label", "values", "style")
+STYLES = ("line", "dashed", "markers", "points")
+# Series that coincide stay visible: each has its own dash pattern and hollow marker shape.
+DASHES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "x")
+_POSITIONS = {"line": "x", "scatter": "x", "bar": "labels"}
 
 
 def figure_problems(data: dict) -> list[str]:
     """Everything wrong with figure data, as messages an author can act on."""
-    unknown = sorted(set(data) - _KEYS)
+    unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        return [f"unknown figure keys {unknown}; allowed: {sorted(_KEYS)}"]
+        return [f"unknown figure keys {unknown}; allowed: {sorted(KEYS)}"]
     kind = data.get("kind")
-    if kind not in ("line", "bar"):
-        return [f"figure kind must be 'line' or 'bar', not {kind!r}"]
-    axis = "x" if kind == "line" else "labels"
-    positions = data.get(axis)
-    if not isinstance(positions, list) or not positions:
+    if kind not in KINDS:
+        return [f"figure kind must be one of {', '.join(KINDS)}, not {kind!r}"]
+    axis = _POSITIONS.get(kind)
+    if axis is not None and (not isinstance(data.get(axis), list) or not data[axis]):
         return [f"a {kind} figure needs a non-empty list '{axis}'"]
     series = data.get("series")
     if not isinstance(series, list) or not series:
         return ["a figure needs a non-empty list 'series' of {'label': ..., 'values': [...]}"]
-    problems = []
-    for index, entry in enumerate(series):
-        values = entry.get("values") if isinstance(entry, dict) else None
-        if not isinstance(values, list) or not all(_is_number(v) for v in values):
-            problems.append(f"series[{index}] needs 'values': a list of numbers")
-        elif len(values) != len(positions):
-            problems.append(
-                f"series[{index}] has {len(values)} values for {len(positions)} '{axis}' entries"
-            )
-    if kind == "line" and not all(_is_number(v) for v in positions):
-        problems.append("'x' of a line figure must be numbers")
+    problems = [p for i, entry in enumerate(series) for p in _series_problems(kind, i, entry)]
+    if axis is not None:
+        problems += _position_problems(data, kind, axis)
+    elif not _is_bins(data.get("bins", 10)):
+        problems.append("'bins' of a histogram must be a whole number or a list of edges")
     if not all(_is_number(v) for v in data.get("separators", [])):
         problems.append("'separators' must be a list of numbers")
     return problems
 
 
+def _series_problems(kind: str, index: int, entry: object) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"series[{index}] must be a dictionary {{'label': ..., 'values': [...]}}"]
+    unknown = sorted(set(entry) - set(SERIES_KEYS))
+    if unknown:
+        return [f"series[{index}] has unknown keys {unknown}; allowed: {list(SERIES_KEYS)}"]
+    problems = []
+    values = entry.get("values")
+    if not isinstance(values, list) or not values or not all(_is_number(v) for v in values):
+        problems.append(f"series[{index}] needs 'values': a non-empty list of numbers")
+    style = entry.get("style")
+    if style is not None and kind not in ("line", "scatter"):
+        problems.append(f"series[{index}] has a 'style', which only line and scatter use")
+    elif style is not None and style not in STYLES:
+        problems.append(f"series[{index}] has style {style!r}; allowed: {', '.join(STYLES)}")
+    return problems
+
+
+def _position_problems(data: dict, kind: str, axis: str) -> list[str]:
+    positions = data[axis]
+    problems = []
+    if axis == "x" and not all(_is_number(v) for v in positions):
+        problems.append(f"'x' of a {kind} figure must be numbers")
+    for index, entry in enumerate(data["series"]):
+        values = entry.get("values") if isinstance(entry, dict) else None
+        if isinstance(values, list) and values and len(values) != len(positions):
+            problems.append(
+                f"series[{index}] has {len(values)} values for {len(positions)} '{axis}' entries"
+            )
+    return problems
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _is_bins(value: object) -> bool:
+    if isinstance(value, list):
+        return len(value) >= 2 and all(_is_number(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _whole(values: list) -> bool:
+    return all(float(v).is_integer() for v in values)
 
 
 def render_svg(data: dict, description: str) -> str:
@@ -71,30 +116,53 @@ def render_svg(data: dict, description: str) -> str:
     import matplotlib.pyplot as plt
 
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(figsize=(6.4, 3.4))
-        if data["kind"] == "line":
-            _draw_lines(axes, data)
-        else:
-            _draw_bars(axes, data)
+        fig, axes = plt.subplots(figsize=SIZE_INCHES, layout="constrained")
+        draw = {"line": _draw_lines, "scatter": _draw_lines, "bar": _draw_bars}
+        draw.get(data["kind"], _draw_histogram)(axes, data)
         for position in data.get("separators", []):
             axes.axvline(position, color="0.45", linestyle=":", linewidth=1.2)
         axes.set_xlabel(data.get("xlabel", ""))
         axes.set_ylabel(data.get("ylabel", ""))
+        if data.get("title"):
+            axes.set_title(data["title"])
         if len(data["series"]) > 1:
-            # Beside the plot, never over the data.
-            axes.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        fig.tight_layout()
+            # Under the plot, never over the data; the column is too narrow to put it beside.
+            labels = sum(len(str(s.get("label", ""))) for s in data["series"])
+            columns = len(data["series"]) if labels <= 36 else 1
+            fig.legend(frameon=False, loc="outside lower center", ncols=columns)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Description": description})
         plt.close(fig)
     return buffer.getvalue()
 
 
+def _integer_ticks(axis: Any) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _draw_lines(axes: Axes, data: dict) -> None:
-    for entry in data["series"]:
+    default = "points" if data["kind"] == "scatter" else "markers"
+    for index, entry in enumerate(data["series"]):
+        style = entry.get("style", default)
+        dash = "--" if style == "dashed" else DASHES[index % len(DASHES)]
+        marker = MARKERS[index % len(MARKERS)] if style in ("markers", "points") else "none"
         axes.plot(
-            data["x"], entry["values"], marker="o", markersize=4, label=entry.get("label", "")
+            data["x"],
+            entry["values"],
+            linestyle="none" if style == "points" else dash,
+            marker=marker,
+            markersize=5,
+            markerfacecolor="none",  # hollow: a marker drawn later does not hide one below
+            # Each later series a little thinner, so that one covering another leaves its edge.
+            linewidth=max(2.2 - 0.5 * index, 1.0),
+            label=entry.get("label", ""),
         )
+    if _whole(data["x"]):
+        _integer_ticks(axes.xaxis)
+    if all(_whole(entry["values"]) for entry in data["series"]):
+        _integer_ticks(axes.yaxis)
 
 
 def _draw_bars(axes: Axes, data: dict) -> None:
@@ -104,3 +172,31 @@ def _draw_bars(axes: Axes, data: dict) -> None:
         offsets = [i + (index - (count - 1) / 2) * width for i in range(len(data["labels"]))]
         axes.bar(offsets, entry["values"], width=width, label=entry.get("label", ""))
     axes.set_xticks(range(len(data["labels"])), data["labels"])
+    if all(_whole(entry["values"]) for entry in data["series"]):
+        _integer_ticks(axes.yaxis)
+
+
+def _draw_histogram(axes: Axes, data: dict) -> None:
+    samples = [entry["values"] for entry in data["series"]]
+    whole = all(_whole(values) for values in samples)
+    bins = data.get("bins")
+    if bins is None and whole:
+        # Whole numbers: one bar per value, centred on it, rather than bins that split them.
+        low = min(min(values) for values in samples)
+        high = max(max(values) for values in samples)
+        bins = [v - 0.5 for v in range(int(low), int(high) + 2)] if high - low <= 40 else 10
+    for index, entry in enumerate(data["series"]):
+        several = len(samples) > 1
+        axes.hist(
+            entry["values"],
+            bins=bins if bins is not None else 10,
+            # Several series as outlines with their own dashes, so overlapping ones all show.
+            histtype="step" if several else "bar",
+            linestyle=DASHES[index % len(DASHES)],
+            linewidth=max(2.2 - 0.5 * index, 1.0) if several else 1.0,
+            edgecolor=None if several else "white",
+            label=entry.get("label", ""),
+        )
+    _integer_ticks(axes.yaxis)  # counts
+    if whole:
+        _integer_ticks(axes.xaxis)

@@ -13,6 +13,11 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 from .mathml import MATHML_ATTRIBUTES, MATHML_ELEMENTS
+from .svgclean import SVG_ATTRIBUTES, SVG_ELEMENTS
+
+# Figures are inline SVG, limited to what svgclean lets through; the parser lowercases names.
+SVG_TAGS = frozenset(name.lower() for name in SVG_ELEMENTS)
+SVG_TAG_ATTRIBUTES = frozenset(name.lower() for name in SVG_ATTRIBUTES)
 
 HTML_ELEMENTS = frozenset(
     """
@@ -25,7 +30,7 @@ HTML_ELEMENTS = frozenset(
     details summary form label input button select option textarea fieldset legend output
 """.split()
 )
-ALLOWED_ELEMENTS = HTML_ELEMENTS | MATHML_ELEMENTS
+ALLOWED_ELEMENTS = HTML_ELEMENTS | MATHML_ELEMENTS | SVG_TAGS
 
 URL_ATTRIBUTES = frozenset("href src action formaction poster srcset cite data xlink:href".split())
 # Browsers ignore ASCII whitespace and control characters inside a scheme ("java\tscript:").
@@ -57,6 +62,8 @@ class _MarkupAudit(HTMLParser):
         for name, value in attrs:
             self.audit_attribute(tag, name, value or "")
         values = dict(attrs)
+        if tag in SVG_TAGS and (href := values.get("href")) is not None and href[:1] != "#":
+            self.flag(f'<{tag} href="{href}">: a figure links only to its own parts')
         if tag == "script":
             self.in_script = True
             self.audit_script(values.get("src") or "")
@@ -84,6 +91,8 @@ class _MarkupAudit(HTMLParser):
             self.flag(f"event-handler attribute '{name}' on <{tag}>")
         elif tag in MATHML_ELEMENTS and name not in MATHML_ATTRIBUTES:
             self.flag(f"attribute '{name}' on <{tag}> is not allowed in math")
+        elif tag in SVG_TAGS and name not in SVG_TAG_ATTRIBUTES:
+            self.flag(f"attribute '{name}' on <{tag}> is not allowed in a figure")
         elif name in URL_ATTRIBUTES:
             scheme = _IGNORED_IN_SCHEME.sub("", value).lower()
             if scheme.startswith(_FORBIDDEN_SCHEMES):

@@ -65,6 +65,7 @@ class Code:
     source: str
     line: int
     raises: str | None = None  # the exception it is declared to raise
+    alt: str = ""  # the text alternative of the figures it draws with matplotlib
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from .lock import build_lock, output_lock
 from .manifest import Course, load_course
 from .model import Figure, LessonLink, Prose
 from .options import BuildOptions
+from .pagefigures import FIGURE_HINT, figure_block_errors
 from .parse import parse_guide, parse_lesson
 from .progress import Progress, QuietProgress
 
@@ -374,20 +375,21 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
 
 
 def figure_errors(item: LessonBuild) -> list[BuildError]:
-    """Figures whose recorded data cannot be drawn, at the line of their code."""
+    """Figures that cannot be drawn or shown, at the line of their code."""
     errors = []
-    for figure in item.parsed().items(Figure):
-        problems = figure_problems(item.ran().blocks[figure.anchor].figure or {})
+    lesson, record = item.parsed(), item.ran()
+    for figure in lesson.items(Figure):
+        problems = figure_problems(record.blocks[figure.anchor].figure or {})
         if problems:
             errors.append(
                 BuildError(
                     f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
                     item.path,
                     figure.code.line,
-                    hint="see 'Figures' in docs/authoring.md for the expected keys",
+                    hint=f"{FIGURE_HINT} for the expected keys",
                 )
             )
-    return errors
+    return errors + figure_block_errors(lesson, record)
 
 
 def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:

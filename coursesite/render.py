@@ -27,11 +27,10 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from .blocks import view_of
-from .caches import FormulaMemo, HighlightCache, cached_figure_svg
+from .caches import FormulaMemo, HighlightCache
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .execute import ExecutionRecord
-from .figures import figure_problems
 from .files import short_digest
 from .images import CopiedImage, lesson_images
 from .installs import install_line, lesson_distributions, packages_used
@@ -41,6 +40,7 @@ from .manifest import Course, LessonRef, PhaseEntry
 from .markdown import PageExtras, plain_markdown, render_block, render_inline, slugify
 from .model import STAGES, Figure, Lesson, Prose
 from .myst import References
+from .pagefigures import data_figure_svg, page_figures
 
 
 @dataclass(frozen=True)
@@ -269,6 +269,7 @@ def plan_site(
                     publication.student,
                     phase_refs[item.parsed().ref.phase.slug],
                     images,
+                    figure_cache,
                 ),
             )
         )
@@ -369,7 +370,7 @@ def render_lesson_files(
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = _figure_paths(lesson)
     svgs = {
-        figure.anchor: _figure_svg(lesson, record, figure, figure_cache)
+        figure.anchor: data_figure_svg(lesson, record, figure, figure_cache)
         for figure in lesson.items(Figure)
     }
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
@@ -396,13 +397,16 @@ def render_lesson(
     student: bool = False,
     phase_refs: list[LessonRef] | None = None,
     images: dict[str, CopiedImage] | None = None,
+    figure_cache: Path | None = None,
 ) -> list[OutputFile]:
+    """The lesson's page, and the full-size file of each figure it shows."""
     lesson, record = item.parsed(), item.ran()
     if phase_refs is None:
         phase_refs = course.phase_lessons(lesson.ref.phase)
     if images is None:
         images = lesson_images(lesson)
     figures = _figure_paths(lesson)
+    shown = page_figures(lesson, record, figure_cache, student)
     step_ids = lesson.program_ids()
     # The record names the versions of every package in `settings.record_packages`; the
     # page lists only those the lesson used (the setup help: installs.py).
@@ -417,6 +421,8 @@ def render_lesson(
         record=record,
         figures=figures,
         images={src: image.name for src, image in images.items()},
+        drawn=shown.drawn,
+        captured=shown.captured,
         live_values=record.values,
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
@@ -433,7 +439,9 @@ def render_lesson(
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
         sidebar=sidebar_window(phase_refs, lesson.ref),
     )
-    return [OutputFile(lesson.ref.url, page)]
+    folder = lesson.ref.url.rpartition("/")[0]
+    files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
+    return [OutputFile(lesson.ref.url, page), *files]
 
 
 def course_references(course: Course, lessons: list[Lesson]) -> References:
@@ -484,21 +492,8 @@ def _render_page(env: Environment, template: str, url: str, course: Course, **co
     )
 
 
-def _figure_svg(lesson: Lesson, record: ExecutionRecord, figure: Figure, cache: Path | None) -> str:
-    data = record.blocks[figure.anchor].figure or {}
-    problems = figure_problems(data)
-    if problems:
-        raise BuildError(
-            f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
-            lesson.path,
-            figure.code.line,
-            hint="see 'Figures' in docs/authoring.md for the expected keys",
-        )
-    return cached_figure_svg(data, figure.alt, cache)
-
-
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
     """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
     for figure in lesson.items(Figure):
         with contextlib.suppress(BuildError):  # reported when the page is rendered
-            _figure_svg(lesson, record, figure, cache)
+            data_figure_svg(lesson, record, figure, cache)

@@ -125,9 +125,11 @@ def test_solutions_hints_and_answers_are_collapsed(site):
 @pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3])
 def test_figure_is_a_valid_svg_with_text(site, path):
     lesson = page(site, path)
-    image = lesson.select_one("figure img")
-    assert image["alt"]
-    svg_path = (site / path).parent / image["src"]
+    drawing = lesson.select_one("figure .figure-svg")
+    assert drawing["aria-label"]
+    assert drawing.select("svg text"), "text in the figure must stay text"
+    full_size = lesson.select_one("figure .figure-full-size")
+    svg_path = (site / path).parent / full_size["href"]
     root = ElementTree.parse(svg_path).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text")]
@@ -207,3 +209,14 @@ def test_help_teaches_the_command():
 
 def test_bad_arguments_exit_with_2():
     assert run_build("--jobs", "0").returncode == 2
+
+
+def test_whole_training_steps_get_whole_ticks(site):
+    """Lesson 06.03 plots the loss at steps 1..15: its step axis reads 2, 4, ..., never 2.5."""
+    lesson = page(site, LESSON_3)
+    texts = lesson.select("#loss-per-step-uninterrupted-and-resumed-from-disk .figure-svg text")
+    # matplotlib centres the x axis's tick labels under their ticks and ends the y axis's
+    steps = [t.get_text() for t in texts if t.get("text-anchor") == "middle"]
+    numbers = [s for s in steps if s.replace(".", "").isdigit()]
+    assert len(numbers) >= 4, steps
+    assert all(n.isdigit() for n in numbers), numbers

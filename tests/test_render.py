@@ -98,12 +98,20 @@ def test_declared_exception_is_shown_with_its_message(course_folder):
     assert raised == "ValueError: seed 99 does not match"
 
 
-def test_figure_is_an_svg_file_with_alt_text(course_folder):
+def test_figure_is_inline_svg_with_alt_text_and_links(course_folder):
     files = render(course_folder, authoring_example())
     page = lesson_page(files)
-    image = page.select_one("#batch-sizes figure img")
-    assert image["alt"].startswith("Bar chart: two batches")
-    svg = files["basics/count-batches/" + image["src"]]
+    drawing = page.select_one("#batch-sizes figure .figure-svg")
+    assert drawing["role"] == "img"
+    assert drawing["aria-label"].startswith("Bar chart: two batches")
+    assert "batch 2" in [text.get_text() for text in drawing.select("svg text")]
+    links = {a.get_text(): a["href"] for a in page.select("#batch-sizes .figure-links a")}
+    full_size = files["basics/count-batches/" + links["Open full size (SVG)"]]
+    assert full_size.strip() in files["basics/count-batches/index.html"]  # the same drawing
+    assert links["Data and provenance (JSON)"] == "figures/batch-sizes.json"
+    assert page.select_one(links["Code"]).name == "details"
+    # lesson.md and the notebook keep the drawing under its block's name
+    svg = files["basics/count-batches/figures/batch-sizes.svg"]
     assert svg.lstrip().startswith("<?xml") and "<text" in svg and "batch 2" in svg
 
 
@@ -163,7 +171,17 @@ def test_svg_bytes_depend_only_on_the_data():
 @pytest.mark.parametrize(
     "data, problem",
     [
-        ({"kind": "pie", "x": [1], "series": []}, "'line' or 'bar'"),
+        ({"kind": "pie", "x": [1], "series": []}, "line, scatter, bar, histogram, not 'pie'"),
+        (
+            {"kind": "line", "x": [1], "series": [{"values": [1], "style": "wavy"}]},
+            "style 'wavy'; allowed: line, dashed, markers, points",
+        ),
+        (
+            {"kind": "line", "x": [1], "series": [{"values": [1], "colour": "red"}]},
+            "unknown keys ['colour']; allowed: ['label', 'values', 'style']",
+        ),
+        ({"kind": "bar", "labels": ["a"], "series": [{"values": [1], "style": "line"}]}, "only"),
+        ({"kind": "histogram", "series": [{"values": [1]}], "bins": 0}, "'bins'"),
         ({"kind": "bar", "labels": [], "series": []}, "non-empty list 'labels'"),
         ({"kind": "line", "x": [1, 2], "series": [{"values": ["a", 1]}]}, "list of numbers"),
         ({"kind": "line", "x": [1], "series": [{"values": [1]}], "colour": "red"}, "unknown"),

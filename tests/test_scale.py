@@ -27,7 +27,8 @@ def big_phase(course_folder) -> dict[str, BeautifulSoup]:
     jobs = {job.name: job for job in plan_site(course, builds, {}, ROOT / "templates")}
     pages = {}
     for slug in ("count-batches", "copy-30", f"copy-{LESSONS}"):
-        (file,) = jobs[f"lesson:{slug}"].render()
+        # the page, then the full-size files of its figures
+        file, *_ = jobs[f"lesson:{slug}"].render()
         pages[slug] = BeautifulSoup(file.content, "html.parser")
     return pages
 

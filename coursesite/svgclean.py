@@ -1,0 +1,176 @@
+"""Figure SVGs reduced to an allowlist before they reach a page or the site.
+
+A figure's SVG comes from matplotlib, but a captured one is made in the lesson's process,
+where lesson code could have written anything. Pages show figures inline (their text is
+text in the page's font, and scales with the page), so an SVG is rebuilt from what this
+module allows: drawing elements, geometry, and paint given as presentation attributes.
+The page's Content-Security-Policy forbids `style` attributes and elements, so matplotlib's
+`style="fill: ..."` becomes `fill="..."`. Ids get a per-figure prefix, since one page holds
+several figures and matplotlib names its parts alike in each.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+
+DRAWING_ELEMENTS = frozenset(
+    "svg g defs path text tspan use rect circle ellipse line polyline polygon "
+    "clipPath pattern".split()
+)
+# matplotlib's own additions, left out without changing what is drawn: creator metadata,
+# and the one stylesheet rule whose declarations the root element carries instead.
+DROPPED_ELEMENTS = frozenset({"metadata", "style", "title", "desc"})
+PAINT_PROPERTIES = frozenset(
+    """
+    fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-dasharray
+    stroke-dashoffset stroke-linejoin stroke-linecap stroke-miterlimit opacity clip-path
+    clip-rule font-size font-family font-weight font-style font-stretch text-anchor
+    dominant-baseline alignment-baseline letter-spacing
+    """.split()
+)
+GEOMETRY_ATTRIBUTES = frozenset(
+    """
+    d x y dx dy width height viewBox transform points x1 y1 x2 y2 cx cy r rx ry
+    patternUnits patternContentUnits clipPathUnits preserveAspectRatio version
+    """.split()
+)
+SVG_ELEMENTS = DRAWING_ELEMENTS
+SVG_ATTRIBUTES = GEOMETRY_ATTRIBUTES | PAINT_PROPERTIES | {"id", "href", "xmlns"}
+# What matplotlib's `*{...}` rule sets for every element; inherited from the root instead.
+ROOT_DEFAULTS = {"stroke-linejoin": "round", "stroke-linecap": "butt"}
+
+_ID = re.compile(r"[A-Za-z_][\w.-]*\Z")
+_URL = re.compile(r"url\(\s*#([A-Za-z_][\w.-]*)\s*\)")
+
+
+class UnsafeSvg(ValueError):
+    """The SVG holds something a page must not show; the message says what."""
+
+
+@dataclass(frozen=True)
+class CleanSvg:
+    markup: str  # the <svg> element, allow-listed, for inline use and as a file
+
+
+def clean_svg(svg: str, prefix: str) -> CleanSvg:
+    """`svg` rebuilt from allowed parts, its ids prefixed with `prefix`; UnsafeSvg if it
+    holds anything else (a script, an embedded raster image, an outside link, ...)."""
+    if "<!ENTITY" in svg:
+        raise UnsafeSvg("the SVG declares XML entities")
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as error:
+        raise UnsafeSvg(f"the SVG is not well-formed XML ({error})") from None
+    if _local(root.tag) != "svg":
+        raise UnsafeSvg(f"the drawing is a <{_local(root.tag)}>, not an <svg>")
+    referenced = {m for value in _all_values(root) for m in _references(value)}
+    writer = _Writer(prefix, referenced)
+    writer.element(root, is_root=True)
+    return CleanSvg("".join(writer.parts) + "\n")
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _all_values(root: ET.Element) -> list[str]:
+    return [value for element in root.iter() for value in element.attrib.values()]
+
+
+def _references(value: str) -> list[str]:
+    if value.startswith("#"):
+        return [value[1:]]
+    return _URL.findall(value)
+
+
+class _Writer:
+    def __init__(self, prefix: str, referenced: set[str]):
+        self.prefix, self.referenced = prefix, referenced
+        self.parts: list[str] = []
+
+    def element(self, element: ET.Element, is_root: bool = False) -> None:
+        if not element.tag.startswith(SVG_NS) and element.tag != "svg":
+            raise UnsafeSvg(f"element <{element.tag}> is outside SVG")
+        name = _local(element.tag)
+        if name in DROPPED_ELEMENTS:
+            return
+        if name not in DRAWING_ELEMENTS:
+            raise UnsafeSvg(f"element <{name}> is not one a figure may contain")
+        attributes = self.attributes(element, name)
+        if is_root:
+            attributes = {"xmlns": "http://www.w3.org/2000/svg", **ROOT_DEFAULTS, **attributes}
+        rendered = "".join(f' {key}="{_escape(value)}"' for key, value in attributes.items())
+        self.parts.append(f"<{name}{rendered}>")
+        if element.text:
+            self.text(element.text, name)
+        for child in element:
+            self.element(child)
+            if child.tail:
+                self.text(child.tail, name)
+        self.parts.append(f"</{name}>")
+
+    def text(self, text: str, parent: str) -> None:
+        if parent in ("text", "tspan"):
+            self.parts.append(_escape(text))
+        elif text.strip():
+            raise UnsafeSvg(f"<{parent}> holds text outside a <text> element")
+        # whitespace between drawing elements is layout of the XML only: left out
+
+    def attributes(self, element: ET.Element, name: str) -> dict[str, str]:
+        kept: dict[str, str] = {}
+        for key, value in element.attrib.items():
+            if key == "style":
+                for prop, declared in _declarations(value):
+                    kept[prop] = self.value(prop, declared, name)
+            elif key in (XLINK_HREF, "href"):
+                kept["href"] = self.link(value, name)
+            elif key == "id":
+                if value in self.referenced:
+                    kept["id"] = self.identifier(value)
+            elif key in GEOMETRY_ATTRIBUTES or key in PAINT_PROPERTIES:
+                kept[key] = self.value(key, value, name)
+            else:
+                raise UnsafeSvg(f"attribute '{_local(key)}' on <{name}> is not allowed")
+        return kept
+
+    def identifier(self, value: str) -> str:
+        if not _ID.match(value):
+            raise UnsafeSvg(f"id {value!r} is not a plain name")
+        return f"{self.prefix}-{value}"
+
+    def link(self, value: str, name: str) -> str:
+        if not value.startswith("#"):
+            raise UnsafeSvg(f"<{name}> links to {value!r}: a figure may link only to its parts")
+        return "#" + self.identifier(value[1:])
+
+    def value(self, key: str, value: str, name: str) -> str:
+        """`value` with its url(#id) references prefixed; other URLs are not allowed."""
+        rewritten = _URL.sub(lambda m: f"url(#{self.identifier(m.group(1))})", value)
+        if "url(" in _URL.sub("", value).replace(" ", "").lower() or "\\" in value:
+            raise UnsafeSvg(f"'{key}' on <{name}> refers outside the figure: {value!r}")
+        return rewritten
+
+
+def _declarations(style: str) -> list[tuple[str, str]]:
+    """The `property: value` pairs of a style attribute, each checked against the allowlist."""
+    pairs = []
+    for declaration in style.split(";"):
+        if not declaration.strip():
+            continue
+        prop, colon, value = declaration.partition(":")
+        prop = prop.strip().lower()
+        if not colon or prop not in PAINT_PROPERTIES:
+            raise UnsafeSvg(f"style property {prop!r} is not allowed in a figure")
+        pairs.append((prop, value.strip()))
+    return pairs
+
+
+def _escape(text: str) -> str:
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )
