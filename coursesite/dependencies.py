@@ -84,14 +84,20 @@ def _installed_as_of(signature: tuple[tuple[str, int], ...]) -> dict[str, str]:
     Listing folders costs about a millisecond, where importlib.metadata's full scan costs
     tens. Kept while `signature` holds, so that a long `build.py serve` sees an upgrade.
     """
-    found: dict[str, str] = {}
+    return {name: version for name, (_, version) in installed_projects(signature).items()}
+
+
+@functools.lru_cache(maxsize=1)
+def installed_projects(signature: tuple[tuple[str, int], ...]) -> dict[str, tuple[str, str]]:
+    """Normalized name -> (the project's own spelling, its version), from dist-info names."""
+    found: dict[str, tuple[str, str]] = {}
     for entry, _ in signature:
         if not os.path.isdir(entry):
             continue
         for name in os.listdir(entry):
             if name.endswith(".dist-info"):
                 project, _, version = name[: -len(".dist-info")].rpartition("-")
-                found.setdefault(normalized_name(project), version)
+                found.setdefault(normalized_name(project), (project, version))
     return found
 
 

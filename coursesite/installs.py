@@ -11,11 +11,12 @@ fails main.py, and the build names the module and the distribution missing from 
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import re
+from pathlib import Path
 
 from .dependencies import (
     imported_modules,
+    installed_projects,
     installed_signature,
     modules_imported_by,
     normalized_name,
@@ -35,10 +36,15 @@ def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
         for name, content in inputs.items()
         if name.endswith(".py")
     )
-    providers = _providers(installed_signature())
+    signature = installed_signature()
+    projects = installed_projects(signature)
     found = set()
-    for module in imported_modules(lesson) | modules_imported_by(own):
-        found.update(providers.get(module, [])[:1])
+    local = {Path(name).stem for name in inputs if name.endswith(".py")}
+    for module in (imported_modules(lesson) | modules_imported_by(own)) - local:
+        if normalized_name(module) in projects:  # most are named as they are imported
+            found.add(projects[normalized_name(module)][0])
+        else:
+            found.update(_providers(signature).get(module, [])[:1])
     return sorted(found, key=str.lower)
 
 
@@ -87,6 +93,8 @@ def _hidden_modules(
 def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
     """The normalized names of `distributions` and of everything they require, except
     optional extras (pip installs those only when asked)."""
+    from importlib import metadata  # ~10 ms to import: only when lessons are to run
+
     seen: set[str] = set()
     pending = list(distributions)
     while pending:
@@ -95,8 +103,8 @@ def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
             continue
         seen.add(normalized_name(name))
         try:
-            requirements = importlib.metadata.requires(name) or []
-        except importlib.metadata.PackageNotFoundError:
+            requirements = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
             continue
         for requirement in requirements:
             match = _REQUIREMENT_NAME.match(requirement)
@@ -108,7 +116,9 @@ def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
 @functools.lru_cache(maxsize=1)
 def _providers(signature: tuple[tuple[str, int], ...]) -> dict[str, list[str]]:
     """importlib.metadata's module -> distributions map (~30 ms: read once per install)."""
+    from importlib import metadata
+
     return {
         module: list(dict.fromkeys(names))
-        for module, names in importlib.metadata.packages_distributions().items()
+        for module, names in metadata.packages_distributions().items()
     }
