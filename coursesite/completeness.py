@@ -16,7 +16,7 @@ from .model import Lesson, Prose
 PLACEHOLDER = "TODO:"
 # A placeholder opens a value or a paragraph (`outcomes:\n  - 'TODO: ...'`); a `# TODO:`
 # comment in a scaffold is an instruction to the learner, not one.
-_PLACEHOLDER_LINE = re.compile(r"^\s*(?:- |[\w-]+:\s+|:[\w-]+:\s+)?['\"]?TODO:")
+_PLACEHOLDER_LINE = re.compile(r"^[ \t]*(?:- |[\w-]+:[ \t]+|:[\w-]+:[ \t]+)?['\"]?TODO:.*$", re.M)
 
 
 def unfinished_parts(lesson: Lesson) -> list[BuildError]:
@@ -30,42 +30,48 @@ def unfinished_parts(lesson: Lesson) -> list[BuildError]:
         for stage in lesson.stages
         if not any(not isinstance(item, Prose) or item.markdown.strip() for item in stage.items)
     ]
-    if PLACEHOLDER not in lesson.text:  # nearly every lesson: skip reading it line by line
-        return warnings
-    for number, line in enumerate(lesson.text.splitlines(), start=1):
-        if _PLACEHOLDER_LINE.match(line):
-            warnings.append(
-                BuildError(
-                    "placeholder left to fill in: " + line.strip(),
-                    lesson.path,
-                    number,
-                    hint="replace the TODO text with what the lesson needs",
-                )
+    # Regular expressions over the whole text, not a loop over its lines: this runs for
+    # every lesson on every build.
+    for match in _PLACEHOLDER_LINE.finditer(lesson.text):
+        warnings.append(
+            BuildError(
+                "placeholder left to fill in: " + match.group().strip(),
+                lesson.path,
+                lesson.text.count("\n", 0, match.start()) + 1,
+                hint="replace the TODO text with what the lesson needs",
             )
+        )
     return warnings
 
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
 def long_code_lines(lesson: Lesson, width: int) -> list[BuildError]:
     """Lines of fenced code (any language) longer than `width` characters: on the page
     they scroll sideways, and on a phone most of them is out of sight."""
-    lines = lesson.text.splitlines()
-    if max(map(len, lines), default=0) <= width:  # nearly every lesson
+    text = lesson.text
+    long_lines = [m.start() for m in re.finditer(rf"^.{{{width + 1},}}$", text, re.M)]
+    if not long_lines:
         return []
+    inside: list[tuple[int, int]] = []  # [start, end) of each fence's contents
+    opened: tuple[str, int] | None = None
+    for marker in _FENCE.finditer(text):
+        if opened is None:
+            opened = (marker.group(1), text.find("\n", marker.end()) + 1 or len(text))
+        elif marker.group(1).startswith(opened[0]):
+            inside.append((opened[1], marker.start()))
+            opened = None
     warnings = []
-    fence = ""
-    for number, line in enumerate(lines, start=1):
-        marker = _FENCE.match(line)
-        if marker and (not fence or marker.group(1).startswith(fence)):
-            fence = "" if fence else marker.group(1)
-        elif fence and len(line) > width:
+    for start in long_lines:
+        if any(first <= start < end for first, end in inside):
+            end = text.find("\n", start)
+            length = (len(text) if end == -1 else end) - start
             warnings.append(
                 BuildError(
-                    f"code line of {len(line)} characters, longer than {width}",
+                    f"code line of {length} characters, longer than {width}",
                     lesson.path,
-                    number,
+                    text.count("\n", 0, start) + 1,
                     hint="wrap it (the page's code column holds "
                     f"{width}; settings.code_width sets the limit)",
                 )
