@@ -146,9 +146,14 @@ DoneCallback = Callable[[LessonJob, "ExecutionRecord"], None]  # a lesson ran
 
 
 def prepare_job(
-    lesson: Lesson, settings: Settings, inputs: dict[str, bytes] | None = None
+    lesson: Lesson,
+    settings: Settings,
+    inputs: dict[str, bytes] | None = None,
+    hidden_for: Callable[[list[str]], dict[str, str]] = hidden_modules,
 ) -> LessonJob:
-    """The job for `lesson`; `inputs` are its files by relative path, when already read."""
+    """The job for `lesson`; `inputs` are its files by relative path, when already read;
+    `hidden_for` gives the modules main.py may not import (installs.hidden_modules, or a
+    cached version of it)."""
     if inputs is None:
         folder = lesson.path.parent
         inputs = {
@@ -187,7 +192,7 @@ def prepare_job(
         volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds,
         memory_mb=settings.memory_limit_mb,
-        hidden=hidden_modules(installs),
+        hidden=hidden_for(installs),
     )
 
 

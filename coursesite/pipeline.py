@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import fingerprint, records
-from .caches import ExecutionCache, FormulaMemo, ParseCache
+from .caches import ExecutionCache, FormulaMemo, ParseCache, cached_hidden_modules
 from .completeness import long_code_lines, unfinished_parts
 from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
@@ -357,7 +357,11 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
         progress.finished(job.slug)  # reported as executed once every lesson has ended
         drawing.submit(_prerender_figures, by_slug[job.slug], record, options.cache / "figures")
 
-    jobs = [prepare_job(item.parsed(), state.course.settings, item.inputs) for item in pending]
+    def hidden_for(distributions: list[str]) -> dict[str, str]:
+        return cached_hidden_modules(distributions, state.options.cache / "installs")
+
+    settings = state.course.settings
+    jobs = [prepare_job(item.parsed(), settings, item.inputs, hidden_for) for item in pending]
     with ThreadPoolExecutor(max_workers=1) as drawing:
         # While the lessons run, this process would only wait: load the render and write
         # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
