@@ -237,12 +237,14 @@ def _keep_loaded_files(target: Path, primary: bool) -> None:
 def _link_shard(source: Path, target: Path, primary: bool) -> None:
     """Hard-link an unchanged shard's files; the first shard's folder also holds the
     others (shards/) and the index's own files, which are not its."""
-    for path in source.rglob("*"):
-        relative = path.relative_to(source)
-        if primary and (relative.parts[0] == "shards" or str(relative) == SHARD_LIST):
-            continue
-        if path.is_file():
-            _link_or_copy(path, target / relative)
+    files = []
+    for folder, subfolders, names in os.walk(source):
+        relative = os.path.relpath(folder, source)
+        if primary and relative == ".":
+            subfolders[:] = [name for name in subfolders if name != "shards"]
+            names = [name for name in names if name != SHARD_LIST]
+        files += [name if relative == "." else os.path.join(relative, name) for name in names]
+    _link_all(source, target, files)
 
 
 def _index_state(state: Path | None) -> dict:
