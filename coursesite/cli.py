@@ -57,7 +57,7 @@ what is left to fill in.
 """
 
 
-def _common_options(parser: argparse.ArgumentParser) -> None:
+def _manifest_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--manifest",
         type=Path,
@@ -65,6 +65,10 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="the course manifest (default: lessons.yaml)",
     )
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    _manifest_option(parser)
     parser.add_argument(
         "--out",
         type=Path,
@@ -194,13 +198,7 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--slug", metavar="SLUG", help="the lesson's slug (default: from the notebook's title)"
     )
-    parser.add_argument(
-        "--manifest",
-        type=Path,
-        default=Path("lessons.yaml"),
-        metavar="PATH",
-        help="the course manifest (default: lessons.yaml)",
-    )
+    _manifest_option(parser)
     arguments = parser.parse_args(argv)
     if arguments.slug is not None and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", arguments.slug):
         parser.error("--slug takes lowercase letters, digits and single hyphens")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 
 from markdown_it.tree import SyntaxTreeNode
 
@@ -20,6 +21,21 @@ from .myst import API_ROLES, KNOWN_ROLES, LABEL, split_role_text
 _BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 # A footnote reference that found no definition stays text: `[^label]`.
 _LOOSE_FOOTNOTE = re.compile(r"\[\^([^\]\s]+)\]")
+
+
+def walk_with_lines(
+    nodes: list[SyntaxTreeNode], offset: int
+) -> Iterator[tuple[SyntaxTreeNode, int]]:
+    """Every node below `nodes` with the file line it is on: its own line map's, or the
+    nearest enclosing node's (inline nodes have none). `offset` turns the nodes' 0-based
+    line maps into file lines."""
+    for top in nodes:
+        assert top.map is not None  # block-level nodes carry their lines
+        at = offset + top.map[0] + 1
+        for node in top.walk():
+            if node.map:
+                at = offset + node.map[0] + 1
+            yield node, at
 
 
 def is_block(node: SyntaxTreeNode) -> bool:
@@ -134,19 +150,14 @@ class MystScanner:
         """Each footnote and its references in one prose: the page renders them together."""
         refs: dict[str, int] = {}
         definitions: dict[str, int] = {}
-        for top in nodes:
-            assert top.map is not None  # block-level nodes carry their lines
-            at = offset + top.map[0] + 1
-            for node in top.walk():
-                if node.map:
-                    at = offset + node.map[0] + 1
-                if node.type == "footnote_ref":
-                    refs.setdefault(node.meta["label"], at)
-                elif node.type == "footnote_reference":
-                    definitions.setdefault(node.meta["label"], at)
-                elif node.type == "text":
-                    for match in _LOOSE_FOOTNOTE.finditer(node.content):
-                        refs.setdefault(match.group(1), at)
+        for node, at in walk_with_lines(nodes, offset):
+            if node.type == "footnote_ref":
+                refs.setdefault(node.meta["label"], at)
+            elif node.type == "footnote_reference":
+                definitions.setdefault(node.meta["label"], at)
+            elif node.type == "text":
+                for match in _LOOSE_FOOTNOTE.finditer(node.content):
+                    refs.setdefault(match.group(1), at)
         for label, line in refs.items():
             if label not in definitions:
                 self.error(

@@ -43,7 +43,7 @@ from .model import (
     Step,
     Target,
 )
-from .mystscan import MystScanner, is_block
+from .mystscan import MystScanner, is_block, walk_with_lines
 from .paths import data_files_outside
 from .yamlmodel import line_at, load_yaml_model, node_tree
 
@@ -167,30 +167,25 @@ class LessonParser(MystScanner):
 
         `offset` turns the nodes' 0-based line maps into file lines.
         """
-        for top in nodes:
-            assert top.map is not None  # block-level nodes carry their lines
-            at = offset + top.map[0] + 1
-            for node in top.walk():
-                if node.map:
-                    at = offset + node.map[0] + 1
-                if node.type in _DISPLAY_MATH:
-                    self.check_math(node.content, at, display=_DISPLAY_MATH[node.type])
-                elif node.type == "live_value":
-                    self.add_value(node.content, at)
-                elif node.type == "fence" and _shown_python(node.info):
-                    self.error(
-                        "this ```python block would be shown but never run",
-                        at,
-                        "put runnable code in a {step}, {experiment} or other block; "
-                        "to show code that must not run, write ```python norun",
-                    )
-                elif node.type == "heading" and node.tag == "h3":
-                    self.anchors.add(slugify(node.children[0].content))
-                elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
-                    slug, _, anchor = str(node.attrs["href"])[len("lesson:") :].partition("#")
-                    self.links.append(LessonLink(slug, anchor or None, at))
-                else:
-                    self.scan_myst(node, at)
+        for node, at in walk_with_lines(nodes, offset):
+            if node.type in _DISPLAY_MATH:
+                self.check_math(node.content, at, display=_DISPLAY_MATH[node.type])
+            elif node.type == "live_value":
+                self.add_value(node.content, at)
+            elif node.type == "fence" and _shown_python(node.info):
+                self.error(
+                    "this ```python block would be shown but never run",
+                    at,
+                    "put runnable code in a {step}, {experiment} or other block; "
+                    "to show code that must not run, write ```python norun",
+                )
+            elif node.type == "heading" and node.tag == "h3":
+                self.anchors.add(slugify(node.children[0].content))
+            elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
+                slug, _, anchor = str(node.attrs["href"])[len("lesson:") :].partition("#")
+                self.links.append(LessonLink(slug, anchor or None, at))
+            else:
+                self.scan_myst(node, at)
         self.check_footnotes(nodes, offset)
 
     def add_value(self, expression: str, line: int) -> None:
