@@ -85,13 +85,13 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             )
             continue
         number += 1
-        build_run.append(_step(number, block_title, code))
+        build_run.append(_step(number, block_title, code, cell.drew))
         if cell.stdout or cell.display:
             stored[f"step-{number}"] = StoredOutput(cell.stdout, cell.display)
         if cell.drew:
             lesson.notes.append(
-                f"{cell.where}: the notebook shows an image here; a step shows what it "
-                "prints: draw it as a {figure} block (docs/authoring.md, Figures)"
+                f"{cell.where}: it draws a figure, which the page shows under step {number}: "
+                "describe it in the step's :alt: option"
             )
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
@@ -215,8 +215,10 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     return "\n".join(kept).strip("\n")
 
 
-def _step(number: int, title: str, code: str) -> str:
-    return f":::{{step}} {number}. {title}\n{_fenced(code)}\n:::"
+def _step(number: int, title: str, code: str, drew: bool) -> str:
+    # A figure the code leaves open is captured, and needs its text alternative.
+    alt = f":alt: {PLACEHOLDER} what the figure shows\n" if drew else ""
+    return f":::{{step}} {number}. {title}\n{alt}{_fenced(code)}\n:::"
 
 
 def _experiment(title: str, code: str, cell: Cell) -> str:

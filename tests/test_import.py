@@ -78,6 +78,13 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
             "%time sizes = [len(ids[i:i + 4]) for i in range(0, 11, 4)]\nprint(sizes)",
             outputs=[new_output("stream", name="stdout", text=stored_sizes + "\n")],
         ),
+        new_markdown_cell("## Plot the sizes"),
+        new_code_cell(
+            "import matplotlib.pyplot as plt\nplt.bar(range(3), sizes)",
+            outputs=[
+                new_output("display_data", data={"image/png": PIXEL, "text/plain": "<Figure>"})
+            ],
+        ),
         new_markdown_cell("## A wrong conversion"),
         new_code_cell(
             "int('eleven')",
@@ -115,6 +122,8 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert ":::{step} 2. Make the records" in text and ":::{step} 3. Batch them" in text
     assert "sizes = [len(ids[i:i + 4])" in text and "%" not in text and "!pip" not in text
     assert ":::{experiment} A wrong conversion\n" in text and ":raises: ValueError" in text
+    # A cell that drew a figure: the page captures it, and it needs its alt text.
+    assert ":::{step} 4. Plot the sizes\n:alt: TODO: what the figure shows\n" in text
     assert text.count("## Make the records") == 1 and "## Batch them" not in text
 
     # What lessons refuse is made portable, and said: HTML as code, remote image as a link,
@@ -131,6 +140,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert built.returncode == 0, built.stderr
     page = course_folder.root / "site" / "counting-batches" / "counting-batches" / "index.html"
     assert 'alt="the eleven records"' in page.read_text()
+    assert "<svg" in page.read_text()  # the figure the plotting cell drew, captured
     # Only the step whose stored output differs is reported, at its code, with the diff.
     assert built.stderr.count("differs from the output stored in counting.ipynb") == 1
     where = line_of(text, "sizes = [len(ids[i:i + 4])")
@@ -142,6 +152,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     for missing in ("stage 'Exercise & Check' is empty", "stage 'Evidence' is empty"):
         assert missing in checked.stderr
     assert "placeholder left to fill in: expected_result: 'TODO:" in checked.stderr
+    assert "placeholder left to fill in: :alt: TODO: what the figure shows" in checked.stderr
     assert "count-batches" not in checked.stderr.replace("counting-batches", "")
 
 
