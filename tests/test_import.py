@@ -96,6 +96,8 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
 
 def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(course_folder):
     course_folder.write(authoring_example())
+    commented = "# The first phase.\n" + course_folder.manifest.read_text()
+    course_folder.manifest.write_text(commented)
     counting_notebook(course_folder.root / "counting.ipynb", stored_sizes="[4, 4, 2]")
     imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
     assert imported.returncode == 0, imported.stderr
@@ -104,6 +106,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     lesson = course_folder.root / "content" / "02-counting-batches" / "01-counting-batches.md"
     text = lesson.read_text()
     # Listed in a new phase titled from the notebook, after the existing one.
+    assert course_folder.manifest.read_text().startswith(commented)  # only lines added
     manifest = yaml.safe_load(course_folder.manifest.read_text())
     assert manifest["phases"][0]["lessons"][0]["slug"] == "count-batches"
     assert manifest["phases"][1] == {
