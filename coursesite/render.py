@@ -13,21 +13,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from jinja2 import (
     Environment,
-    FileSystemBytecodeCache,
-    FileSystemLoader,
-    StrictUndefined,
-    pass_context,
-    select_autoescape,
 )
-from jinja2.runtime import Context
-from markupsafe import Markup
 
-from .blocks import view_of
-from .caches import FormulaMemo, HighlightCache
+from .caches import FormulaMemo
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .execute import ExecutionRecord
@@ -37,10 +28,10 @@ from .installs import install_line, lesson_distributions, packages_used
 from .lessonbuild import LessonBuild
 from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
-from .markdown import PageExtras, plain_markdown, render_block, render_inline, slugify
-from .model import STAGES, Figure, Lesson, Prose
+from .model import Figure, Lesson, Prose
 from .myst import References
 from .pagefigures import data_figure_svg, page_figures
+from .templating import create_environment, render_page
 
 
 @dataclass(frozen=True)
@@ -49,83 +40,6 @@ class OutputFile:
 
     path: str
     content: str | bytes
-
-
-def create_environment(templates: Path, compiled: Path | None = None) -> Environment:
-    """The Jinja environment; `compiled` caches compiled templates between builds."""
-    cache = None
-    if compiled is not None:
-        compiled.mkdir(parents=True, exist_ok=True)
-        cache = FileSystemBytecodeCache(str(compiled))
-    # HTML templates are autoescaped; Markdown templates (*.md) produce Markdown.
-    autoescape = select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True)
-    env = Environment(
-        loader=FileSystemLoader(templates),
-        autoescape=autoescape,
-        bytecode_cache=cache,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["markdown"] = _markdown_filter
-    env.filters["inline"] = _inline_filter
-    env.filters["text"] = _text_filter
-    highlighted = HighlightCache(compiled and compiled.parent / "highlight")
-    env.filters["python"] = lambda code: Markup(highlighted.python(code))
-    # Lesson items are shown by the templates their block kind registered (blocks.py).
-    env.filters["html_template"] = lambda item: view_of(item).html
-    env.filters["markdown_template"] = lambda item: view_of(item).markdown
-    env.filters["slug"] = slugify
-    env.globals["STAGES"] = STAGES
-    return env
-
-
-def _extras(context: Context, footnote_prefix: str | None = None) -> PageExtras:
-    return PageExtras(context.get("references"), context.get("images"), footnote_prefix)
-
-
-@pass_context
-def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
-    if prose is None:
-        return Markup("")
-    text = prose.markdown if isinstance(prose, Prose) else prose
-    # A page shows many proses, each with its own footnotes: their ids name the line.
-    prefix = f"l{prose.line}" if isinstance(prose, Prose) else None
-    return Markup(
-        render_block(
-            text,
-            context["resolve_link"],
-            context.get("live_values"),
-            context.get("formulas"),
-            _extras(context, prefix),
-        )
-    )
-
-
-@pass_context
-def _text_filter(context: Context, text: str | None) -> str:
-    """Lesson Markdown for Markdown outputs (lesson.md, the notebook)."""
-    return plain_markdown(
-        text or "",
-        context["resolve_link"],
-        context.get("live_values"),
-        context.get("references"),
-        context.get("images"),
-    )
-
-
-@pass_context
-def _inline_filter(context: Context, text: str | None) -> Markup:
-    return Markup(
-        render_inline(
-            text or "",
-            context["resolve_link"],
-            context.get("live_values"),
-            context.get("formulas"),
-            _extras(context),
-        )
-    )
 
 
 @dataclass(frozen=True)
@@ -207,7 +121,7 @@ def plan_site(
             lambda: [
                 OutputFile(
                     "index.html",
-                    _render_page(
+                    render_page(
                         env,
                         "index.html",
                         "index.html",
@@ -342,7 +256,7 @@ def _render_phase(
     return [
         OutputFile(
             url,
-            _render_page(env, "phase.html", url, course, phase=phase, lessons=members, guide=guide),
+            render_page(env, "phase.html", url, course, phase=phase, lessons=members, guide=guide),
         )
     ]
 
@@ -350,7 +264,7 @@ def _render_phase(
 def _render_reader_page(
     env: Environment, course: Course, template: str, url: str, titles: dict[str, str]
 ) -> list[OutputFile]:
-    return [OutputFile(url, _render_page(env, template, url, course, titles=titles))]
+    return [OutputFile(url, render_page(env, template, url, course, titles=titles))]
 
 
 def _figure_paths(lesson: Lesson) -> dict[str, str]:
@@ -412,7 +326,7 @@ def render_lesson(
     # page lists only those the lesson used (the setup help: installs.py).
     installs = lesson_distributions(lesson, item.inputs)
     imported = packages_used(record.packages, installs, record.devices)
-    page = _render_page(
+    page = render_page(
         env,
         "lesson.html",
         lesson.ref.url,
@@ -479,17 +393,6 @@ def sidebar_window(phase_refs: list[LessonRef], current: LessonRef) -> SidebarWi
     size = 2 * SIDEBAR_AROUND + 1
     start = min(max(position - SIDEBAR_AROUND, 0), len(phase_refs) - size)
     return SidebarWindow(phase_refs[start : start + size], start, len(phase_refs) - start - size)
-
-
-def _render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:
-    return env.get_template(template).render(
-        course=course,
-        page_url=url,
-        root=relative_url(url, "index.html").removesuffix("index.html"),
-        url_to=lambda target: relative_url(url, target),
-        resolve_link=link_resolver(course, url),
-        **context,
-    )
 
 
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:

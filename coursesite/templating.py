@@ -1,0 +1,117 @@
+"""The Jinja environment of the site's templates, and the filters Python offers them.
+
+Templates own every piece of markup; these filters turn lesson Markdown into HTML (or
+Markdown for the downloads) and highlight code, and `render_page` gives every page the
+same context: the course, the page's URL and how to link from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import (
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from .blocks import view_of
+from .caches import HighlightCache
+from .links import link_resolver, relative_url
+from .manifest import Course
+from .markdown import PageExtras, plain_markdown, render_block, render_inline, slugify
+from .model import STAGES, Prose
+
+
+def create_environment(templates: Path, compiled: Path | None = None) -> Environment:
+    """The Jinja environment; `compiled` caches compiled templates between builds."""
+    cache = None
+    if compiled is not None:
+        compiled.mkdir(parents=True, exist_ok=True)
+        cache = FileSystemBytecodeCache(str(compiled))
+    # HTML templates are autoescaped; Markdown templates (*.md) produce Markdown.
+    autoescape = select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True)
+    env = Environment(
+        loader=FileSystemLoader(templates),
+        autoescape=autoescape,
+        bytecode_cache=cache,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["markdown"] = _markdown_filter
+    env.filters["inline"] = _inline_filter
+    env.filters["text"] = _text_filter
+    highlighted = HighlightCache(compiled and compiled.parent / "highlight")
+    env.filters["python"] = lambda code: Markup(highlighted.python(code))
+    # Lesson items are shown by the templates their block kind registered (blocks.py).
+    env.filters["html_template"] = lambda item: view_of(item).html
+    env.filters["markdown_template"] = lambda item: view_of(item).markdown
+    env.filters["slug"] = slugify
+    env.globals["STAGES"] = STAGES
+    return env
+
+
+def _extras(context: Context, footnote_prefix: str | None = None) -> PageExtras:
+    return PageExtras(context.get("references"), context.get("images"), footnote_prefix)
+
+
+@pass_context
+def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
+    if prose is None:
+        return Markup("")
+    text = prose.markdown if isinstance(prose, Prose) else prose
+    # A page shows many proses, each with its own footnotes: their ids name the line.
+    prefix = f"l{prose.line}" if isinstance(prose, Prose) else None
+    return Markup(
+        render_block(
+            text,
+            context["resolve_link"],
+            context.get("live_values"),
+            context.get("formulas"),
+            _extras(context, prefix),
+        )
+    )
+
+
+@pass_context
+def _text_filter(context: Context, text: str | None) -> str:
+    """Lesson Markdown for Markdown outputs (lesson.md, the notebook)."""
+    return plain_markdown(
+        text or "",
+        context["resolve_link"],
+        context.get("live_values"),
+        context.get("references"),
+        context.get("images"),
+    )
+
+
+@pass_context
+def _inline_filter(context: Context, text: str | None) -> Markup:
+    return Markup(
+        render_inline(
+            text or "",
+            context["resolve_link"],
+            context.get("live_values"),
+            context.get("formulas"),
+            _extras(context),
+        )
+    )
+
+
+def render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:
+    return env.get_template(template).render(
+        course=course,
+        page_url=url,
+        root=relative_url(url, "index.html").removesuffix("index.html"),
+        url_to=lambda target: relative_url(url, target),
+        resolve_link=link_resolver(course, url),
+        **context,
+    )
