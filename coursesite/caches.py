@@ -36,8 +36,8 @@ from pathlib import Path
 from . import figures
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
-from .execute import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .executionkey import CacheKey, explain_miss
+from .executionrecord import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .figures import render_svg
 from .files import short_digest, write_atomically
 from .installs import hidden_modules

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from .errors import BuildError, BuildErrors
 from .execute import (
     DoneCallback,
-    ExecutionRecord,
     LessonJob,
     LocalExecutor,
     StartCallback,
@@ -33,6 +32,7 @@ from .execute import (
     threads_per_lesson,
     unseen_hardware,
 )
+from .executionrecord import ExecutionRecord
 from .manifest import Settings
 from .options import BuildOptions
 

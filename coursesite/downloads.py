@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment
 
 from .blocks import view_of
-from .execute import BlockOutput, ExecutionRecord, record_to_json
+from .executionrecord import BlockOutput, ExecutionRecord, record_to_json
 from .model import STAGES, Check, Code, Exercise, Experiment, Figure, Lesson, Note, Prose
 
 SVG = "image/svg+xml"

@@ -12,8 +12,9 @@ from typing import Protocol
 
 from . import records
 from .errors import BuildError
-from .execute import DoneCallback, ExecutionRecord, LessonJob, StartCallback
+from .execute import DoneCallback, LessonJob, StartCallback
 from .executionkey import CacheKey
+from .executionrecord import ExecutionRecord
 from .manifest import Settings
 from .options import BuildOptions
 

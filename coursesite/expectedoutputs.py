@@ -16,7 +16,7 @@ import msgspec
 import yaml
 
 from .errors import BuildError
-from .execute import BlockOutput, ExecutionRecord, mask_volatile
+from .executionrecord import BlockOutput, ExecutionRecord, mask_volatile
 from .model import Lesson
 from .yamlmodel import dump_yaml
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .dependencies import lesson_inputs
-from .execute import ExecutionRecord, record_digest
 from .executionkey import CacheKey
+from .executionrecord import ExecutionRecord, record_digest
 from .manifest import LessonRef
 from .model import Lesson
 from .records import FrozenRecord

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from .caches import cached_figure_svg
 from .errors import BuildError
-from .execute import ExecutionRecord
+from .executionrecord import ExecutionRecord
 from .figures import figure_problems
 from .model import Figure, Lesson, RunnableBlock
 from .svgclean import UnsafeSvg, clean_svg

@@ -24,8 +24,9 @@ from .caches import ExecutionCache, FormulaMemo, ParseCache, cached_hidden_modul
 from .completeness import long_code_lines, unfinished_parts
 from .dependencies import distribution_version
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
-from .execute import ExecutionRecord, LessonJob, prepare_job
+from .execute import LessonJob, prepare_job
 from .executionkey import execution_key
+from .executionrecord import ExecutionRecord
 from .executors import choose_executor
 from .expectedoutputs import output_drift
 from .figures import figure_problems

@@ -20,8 +20,8 @@ from pathlib import Path
 import yaml
 
 from .errors import BuildError
-from .execute import ExecutionRecord, mask_volatile, record_from_json, record_to_json
 from .executionkey import CacheKey, explain_miss
+from .executionrecord import ExecutionRecord, mask_volatile, record_from_json, record_to_json
 from .files import write_atomically
 from .model import Lesson
 from .yamlmodel import LOADER

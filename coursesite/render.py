@@ -21,7 +21,7 @@ from jinja2 import (
 from .caches import FormulaMemo
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
-from .execute import ExecutionRecord
+from .executionrecord import ExecutionRecord
 from .files import short_digest
 from .images import CopiedImage, lesson_images
 from .installs import install_line, lesson_distributions, packages_used

@@ -194,7 +194,7 @@ def test_a_failing_last_expression_points_at_its_markdown_line(course_folder):
 
 def test_records_without_display_output_load():
     from coursesite import records
-    from coursesite.execute import record_from_json, record_to_json
+    from coursesite.executionrecord import record_from_json, record_to_json
 
     for path in sorted((ROOT / "records").glob("*.yaml")):
         frozen = records.load(ROOT / "records", path.stem)

@@ -27,8 +27,9 @@ from coursesite import records
 from coursesite.caches import ExecutionCache
 from coursesite.cluster import create_executor
 from coursesite.errors import BuildErrors
-from coursesite.execute import LocalExecutor, record_from_json
+from coursesite.execute import LocalExecutor
 from coursesite.executionkey import execution_key
+from coursesite.executionrecord import record_from_json
 from coursesite.manifest import load_course
 from coursesite.parse import parse_lesson
 from coursesite.pipeline import build

@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 
 from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite.errors import BuildErrors
-from coursesite.execute import mask_volatile
+from coursesite.executionrecord import mask_volatile
 from coursesite.pipeline import build
 
 LESSONS = [
