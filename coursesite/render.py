@@ -40,7 +40,7 @@ from .manifest import Course, LessonRef, PhaseEntry
 from .markdown import PageExtras, plain_markdown, render_block, render_inline, slugify
 from .model import STAGES, Figure, Lesson, Prose
 from .myst import References
-from .pagefigures import data_figure_svg, page_figures
+from .pagefigures import captured_figures, data_figure_svg, page_figures
 
 
 @dataclass(frozen=True)
@@ -383,7 +383,8 @@ def render_lesson_files(
         "figures": figures,
         "images": {src: image.name for src, image in images.items()},
     }
-    downloads = lesson_downloads(env, lesson, record, svgs, context, student)
+    captured = captured_figures(lesson, record, student)
+    downloads = lesson_downloads(env, lesson, record, svgs, captured, context, student)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
 
