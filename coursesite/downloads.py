@@ -20,6 +20,7 @@ from jinja2 import Environment
 from .blocks import view_of
 from .executionrecord import BlockOutput, ExecutionRecord, record_to_json
 from .model import STAGES, Check, Code, Exercise, Experiment, Figure, Lesson, Note, Prose
+from .pagefigures import FigureView
 
 SVG = "image/svg+xml"
 STUDENT_NOTEBOOK = "lesson-student.ipynb"  # the notebook without the reference solutions
@@ -32,6 +33,15 @@ class Download:
     # Its short name in the row of essentials at the top of the lesson; "" when it is
     # listed only under "All downloads".
     essential: str = ""
+
+
+@dataclass(frozen=True)
+class CellFigure:
+    """A figure a code cell shows after its other outputs: its SVG and the text
+    alternative that its block gives (the `text/plain` of the output)."""
+
+    svg: str
+    alt: str
 
 
 @dataclass
@@ -47,7 +57,7 @@ class NotebookBuilder:
 
     lesson: Lesson
     record: ExecutionRecord
-    figures_svg: dict[str, str]
+    figures: dict[str, list[CellFigure]]  # block id -> its figures, in the order drawn
     md: Any
     item_markdown: Callable[[object], str]
     student: bool
@@ -137,14 +147,15 @@ class NotebookBuilder:
                     "traceback": [],
                 }
             )
-        if block_id in self.figures_svg:
-            outputs.append(
-                {
-                    "output_type": "display_data",
-                    "metadata": {},
-                    "data": {SVG: self.figures_svg[block_id]},
-                }
-            )
+        # Last, as Jupyter shows the figures a cell leaves open once it has run.
+        outputs += [
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {SVG: figure.svg, "text/plain": figure.alt},
+            }
+            for figure in self.figures.get(block_id, [])
+        ]
         return outputs
 
     def add(self, item: object) -> None:
@@ -169,12 +180,12 @@ class NotebookBuilder:
 def notebook_json(
     lesson: Lesson,
     record: ExecutionRecord,
-    figures_svg: dict[str, str],
+    figures: dict[str, list[CellFigure]],
     md: Any,
     item_markdown: Callable[[object], str],
     student: bool,
 ) -> str:
-    notebook = NotebookBuilder(lesson, record, figures_svg, md, item_markdown, student).build()
+    notebook = NotebookBuilder(lesson, record, figures, md, item_markdown, student).build()
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -250,13 +261,18 @@ def lesson_downloads(
     lesson: Lesson,
     record: ExecutionRecord,
     svgs: dict[str, str],
+    captured: dict[str, list[FigureView]],
     context: dict,
     student: bool,
 ) -> dict[str, str | bytes]:
     """Every download of a lesson: file name -> content (download_list names them).
 
+    `svgs` are the drawings of the {figure} blocks' data, by anchor; `captured` the
+    matplotlib figures each block left open (pagefigures.captured_figures), which lesson.md
+    shows from the files the page links to and the zip holds, and the notebooks as outputs.
     `context` carries what the Markdown templates need: resolve_link, live_values, figures.
     """
+    context = {**context, "captured": captured}
     md = env.get_template("markdown.md").make_module(context)
     solution_ids = {block.id for block in lesson.runs if block.solution}
 
@@ -270,6 +286,12 @@ def lesson_downloads(
             context, md=md, item=item, lesson=lesson, record=record, student=True
         )
 
+    figures: dict[str, list[CellFigure]] = {
+        figure.anchor: [CellFigure(svgs[figure.anchor], figure.alt)]
+        for figure in lesson.items(Figure)
+    }
+    for block_id, views in captured.items():
+        figures.setdefault(block_id, []).extend(CellFigure(str(v.svg), v.alt) for v in views)
     kinds = {
         "note_type": Note,
         "experiment_type": Experiment,
@@ -279,13 +301,13 @@ def lesson_downloads(
     texts: dict[str, str] = {
         "main.py": lesson.main_py(),
         "full.py": lesson.full_script(include_solutions=not student),
-        "lesson.ipynb": notebook_json(lesson, record, svgs, md, item_markdown, student),
+        "lesson.ipynb": notebook_json(lesson, record, figures, md, item_markdown, student),
         **(
             {}
             if student  # lesson.ipynb is already without solutions
             else {
                 STUDENT_NOTEBOOK: notebook_json(
-                    lesson, record, svgs, md, student_markdown, student=True
+                    lesson, record, figures, md, student_markdown, student=True
                 )
             }
         ),
@@ -300,7 +322,10 @@ def lesson_downloads(
     for figure in lesson.items(Figure):
         texts[f"figures/{figure.anchor}.json"] = figure_provenance(lesson, record, figure)
     files: dict[str, str | bytes] = dict(texts)
-    files[f"{lesson.ref.slug}.zip"] = zip_bytes(
-        {**texts, **{f"figures/{a}.svg": s for a, s in svgs.items()}}
-    )
+    # The page job writes the captured figures' files beside the page; the zip holds them too.
+    drawings = {
+        **{f"figures/{anchor}.svg": svg for anchor, svg in svgs.items()},
+        **{view.full_size: str(view.svg) for views in captured.values() for view in views},
+    }
+    files[f"{lesson.ref.slug}.zip"] = zip_bytes({**texts, **drawings})
     return files

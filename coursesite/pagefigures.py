@@ -60,6 +60,14 @@ def page_figures(
         )
         for figure in lesson.items(Figure)
     }
+    return PageFigures(drawn, captured_figures(lesson, record, student))
+
+
+def captured_figures(
+    lesson: Lesson, record: ExecutionRecord, student: bool
+) -> dict[str, list[FigureView]]:
+    """Block id -> the matplotlib figures it left open, in the order it drew them. The
+    page, lesson.md, the notebooks and the zip all show these, under the same file names."""
     captured = {}
     for block in lesson.runnable_blocks():
         if student and block.solution:
@@ -72,7 +80,7 @@ def page_figures(
                 )
                 for n, svg in enumerate(svgs, start=1)
             ]
-    return PageFigures(drawn, captured)
+    return captured
 
 
 def _view(

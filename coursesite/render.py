@@ -30,7 +30,7 @@ from .links import link_resolver, relative_url
 from .manifest import Course, LessonRef, PhaseEntry
 from .model import Figure, Lesson, Prose
 from .myst import References
-from .pagefigures import data_figure_svg, page_figures
+from .pagefigures import captured_figures, data_figure_svg, page_figures
 from .templating import create_environment, render_page
 
 
@@ -297,7 +297,8 @@ def render_lesson_files(
         "figures": figures,
         "images": {src: image.name for src, image in images.items()},
     }
-    downloads = lesson_downloads(env, lesson, record, svgs, context, student)
+    captured = captured_figures(lesson, record, student)
+    downloads = lesson_downloads(env, lesson, record, svgs, captured, context, student)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
 

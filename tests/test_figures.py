@@ -1,14 +1,19 @@
 """Figures: data drawn by the build, matplotlib figures a block leaves open, and how a
 page shows them (inline, allow-listed, with text as text)."""
 
+import json
 import re
+import zipfile
+from pathlib import Path
 
+import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
 from conftest import CourseFolder, authoring_example, build_errors, line_of, replace_block
 from coursesite.figures import render_svg
 from coursesite.markupaudit import audit_markup
+from test_publishing import everything_readable
 
 
 def test_dollar_signs_in_labels_are_text_not_math():
@@ -143,3 +148,149 @@ def test_a_figure_svg_outside_the_allowlist_stops_the_build(course_folder, paylo
     [error] = build_errors(course_folder, text)
     assert problem in error.message
     assert error.line == line_of(text, "import matplotlib.pyplot as plt")
+
+
+# -- captured figures in the downloads, and in the student edition ------------------------
+
+STEP_ALT = "Bar chart [step 2]: batches of 4, 4 and 3 records."
+SOLUTION_ALT = "Bar chart of the solution's batch sizes: 3, 3, 3 and 2."
+DRAWING_STEP = f"""\
+:::{{step}} 2. Batch and check
+:alt: {STEP_ALT}
+
+```python
+import matplotlib.pyplot as plt
+
+batches = [ids[i:i + 4] for i in range(0, len(ids), 4)]
+sizes = [len(b) for b in batches]
+assert sizes == [4, 4, 3]
+print("PASS: count-batches")
+fig, axes = plt.subplots()
+axes.bar(range(len(sizes)), sizes)
+axes.set_xlabel("batch in the step")
+plt.figure().gca().set_xlabel("second figure of the step")
+```
+:::
+"""
+DRAWING_SOLUTION = f"""\
+::::{{exercise}} Batch by three
+:kind: make-it-yours
+:alt: {SOLUTION_ALT}
+
+Batch the same IDs by three and check the sizes.
+
+```python scaffold
+threes = ...  # TODO: batches of three
+```
+
+```python solution
+threes = [ids[i:i + 3] for i in range(0, len(ids), 3)]
+fig, axes = plt.subplots()
+axes.bar(range(len(threes)), [len(b) for b in threes])
+axes.set_xlabel("batch in the solution")
+```
+::::
+"""
+LESSON = "basics/count-batches"
+
+
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory) -> tuple[Path, Path]:
+    """The folders of one lesson, built into the full and the student edition by the CLI:
+    its step 2 draws a figure, and so does its exercise's solution."""
+    folder = CourseFolder(tmp_path_factory.mktemp("drawing-course"))
+    text = replace_block(authoring_example(), ":::{step} 2.", DRAWING_STEP)
+    folder.write(replace_block(text, "::::{exercise}", DRAWING_SOLUTION))
+    for arguments in (("-q",), ("-q", "--edition", "student", "--out", "student")):
+        result = folder.cli(*arguments)
+        assert result.returncode == 0, result.stderr
+    return folder.root / "site" / LESSON, folder.root / "student" / LESSON
+
+
+def full_size_links(folder: Path, section: str) -> list[str]:
+    """The full-size files the lesson page links under the captured figures of a section."""
+    page = BeautifulSoup((folder / "index.html").read_text(encoding="utf-8"), "html.parser")
+    return [
+        link["href"] for link in page.select(f"#{section} figure.captured-figure .figure-full-size")
+    ]
+
+
+def code_cell(notebook: dict, fragment: str) -> dict:
+    [cell] = [c for c in notebook["cells"] if c["cell_type"] == "code" and fragment in c["source"]]
+    return cell
+
+
+def read_notebook(path: Path) -> dict:
+    nbformat.validate(nbformat.read(path, as_version=4))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_notebooks_show_each_captured_figure_after_the_cells_other_outputs(editions):
+    full, _ = editions
+    notebook = read_notebook(full / "lesson.ipynb")
+    step = code_cell(notebook, 'axes.set_xlabel("batch in the step")')
+    assert [o["output_type"] for o in step["outputs"]] == [
+        "stream",
+        "execute_result",
+        "display_data",
+        "display_data",
+    ]
+    drawn = [o["data"] for o in step["outputs"][2:]]
+    assert [d["text/plain"] for d in drawn] == [STEP_ALT, STEP_ALT]
+    # The sanitised SVGs the page links to at full size, byte for byte, in the order drawn.
+    assert [d["image/svg+xml"] for d in drawn] == [
+        (full / link).read_text(encoding="utf-8") for link in full_size_links(full, "step-2")
+    ]
+    assert ">batch in the step<" in drawn[0]["image/svg+xml"]
+    assert ">second figure of the step<" in drawn[1]["image/svg+xml"]
+
+    solution = code_cell(notebook, 'axes.set_xlabel("batch in the solution")')
+    [drawn] = [o["data"] for o in solution["outputs"] if o["output_type"] == "display_data"]
+    assert drawn["text/plain"] == SOLUTION_ALT
+    [solution_link] = full_size_links(full, "batch-by-three")
+    assert drawn["image/svg+xml"] == (full / solution_link).read_text(encoding="utf-8")
+
+    student = read_notebook(full / "lesson-student.ipynb")
+    assert code_cell(student, "batch in the step")["outputs"] == step["outputs"]
+    assert "batch in the solution" not in json.dumps(student)
+
+
+MARKDOWN_IMAGE = re.compile(r"!\[((?:\\.|[^\]\\])*)\]\(([^)\s]+)\)")
+
+
+def lesson_md_images(folder: Path) -> dict[str, list[str]]:
+    """lesson.md's images: alt text, with Markdown's escapes undone -> files linked."""
+    text = (folder / "lesson.md").read_text(encoding="utf-8")
+    images: dict[str, list[str]] = {}
+    for alt, link in MARKDOWN_IMAGE.findall(text):
+        images.setdefault(re.sub(r"\\(.)", r"\1", alt), []).append(link)
+    return images
+
+
+def test_lesson_md_shows_captured_figures_from_files_in_the_site_and_the_zip(editions):
+    full, _ = editions
+    images = lesson_md_images(full)
+    # The page's own files, in the order drawn.
+    assert images[STEP_ALT] == full_size_links(full, "step-2")
+    assert images[SOLUTION_ALT] == full_size_links(full, "batch-by-three")
+    with zipfile.ZipFile(full / "count-batches.zip") as archive:
+        for link in [link for links in images.values() for link in links]:  # {figure}s too
+            assert archive.read(link) == (full / link).read_bytes(), link
+
+
+def test_student_edition_leaves_out_what_solutions_drew_everywhere(editions):
+    full, student = editions
+    # The control: the full edition shows the solution's figure on the page.
+    assert full_size_links(full, "batch-by-three")
+    assert full_size_links(student, "step-2") == full_size_links(full, "step-2")
+    assert full_size_links(student, "batch-by-three") == []
+    assert "batch in the solution" not in everything_readable(student.parent.parent)
+    assert set(lesson_md_images(student)) == set(lesson_md_images(full)) - {SOLUTION_ALT}
+    step = code_cell(read_notebook(student / "lesson.ipynb"), "batch in the step")
+    assert step["outputs"][-1]["data"]["text/plain"] == STEP_ALT
+    with zipfile.ZipFile(student / "count-batches.zip") as archive:
+        assert set(full_size_links(full, "step-2")) <= set(archive.namelist())
+    shown = {f"figures/{path.name}" for path in (student / "figures").glob("*.svg")}
+    assert shown == {f"figures/{path.name}" for path in (full / "figures").glob("*.svg")} - set(
+        full_size_links(full, "batch-by-three")
+    )
