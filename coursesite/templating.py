@@ -55,8 +55,14 @@ def create_environment(templates: Path, compiled: Path | None = None) -> Environ
     env.filters["html_template"] = lambda item: view_of(item).html
     env.filters["markdown_template"] = lambda item: view_of(item).markdown
     env.filters["slug"] = slugify
+    env.filters["md_alt"] = markdown_alt_text
     env.globals["STAGES"] = STAGES
     return env
+
+
+def markdown_alt_text(text: str) -> str:
+    """Alt text inside `![...]` of a Markdown download: brackets and backslashes escaped."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def _extras(context: Context, footnote_prefix: str | None = None) -> PageExtras:
