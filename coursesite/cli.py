@@ -308,10 +308,18 @@ def print_timings(timings: dict[str, float]) -> None:
 
 def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     """Drift against records/, then a strict build: warnings, allowed markup only, links,
-    alt text, valid HTML."""
+    alt text, valid HTML, and lesson pages no heavier than the page-weight limit."""
     from .pipeline import build, check_drift
     from .progress import create_progress
-    from .sitecheck import check_links, check_markup, validate_html
+    from .sitecheck import (
+        PAGE_WEIGHT_LIMIT,
+        check_links,
+        check_markup,
+        check_page_weight,
+        kib,
+        page_weights,
+        validate_html,
+    )
     from .sitestate import forget_state
 
     try:
@@ -325,8 +333,9 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
             finally:
                 forget_state(checked)  # the folder goes away; its state must not linger
             problems = [str(w) for w in result.warnings]
+            weights = page_weights(site)
             findings = check_markup(site) + check_links(site) + validate_html(site)
-            problems += [str(p) for p in findings]
+            problems += [str(p) for p in findings + check_page_weight(weights)]
     except BuildErrors as errors:
         errors.report()
         return 1
@@ -335,6 +344,11 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
         return 130
     for slug, difference in drifts:
         print(f"\n{slug}: output differs from its committed record\n{difference}")
+    if not arguments.quiet:
+        for weight in weights:
+            print(
+                f"page weight {kib(weight.compressed):>10} ({kib(weight.raw)} raw)  {weight.path}"
+            )
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     if arguments.accept and drifts:
@@ -343,7 +357,8 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     if not failed:
         print(
             "check passed: no drift, no warnings, only allowed markup, every link resolves, "
-            "every image has alt text, and the HTML is valid"
+            "every image has alt text, the HTML is valid, and every lesson page weighs at most "
+            f"{kib(PAGE_WEIGHT_LIMIT)} compressed"
         )
         return 0
     if drifts and not arguments.accept:

@@ -8,6 +8,7 @@ HTML parser; validity is checked by the Nu HTML Checker (vnu.jar, shipped in the
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import subprocess
@@ -154,3 +155,142 @@ def validate_html(site: Path) -> list[SiteProblem]:
         name = str(path.relative_to(site.resolve())) if path.is_absolute() else str(path)
         problems.append(SiteProblem(name, message.get("lastLine"), f"invalid HTML: {text}"))
     return problems
+
+
+# A lesson page's weight: what a reader downloads to read it, compressed as a static host
+# serves it (gzip, level 6): the HTML (inline SVG figures included) and every stylesheet and
+# script it loads. Images and downloads are fetched only when asked for, so they do not count.
+PAGE_WEIGHT_LIMIT = 150 * 1024
+_BIGGEST_PARTS = 4
+
+
+@dataclass(frozen=True)
+class PageWeight:
+    path: str  # relative to the site root
+    compressed: int  # bytes a reader downloads
+    raw: int  # bytes before compression
+    parts: tuple[tuple[str, int], ...]  # (what, compressed bytes), heaviest first
+
+    @property
+    def over(self) -> bool:
+        return self.compressed > PAGE_WEIGHT_LIMIT
+
+
+def kib(size: int) -> str:
+    return f"{size / 1024:.1f} KiB"
+
+
+class _WeightScan(HTMLParser):
+    """A page's lesson marker, the files it loads, and where its block sections and inline
+    drawings start and end (character offsets)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.line_starts = [0]
+        for index, char in enumerate(text):
+            if char == "\n":
+                self.line_starts.append(index + 1)
+        self.lesson = False
+        self.loads: list[str] = []
+        self.sections: list[tuple[str, int, int]] = []  # (id, start, end)
+        self.drawings: list[tuple[int, int]] = []  # (start, end) of each inline <svg>
+        self._open: list[tuple[str | None, int]] = []
+        self._svg_start: int | None = None
+        self._svg_depth = 0
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self.line_starts[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "article" and "data-lesson" in values:
+            self.lesson = True
+        elif tag == "link" and "stylesheet" in (values.get("rel") or "").split():
+            self.loads.append(values.get("href") or "")
+        elif tag == "script" and values.get("src"):
+            self.loads.append(values["src"] or "")
+        elif tag == "section":
+            # Stages hold whole parts of the lesson; the blocks inside them are the parts.
+            stage = "stage" in (values.get("class") or "").split()
+            self._open.append((None if stage else values.get("id"), self._offset()))
+        elif tag == "svg":
+            if self._svg_depth == 0:
+                self._svg_start = self._offset()
+            self._svg_depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "section" and self._open:
+            anchor, start = self._open.pop()
+            if anchor:
+                self.sections.append((anchor, start, self._offset() + len("</section>")))
+        elif tag == "svg" and self._svg_depth:
+            self._svg_depth -= 1
+            if self._svg_depth == 0 and self._svg_start is not None:
+                self.drawings.append((self._svg_start, self._offset() + len("</svg>")))
+
+
+def _compressed(data: bytes) -> int:
+    return len(gzip.compress(data, compresslevel=6, mtime=0))
+
+
+def page_weights(site: Path) -> list[PageWeight]:
+    """The weight of every lesson page in the built site, and its heaviest parts."""
+    weights = []
+    loaded: dict[Path, tuple[int, int]] = {}
+    for page in _page_paths(site):
+        text = page.read_text(encoding="utf-8")
+        scan = _WeightScan(text)
+        scan.feed(text)
+        scan.close()
+        if not scan.lesson:
+            continue
+        html = text.encode("utf-8")
+        parts = [("the HTML", _compressed(html))]
+        raw = len(html)
+        for url in dict.fromkeys(scan.loads):
+            target = (page.parent / unquote(urlsplit(url).path)).resolve()
+            if not target.is_file():
+                continue  # check_links reports it
+            if target not in loaded:
+                data = target.read_bytes()
+                loaded[target] = (_compressed(data), len(data))
+            size, raw_size = loaded[target]
+            raw += raw_size
+            parts.append((str(target.relative_to(site.resolve())), size))
+        compressed = sum(size for _, size in parts)
+        inside = [
+            (f"section #{anchor} in the HTML", _compressed(text[start:end].encode("utf-8")))
+            for anchor, start, end in scan.sections
+        ]
+        if scan.drawings:
+            drawings = "".join(text[start:end] for start, end in scan.drawings)
+            inside.append(("inline SVG figures", _compressed(drawings.encode("utf-8"))))
+        heaviest = sorted(parts[1:] + inside, key=lambda part: -part[1])
+        weights.append(
+            PageWeight(
+                str(page.relative_to(site)),
+                compressed,
+                raw,
+                tuple([parts[0], *heaviest[:_BIGGEST_PARTS]]),
+            )
+        )
+    return weights
+
+
+def check_page_weight(weights: list[PageWeight]) -> list[SiteProblem]:
+    """A lesson page heavier than PAGE_WEIGHT_LIMIT, with what makes it heavy."""
+    return [
+        SiteProblem(
+            weight.path,
+            None,
+            f"page weighs {kib(weight.compressed)} compressed ({kib(weight.raw)} raw), over "
+            f"the {kib(PAGE_WEIGHT_LIMIT)} limit; biggest parts: "
+            + ", ".join(f"{what} {kib(size)}" for what, size in weight.parts)
+            + ". Print less in the heaviest blocks (a summary instead of every value, or "
+            "write the data to a file), or split the lesson in two",
+        )
+        for weight in weights
+        if weight.over
+    ]

@@ -92,6 +92,12 @@ def test_setup_tabs_switch_and_the_choice_persists_across_pages(page, base_url):
     expect(posix).to_be_focused()
     expect(posix).to_have_attribute("aria-selected", "true")
     page.keyboard.press("End")
+    jupyter = page.get_by_role("tab", name="Jupyter")
+    expect(jupyter).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("tabpanel")).to_contain_text("jupyter lab lesson.ipynb")
+    notebook = page.get_by_role("tabpanel").get_by_role("link", name=re.compile("notebook"))
+    expect(notebook).to_have_attribute("href", "lesson.ipynb")
+    jupyter.press("ArrowLeft")
     expect(powershell).to_have_attribute("aria-selected", "true")
 
     page.goto(base_url + LESSON_2)

@@ -38,7 +38,9 @@ INDEXED_TEXT = """async () => {
 }"""
 
 
-def test_search_indexes_the_lessons_words_not_their_metadata_or_downloads(page, base_url):
+def test_search_indexes_the_lessons_words_not_their_metadata_downloads_or_provenance(
+    page, base_url
+):
     page.goto(base_url + "search/index.html")
     texts = page.evaluate(INDEXED_TEXT)
     assert len(texts) == 3
@@ -50,9 +52,23 @@ def test_search_indexes_the_lessons_words_not_their_metadata_or_downloads(page, 
             "lesson.ipynb",
             "main.py download",
             "PowerShell",
+            "Jupyter",
             "CPU practice",
+            # A figure's provenance line and its links: the same on every figure.
+            "Drawn from data recorded",
+            "Python 3.",
+            "Open full size",
+            "Data and provenance",
         ):
             assert ignored not in text
+    # The caption itself is the lesson's words: it stays.
+    page.goto(base_url + LESSON_2)
+    caption = page.locator(".figure-block figcaption").first.evaluate(
+        "c => [...c.childNodes].filter(n => !(n.classList && n.classList.contains("
+        "'figure-provenance'))).map(n => n.textContent).join('').trim()"
+    )
+    assert len(caption) > 10 and "Drawn from" not in caption
+    assert sum(caption in text for text in texts) == 1, caption
     page.goto(base_url + "search/index.html?q=grain")
     excerpt = page.locator(".search-result .search-excerpt").first
     expect(excerpt).not_to_be_empty()
