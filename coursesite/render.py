@@ -114,6 +114,10 @@ def plan_site(
         publication,
         references,
     )
+    # Grouped once: selecting each phase's lessons from all of them was quadratic.
+    members_of: dict[str, list[LessonBuild]] = {phase.slug: [] for phase in course.phases}
+    for item in lessons:
+        members_of[item.parsed().ref.phase.slug].append(item)
     jobs = [
         PageJob(
             "index",
@@ -126,15 +130,15 @@ def plan_site(
                         "index.html",
                         "index.html",
                         course,
-                        lessons=lessons,
                         phases=course.phases,
+                        phase_members=members_of,
                     ),
                 )
             ],
         )
     ]
     for phase in course.phases:
-        members = [i for i in lessons if i.parsed().ref.phase.slug == phase.slug]
+        members = members_of[phase.slug]
         guide = guides.get(phase.slug)
         # The phase page also lists each lesson's outcomes, which `shared` leaves out.
         outcomes = [i.parsed().front.outcomes for i in members]
