@@ -12,6 +12,8 @@ written atomically (`files.write_atomically`).
 - FormulaMemo (mathml/): the formula, the converter's and the allowlist's versions; saves
   importing latex2mathml.
 - HighlightCache (highlight/): the code and Pygments' version; saves highlighting.
+- cached_clean_svg (figures/clean/): the drawing, its id prefix and svgclean.py; saves
+  rebuilding every figure's SVG from the allowlist when a template changes.
 - cached_hidden_modules (installs/): the lesson's distributions and the installed packages'
   signature; saves reading the metadata of every installed distribution.
 - cached_figure_svg (figures/): the figure's data, alt text, figures.py and matplotlib's
@@ -33,7 +35,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import figures
+from . import figures, svgclean
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
 from .executionkey import CacheKey, explain_miss
@@ -252,9 +254,10 @@ class HighlightCache:
 
 
 @functools.cache
-def _drawing_code() -> str:
-    """A digest of figures.py: a change to how figures are drawn draws them again."""
-    return short_digest(Path(figures.__file__).read_bytes())
+def _code_digest(module_file: str) -> str:
+    """A digest of a module's source: a change to how figures are drawn or cleaned makes
+    them again."""
+    return short_digest(Path(module_file).read_bytes())
 
 
 def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
@@ -263,7 +266,7 @@ def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
         return render_svg(data, description)
     key = short_digest(
         json.dumps(
-            [data, description, _drawing_code(), distribution_version("matplotlib")],
+            [data, description, _code_digest(figures.__file__), distribution_version("matplotlib")],
             sort_keys=True,
         )
     )
@@ -275,6 +278,25 @@ def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
     svg = render_svg(data, description)
     write_atomically(path, svg)
     return svg
+
+
+def cached_clean_svg(svg: str, prefix: str, cache: Path | None) -> str:
+    """svgclean.clean_svg's markup, from `cache` when this very drawing was cleaned with
+    this prefix before: a template change re-renders every page, never its figures.
+    Raises svgclean.UnsafeSvg as clean_svg does (nothing unsafe is kept)."""
+    if cache is None:
+        return svgclean.clean_svg(svg, prefix).markup
+    key = short_digest("\0".join([svg, prefix, _code_digest(svgclean.__file__)]))
+    path = cache / "clean" / f"{key}.svg"
+    try:
+        cached = path.read_text(encoding="utf-8")
+        if cached.startswith("<svg") and cached.endswith("</svg>"):
+            return cached  # anything else is a damaged entry: clean it again
+    except (OSError, UnicodeDecodeError):
+        pass
+    markup = svgclean.clean_svg(svg, prefix).markup
+    write_atomically(path, markup)
+    return markup
 
 
 def cached_hidden_modules(distributions: list[str], cache: Path | None) -> dict[str, str]:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .caches import cached_figure_svg
+from .caches import cached_clean_svg, cached_figure_svg
 from .errors import BuildError
 from .executionrecord import ExecutionRecord
 from .figures import figure_problems
 from .model import Figure, Lesson, RunnableBlock
-from .svgclean import UnsafeSvg, clean_svg
+from .svgclean import UnsafeSvg
 
 FIGURE_HINT = "see 'Figures' in docs/authoring.md"
 
@@ -57,14 +57,15 @@ def page_figures(
             figure.alt,
             data=f"figures/{figure.anchor}.json",
             code=f"{figure.anchor}-code",
+            cache=cache,
         )
         for figure in lesson.items(Figure)
     }
-    return PageFigures(drawn, captured_figures(lesson, record, student))
+    return PageFigures(drawn, captured_figures(lesson, record, student, cache))
 
 
 def captured_figures(
-    lesson: Lesson, record: ExecutionRecord, student: bool
+    lesson: Lesson, record: ExecutionRecord, student: bool, cache: Path | None = None
 ) -> dict[str, list[FigureView]]:
     """Block id -> the matplotlib figures it left open, in the order it drew them. The
     page, lesson.md, the notebooks and the zip all show these, under the same file names."""
@@ -76,7 +77,14 @@ def captured_figures(
         if svgs:
             captured[block.id] = [
                 _view(
-                    lesson, block.code.line, svg, f"{block.id}-{n}", block.code.alt, None, block.id
+                    lesson,
+                    block.code.line,
+                    svg,
+                    f"{block.id}-{n}",
+                    block.code.alt,
+                    None,
+                    block.id,
+                    cache,
                 )
                 for n, svg in enumerate(svgs, start=1)
             ]
@@ -91,15 +99,16 @@ def _view(
     alt: str,
     data: str | None,
     code: str,
+    cache: Path | None = None,
 ) -> FigureView:
-    markup = _clean(lesson, line, svg, prefix)
+    markup = _clean(lesson, line, svg, prefix, cache)
     name = hashlib.sha256(markup.encode()).hexdigest()[:16]
     return FigureView(Markup(markup), alt, f"figures/{name}.svg", data, code)
 
 
-def _clean(lesson: Lesson, line: int, svg: str, prefix: str) -> str:
+def _clean(lesson: Lesson, line: int, svg: str, prefix: str, cache: Path | None) -> str:
     try:
-        return clean_svg(svg, prefix).markup
+        return cached_clean_svg(svg, prefix, cache)
     except UnsafeSvg as problem:
         raise BuildError(
             f"a figure of this block cannot be shown: {problem}",
@@ -126,7 +135,9 @@ def data_figure_svg(
     return cached_figure_svg(data, figure.alt, cache)
 
 
-def figure_block_errors(lesson: Lesson, record: ExecutionRecord) -> list[BuildError]:
+def figure_block_errors(
+    lesson: Lesson, record: ExecutionRecord, cache: Path | None = None
+) -> list[BuildError]:
     """Blocks whose matplotlib figures lack a text alternative or cannot be shown, and
     blocks with a text alternative but no figure, at the line of their code."""
     errors = []
@@ -135,7 +146,7 @@ def figure_block_errors(lesson: Lesson, record: ExecutionRecord) -> list[BuildEr
         drew = len(output.captured_svgs) if output else 0
         for n, svg in enumerate(output.captured_svgs if output else [], start=1):
             try:
-                _clean(lesson, block.code.line, svg, f"{block.id}-{n}")
+                _clean(lesson, block.code.line, svg, f"{block.id}-{n}", cache)
             except BuildError as error:
                 errors.append(error)
         if drew and not block.code.alt:

@@ -213,7 +213,8 @@ def keep_valid_runs(state: Build) -> None:
 
 def validate_records(state: Build) -> None:
     """What a record must satisfy before anything is rendered or saved from it."""
-    errors = [error for item in state.lessons for error in figure_errors(item)]
+    figures = state.options.cache / "figures"
+    errors = [error for item in state.lessons for error in figure_errors(item, figures)]
     if errors:
         raise BuildErrors(errors)
     width = state.course.settings.code_width
@@ -379,8 +380,9 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
     return outcomes
 
 
-def figure_errors(item: LessonBuild) -> list[BuildError]:
-    """Figures that cannot be drawn or shown, at the line of their code."""
+def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
+    """Figures that cannot be drawn or shown, at the line of their code (`cache`: the
+    figure cache, which keeps cleaned drawings)."""
     errors = []
     lesson, record = item.parsed(), item.ran()
     for figure in lesson.items(Figure):
@@ -394,7 +396,7 @@ def figure_errors(item: LessonBuild) -> list[BuildError]:
                     hint=f"{FIGURE_HINT} for the expected keys",
                 )
             )
-    return errors + figure_block_errors(lesson, record)
+    return errors + figure_block_errors(lesson, record, cache)
 
 
 def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:

@@ -301,7 +301,7 @@ def render_lesson_files(
         "figures": figures,
         "images": {src: image.name for src, image in images.items()},
     }
-    captured = captured_figures(lesson, record, student)
+    captured = captured_figures(lesson, record, student, figure_cache)
     downloads = lesson_downloads(env, lesson, record, svgs, captured, context, student)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files

@@ -140,6 +140,17 @@ def test_a_damaged_figure_in_the_cache_is_drawn_again(built):
     assert cached.read_text() == drawn
 
 
+def test_a_damaged_cleaned_figure_in_the_cache_is_cleaned_again(built):
+    page = (built.root / "site" / PAGE).read_text()
+    cleaned = only_file(built.root / ".cache" / "figures" / "clean", "*.svg")
+    assert cleaned.read_text() in page  # what the page shows inline
+    cleaned.write_text(cleaned.read_text()[:100])
+    state_file(built, "jobs").unlink()  # so the page is rendered
+    result = build(built.options(), RecordingProgress())
+    assert result.pages_rendered > 0
+    assert (built.root / "site" / PAGE).read_text() == page
+
+
 def test_a_damaged_fingerprint_means_a_full_build_not_a_wrong_no_op(built):
     fingerprint = state_file(built, "fingerprint")
     assert "no input changed" in run_cli(built).stdout
