@@ -130,6 +130,7 @@ def plan_site(
                         "index.html",
                         "index.html",
                         course,
+                        lessons=lessons,  # what a course's own copy of index.html may use
                         phases=course.phases,
                         phase_members=members_of,
                     ),
