@@ -18,7 +18,7 @@ from jinja2 import (
     Environment,
 )
 
-from .caches import FormulaMemo
+from .caches import FormulaMemo, ProseMemo, parser_version
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .executionrecord import ExecutionRecord
@@ -114,6 +114,8 @@ def plan_site(
         publication,
         references,
     )
+    # What every lesson page's prose HTML depends on besides the lesson itself.
+    prose_base = digest(course.manifest_text, references, parser_version())
     # Grouped once: selecting each phase's lessons from all of them was quadratic.
     members_of: dict[str, list[LessonBuild]] = {phase.slug: [] for phase in course.phases}
     for item in lessons:
@@ -189,6 +191,11 @@ def plan_site(
                     phase_refs[item.parsed().ref.phase.slug],
                     images,
                     figure_cache,
+                    ProseMemo(
+                        cache and cache / "prose",
+                        item.parsed().ref.slug,
+                        digest(prose_base, item.parsed().ref.url, *inputs),
+                    ),
                 ),
             )
         )
@@ -318,8 +325,10 @@ def render_lesson(
     phase_refs: list[LessonRef] | None = None,
     images: dict[str, CopiedImage] | None = None,
     figure_cache: Path | None = None,
+    prose: ProseMemo | None = None,
 ) -> list[OutputFile]:
-    """The lesson's page, and the full-size file of each figure it shows."""
+    """The lesson's page, and the full-size file of each figure it shows; `prose` keeps
+    the HTML of its prose between builds."""
     lesson, record = item.parsed(), item.ran()
     if phase_refs is None:
         phase_refs = course.phase_lessons(lesson.ref.phase)
@@ -358,7 +367,10 @@ def render_lesson(
         page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
         sidebar=sidebar_window(phase_refs, lesson.ref),
+        prose_memo=prose and prose.load(),
     )
+    if prose is not None:
+        prose.save()
     folder = lesson.ref.url.rpartition("/")[0]
     files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
     return [OutputFile(lesson.ref.url, page), *files]

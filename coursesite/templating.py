@@ -7,6 +7,7 @@ same context: the course, the page's URL and how to link from it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,17 @@ def _extras(context: Context, footnote_prefix: str | None = None) -> PageExtras:
     return PageExtras(context.get("references"), context.get("images"), footnote_prefix)
 
 
+def _remembered(context: Context, piece: str, convert: Callable[[], str]) -> Markup:
+    """`convert()`, or its result from the page's prose memo (caches.ProseMemo)."""
+    memo = context.get("prose_memo")
+    html = memo.get(piece) if memo is not None else None
+    if html is None:
+        html = convert()
+        if memo is not None:
+            memo.put(piece, html)
+    return Markup(html)
+
+
 @pass_context
 def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
     if prose is None:
@@ -76,14 +88,16 @@ def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
     text = prose.markdown if isinstance(prose, Prose) else prose
     # A page shows many proses, each with its own footnotes: their ids name the line.
     prefix = f"l{prose.line}" if isinstance(prose, Prose) else None
-    return Markup(
-        render_block(
+    return _remembered(
+        context,
+        f"block\0{prefix}\0{text}",
+        lambda: render_block(
             text,
             context["resolve_link"],
             context.get("live_values"),
             context.get("formulas"),
             _extras(context, prefix),
-        )
+        ),
     )
 
 
@@ -101,14 +115,16 @@ def _text_filter(context: Context, text: str | None) -> str:
 
 @pass_context
 def _inline_filter(context: Context, text: str | None) -> Markup:
-    return Markup(
-        render_inline(
+    return _remembered(
+        context,
+        f"inline\0{text or ''}",
+        lambda: render_inline(
             text or "",
             context["resolve_link"],
             context.get("live_values"),
             context.get("formulas"),
             _extras(context),
-        )
+        ),
     )
 
 

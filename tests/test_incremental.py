@@ -312,3 +312,33 @@ def test_damaged_parse_cache_entry_is_parsed_again(built):
     result, _ = rebuild(built)  # the lesson file is unchanged: only the entry is bad
     assert result.cached == ["count-batches"]
     assert entry.read_bytes() != b"not a pickle"
+
+
+def test_prose_kept_between_builds_is_what_a_fresh_build_renders(course_folder, tmp_path):
+    """Pages re-rendered with the prose memo (caches.ProseMemo) equal a fresh build's, and
+    a change elsewhere that changes a lesson's prose HTML (the title a {doc} link shows)
+    is not served from it."""
+    other = authoring_example().replace("title: Count what a batch holds", "title: Other")
+    linking = authoring_example().replace(
+        "Eleven records do not divide", "See {doc}`other`. Eleven records do not divide"
+    )
+    course_folder.write(linking, extra={"other": other})
+    rebuild(course_folder)
+    page = (course_folder.root / "site" / PAGE).read_text()
+    assert re.search(r"See <a [^>]*>Other</a>", page)
+    assert any((course_folder.root / ".cache" / "prose").iterdir())
+    # Every page rendered again, its prose from the memo: the same bytes.
+    template = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", template)
+    base = template / "base.html"
+    assert "</footer>" in base.read_text()
+    base.write_text(base.read_text().replace("</footer>", "<!-- v2 --></footer>"))
+    result, _ = rebuild(course_folder, templates=template)
+    assert result.pages_rendered > 0
+    again = (course_folder.root / "site" / PAGE).read_text()
+    assert again.replace("<!-- v2 -->", "") == page
+    # The other lesson's new title must reach this page's prose, not the memo's old HTML.
+    path = course_folder.root / "content" / "other.md"
+    path.write_text(path.read_text().replace("title: Other", "title: Renamed"))
+    rebuild(course_folder, templates=template)
+    assert re.search(r"See <a [^>]*>Renamed</a>", (course_folder.root / "site" / PAGE).read_text())
