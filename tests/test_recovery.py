@@ -151,6 +151,18 @@ def test_a_damaged_cleaned_figure_in_the_cache_is_cleaned_again(built):
     assert (built.root / "site" / PAGE).read_text() == page
 
 
+def test_a_damaged_prose_memo_is_rendered_again(built):
+    page = (built.root / "site" / PAGE).read_text()
+    memo = only_file(built.root / ".cache" / "prose", "*.json")
+    for damage in ("{not json", '{"key": 1, "pieces": "no"}', "[]"):
+        memo.write_text(damage)
+        state_file(built, "jobs").unlink()  # so the page is rendered
+        result = build(built.options(), RecordingProgress())
+        assert result.pages_rendered > 0
+        assert (built.root / "site" / PAGE).read_text() == page
+        assert json.loads(memo.read_text())["pieces"]  # written again, whole
+
+
 def test_a_damaged_fingerprint_means_a_full_build_not_a_wrong_no_op(built):
     fingerprint = state_file(built, "fingerprint")
     assert "no input changed" in run_cli(built).stdout
