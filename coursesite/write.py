@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -48,8 +49,9 @@ def write_site(
     out: Path,
     index: bool = True,
     index_state: Path | None = None,
-) -> None:
-    """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`.
+) -> float:
+    """Make `out` hold `rendered`, the `kept` files of the current `out`, and `static/`;
+    return the seconds the search index took.
 
     Without `index`, the current search index is kept as it is, to be refreshed later.
     `out` must be new, empty or a site a build wrote (outfolder.MARKER marks it as one).
@@ -61,6 +63,7 @@ def write_site(
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    indexing = 0.0
     try:
         (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         shutil.copytree(static, staging / "static")
@@ -74,7 +77,9 @@ def write_site(
                 target.write_text(file.content, encoding="utf-8")
         if index or not (out / SEARCH).is_dir():
             pages = kept + [file.path for file in rendered]
+            started = time.perf_counter()
             index_search(staging, previous=out / SEARCH, pages=pages, state=index_state)
+            indexing = time.perf_counter() - started
         else:
             for found in (out / SEARCH).rglob("*"):
                 if found.is_file():
@@ -84,6 +89,7 @@ def write_site(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return indexing
 
 
 def index_search(
@@ -381,6 +387,7 @@ class WriteOutcome(NamedTuple):
     rendered: int  # files rendered in this build
     written: bool  # whether the site folder was replaced
     site_state: dict  # the output folder's state as it now is (sitestate)
+    search_seconds: float = 0.0  # of the write, spent on the search index
 
 
 def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress) -> WriteOutcome:
@@ -425,7 +432,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress
         progress.message(f"{options.out} is up to date; nothing written")
         return WriteOutcome(0, False, state)
     index = not options.defer_search_index
-    write_site(rendered, kept, options.static, options.out, index, search_state(options))
+    indexing = write_site(rendered, kept, options.static, options.out, index, search_state(options))
     # Kept files are hard links to (or exact copies of) files whose stamps were just checked.
     old_stamps = state.get("stamps") or {}
     stamps = {path: old_stamps[path] for path in kept}
@@ -439,7 +446,7 @@ def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress
         stamps=stamps,
     )
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
-    return WriteOutcome(len(rendered), True, state)
+    return WriteOutcome(len(rendered), True, state, indexing)
 
 
 def template_error(problem: TemplateError, templates: Path) -> BuildError:
