@@ -31,6 +31,9 @@ _TIMED = re.compile(r"^(\s*)%(?:time|timeit)\s+(.*)$")
 _DROPPED = re.compile(r"^\s*%(?:matplotlib|load_ext|autoreload|config)\b")
 _CELL_TIMER = re.compile(r"^\s*%%(?:time|timeit|capture)\b")
 _MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
+# IPython's `display()`, a builtin only in notebooks: shown as it shows plain values.
+_DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
+_DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s+display\s*$")
 
 
 @dataclass
@@ -205,6 +208,15 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
             continue
         elif timed := _TIMED.match(line):
             kept.append(timed.group(1) + timed.group(2))
+        elif _DISPLAY_IMPORT.match(line):
+            continue
+        elif shown := _DISPLAY.match(line):
+            indent, arguments = shown.groups()
+            kept.append(f'{indent}print(*map(repr, ({arguments},)), sep="\\n")')
+            lesson.notes.append(
+                f"{cell.where}: display() is a notebook builtin; it became a print of "
+                "the value's repr"
+            )
         elif _MAGIC.match(line):
             kept.append(f"# notebook magic, not run: {line.strip()}")
             lesson.notes.append(

@@ -119,6 +119,9 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
             cell.drew = True
+        elif kind == "display_data" and "text/plain" in data:
+            # display(value): the lesson prints the value's repr in its place (lessonimport).
+            cell.stdout += str(data["text/plain"]).rstrip("\n") + "\n"
         elif kind == "error":
             cell.raises = str(output.get("ename", ""))
 

@@ -78,6 +78,10 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
             "%time sizes = [len(ids[i:i + 4]) for i in range(0, 11, 4)]\nprint(sizes)",
             outputs=[new_output("stream", name="stdout", text=stored_sizes + "\n")],
         ),
+        new_code_cell(
+            "from IPython.display import display\ndisplay(sizes)",
+            outputs=[new_output("display_data", data={"text/plain": "[4, 4, 3]"})],
+        ),
         new_markdown_cell("## Plot the sizes"),
         new_code_cell(
             "import matplotlib.pyplot as plt\nplt.bar(range(3), sizes)",
@@ -124,9 +128,12 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert ":::{step} 1. Setup\n```python\nimport numpy as np\n```" in text
     assert ":::{step} 2. Make the records" in text and ":::{step} 3. Batch them" in text
     assert "sizes = [len(ids[i:i + 4])" in text and "%" not in text and "!pip" not in text
+    # display(), a notebook builtin, prints the value's repr; its stored output is expected.
+    assert ':::{step} 4. Step 4\n```python\nprint(*map(repr, (sizes,)), sep="\\n")\n```' in text
+    assert "IPython" not in text
     assert ":::{experiment} A wrong conversion\n" in text and ":raises: ValueError" in text
     # A cell that drew a figure: the page captures it, and it needs its alt text.
-    assert ":::{step} 4. Plot the sizes\n:alt: TODO: what the figure shows\n" in text
+    assert ":::{step} 5. Plot the sizes\n:alt: TODO: what the figure shows\n" in text
     assert text.count("## Make the records") == 1 and "## Batch them" not in text
 
     # What lessons refuse is made portable, and said: HTML as code, remote image as a link,
