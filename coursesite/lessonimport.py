@@ -31,6 +31,7 @@ _TIMED = re.compile(r"^(\s*)%(?:time|timeit)\s+(.*)$")
 _DROPPED = re.compile(r"^\s*%(?:matplotlib|load_ext|autoreload|config)\b")
 _CELL_TIMER = re.compile(r"^\s*%%(?:time|timeit|capture)\b")
 _MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
+_PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
 # IPython's `display()`, a builtin only in notebooks: shown as it shows plain values.
 _DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
 _DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s+display\s*$")
@@ -115,10 +116,15 @@ def _portable(cell: Cell, lesson: ImportedLesson) -> str:
     """The cell's Markdown as a lesson takes it. Lessons refuse raw HTML and images from
     other sites (pages load nothing from elsewhere), so HTML is shown as code, a remote
     image becomes a link to it, and pasted images are saved beside the lesson; each change
-    is reported."""
+    is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
+    ```python fence would look as if it ran."""
     lines = cell.source.splitlines()
     tokens = MarkdownIt("commonmark").parse(cell.source)
     for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
+        language = token.info.split()[0] if token.type == "fence" and token.info else ""
+        if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
+            opening = lines[token.map[0]]
+            lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
         if token.type == "html_block" and token.map and not _only_comments(token.content):
             first, end = token.map
             lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]

@@ -63,7 +63,8 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
             "## Make the records\n\nEleven IDs, `0` to `10`.<br>One per record.\n\n"
             '<div align="center">centred</div>\n\n'
             "![the eleven records](attachment:image.png)\n\n"
-            "![badge](https://example.com/badge.svg)",
+            "![badge](https://example.com/badge.svg)\n\n"
+            "```python\nprint('shown, never run')\n```",
             attachments={"image.png": {"image/png": PIXEL}},
         ),
         new_code_cell(
@@ -144,6 +145,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert pasted.name.startswith("image-") and pasted.read_bytes()[:4] == b"\x89PNG"
     assert f"![the eleven records](images/{pasted.name})" in text
     assert "HTML is shown as code" in imported.stdout
+    assert "```python norun\nprint('shown, never run')\n```" in text
     assert "became a link to it" in imported.stdout
 
     built = course_folder.cli("-q")
