@@ -80,12 +80,15 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             continue
         block_title = heading or f"Step {number + 1}"
         heading = ""  # the next block takes a heading only from the Markdown above it
-        if cell.raises:
+        # A cell whose stored run failed, or that a MyST notebook tags as failing.
+        raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
+        if raises:
             # main.py runs the steps as a script: a cell that fails cannot be one of them.
-            experiments.append(_experiment(block_title, code, cell))
+            experiments.append(_experiment(block_title, code, raises))
             lesson.notes.append(
-                f"{cell.where}: it raised {cell.raises}, so it became an experiment: "
+                f"{cell.where}: it raises {raises}, so it became an experiment: "
                 "fill in its prediction and takeaway"
+                + ("; name the exception it raises in :raises:" if not cell.raises else "")
             )
             continue
         number += 1
@@ -239,12 +242,12 @@ def _step(number: int, title: str, code: str, drew: bool) -> str:
     return f":::{{step}} {number}. {title}\n{alt}{_fenced(code)}\n:::"
 
 
-def _experiment(title: str, code: str, cell: Cell) -> str:
+def _experiment(title: str, code: str, raises: str) -> str:
     return (
         f":::{{experiment}} {title}\n"
         f":predict: {PLACEHOLDER} what will happen when this runs?\n"
-        f":expected: It raises {cell.raises}.\n"
-        f":raises: {cell.raises}\n\n"
+        f":expected: It raises {raises}.\n"
+        f":raises: {raises}\n\n"
         f"{_fenced(code)}\n\n{PLACEHOLDER} what this shows.\n:::"
     )
 

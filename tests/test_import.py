@@ -41,6 +41,18 @@ tags: [hide-output]
 ---
 print(bump(), bump(), bump())
 ```
+
+(calls)=
+## Counting past the end
+
+:::{note}
+A MyST note comes over as a note; {ref}`calls` links back.
+:::
+
+```{code-cell} ipython3
+:tags: [raises-exception]
+[1, 2, 3][bump()]
+```
 """
 
 
@@ -107,7 +119,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
     assert imported.returncode == 0, imported.stderr
     assert "the notebook installs: numpy" in imported.stdout
-    assert "raised ValueError, so it became an experiment" in imported.stdout
+    assert "raises ValueError, so it became an experiment" in imported.stdout
     lesson = course_folder.root / "content" / "02-counting-batches" / "01-counting-batches.md"
     text = lesson.read_text()
     # Listed in a new phase titled from the notebook, after the existing one.
@@ -190,10 +202,15 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert ":::{step} 1. Step 1\n```python\ncounter = 0" in text
     assert ":::{step} 2. Calling it three times\n```python\nprint(bump()" in text
     assert "expected_outputs" not in text  # a MyST notebook stores no outputs
+    # A cell tagged as failing becomes an experiment that expects an exception.
+    assert ":::{experiment} Counting past the end\n" in text and ":raises: Exception\n" in text
+    assert "name the exception it raises" in imported.stdout
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     page = (course_folder.root / "site" / "basics" / "pure" / "index.html").read_text()
     assert "1 2 3" in page
+    assert "IndexError" in page  # the experiment's exception, shown
+    assert 'class="admonition admonition-note"' in page and 'href="index.html#calls"' in page
 
 
 def test_an_import_that_cannot_be_done_writes_nothing(course_folder):
