@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,24 @@ def write_hostile_course(folder: CourseFolder) -> None:
     folder.manifest.write_text(
         manifest.replace("    title: Basics\n", "    title: Basics\n    guide: content/guide.md\n")
     )
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def everything_readable(site: Path) -> str:
+    """All text in the site, including inside zip files and gzip-compressed files (the
+    search index)."""
+    texts = []
+    for path in site.rglob("*"):
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                texts += [
+                    archive.read(name).decode(errors="replace") for name in archive.namelist()
+                ]
+        elif path.is_file():
+            data = path.read_bytes()
+            if data.startswith(GZIP_MAGIC):
+                data = gzip.decompress(data)
+            texts.append(data.decode(errors="replace"))
+    return "\n".join(texts)

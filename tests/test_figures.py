@@ -10,10 +10,16 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import CourseFolder, authoring_example, build_errors, line_of, replace_block
+from conftest import (
+    CourseFolder,
+    authoring_example,
+    build_errors,
+    everything_readable,
+    line_of,
+    replace_block,
+)
 from coursesite.figures import render_svg
 from coursesite.markupaudit import audit_markup
-from test_publishing import everything_readable
 
 
 def test_dollar_signs_in_labels_are_text_not_math():

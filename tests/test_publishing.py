@@ -3,13 +3,12 @@
 import gzip
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, RecordingProgress, authoring_example
+from conftest import ROOT, RecordingProgress, authoring_example, everything_readable
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 
@@ -88,26 +87,7 @@ def test_without_base_url_there_is_no_sitemap_or_canonical(tmp_path):
     assert 'rel="canonical"' not in (out / "index.html").read_text()
 
 
-GZIP_MAGIC = b"\x1f\x8b"
 SOLUTION_LINE = "threes = [ids[i:i + 3] for i in range(0, len(ids), 3)]"
-
-
-def everything_readable(site: Path) -> str:
-    """All text in the site, including inside zip files and gzip-compressed files (the
-    search index)."""
-    texts = []
-    for path in site.rglob("*"):
-        if path.suffix == ".zip":
-            with zipfile.ZipFile(path) as archive:
-                texts += [
-                    archive.read(name).decode(errors="replace") for name in archive.namelist()
-                ]
-        elif path.is_file():
-            data = path.read_bytes()
-            if data.startswith(GZIP_MAGIC):
-                data = gzip.decompress(data)
-            texts.append(data.decode(errors="replace"))
-    return "\n".join(texts)
 
 
 def search_index_text(site: Path) -> str:
