@@ -17,8 +17,8 @@ written atomically (`files.write_atomically`).
   Markdown when only templates changed.
 - cached_clean_svg (figures/clean/): the drawing, its id prefix and svgclean.py; saves
   rebuilding every figure's SVG from the allowlist when a template changes.
-- cached_hidden_modules (installs/): the lesson's distributions and the installed packages'
-  signature; saves reading the metadata of every installed distribution.
+- cached_hidden_modules (installs/): the lesson's distributions, the installed packages'
+  signature and installs.py; saves reading the metadata of every installed distribution.
 - cached_figure_svg (figures/): the figure's data, alt text, figures.py and matplotlib's
   version;
   saves importing matplotlib and drawing.
@@ -38,14 +38,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import figures, svgclean
+from . import figures, installs, svgclean
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildErrors
 from .executionkey import CacheKey, explain_miss
 from .executionrecord import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .figures import render_svg
 from .files import short_digest, write_atomically
-from .installs import hidden_modules
 from .manifest import LessonRef
 from .markdown import highlight_code
 from .mathml import ALLOWLIST_REVISION, latex_to_mathml
@@ -344,8 +343,10 @@ def cached_hidden_modules(distributions: list[str], cache: Path | None) -> dict[
     """installs.hidden_modules, from `cache` when nothing was installed or removed since
     (it reads every distribution's metadata: ~0.1 s before a changed lesson can start)."""
     if cache is None:
-        return hidden_modules(distributions)
-    key = short_digest(json.dumps([distributions, installed_signature()]))
+        return installs.hidden_modules(distributions)
+    key = short_digest(
+        json.dumps([distributions, installed_signature(), _code_digest(installs.__file__)])
+    )
     path = cache / f"{key}.json"
     try:
         hidden = json.loads(path.read_text(encoding="utf-8"))
@@ -353,6 +354,6 @@ def cached_hidden_modules(distributions: list[str], cache: Path | None) -> dict[
             return hidden
     except (OSError, ValueError):
         pass
-    hidden = hidden_modules(distributions)
+    hidden = installs.hidden_modules(distributions)
     write_atomically(path, json.dumps(hidden))
     return hidden

@@ -11,7 +11,6 @@ fails main.py, and the build names the module and the distribution missing from 
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 
 from .dependencies import (
@@ -24,7 +23,6 @@ from .dependencies import (
 from .model import Lesson
 
 JAX_NOT_USED = "JAX not used"  # how runner.jax_devices describes a run without JAX
-_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
@@ -92,8 +90,11 @@ def _hidden_modules(
 
 def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
     """The normalized names of `distributions` and of everything they require, except
-    optional extras (pip installs those only when asked)."""
+    optional extras (pip installs those only when asked) and those whose markers exclude
+    this interpreter or platform."""
     from importlib import metadata  # ~10 ms to import: only when lessons are to run
+
+    from packaging.requirements import Requirement
 
     seen: set[str] = set()
     pending = list(distributions)
@@ -106,10 +107,10 @@ def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
             requirements = metadata.requires(name) or []
         except metadata.PackageNotFoundError:
             continue
-        for requirement in requirements:
-            match = _REQUIREMENT_NAME.match(requirement)
-            if match and "extra ==" not in requirement.replace('extra=="', 'extra == "'):
-                pending.append(match.group(1))
+        for requirement in map(Requirement, requirements):
+            # Markers decide as pip does: no extras asked for, this interpreter and platform.
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                pending.append(requirement.name)
     return seen
 
 

@@ -39,9 +39,8 @@ _DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s
 
 @dataclass
 class ImportedLesson:
-    title: str
-    text: str  # the lesson file
-    expected: str | None  # the expected-outputs file, when the notebook stored outputs
+    text: str = ""  # the lesson file
+    expected: str | None = None  # the expected-outputs file, when the notebook stored outputs
     images: dict[str, bytes] = field(default_factory=dict)  # path beside the lesson: bytes
     installs: list[str] = field(default_factory=list)  # from `!pip install` lines
     notes: list[str] = field(default_factory=list)  # what the author should look at
@@ -58,7 +57,7 @@ def notebook_title(cells: list[Cell], fallback: str) -> str:
 
 def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> ImportedLesson:
     """The lesson for `cells`; `source` names the notebook in notes and outputs."""
-    lesson = ImportedLesson(title, "", None)
+    lesson = ImportedLesson()
     markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
     shift = _heading_shift(markdown)
     understand: list[str] = []

@@ -187,3 +187,14 @@ def everything_readable(site: Path) -> str:
                 data = gzip.decompress(data)
             texts.append(data.decode(errors="replace"))
     return "\n".join(texts)
+
+
+def build_real_course(*arguments: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """`python build.py -q ARGUMENTS` on the project's own course (lessons.yaml at ROOT)."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

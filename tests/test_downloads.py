@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import ROOT, RecordingProgress, authoring_example
+from conftest import RecordingProgress, authoring_example, build_real_course
 from coursesite.errors import BuildErrors
 from coursesite.executionrecord import mask_volatile
 from coursesite.pipeline import build
@@ -30,13 +30,7 @@ VOLATILE = {
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("downloads") / "site"
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = build_real_course("--out", str(out))
     assert result.returncode == 0, result.stderr
     return out
 

@@ -3,10 +3,8 @@ the stylesheets and scripts it loads) and fails on a page over 150 KiB, naming t
 its weight and what makes it heavy."""
 
 import re
-import subprocess
-import sys
 
-from conftest import ROOT, authoring_example
+from conftest import authoring_example, build_real_course
 from coursesite.sitecheck import PAGE_WEIGHT_LIMIT, page_weights
 
 PAGE = "basics/count-batches/index.html"
@@ -68,13 +66,7 @@ def test_a_page_over_150_kib_fails_check_naming_the_page_its_weight_and_biggest_
 
 def test_the_real_lessons_are_under_the_limit(tmp_path):
     site = tmp_path / "site"
-    built = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "--out", str(site), "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    built = build_real_course("--out", str(site))
     assert built.returncode == 0, built.stderr
     weights = page_weights(site)
     assert len(weights) == 3

@@ -1,26 +1,19 @@
 """Publishing: reproducible output, host files, base URL, and the student edition."""
 
 import gzip
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, RecordingProgress, authoring_example, everything_readable
+from conftest import (
+    RecordingProgress,
+    authoring_example,
+    build_real_course,
+    everything_readable,
+)
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
-
-
-def run_build(*arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -31,7 +24,7 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 def test_two_builds_from_the_same_records_are_byte_identical(tmp_path):
     for name in ("a", "b"):
-        result = run_build(
+        result = build_real_course(
             "--frozen",
             "--out",
             str(tmp_path / name / "site"),
@@ -48,7 +41,7 @@ def test_two_builds_from_the_same_records_are_byte_identical(tmp_path):
 def test_base_url_gives_sitemap_and_canonical_links_while_links_stay_relative(tmp_path):
     out = tmp_path / "site"
     assert (
-        run_build(
+        build_real_course(
             "--frozen",
             "--out",
             str(out),
@@ -82,7 +75,10 @@ def test_base_url_gives_sitemap_and_canonical_links_while_links_stay_relative(tm
 
 def test_without_base_url_there_is_no_sitemap_or_canonical(tmp_path):
     out = tmp_path / "site"
-    assert run_build("--frozen", "--out", str(out), "--cache", str(tmp_path / "c")).returncode == 0
+    assert (
+        build_real_course("--frozen", "--out", str(out), "--cache", str(tmp_path / "c")).returncode
+        == 0
+    )
     assert not (out / "sitemap.xml").exists() and (out / "robots.txt").is_file()
     assert 'rel="canonical"' not in (out / "index.html").read_text()
 

@@ -22,25 +22,22 @@ def _choice_looks(page) -> dict[str, list[str]]:
     wrong = check.locator("input[type=radio]:not([data-correct])").first
     right = check.locator("input[type=radio][data-correct]")
     looks = {}
-    wrong.check()
-    item = wrong.locator("xpath=ancestor::li[1]")
-    looks["checked"] = item.evaluate(CHOICE_LOOK)
-    button.click()
-    expect(item).to_have_class(re.compile(r"\bis-wrong\b"))
-    looks["wrong"] = item.evaluate(CHOICE_LOOK)
-    looks["wrong_text"] = [
-        check.locator(".quiz-feedback").inner_text(),
-        item.evaluate("li => getComputedStyle(li, '::after').content"),
-    ]
-    right.check()
-    item = right.locator("xpath=ancestor::li[1]")
-    button.click()
-    expect(item).to_have_class(re.compile(r"\bis-right\b"))
-    looks["right"] = item.evaluate(CHOICE_LOOK)
-    looks["right_text"] = [
-        check.locator(".quiz-feedback").inner_text(),
-        item.evaluate("li => getComputedStyle(li, '::after').content"),
-    ]
+
+    def answer(choice, verdict: str) -> None:
+        choice.check()
+        item = choice.locator("xpath=ancestor::li[1]")
+        if verdict == "wrong":
+            looks["checked"] = item.evaluate(CHOICE_LOOK)  # picked, not yet checked
+        button.click()
+        expect(item).to_have_class(re.compile(rf"\bis-{verdict}\b"))
+        looks[verdict] = item.evaluate(CHOICE_LOOK)
+        looks[f"{verdict}_text"] = [
+            check.locator(".quiz-feedback").inner_text(),
+            item.evaluate("li => getComputedStyle(li, '::after').content"),
+        ]
+
+    answer(wrong, "wrong")
+    answer(right, "right")
     return looks
 
 
