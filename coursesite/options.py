@@ -21,7 +21,7 @@ class BuildOptions:
     base_url: str | None = None  # where the site will be published, for sitemap and canonical
     edition: str = "full"  # "student": no reference solution anywhere in the output
     cluster: str | None = None  # a Dask scheduler's address: run lessons there, not here
-    # `serve` publishes pages first and the search index right after (write.refresh_search)
+    # `serve` publishes pages first and the search index right after (searchindex.refresh_search)
     defer_search_index: bool = False
 
     @property

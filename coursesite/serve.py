@@ -24,7 +24,7 @@ from .lock import build_lock, output_lock
 from .options import BuildOptions
 from .pipeline import build
 from .progress import PlainProgress, Progress
-from .write import refresh_search
+from .searchindex import refresh_search
 
 PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
 RELOAD_SCRIPT = PREVIEW / "livereload.js"

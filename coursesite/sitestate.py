@@ -47,8 +47,9 @@ def update_state(options: BuildOptions, base: dict | None = None, **fields: obje
 
 
 def file_stamps(out: Path, paths: list[str]) -> dict[str, list[int]]:
-    """Size and modification time of each file the build wrote: the next build re-renders
-    a page whose file was damaged or deleted since, without reading any file."""
+    """Size, modification time and inode of each file the build wrote: the next build
+    re-renders a page whose file was damaged or deleted since, without reading any file,
+    and finds which files of the spare site are still the same (sitefolder.py)."""
     stamps = {}
     folder = str(out)  # os.path, not pathlib: this runs for every file of a large site
     for path in paths:
@@ -74,7 +75,7 @@ def _stamp(path: str) -> list[int] | None:
         status = os.stat(path)
     except OSError:
         return None
-    return [status.st_size, status.st_mtime_ns]
+    return [status.st_size, status.st_mtime_ns, status.st_ino]
 
 
 def forget_state(options: BuildOptions) -> None:

@@ -11,7 +11,7 @@ from coursesite.execute import prepare_job, run_job
 from coursesite.lessonbuild import LessonBuild
 from coursesite.parse import parse_lesson
 from coursesite.render import SIDEBAR_AROUND, plan_site
-from coursesite.write import SEARCH, SHARD_LIST, index_search
+from coursesite.searchindex import SEARCH, SHARD_LIST, index_search
 
 LESSONS = 60
 

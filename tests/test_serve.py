@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 
 from conftest import RecordingProgress, authoring_example, line_of
-from coursesite import serve, write
+from coursesite import searchindex, serve
 from coursesite.pipeline import build
 from coursesite.serve import ServeState, make_server, rebuild
 
@@ -88,7 +88,7 @@ def test_pages_reload_before_the_search_index_is_rebuilt(served, monkeypatch):
             seen_when_reloaded.append(
                 (state.generation, search_fragments(opts.out), fetch(f"{base}/{PAGE}"))
             )
-            or write.refresh_search(opts)
+            or searchindex.refresh_search(opts)
         ),
     )
     folder.lesson_path.write_text(

@@ -1,0 +1,79 @@
+"""The site a build replaces is kept as the spare and brought up to date by the next build
+(coursesite/sitefolder.py): what that build publishes must be exactly what a build into an
+empty folder writes, and the site being replaced must not change while it is served."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, authoring_example
+from coursesite.pipeline import build
+
+SECOND = authoring_example().replace("Count what a batch holds", "Count it again")
+
+
+def tree(folder):
+    """Every file (relative path -> bytes) and folder under `folder`."""
+    files, folders = {}, set()
+    for parent, subfolders, names in os.walk(folder):
+        relative = os.path.relpath(parent, folder)
+        folders.update(os.path.normpath(os.path.join(relative, name)) for name in subfolders)
+        for name in names:
+            path = Path(parent, name)
+            files[os.path.normpath(os.path.join(relative, name))] = path.read_bytes()
+    return files, folders
+
+
+def fresh_build(folder, tmp_path, **overrides):
+    """The same course built into a folder no build wrote before."""
+    out = tmp_path / "fresh"
+    shutil.rmtree(out, ignore_errors=True)
+    build(folder.options(out=out, **overrides))
+    return tree(out)
+
+
+@pytest.fixture
+def two_builds(course_folder):
+    """A course built twice, so that the first site is now the spare."""
+    course_folder.write(authoring_example(), extra={"second": SECOND})
+    build(course_folder.options())
+    edit = course_folder.lesson_path.read_text().replace("do not divide", "never divide")
+    course_folder.lesson_path.write_text(edit)
+    build(course_folder.options())
+    assert (course_folder.root / ".site.spare" / "basics").is_dir()
+    return course_folder
+
+
+def test_a_rebuild_that_renders_every_page_leaves_the_replaced_site_untouched(two_builds, tmp_path):
+    site = two_builds.root / "site"
+    before = tree(site)
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    base = templates / "base.html"
+    base.write_text(base.read_text().replace("Built from executable lessons", "Built, run"))
+    build(two_builds.options(templates=templates))
+    # The replaced site is now the spare. Most of its files were hard links shared with
+    # the site the build filled: writing into one would have changed the published site.
+    assert tree(two_builds.root / ".site.spare") == before
+    after = tree(site)
+    assert after == fresh_build(two_builds, tmp_path, templates=templates)
+    assert b"Built, run" in after[0]["basics/count-batches/index.html"]
+
+
+def test_a_recycled_spare_holds_exactly_what_an_empty_folder_would(two_builds, tmp_path):
+    spare = two_builds.root / ".site.spare"
+    # What an author, a crash or a tool may have left in the spare: none of it may survive.
+    (spare / "stray.html").write_text("<p>stray</p>")
+    (spare / "basics" / "old-lesson").mkdir()
+    (spare / "basics" / "old-lesson" / "index.html").write_text("old")
+    page = spare / "basics" / "count-batches" / "index.html"
+    page.unlink()
+    page.write_text("damaged")
+    # The second lesson goes: its folder must go too.
+    manifest = two_builds.manifest.read_text()
+    two_builds.manifest.write_text(manifest.split("      - slug: second")[0])
+    build(two_builds.options())
+    assert tree(two_builds.root / "site") == fresh_build(two_builds, tmp_path)
+    assert not (two_builds.root / "site" / "basics" / "second").exists()
