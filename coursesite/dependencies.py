@@ -8,6 +8,7 @@ import functools
 import os
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from .model import Lesson
@@ -48,9 +49,13 @@ def local_module_file(module: str, folder: Path) -> Path | None:
 
 def lesson_inputs(lesson: Lesson) -> list[Path]:
     """Files the code needs in its working folder: declared data files and local modules."""
-    folder = lesson.path.parent
-    files = [folder / name for name in lesson.front.declared_files()]
-    for module in sorted(imported_modules(lesson)):
+    return input_files(lesson.path.parent, lesson.front.declared_files(), imported_modules(lesson))
+
+
+def input_files(folder: Path, declared: list[str], modules: Iterable[str]) -> list[Path]:
+    """`lesson_inputs` from a lesson's folder, declared files and imported modules."""
+    files = [folder / name for name in declared]
+    for module in sorted(modules):
         path = local_module_file(module, folder)
         if path is not None and path not in files:
             files.append(path)
@@ -71,10 +76,6 @@ def installed_signature() -> tuple[tuple[str, int], ...]:
         except OSError:
             continue
     return tuple(signature)
-
-
-def _installed() -> dict[str, str]:
-    return _installed_as_of(installed_signature())
 
 
 @functools.lru_cache(maxsize=1)
@@ -101,12 +102,18 @@ def installed_projects(signature: tuple[tuple[str, int], ...]) -> dict[str, tupl
     return found
 
 
-def distribution_version(module: str) -> str | None:
-    """The installed version of the distribution that provides top-level `module`."""
-    version = _installed().get(normalized_name(module))
+def distribution_version(
+    module: str, signature: tuple[tuple[str, int], ...] | None = None
+) -> str | None:
+    """The installed version of the distribution that provides top-level `module`.
+
+    `signature` is `installed_signature()` when the caller already took it: a build asks
+    for thousands of versions at 1,000 lessons, and each signature stats sys.path."""
+    installed = _installed_as_of(signature or installed_signature())
+    version = installed.get(normalized_name(module))
     if version is not None:
         return version
     import importlib.metadata  # only for modules named unlike their distribution: ~30 ms
 
     providers = importlib.metadata.packages_distributions().get(module, [])
-    return _installed().get(normalized_name(providers[0])) if providers else None
+    return installed.get(normalized_name(providers[0])) if providers else None

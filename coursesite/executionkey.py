@@ -12,12 +12,13 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
-from .dependencies import distribution_version, imported_modules, lesson_inputs, local_module_file
+from .dependencies import distribution_version, input_files, local_module_file
 from .execute import RUNNER
 from .files import short_digest
 from .manifest import Settings
-from .model import Lesson
+from .model import Lesson, LessonOutline
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,9 @@ class CacheKey:
         return short_digest(json.dumps(self.parts, sort_keys=True))
 
 
-def execution_key(
-    lesson: Lesson, settings: Settings, inputs: dict[str, bytes] | None = None
-) -> CacheKey:
-    """The key of a lesson's record; `inputs` are its files by relative path, when already
-    read (LessonBuild.inputs)."""
+def code_parts(lesson: Lesson) -> dict[str, str]:
+    """The parts of the key that come from the lesson's text: each block's code and the
+    live values' expressions (kept in the lesson's outline, model.LessonOutline)."""
     parts = {
         f"code:{block.id}": short_digest(
             f"{block.code.source}\0{block.code.raises}\0{block.is_figure}"
@@ -41,20 +40,34 @@ def execution_key(
         for block in lesson.runnable_blocks()
     }
     parts["values"] = short_digest("\0".join(sorted({v.expression for v in lesson.values})))
+    return parts
+
+
+def execution_key(
+    outline: LessonOutline,
+    folder: Path,
+    settings: Settings,
+    inputs: dict[str, bytes] | None = None,
+    installed: tuple[tuple[str, int], ...] | None = None,
+) -> CacheKey:
+    """The key of the record of the lesson whose file is in `folder`; `inputs` are its
+    files by relative path, when already read (LessonBuild.inputs), and `installed` the
+    build's `installed_signature()`."""
+    parts = dict(outline.code)
     parts["python"] = f"{sys.version.split()[0]} ({sys.executable})"
     parts["settings"] = settings.execution_json()
     # The declared hardware decides where a cluster runs the lesson and what its run must
     # have seen, so a lesson moved from cpu to tpu runs again.
-    parts["hardware"] = lesson.front.hardware
+    parts["hardware"] = outline.front.hardware
     parts["runner"] = _runner_digest()
-    folder = lesson.path.parent
-    for module in sorted(imported_modules(lesson) | set(settings.record_packages)):
+    for module in sorted(outline.modules | set(settings.record_packages)):
         if local_module_file(module, folder) is None:
-            parts[f"package:{module}"] = distribution_version(module) or "not installed"
+            parts[f"package:{module}"] = distribution_version(module, installed) or "not installed"
     if inputs is None:
+        declared = outline.front.declared_files()
         inputs = {
             os.path.relpath(path, folder): path.read_bytes()
-            for path in lesson_inputs(lesson)
+            for path in input_files(folder, declared, outline.modules)
             if path.is_file()
         }
     for name, content in sorted(inputs.items()):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import BuildError
-from .model import Lesson
+from .model import LessonImage
 
 
 @dataclass(frozen=True)
@@ -24,23 +25,24 @@ class CopiedImage:
     content: bytes
 
 
-def lesson_images(lesson: Lesson) -> dict[str, CopiedImage]:
-    """The lesson's images by their src in the Markdown; a file gone since the lesson was
-    parsed (its parse came from the cache) is an error at the line that shows it."""
-    images: dict[str, CopiedImage] = {}
-    for image in lesson.images:
-        path = lesson.path.parent / image.path
+def lesson_images(lesson_path: Path, images: list[LessonImage]) -> dict[str, CopiedImage]:
+    """The `images` of the lesson file at `lesson_path` by their src in the Markdown; a file
+    gone since the lesson was parsed (its parse came from the cache) is an error at the
+    line that shows it."""
+    copied: dict[str, CopiedImage] = {}
+    for image in images:
+        path = lesson_path.parent / image.path
         try:
             content = path.read_bytes()
         except OSError:
             raise BuildError(
                 f"image file '{image.path}' not found",
-                lesson.path,
+                lesson_path,
                 image.line,
                 hint="image paths are relative to the folder of the lesson file",
             ) from None
         name = hashlib.sha256(content).hexdigest()[:12]
-        images[image.src] = CopiedImage(
+        copied[image.src] = CopiedImage(
             f"images/{path.stem}-{name}{path.suffix.lower()}", name, content
         )
-    return images
+    return copied

@@ -1,29 +1,36 @@
 """One lesson's way through the build.
 
 A LessonBuild is made from the lesson's manifest entry, and each stage fills in its part:
-parse adds the lesson and the bytes of the files its code needs, look-up adds the cache key
-and, when one fits, a record; execute adds the fresh record. Later stages read what they
-need from it instead of joining stage outputs by slug.
+parse adds the lesson's outline, the bytes of the files its code needs and the cache key;
+look-up adds a record when one fits; execute adds the fresh record. Later stages read what
+they need from it instead of joining stage outputs by slug.
+
+The full Lesson of an unchanged lesson stays in the parse cache until a stage asks for it
+(`parsed()`): the stages that look across the course read only the outline.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dependencies import lesson_inputs
-from .executionkey import CacheKey
+from .dependencies import imported_modules, input_files
+from .executionkey import CacheKey, code_parts
 from .executionrecord import ExecutionRecord, record_digest
+from .files import short_digest
 from .manifest import LessonRef
-from .model import Lesson
+from .model import Lesson, LessonOutline
 from .records import FrozenRecord
 
 
 @dataclass
 class LessonBuild:
     ref: LessonRef
-    lesson: Lesson | None = None
+    loaded: Lesson | None = None  # the full lesson, once parsed or loaded
+    outline: LessonOutline | None = None
+    load: Callable[[], Lesson] | None = None  # loads the full lesson from the parse cache
     inputs: dict[str, bytes] = field(default_factory=dict)
     """Data files and local modules, by path relative to the lesson's folder, read once."""
     key: CacheKey | None = None
@@ -44,8 +51,21 @@ class LessonBuild:
         return self.ref.source
 
     def parsed(self) -> Lesson:
-        assert self.lesson is not None, f"{self.slug} used before it was parsed"
-        return self.lesson
+        if self.loaded is None:
+            assert self.load is not None, f"{self.slug} used before it was parsed"
+            self.loaded = self.load()
+        return self.loaded
+
+    @property
+    def lesson(self) -> Lesson:  # what templates read (item.lesson.front.title)
+        return self.parsed()
+
+    def outlined(self) -> LessonOutline:
+        assert self.outline is not None, f"{self.slug} used before it was parsed"
+        return self.outline
+
+    def set_parsed(self, lesson: Lesson) -> None:
+        self.loaded, self.outline = lesson, outline_of(lesson)
 
     def ran(self) -> ExecutionRecord:
         assert self.record is not None, f"{self.slug} used before it has a record"
@@ -67,12 +87,26 @@ class LessonBuild:
 
     def read_inputs(self) -> None:
         """The files the code needs, read once for the cache key, the job and the fingerprint."""
-        folder = self.path.parent
+        folder, outline = self.path.parent, self.outlined()
         self.inputs = {}
-        for path in lesson_inputs(self.parsed()):
+        for path in input_files(folder, outline.front.declared_files(), outline.modules):
             if path.is_file():
                 self.inputs[os.path.relpath(path, folder)] = path.read_bytes()
 
     def input_paths(self) -> list[Path]:
         folder = self.path.parent
         return [(folder / name).resolve() for name in self.inputs]
+
+
+def outline_of(lesson: Lesson) -> LessonOutline:
+    return LessonOutline(
+        front=lesson.front,
+        text_digest=short_digest(lesson.text),
+        anchors=lesson.anchors,
+        links=lesson.links,
+        targets=lesson.targets,
+        label_refs=lesson.label_refs,
+        images=lesson.images,
+        code=code_parts(lesson),
+        modules=frozenset(imported_modules(lesson)),
+    )

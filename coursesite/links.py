@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .errors import BuildError, did_you_mean
 from .manifest import Course
-from .model import Lesson, LessonLink
+from .model import LessonLink, LessonOutline
 
 
 def check_links(
@@ -44,34 +44,34 @@ def check_links(
     return errors
 
 
-def check_references(lessons: list[Lesson]) -> list[BuildError]:
+def check_references(lessons: list[tuple[Path, LessonOutline]]) -> list[BuildError]:
     """Errors for a target label used twice in the course and for `{ref}` roles that name
-    no target, or that need the target's title when it has none."""
+    no target, or that need the target's title when it has none (`lessons`: each lesson's
+    file and outline)."""
     errors = []
-    places: dict[str, tuple[Lesson, int, str]] = {}
-    for lesson in lessons:
-        for target in lesson.targets:
+    places: dict[str, tuple[Path, int, str]] = {}
+    for path, outline in lessons:
+        for target in outline.targets:
             if target.label in places:
                 first, line, _ = places[target.label]
                 errors.append(
                     BuildError(
-                        f"duplicate target label '{target.label}' "
-                        f"(also in {first.path.name}:{line})",
-                        lesson.path,
+                        f"duplicate target label '{target.label}' (also in {first.name}:{line})",
+                        path,
                         target.line,
                         hint="labels name one place in the course: rename one of them",
                     )
                 )
             else:
-                places[target.label] = (lesson, target.line, target.title)
-    for lesson in lessons:
-        for ref in lesson.label_refs:
+                places[target.label] = (path, target.line, target.title)
+    for path, outline in lessons:
+        for ref in outline.label_refs:
             if ref.label not in places:
                 errors.append(
                     BuildError(
                         f"{{ref}} to unknown label '{ref.label}'"
                         f"{did_you_mean(ref.label, list(places))}",
-                        lesson.path,
+                        path,
                         ref.line,
                         hint="put a target line '(label)=' before the heading or block "
                         "it names, in any lesson of the course",
@@ -81,7 +81,7 @@ def check_references(lessons: list[Lesson]) -> list[BuildError]:
                 errors.append(
                     BuildError(
                         f"{{ref}}`{ref.label}` needs link text: its target has no title",
-                        lesson.path,
+                        path,
                         ref.line,
                         hint=f"write {{ref}}`the text <{ref.label}>`, or put the target "
                         "right before a heading or a titled block",

@@ -314,3 +314,21 @@ class Lesson:
     def runnable_blocks(self) -> list[RunnableBlock]:
         """Steps first (exactly main.py), then figures, experiments and solutions in order."""
         return list(self.runs)
+
+
+@dataclass(frozen=True)
+class LessonOutline:
+    """What the stages that look across the whole course need of a lesson: its front
+    matter, link targets and images, and the parts of its execution key that come from its
+    code. Kept apart from the Lesson (caches.ParseCache), so that a build of 1,000 lessons
+    loads in full only the lessons it runs or renders."""
+
+    front: FrontMatter
+    text_digest: str  # of the lesson file's text: pages are keyed on it
+    anchors: frozenset[str]
+    links: list[LessonLink]
+    targets: list[Target]
+    label_refs: list[LabelRef]
+    images: list[LessonImage]
+    code: dict[str, str]  # executionkey.code_parts
+    modules: frozenset[str]  # dependencies.imported_modules

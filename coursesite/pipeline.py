@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from . import fingerprint, records
 from .caches import ExecutionCache, FormulaMemo, ParseCache, cached_hidden_modules
 from .completeness import long_code_lines, unfinished_parts
-from .dependencies import distribution_version
+from .dependencies import distribution_version, installed_signature
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import LessonJob, prepare_job
 from .executionkey import execution_key
@@ -30,6 +30,7 @@ from .executionrecord import ExecutionRecord
 from .executors import choose_executor
 from .expectedoutputs import output_drift
 from .figures import figure_problems
+from .files import short_digest
 from .lessonbuild import LessonBuild
 from .links import check_links, check_references
 from .lock import build_lock, output_lock
@@ -67,6 +68,7 @@ class Build:
     guides: dict[str, Prose] = field(default_factory=dict)
     pages: list[PageJob] = field(default_factory=list)
     formulas: FormulaMemo = field(default_factory=FormulaMemo)  # MathML kept between builds
+    parses: ParseCache | None = None  # set by the parse stage
     site_state: dict | None = None  # the output folder's state, once the write stage wrote it
     result: BuildResult = field(default_factory=BuildResult)
 
@@ -132,15 +134,18 @@ def load_manifest(state: Build) -> None:
 
 
 def parse_lessons(state: Build) -> None:
-    cache = ParseCache(state.options.cache / "parsed", state.formulas)
-    state.guides = parse_course(state.course, state.lessons, cache)
-    for path in cache.discarded:
-        state.progress.message(
-            f"warning: {path}: damaged parse cache entry discarded; the lesson was parsed again"
-        )
+    folder, progress = state.options.cache / "parsed", state.progress
+    cache = state.parses = ParseCache(folder, state.formulas, progress.message)
+    try:
+        state.guides = parse_course(state.course, state.lessons, cache)
+    finally:  # the lessons that did parse need not be parsed again
+        cache.save([item.slug for item in state.lessons])
+    installed, settings = installed_signature(), state.course.settings
     for item in state.lessons:
         item.read_inputs()
-        item.key = execution_key(item.parsed(), state.course.settings, item.inputs)
+        item.key = execution_key(
+            item.outlined(), item.path.parent, settings, item.inputs, installed
+        )
         state.progress.add(item.ref.number, item.slug)
 
 
@@ -219,15 +224,28 @@ def keep_valid_runs(state: Build) -> None:
 
 
 def validate_records(state: Build) -> None:
-    """What a record must satisfy before anything is rendered or saved from it."""
-    figures = state.options.cache / "figures"
-    errors = [error for item in state.lessons for error in figure_errors(item, figures)]
+    """What a record must satisfy before anything is rendered or saved from it.
+
+    A lesson whose text and record passed before (the parse cache remembers) is not
+    loaded to be checked again; the warnings it gave are reported again."""
+    figures, width = state.options.cache / "figures", state.course.settings.code_width
+    errors, warnings = [], []
+    assert state.parses is not None
+    for item in state.lessons:
+        key = validation_key(item, width)
+        known = state.parses.checked(item.slug, key)
+        if known is None:
+            problems = figure_errors(item, figures)
+            errors += problems
+            if problems or errors:
+                continue
+            known = lesson_warnings(item, width)
+            state.parses.remember_check(item.slug, key, known)
+        warnings += known
+    state.parses.save([item.slug for item in state.lessons])
     if errors:
         raise BuildErrors(errors)
-    width = state.course.settings.code_width
-    state.result.warnings = [
-        warning for item in state.lessons for warning in lesson_warnings(item, width)
-    ]
+    state.result.warnings = warnings
 
 
 def plan_pages(state: Build) -> None:
@@ -322,11 +340,14 @@ def parse_course(
     links: list[tuple[Path, LessonLink]] = []
     for item in lessons:
         try:
-            item.lesson = cache.parse(item.ref) if cache else parse_lesson(item.ref)
+            if cache:
+                cache.parse(item)
+            else:
+                item.set_parsed(parse_lesson(item.ref))
         except BuildErrors as problem:
             errors.extend(problem.errors)
             continue
-        links.extend((item.path, link) for link in item.lesson.links)
+        links.extend((item.path, link) for link in item.outlined().links)
     for phase in course.phases:
         if phase.guide:
             path = course.root / phase.guide
@@ -338,9 +359,9 @@ def parse_course(
                 continue
             links.extend((path, link) for link in guide_links)
     if not errors:
-        anchors = {item.slug: item.parsed().anchors for item in lessons}
+        anchors = {item.slug: item.outlined().anchors for item in lessons}
         errors.extend(check_links(course, anchors, links))
-        errors.extend(check_references([item.parsed() for item in lessons]))
+        errors.extend(check_references([(item.path, item.outlined()) for item in lessons]))
     if errors:
         raise BuildErrors(errors)
     return guides
@@ -406,6 +427,17 @@ def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildErr
                 )
             )
     return errors + figure_block_errors(lesson, record, cache)
+
+
+def validation_key(item: LessonBuild, width: int) -> str:
+    """What `figure_errors` and `lesson_warnings` depend on (besides the generator, whose
+    change empties the parse cache)."""
+    expected = item.outlined().front.expected_outputs
+    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
+    return short_digest(
+        f"{item.outlined().text_digest} {item.record_key()} {width} "
+        f"{'' if stored is None else short_digest(stored)}"
+    )
 
 
 def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:

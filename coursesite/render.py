@@ -88,7 +88,7 @@ def plan_site(
     env = create_environment(templates, cache and cache / "templates")
     env.globals["publication"] = publication
     env.globals["formulas"] = formulas
-    references = course_references(course, [item.parsed() for item in lessons])
+    references = course_references(course, lessons)
     env.globals["references"] = references
     figure_cache = cache and cache / "figures"
     # Every page shows the course title and navigation, so all keys include them.
@@ -97,11 +97,11 @@ def plan_site(
         course.manifest_text,
         [
             (
-                i.parsed().ref.slug,
-                i.parsed().front.title,
-                i.parsed().front.summary,
-                i.parsed().front.minutes,
-                i.parsed().front.hardware,
+                i.slug,
+                i.outlined().front.title,
+                i.outlined().front.summary,
+                i.outlined().front.minutes,
+                i.outlined().front.hardware,
             )
             for i in lessons
         ],
@@ -119,7 +119,7 @@ def plan_site(
     # Grouped once: selecting each phase's lessons from all of them was quadratic.
     members_of: dict[str, list[LessonBuild]] = {phase.slug: [] for phase in course.phases}
     for item in lessons:
-        members_of[item.parsed().ref.phase.slug].append(item)
+        members_of[item.ref.phase.slug].append(item)
     jobs = [
         PageJob(
             "index",
@@ -144,7 +144,7 @@ def plan_site(
         members = members_of[phase.slug]
         guide = guides.get(phase.slug)
         # The phase page also lists each lesson's outcomes, which `shared` leaves out.
-        outcomes = [i.parsed().front.outcomes for i in members]
+        outcomes = [i.outlined().front.outcomes for i in members]
         jobs.append(
             PageJob(
                 f"phase:{phase.slug}",
@@ -152,10 +152,10 @@ def plan_site(
                 functools.partial(_render_phase, env, course, phase, members, guide),
             )
         )
-    titles = {item.parsed().ref.slug: item.parsed().front.title for item in lessons}
+    titles = {item.slug: item.outlined().front.title for item in lessons}
     phase_refs: dict[str, list[LessonRef]] = {}
     for item in lessons:
-        phase_refs.setdefault(item.parsed().ref.phase.slug, []).append(item.parsed().ref)
+        phase_refs.setdefault(item.ref.phase.slug, []).append(item.ref)
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
     for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
         jobs.append(
@@ -170,15 +170,15 @@ def plan_site(
             lessons[position - 1] if position else None,
             lessons[position + 1] if position + 1 < len(lessons) else None,
         )
-        images = lesson_images(item.parsed())
+        images = lesson_images(item.path, item.outlined().images)
         inputs = (
-            item.parsed().text,
+            item.outlined().text_digest,
             item.record_key(),
             [(image.name, image.digest) for image in images.values()],
         )
         jobs.append(
             PageJob(
-                f"lesson:{item.parsed().ref.slug}",
+                f"lesson:{item.slug}",
                 digest(shared, *inputs),
                 functools.partial(
                     render_lesson,
@@ -188,13 +188,13 @@ def plan_site(
                     neighbours,
                     titles,
                     publication.student,
-                    phase_refs[item.parsed().ref.phase.slug],
+                    phase_refs[item.ref.phase.slug],
                     images,
                     figure_cache,
                     ProseMemo(
                         cache and cache / "prose",
-                        item.parsed().ref.slug,
-                        digest(prose_base, item.parsed().ref.url, *inputs),
+                        item.slug,
+                        digest(prose_base, item.ref.url, *inputs),
                     ),
                 ),
             )
@@ -202,7 +202,7 @@ def plan_site(
         # The downloads do not depend on the HTML templates: a new page design keeps them.
         jobs.append(
             PageJob(
-                f"downloads:{item.parsed().ref.slug}",
+                f"downloads:{item.slug}",
                 digest(downloads_key, *inputs),
                 functools.partial(
                     render_lesson_files,
@@ -231,7 +231,7 @@ def _render_publishing(
     urls = (
         ["index.html"]
         + [f"{phase.slug}/index.html" for phase in course.phases]
-        + [item.parsed().ref.url for item in lessons]
+        + [item.ref.url for item in lessons]
     )
     files = [
         # A 404 page is served at any missing address, so its links cannot be relative.
@@ -301,7 +301,7 @@ def render_lesson_files(
     }
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
     if images is None:
-        images = lesson_images(lesson)
+        images = lesson_images(lesson.path, lesson.images)
     files.extend(OutputFile(f"{folder}/{image.name}", image.content) for image in images.values())
     context = {
         "resolve_link": link_resolver(course, lesson.ref.url),
@@ -333,7 +333,7 @@ def render_lesson(
     if phase_refs is None:
         phase_refs = course.phase_lessons(lesson.ref.phase)
     if images is None:
-        images = lesson_images(lesson)
+        images = lesson_images(lesson.path, lesson.images)
     figures = _figure_paths(lesson)
     shown = page_figures(lesson, record, figure_cache, student)
     step_ids = lesson.program_ids()
@@ -376,15 +376,15 @@ def render_lesson(
     return [OutputFile(lesson.ref.url, page), *files]
 
 
-def course_references(course: Course, lessons: list[Lesson]) -> References:
+def course_references(course: Course, lessons: list[LessonBuild]) -> References:
     """What `{ref}`, `{doc}` and the API roles point at, for every page."""
     return References(
         {
-            target.label: (lesson.ref.slug, target.title)
-            for lesson in lessons
-            for target in lesson.targets
+            target.label: (item.slug, target.title)
+            for item in lessons
+            for target in item.outlined().targets
         },
-        {lesson.ref.slug: lesson.front.title for lesson in lessons},
+        {item.slug: item.outlined().front.title for item in lessons},
         dict(course.settings.api_docs),
     )
 

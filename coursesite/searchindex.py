@@ -74,19 +74,25 @@ def index_search(
     body = [page for page, entry in indexed.items() if entry[3]]
     shards = _shards(body, shard_pages)
     into.mkdir(parents=True, exist_ok=True)
-    stale = []
+    reusable, stale = [], []
     for folder, members in shards.items():
         same = (
             all(known.get(page) == indexed[page] for page in members)
             and old.get("shards", {}).get(folder) == members
         )
         if same and previous is not None and (previous / folder / "pagefind-entry.json").is_file():
-            _link_shard(previous / folder, into / folder, primary=not folder)
+            reusable.append(folder)
         else:
             stale.append((folder, members))
     workers = min(len(stale), os.cpu_count() or 1) or 1
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda shard: _index_shard(site, into, *shard), stale))
+        # Pagefind indexes the changed shards while this thread links the others.
+        indexing = [pool.submit(_index_shard, site, into, *shard) for shard in stale]
+        for folder in reusable:
+            assert previous is not None
+            _link_shard(previous / folder, into / folder, primary=not folder)
+        for future in indexing:
+            future.result()
     (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
     if state is not None:
         write_atomically(

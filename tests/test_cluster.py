@@ -30,6 +30,7 @@ from coursesite.errors import BuildErrors
 from coursesite.execute import LocalExecutor
 from coursesite.executionkey import execution_key
 from coursesite.executionrecord import record_from_json
+from coursesite.lessonbuild import outline_of
 from coursesite.manifest import load_course
 from coursesite.parse import parse_lesson
 from coursesite.pipeline import build
@@ -122,7 +123,7 @@ def cached(course_folder, options, slug: str):
     lesson = parse_lesson(course.lesson(slug))
     return (
         ExecutionCache(options.cache / "records")
-        .lookup(slug, execution_key(lesson, course.settings))
+        .lookup(slug, execution_key(outline_of(lesson), lesson.path.parent, course.settings))
         .record
     )
 
@@ -409,7 +410,10 @@ def test_the_command_line_cluster_wins_over_the_manifest(course_folder):
     )
     # Which machines run the lessons is not part of the execution cache key.
     lesson = parse_lesson(load_course(course_folder.manifest).lessons[0])
-    assert execution_key(lesson, settings) == execution_key(lesson, course.settings)
+    outline, folder = outline_of(lesson), lesson.path.parent
+    assert execution_key(outline, folder, settings) == execution_key(
+        outline, folder, course.settings
+    )
 
 
 def test_records_made_before_hosts_were_named_still_load():

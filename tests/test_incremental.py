@@ -85,7 +85,7 @@ def test_package_version_change_reruns(built, monkeypatch):
     monkeypatch.setattr(
         cache_module,
         "distribution_version",
-        lambda name: "99.0" if name == "numpy" else original(name),
+        lambda name, *rest: "99.0" if name == "numpy" else original(name, *rest),
     )
     _, progress = rebuild(built)
     state, detail = progress.final("count-batches")
@@ -306,12 +306,22 @@ def test_cached_parse_still_notices_a_missing_data_file(course_folder):
     assert error.line == line_of(course_folder.lesson_path.read_text(), "- sizes.txt")
 
 
-def test_damaged_parse_cache_entry_is_parsed_again(built):
-    entry = built.root / ".cache" / "parsed" / "count-batches.pickle"
+@pytest.mark.parametrize("damaged", ["count-batches.pickle", "outlines.msgpack"])
+def test_damaged_parse_cache_entry_is_parsed_again(built, tmp_path, damaged):
+    entry = built.root / ".cache" / "parsed" / damaged
     entry.write_bytes(b"not a pickle")
-    result, _ = rebuild(built)  # the lesson file is unchanged: only the entry is bad
-    assert result.cached == ["count-batches"]
+    # The lesson file is unchanged: only the entry is bad. A new template makes the build
+    # need the whole lesson again, which only the pickle holds.
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    base = templates / "base.html"
+    base.write_text(base.read_text().replace("Built from executable lessons", "Built, run"))
+    result, progress = rebuild(built, templates=templates)
+    assert result.cached == ["count-batches"] and result.pages_rendered
     assert entry.read_bytes() != b"not a pickle"
+    assert "Eleven records do not divide" in (built.root / "site" / PAGE).read_text()
+    if damaged.endswith(".pickle"):
+        assert any(str(entry) in message for message in progress.messages)
 
 
 def test_prose_kept_between_builds_is_what_a_fresh_build_renders(course_folder, tmp_path):
@@ -342,3 +352,31 @@ def test_prose_kept_between_builds_is_what_a_fresh_build_renders(course_folder, 
     path.write_text(path.read_text().replace("title: Other", "title: Renamed"))
     rebuild(course_folder, templates=template)
     assert re.search(r"See <a [^>]*>Renamed</a>", (course_folder.root / "site" / PAGE).read_text())
+
+
+def test_an_unchanged_lesson_keeps_its_warnings_and_its_errors(built):
+    """Validation remembers a lesson and record that passed it (the parse cache), so an
+    unchanged lesson is not loaded to be checked again: its warnings are reported by
+    every build all the same, and a lesson that failed fails again."""
+    edit(built, "Eleven records do not divide", "TODO: say why eleven records do not divide")
+    first, _ = rebuild(built)
+    second, _ = rebuild(built)
+    todo = [(w.message, w.line) for w in first.warnings if "TODO" in w.message]
+    assert todo and todo == [(w.message, w.line) for w in second.warnings if "TODO" in w.message]
+    # What else the checks read is part of what they remember: here, the code width.
+    manifest = built.manifest.read_text()
+    built.manifest.write_text(manifest.replace("settings:\n", "settings:\n  code_width: 30\n"))
+    narrow, _ = rebuild(built)
+    assert not [w for w in first.warnings if "longer than" in w.message]
+    assert [w for w in narrow.warnings if "longer than 30" in w.message]
+    # An :alt: on a block that draws nothing changes the text, not the code: the record
+    # stays cached, and the check fails, build after build.
+    edit(
+        built,
+        ":expected: Eight records survive",
+        ":alt: A chart.\n:expected: Eight records survive",
+    )
+    for _ in range(2):
+        with pytest.raises(BuildErrors) as caught:
+            rebuild(built)
+        assert any("drew no matplotlib figure" in e.message for e in caught.value.errors)

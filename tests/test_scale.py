@@ -23,7 +23,9 @@ def big_phase(course_folder) -> dict[str, BeautifulSoup]:
     course = course_folder.write(text, extra={f"copy-{n:02d}": text for n in range(2, LESSONS + 1)})
     lessons = [parse_lesson(ref) for ref in course.lessons]
     record = run_job(prepare_job(lessons[0], course.settings))  # in a real child process
-    builds = [LessonBuild(lesson.ref, lesson=lesson, record=record) for lesson in lessons]
+    builds = [LessonBuild(lesson.ref, record=record) for lesson in lessons]
+    for build, lesson in zip(builds, lessons, strict=True):
+        build.set_parsed(lesson)
     jobs = {job.name: job for job in plan_site(course, builds, {}, ROOT / "templates")}
     pages = {}
     for slug in ("count-batches", "copy-30", f"copy-{LESSONS}"):
