@@ -309,7 +309,8 @@ def print_timings(timings: dict[str, float]) -> None:
 def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     """Drift against records/, then a strict build: warnings, allowed markup only, links,
     alt text, valid HTML, and lesson pages no heavier than the page-weight limit."""
-    from .pipeline import build, check_drift
+    from .checkdrift import check_drift
+    from .pipeline import build
     from .progress import create_progress
     from .sitecheck import (
         PAGE_WEIGHT_LIMIT,

@@ -10,7 +10,6 @@ lesson run that passed its own checks, even when another lesson fails.
 from __future__ import annotations
 
 import importlib
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,25 +20,21 @@ from typing import TYPE_CHECKING
 
 from . import fingerprint, records
 from .caches import ExecutionCache, FormulaMemo, ParseCache, cached_hidden_modules
-from .completeness import long_code_lines, unfinished_parts
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import LessonJob, prepare_job
 from .executionkey import execution_key
 from .executionrecord import ExecutionRecord
 from .executors import choose_executor
-from .expectedoutputs import output_drift
-from .figures import figure_problems
-from .files import short_digest
 from .lessonbuild import LessonBuild
 from .links import check_links, check_references
 from .lock import build_lock, output_lock
 from .manifest import Course, load_course
-from .model import Figure, LessonLink, Prose
+from .model import LessonLink, Prose
 from .options import BuildOptions
-from .pagefigures import FIGURE_HINT, figure_block_errors
 from .parse import parse_guide, parse_lesson
 from .progress import Progress, QuietProgress
+from .validation import figure_errors, lesson_warnings, validation_key
 
 if TYPE_CHECKING:  # render and write load while lessons run: see execute_lessons
     from .render import PageJob
@@ -410,106 +405,7 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
     return outcomes
 
 
-def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
-    """Figures that cannot be drawn or shown, at the line of their code (`cache`: the
-    figure cache, which keeps cleaned drawings)."""
-    errors = []
-    lesson, record = item.parsed(), item.ran()
-    for figure in lesson.items(Figure):
-        problems = figure_problems(record.blocks[figure.anchor].figure or {})
-        if problems:
-            errors.append(
-                BuildError(
-                    f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
-                    item.path,
-                    figure.code.line,
-                    hint=f"{FIGURE_HINT} for the expected keys",
-                )
-            )
-    return errors + figure_block_errors(lesson, record, cache)
-
-
-def validation_key(item: LessonBuild, width: int) -> str:
-    """What `figure_errors` and `lesson_warnings` depend on (besides the generator, whose
-    change empties the parse cache)."""
-    expected = item.outlined().front.expected_outputs
-    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
-    return short_digest(
-        f"{item.outlined().text_digest} {item.record_key()} {width} "
-        f"{'' if stored is None else short_digest(stored)}"
-    )
-
-
-def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
-    """Problems that do not stop a build but fail `build.py check`."""
-    lesson = item.parsed()
-    expected = lesson.front.expected_outputs
-    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
-    warnings = output_drift(lesson, item.ran(), stored) if stored is not None else []
-    warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
-    for block in item.parsed().runnable_blocks():
-        output = item.ran().blocks.get(block.id)
-        if output is not None and output.stderr.strip():
-            first = output.stderr.strip().splitlines()[0]
-            warnings.append(
-                BuildError(
-                    f"{block.label} wrote to stderr: {first}",
-                    item.path,
-                    block.code.line,
-                    hint="usually a library warning, such as a deprecated call: fix its cause",
-                )
-            )
-    return warnings
-
-
 def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:
     from .render import prerender_figures
 
     prerender_figures(item.parsed(), record, cache)
-
-
-# -- build.py check ----------------------------------------------------------------------
-
-
-def check_drift(options: BuildOptions, progress: Progress, accept: bool) -> list[tuple[str, str]]:
-    """Re-run every lesson and diff its output against records/: [(slug, diff)] of drifts.
-
-    With `accept`, the fresh records replace the committed ones. The fresh runs enter the
-    execution cache, so the build that follows need not run them again.
-    """
-    with environment_failures_reported(), build_lock(options.cache):
-        state = Build(options, progress, fingerprint.Snapshot(None, [], []))
-        try:
-            run_stages(
-                state,
-                [
-                    ("manifest", load_manifest),
-                    ("parse", parse_lessons),
-                    ("execute", _run_everything),
-                ],
-            )
-        finally:
-            keep_valid_runs(state)
-        return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
-
-
-def _run_everything(state: Build) -> None:
-    for item in state.lessons:
-        item.state, item.reason = "pending", "check"
-    execute_lessons(state)
-
-
-def _drift(item: LessonBuild, options: BuildOptions, accept: bool) -> tuple[str, str] | None:
-    try:
-        committed = records.load(options.records, item.slug)
-    except BuildError as problem:
-        committed, difference = None, str(problem)
-    else:
-        difference = (
-            "no committed record"
-            if committed is None
-            else records.drift(committed.record, item.ran(), item.parsed().front.volatile)
-        )
-    if accept and (difference or committed is None):
-        records.save(options.records, item.keyed(), item.ran())
-    return (item.slug, difference) if difference else None

@@ -1,0 +1,68 @@
+"""What a lesson's record must satisfy before the build shows or saves it, and what it
+may lack that `build.py check` reports: the validate stage's checks, one lesson at a time."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .completeness import long_code_lines, unfinished_parts
+from .errors import BuildError
+from .expectedoutputs import output_drift
+from .figures import figure_problems
+from .files import short_digest
+from .lessonbuild import LessonBuild
+from .model import Figure
+from .pagefigures import FIGURE_HINT, figure_block_errors
+
+
+def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
+    """Figures that cannot be drawn or shown, at the line of their code (`cache`: the
+    figure cache, which keeps cleaned drawings)."""
+    errors = []
+    lesson, record = item.parsed(), item.ran()
+    for figure in lesson.items(Figure):
+        problems = figure_problems(record.blocks[figure.anchor].figure or {})
+        if problems:
+            errors.append(
+                BuildError(
+                    f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
+                    item.path,
+                    figure.code.line,
+                    hint=f"{FIGURE_HINT} for the expected keys",
+                )
+            )
+    return errors + figure_block_errors(lesson, record, cache)
+
+
+def validation_key(item: LessonBuild, width: int) -> str:
+    """What `figure_errors` and `lesson_warnings` depend on (besides the generator, whose
+    change empties the parse cache)."""
+    expected = item.outlined().front.expected_outputs
+    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
+    return short_digest(
+        f"{item.outlined().text_digest} {item.record_key()} {width} "
+        f"{'' if stored is None else short_digest(stored)}"
+    )
+
+
+def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
+    """Problems that do not stop a build but fail `build.py check`."""
+    lesson = item.parsed()
+    expected = lesson.front.expected_outputs
+    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
+    warnings = output_drift(lesson, item.ran(), stored) if stored is not None else []
+    warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
+    for block in item.parsed().runnable_blocks():
+        output = item.ran().blocks.get(block.id)
+        if output is not None and output.stderr.strip():
+            first = output.stderr.strip().splitlines()[0]
+            warnings.append(
+                BuildError(
+                    f"{block.label} wrote to stderr: {first}",
+                    item.path,
+                    block.code.line,
+                    hint="usually a library warning, such as a deprecated call: fix its cause",
+                )
+            )
+    return warnings
