@@ -13,11 +13,12 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
@@ -89,23 +90,55 @@ def _render_labelled_math(content: str, options: dict) -> str:
     return math_to_mathml(content, bool(options.get("display_mode")))
 
 
-# The plugin's wrappers, except that `$$...$$` inside a paragraph goes in a span: a <p>
-# cannot hold a <div>, and browsers and the HTML checker split the paragraph at one.
-_MATH_WRAPPERS = {  # token type -> element, class, display mode, what follows
-    "math_inline": ("span", "math inline", False, ""),
-    "math_inline_double": ("span", "math inline", True, ""),
-    "math_block": ("div", "math block", True, "\n"),
+# The element around each kind of token the build renders itself, as markdown-it renders
+# tokens: the plugin's math wrappers, except that `$$...$$` inside a paragraph goes in a
+# span (a <p> cannot hold a <div>, and browsers and the HTML checker split the paragraph at
+# one), and live values.
+_WRAPPERS = {  # token type -> element, class
+    "math_inline": ("span", "math inline"),
+    "math_inline_double": ("span", "math inline"),
+    "math_block": ("div", "math block"),
+    "live_value": ("span", "live-value"),
 }
+
+
+def wrap_in_elements(state: StateCore) -> None:
+    """Give formulas, live values and `(label)=` targets their elements as tokens of their
+    own, so that markdown-it writes the markup and our render rules only the content."""
+    state.tokens = _wrapped(state.tokens)
+    for token in state.tokens:
+        if token.type == "inline" and token.children:
+            token.children = _wrapped(token.children)
+
+
+def _wrapped(tokens: list[Token]) -> list[Token]:
+    result: list[Token] = []
+    for token in tokens:
+        if token.type == "myst_target":  # an empty element carrying the label as its id
+            attrs = {"class": "target", "id": token.content}
+            result += [_element(token, "span", 1, attrs), _element(token, "span", -1)]
+        elif token.type in _WRAPPERS:
+            tag, css = _WRAPPERS[token.type]
+            result += [_element(token, tag, 1, {"class": css}), token, _element(token, tag, -1)]
+        else:
+            result.append(token)
+    return result
+
+
+def _element(around: Token, tag: str, nesting: Literal[1, -1], attrs: dict | None = None) -> Token:
+    kind = "open" if nesting == 1 else "close"
+    return Token(f"{tag}_{kind}", tag, nesting, attrs=attrs or {}, block=around.block)
 
 
 def _render_math(
     self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
 ) -> str:
-    """A formula as MathML, converted through the build's memo (`env["formulas"]`)."""
+    """A formula as MathML (allow-listed, mathml.py), converted through the build's memo
+    (`env["formulas"]`)."""
     token = tokens[idx]
-    tag, css, display, gap = _MATH_WRAPPERS[token.type]
+    display = token.type != "math_inline"
     mathml = math_to_mathml(token.content, display, env.get("formulas"))
-    return f'<{tag} class="{css}">{gap}{mathml}{gap}</{tag}>{gap}'
+    return mathml + "\n" if token.block else mathml
 
 
 def _highlight_fence(code: str, language: str, _attrs: str) -> str:
@@ -131,13 +164,6 @@ def _raw_html(
     if content.lstrip().startswith("<!--"):
         return ""
     return escapeHtml(content)
-
-
-def _target(
-    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
-) -> str:
-    """A `(label)=` target: an empty element carrying the label as its id."""
-    return f'<span class="target" id="{escapeHtml(tokens[idx].content)}"></span>\n'
 
 
 def _nothing(
@@ -176,8 +202,7 @@ def _live_value_rule(state: StateInline, silent: bool) -> bool:
 def _render_live_value(
     self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: dict
 ) -> str:
-    value = env["live_values"][tokens[idx].content]
-    return f'<span class="live-value">{escapeHtml(value)}</span>'
+    return escapeHtml(env["live_values"][tokens[idx].content])
 
 
 def _fence(
@@ -212,7 +237,7 @@ def create_markdown(footnotes_at_end: bool = True) -> MarkdownIt:
     md.use(
         dollarmath_plugin, renderer=_render_labelled_math, allow_digits=False, double_inline=True
     )
-    for token_type in _MATH_WRAPPERS:
+    for token_type in ("math_inline", "math_inline_double", "math_block"):
         md.add_render_rule(token_type, _render_math)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("heading_open", _heading_open)
@@ -223,13 +248,13 @@ def create_markdown(footnotes_at_end: bool = True) -> MarkdownIt:
     md.add_render_rule("image", _image)
     md.add_render_rule("html_block", _raw_html)
     md.add_render_rule("html_inline", _raw_html)
-    md.add_render_rule("myst_target", _target)
+    md.core.ruler.after("resolve_roles", "wrap_in_elements", wrap_in_elements)
     md.add_render_rule("myst_line_comment", _nothing)
     return md
 
 
 MARKDOWN = create_markdown()
-_PARSER = create_markdown(footnotes_at_end=False).disable("resolve_roles")
+_PARSER = create_markdown(footnotes_at_end=False).disable(["resolve_roles", "wrap_in_elements"])
 
 
 def parse_nodes(text: str) -> list[SyntaxTreeNode]:
