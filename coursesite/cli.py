@@ -313,7 +313,6 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     from .pipeline import build
     from .progress import create_progress
     from .sitecheck import (
-        PAGE_WEIGHT_LIMIT,
         check_links,
         check_markup,
         check_page_weight,
@@ -335,8 +334,10 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
                 forget_state(checked)  # the folder goes away; its state must not linger
             problems = [str(w) for w in result.warnings]
             weights = page_weights(site)
+            assert result.course is not None
+            limit = result.course.settings.page_weight_kib * 1024
             findings = check_markup(site) + check_links(site) + validate_html(site)
-            problems += [str(p) for p in findings + check_page_weight(weights)]
+            problems += [str(p) for p in findings + check_page_weight(weights, limit)]
     except BuildErrors as errors:
         errors.report()
         return 1
@@ -359,7 +360,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
         print(
             "check passed: no drift, no warnings, only allowed markup, every link resolves, "
             "every image has alt text, the HTML is valid, and every lesson page weighs at most "
-            f"{kib(PAGE_WEIGHT_LIMIT)} compressed"
+            f"{kib(limit)} compressed"
         )
         return 0
     if drifts and not arguments.accept:

@@ -61,6 +61,9 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     code_width: Positive = 88
     """Characters a code line may have before it scrolls sideways in the page's column;
     `build.py check` warns about longer lines."""
+    page_weight_kib: Positive = 150
+    """What a lesson page may weigh, compressed as a host serves it (its HTML with inline
+    figures, and its stylesheets and scripts); `build.py check` fails a heavier page."""
     cluster: str | None = None
     """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
     out of the execution cache key: which machines ran a lesson does not change its output."""
@@ -69,7 +72,8 @@ class Settings(StrictModel, frozen=True, kw_only=True):
         """The settings that can change what a lesson prints, as JSON for cache keys."""
         fields = msgspec.structs.asdict(self)
         # How pages link and lay out code, and where it runs, not what it prints.
-        del fields["cluster"], fields["api_docs"], fields["code_width"]
+        for name in ("cluster", "api_docs", "code_width", "page_weight_kib"):
+            del fields[name]
         return msgspec.json.encode(fields).decode()
 
 

@@ -160,7 +160,7 @@ def validate_html(site: Path) -> list[SiteProblem]:
 # A lesson page's weight: what a reader downloads to read it, compressed as a static host
 # serves it (gzip, level 6): the HTML (inline SVG figures included) and every stylesheet and
 # script it loads. Images and downloads are fetched only when asked for, so they do not count.
-PAGE_WEIGHT_LIMIT = 150 * 1024
+# The limit is `settings.page_weight_kib`.
 _BIGGEST_PARTS = 4
 
 
@@ -170,10 +170,6 @@ class PageWeight:
     compressed: int  # bytes a reader downloads
     raw: int  # bytes before compression
     parts: tuple[tuple[str, int], ...]  # (what, compressed bytes), heaviest first
-
-    @property
-    def over(self) -> bool:
-        return self.compressed > PAGE_WEIGHT_LIMIT
 
 
 def kib(size: int) -> str:
@@ -279,18 +275,18 @@ def page_weights(site: Path) -> list[PageWeight]:
     return weights
 
 
-def check_page_weight(weights: list[PageWeight]) -> list[SiteProblem]:
-    """A lesson page heavier than PAGE_WEIGHT_LIMIT, with what makes it heavy."""
+def check_page_weight(weights: list[PageWeight], limit: int) -> list[SiteProblem]:
+    """A lesson page heavier than `limit` bytes compressed, with what makes it heavy."""
     return [
         SiteProblem(
             weight.path,
             None,
             f"page weighs {kib(weight.compressed)} compressed ({kib(weight.raw)} raw), over "
-            f"the {kib(PAGE_WEIGHT_LIMIT)} limit; biggest parts: "
+            f"the {kib(limit)} limit (settings.page_weight_kib); biggest parts: "
             + ", ".join(f"{what} {kib(size)}" for what, size in weight.parts)
             + ". Print less in the heaviest blocks (a summary instead of every value, or "
             "write the data to a file), or split the lesson in two",
         )
         for weight in weights
-        if weight.over
+        if weight.compressed > limit
     ]

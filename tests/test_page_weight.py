@@ -5,7 +5,8 @@ its weight and what makes it heavy."""
 import re
 
 from conftest import authoring_example, build_real_course
-from coursesite.sitecheck import PAGE_WEIGHT_LIMIT, page_weights
+from coursesite.manifest import Settings
+from coursesite.sitecheck import page_weights
 
 PAGE = "basics/count-batches/index.html"
 
@@ -70,6 +71,21 @@ def test_the_real_lessons_are_under_the_limit(tmp_path):
     assert built.returncode == 0, built.stderr
     weights = page_weights(site)
     assert len(weights) == 3
-    assert all(0 < weight.compressed <= PAGE_WEIGHT_LIMIT for weight in weights), weights
+    limit = Settings().page_weight_kib * 1024
+    assert limit == 150 * 1024  # the default
+    assert all(0 < weight.compressed <= limit for weight in weights), weights
     # Raw, the same pages are heavier than the limit: the limit is on what a reader downloads.
     assert all(weight.raw > weight.compressed * 3 for weight in weights)
+
+
+def test_the_limit_is_a_setting(course_folder):
+    course_folder.write(authoring_example())
+    manifest = course_folder.manifest.read_text()
+    course_folder.manifest.write_text(
+        manifest.replace("settings:\n", "settings:\n  page_weight_kib: 5\n")
+    )
+    assert course_folder.cli("-q").returncode == 0
+    checked = course_folder.cli("check")
+    assert checked.returncode == 1
+    [error] = [line for line in checked.stderr.splitlines() if "page weighs" in line]
+    assert f"site/{PAGE}: page weighs" in error and "over the 5.0 KiB limit" in error
