@@ -14,6 +14,8 @@ written atomically (`files.write_atomically`).
 - FormulaMemo (mathml/): the formula, the converter's and the allowlist's versions; saves
   importing latex2mathml.
 - HighlightCache (highlight/): the code and Pygments' version; saves highlighting.
+- ImageDigests (images.json): each lesson image's digest, while its size, modification
+  time and inode hold; saves reading every image of the course on every build.
 - ProseMemo (prose/): a lesson page's prose HTML, keyed by the lesson's text, live values
   and images, the course's lessons and labels, and the generator; saves converting
   Markdown when only templates changed.
@@ -50,6 +52,7 @@ from .executionkey import CacheKey, explain_miss
 from .executionrecord import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .figures import render_svg
 from .files import short_digest, write_atomically
+from .images import image_digest
 from .lessonbuild import LessonBuild
 from .manifest import LessonRef
 from .markdown import highlight_code
@@ -287,6 +290,35 @@ def _check_declared_files(lesson: Lesson) -> None:
     )
     if problems:
         raise BuildErrors(problems)
+
+
+class ImageDigests:
+    """Each image file's digest, kept in `file` between builds with the file's size,
+    modification time and inode: a file with the same three is not read again."""
+
+    def __init__(self, file: Path):
+        self.file = file
+        try:
+            self.known = msgspec.json.decode(file.read_bytes(), type=dict[str, list[int | str]])
+        except (OSError, msgspec.DecodeError):
+            self.known = {}
+        self.used: dict[str, list[int | str]] = {}
+
+    def digest(self, path: Path) -> str:
+        """The digest of the file at `path`; OSError if it cannot be read."""
+        status = path.stat()
+        stamp: list[int | str] = [status.st_size, status.st_mtime_ns, status.st_ino]
+        key = str(path.resolve())
+        entry = self.known.get(key)
+        if entry is None or entry[:3] != stamp:
+            entry = [*stamp, image_digest(path.read_bytes())]
+        self.used[key] = entry
+        return str(entry[3])
+
+    def save(self) -> None:
+        """Keep the digests of the files this build used."""
+        if self.used != self.known:
+            write_atomically(self.file, msgspec.json.encode(self.used))
 
 
 class FormulaMemo:

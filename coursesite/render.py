@@ -18,7 +18,7 @@ from jinja2 import (
     Environment,
 )
 
-from .caches import FormulaMemo, ProseMemo, parser_version
+from .caches import FormulaMemo, ImageDigests, ProseMemo, parser_version
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .executionrecord import ExecutionRecord
@@ -91,6 +91,7 @@ def plan_site(
     references = course_references(course, lessons)
     env.globals["references"] = references
     figure_cache = cache and cache / "figures"
+    image_digests = ImageDigests(cache / "images.json") if cache else None
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(
         folder_digest(templates),
@@ -170,7 +171,7 @@ def plan_site(
             lessons[position - 1] if position else None,
             lessons[position + 1] if position + 1 < len(lessons) else None,
         )
-        images = lesson_images(item.path, item.outlined().images)
+        images = lesson_images(item.path, item.outlined().images, image_digests)
         inputs = (
             item.outlined().text_digest,
             item.record_key(),
@@ -218,6 +219,8 @@ def plan_site(
     jobs.append(
         PageJob("publishing", shared, functools.partial(_render_publishing, env, course, lessons))
     )
+    if image_digests:
+        image_digests.save()
     return jobs
 
 

@@ -172,3 +172,24 @@ def test_the_markdown_download_and_notebook_keep_the_constructs(site):
     notebook = json.loads((site / "count-batches" / "lesson.ipynb").read_text())
     cells = "\n".join(cell["source"] for cell in notebook["cells"])
     assert "> **Warning**" in cells and f"]({name})" in cells
+
+
+def test_an_image_changed_since_the_last_build_is_published_under_its_new_name(course_folder):
+    """Image digests are kept between builds while a file's size, time and inode hold
+    (caches.ImageDigests): a file rewritten since, even to the same size, is read again."""
+    text = authoring_example().replace(
+        "# Understand\n", "# Understand\n\n![Three bars](images/batches.png)\n", 1
+    )
+    course_folder.write(text)
+    image = course_folder.root / "content" / "images" / "batches.png"
+    image.parent.mkdir()
+    image.write_bytes(PNG)
+    build(course_folder.options())
+    changed = PNG[:-1] + b"\x01"  # the same size
+    image.write_bytes(changed)
+    build(course_folder.options())
+    lesson = course_folder.root / "site" / "basics" / "count-batches"
+    soup = BeautifulSoup((lesson / "index.html").read_text(), "html.parser")
+    name = f"images/batches-{hashlib.sha256(changed).hexdigest()[:12]}.png"
+    assert soup.select_one(".prose img")["src"] == name
+    assert (lesson / name).read_bytes() == changed
