@@ -52,13 +52,14 @@ from .executionkey import CacheKey, explain_miss
 from .executionrecord import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .figures import render_svg
 from .files import short_digest, write_atomically
+from .frontmatter import missing_data_files
 from .images import image_digest
 from .lessonbuild import LessonBuild
 from .manifest import LessonRef
 from .markdown import highlight_code
 from .mathml import ALLOWLIST_REVISION, latex_to_mathml
 from .model import Lesson, LessonOutline
-from .parse import missing_data_files, parse_lesson
+from .parse import parse_lesson
 from .paths import data_files_outside, is_inside
 
 # 2: blocks kept in execution order; 3: blocks keep their display output; 4: blocks keep

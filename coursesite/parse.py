@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
 from markdown_it.tree import SyntaxTreeNode
 
 from . import builtin_blocks  # noqa: F401  (registers the built-in block kinds)
@@ -26,6 +25,7 @@ from .blocks import (
     runnable_blocks,
 )
 from .errors import BuildError, BuildErrors, decode_utf8, did_you_mean
+from .frontmatter import front_matter_problems, prerequisite_links, split_front_matter
 from .manifest import LessonRef
 from .markdown import math_to_mathml, parse_nodes, slugify
 from .mathml import UnsafeMath
@@ -44,8 +44,7 @@ from .model import (
     Target,
 )
 from .mystscan import MystScanner, is_block, walk_with_lines
-from .paths import data_files_outside
-from .yamlmodel import line_at, load_yaml_model, node_tree
+from .yamlmodel import load_yaml_model
 
 if TYPE_CHECKING:  # the memo's module imports this one
     from .caches import FormulaMemo
@@ -379,35 +378,6 @@ def _shown_python(info: str) -> bool:
     return bool(words) and words[0] == "python" and "norun" not in words[1:]
 
 
-def split_front_matter(text: str, path: Path) -> tuple[str, int]:
-    """The YAML between the opening '---' lines and the number of lines it spans."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise BuildErrors(
-            [
-                BuildError(
-                    "the lesson must start with front matter ('---' line)",
-                    path,
-                    1,
-                    hint="see docs/authoring.md, 'Front matter'",
-                )
-            ]
-        )
-    for index, line in enumerate(lines[1:], start=1):
-        if line.strip() == "---":
-            return "\n".join(lines[1:index]), index + 1
-    raise BuildErrors(
-        [
-            BuildError(
-                "front matter is not closed",
-                path,
-                1,
-                hint="end it with a line containing only '---'",
-            )
-        ]
-    )
-
-
 def parse_lesson(
     ref: LessonRef, data: bytes | None = None, formulas: FormulaMemo | None = None
 ) -> Lesson:
@@ -420,23 +390,8 @@ def parse_lesson(
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
     parser = LessonParser(path, lines, formulas=formulas, course_root=ref.course_root)
-    for index, pattern in enumerate(front.volatile):
-        try:
-            re.compile(pattern)
-        except re.error as problem:
-            parser.error(
-                f"volatile pattern {pattern!r} is not a regular expression: {problem}",
-                _front_line(root, ("volatile", index)),
-                "see 'volatile' in docs/authoring.md",
-            )
-    parser.errors.extend(missing_data_files(path, text, front))
-    parser.errors.extend(data_files_outside(path, text, front.declared_files(), ref.course_root))
-    if front.prerequisite and front.prerequisite.startswith("lesson:"):
-        parser.links.append(
-            LessonLink(
-                front.prerequisite[len("lesson:") :], None, _front_line(root, ("prerequisite",))
-            )
-        )
+    parser.errors.extend(front_matter_problems(ref, text, front, root))
+    parser.links.extend(prerequisite_links(front, root))
     stages = parser.parse_stages()
     _check_step_numbers(parser, stages)
     if parser.errors:
@@ -458,36 +413,6 @@ def parse_lesson(
         parser.label_refs,
         parser.context.images,
     )
-
-
-def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildError]:
-    """The files the front matter declares that are not beside the lesson file."""
-    missing: list[tuple[tuple, str]] = [
-        (("files", index), name)
-        for index, name in enumerate(front.files)
-        if not (path.parent / name).is_file()
-    ]
-    if front.expected_outputs and not (path.parent / front.expected_outputs).is_file():
-        missing.append((("expected_outputs",), front.expected_outputs))
-    if not missing:
-        return []
-    # Only now read the YAML's lines: a cached lesson keeps its text, not its node tree.
-    root = node_tree(split_front_matter(text, path)[0])
-    assert root is not None, "front matter that declares files is not empty"
-    return [
-        BuildError(
-            f"data file '{name}' not found",
-            path,
-            _front_line(root, location),
-            hint="files are relative to the folder of the lesson file",
-        )
-        for location, name in missing
-    ]
-
-
-def _front_line(root: yaml.Node, loc: tuple) -> int:
-    """The file line of the front-matter value at `loc` (front matter starts on line 2)."""
-    return line_at(root, loc, first_line=2)
 
 
 def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
