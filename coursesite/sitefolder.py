@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,7 @@ def write_file(path: Path, content: str | bytes) -> None:
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
     else:
-        if status.st_nlink > 1 or not os.path.isfile(path) or os.path.islink(path):
+        if status.st_nlink > 1 or not stat.S_ISREG(status.st_mode):  # shared, or not a file
             _remove(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
     with open(path, "wb") as file:

@@ -26,6 +26,7 @@ from .sitefolder import (
     discard,
     link_or_copy,
     remove_leftovers,
+    spare,
     staging_folder,
     swap,
     trash_folder,
@@ -74,8 +75,8 @@ def write_site(
         staging.chmod(0o755)
         swap(staging, out, trash)
     except BaseException:
-        if staging.exists():
-            os.rename(staging, trash / "failed")
+        if staging.exists():  # still a good spare: the next build brings it up to date
+            os.rename(staging, trash / "failed" if spare(out).exists() else spare(out))
         raise
     finally:
         discard(trash)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, authoring_example
+from coursesite import searchindex
+from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 
 SECOND = authoring_example().replace("Count what a batch holds", "Count it again")
@@ -77,3 +79,25 @@ def test_a_recycled_spare_holds_exactly_what_an_empty_folder_would(two_builds, t
     build(two_builds.options())
     assert tree(two_builds.root / "site") == fresh_build(two_builds, tmp_path)
     assert not (two_builds.root / "site" / "basics" / "second").exists()
+
+
+def test_a_build_that_fails_while_writing_leaves_the_site_and_a_good_spare(
+    two_builds, tmp_path, monkeypatch
+):
+    site = two_builds.root / "site"
+    before = tree(site)
+    edit = two_builds.lesson_path.read_text().replace("never divide", "cannot divide")
+    two_builds.lesson_path.write_text(edit)
+    # Pagefind fails: the page is already written into the staging folder by then.
+    monkeypatch.setattr(searchindex.pagefind_bin, "get_executable", lambda: "/bin/false")
+    with pytest.raises(BuildErrors) as caught:
+        build(two_builds.options())
+    assert "the search index could not be built" in str(caught.value)
+    assert tree(site) == before
+    # The half-updated staging folder is the spare again; the next build makes it right.
+    assert (two_builds.root / ".site.spare" / "basics").is_dir()
+    monkeypatch.undo()
+    build(two_builds.options())
+    after = tree(site)
+    assert after == fresh_build(two_builds, tmp_path)
+    assert b"cannot divide" in after[0]["basics/count-batches/index.html"]
