@@ -320,7 +320,7 @@ class Lesson:
 class LessonOutline:
     """What the stages that look across the whole course need of a lesson: its front
     matter, link targets and images, and the parts of its execution key that come from its
-    code. Kept apart from the Lesson (caches.ParseCache), so that a build of 1,000 lessons
+    code. Kept apart from the Lesson (parsecache.ParseCache), so that a build of 1,000 lessons
     loads in full only the lessons it runs or renders."""
 
     front: FrontMatter

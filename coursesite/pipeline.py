@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import fingerprint, records
-from .caches import ExecutionCache, FormulaMemo, ParseCache, cached_hidden_modules
+from .caches import ExecutionCache, FormulaMemo, cached_hidden_modules
 from .dependencies import distribution_version, installed_signature
 from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
 from .execute import LessonJob, prepare_job
@@ -33,6 +33,7 @@ from .manifest import Course, load_course
 from .model import LessonLink, Prose
 from .options import BuildOptions
 from .parse import parse_guide, parse_lesson
+from .parsecache import ParseCache
 from .progress import Progress, QuietProgress
 from .validation import figure_errors, lesson_warnings, validation_key
 

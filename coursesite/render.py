@@ -18,7 +18,7 @@ from jinja2 import (
     Environment,
 )
 
-from .caches import FormulaMemo, ImageDigests, ProseMemo, parser_version
+from .caches import FormulaMemo, ImageDigests, ProseMemo
 from .downloads import download_list, lesson_downloads
 from .errors import BuildError
 from .executionrecord import ExecutionRecord
@@ -31,6 +31,7 @@ from .manifest import Course, LessonRef, PhaseEntry
 from .model import Figure, Lesson, Prose
 from .myst import References
 from .pagefigures import captured_figures, data_figure_svg, page_figures
+from .parsecache import parser_version
 from .templating import create_environment, render_page
 
 

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of
-from coursesite import caches
 from coursesite import executionkey as cache_module
+from coursesite import parsecache
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 
@@ -261,9 +261,11 @@ def test_formulas_are_converted_once_and_the_memo_follows_the_course(built):
 
 def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
     parsed = []
-    original = caches.parse_lesson
+    original = parsecache.parse_lesson
     monkeypatch.setattr(
-        caches, "parse_lesson", lambda ref, *rest: parsed.append(ref.slug) or original(ref, *rest)
+        parsecache,
+        "parse_lesson",
+        lambda ref, *rest: parsed.append(ref.slug) or original(ref, *rest),
     )
     second = authoring_example().replace("Count what a batch holds", "Count again")
     course_folder.write(authoring_example(), extra={"count-again": second})
@@ -283,7 +285,7 @@ def test_only_changed_lesson_files_are_parsed_again(course_folder, monkeypatch):
         in (course_folder.root / "site" / "basics" / "count-again" / "index.html").read_text()
     )
     # The parser's own code is part of the key.
-    monkeypatch.setattr(caches, "parser_version", lambda: "another parser")
+    monkeypatch.setattr(parsecache, "parser_version", lambda: "another parser")
     rebuild(course_folder)
     assert sorted(parsed) == ["count-again", "count-batches", "count-batches"]
 
