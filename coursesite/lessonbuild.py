@@ -93,6 +93,11 @@ class LessonBuild:
             if path.is_file():
                 self.inputs[os.path.relpath(path, folder)] = path.read_bytes()
 
+    def expected_outputs(self) -> bytes | None:
+        """The file of outputs the front matter says the lesson reproduces, if any."""
+        expected = self.outlined().front.expected_outputs
+        return self.inputs.get(os.path.normpath(expected)) if expected else None
+
     def input_paths(self) -> list[Path]:
         folder = self.path.parent
         return [(folder / name).resolve() for name in self.inputs]

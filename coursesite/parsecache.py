@@ -105,12 +105,12 @@ class ParseCache:
             return
         cached = self._unpickle(self._path(ref), key)  # the index lost, or from before it
         if cached is None:
-            lesson, formulas = self._parse(ref, key, data)
+            lesson, formulas = self._parse(ref, key, data)  # which checks the declared files
         else:
-            lesson, formulas = cached
+            formulas = cached[1]
             self.formulas.keep(formulas)
-        lesson = dataclasses.replace(lesson, ref=ref, path=ref.source)
-        _check_declared_files(lesson)
+            lesson = dataclasses.replace(cached[0], ref=ref, path=ref.source)
+            _check_declared_files(lesson)
         item.set_parsed(lesson)
         self.index[ref.slug] = OutlineEntry(key, item.outlined(), formulas)
         self.changed = True

@@ -231,9 +231,8 @@ def validate_records(state: Build) -> None:
         key = validation_key(item, width)
         known = state.parses.checked(item.slug, key)
         if known is None:
-            problems = figure_errors(item, figures)
-            errors += problems
-            if problems or errors:
+            errors += figure_errors(item, figures)
+            if errors:  # nothing will be shown: only look for more errors
                 continue
             known = lesson_warnings(item, width)
             state.parses.remember_check(item.slug, key, known)

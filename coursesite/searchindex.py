@@ -81,16 +81,15 @@ def index_search(
             and old.get("shards", {}).get(folder) == members
         )
         if same and previous is not None and (previous / folder / "pagefind-entry.json").is_file():
-            reusable.append(folder)
+            reusable.append((previous / folder, folder))
         else:
             stale.append((folder, members))
     workers = min(len(stale), os.cpu_count() or 1) or 1
     with ThreadPoolExecutor(workers) as pool:
         # Pagefind indexes the changed shards while this thread links the others.
         indexing = [pool.submit(_index_shard, site, into, *shard) for shard in stale]
-        for folder in reusable:
-            assert previous is not None
-            _link_shard(previous / folder, into / folder, primary=not folder)
+        for source, folder in reusable:
+            _link_shard(source, into / folder, primary=not folder)
         for future in indexing:
             future.result()
     (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")

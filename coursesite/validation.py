@@ -3,7 +3,6 @@ may lack that `build.py check` reports: the validate stage's checks, one lesson 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from .completeness import long_code_lines, unfinished_parts
@@ -38,8 +37,7 @@ def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildErr
 def validation_key(item: LessonBuild, width: int) -> str:
     """What `figure_errors` and `lesson_warnings` depend on (besides the generator, whose
     change empties the parse cache)."""
-    expected = item.outlined().front.expected_outputs
-    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
+    stored = item.expected_outputs()
     return short_digest(
         f"{item.outlined().text_digest} {item.record_key()} {width} "
         f"{'' if stored is None else short_digest(stored)}"
@@ -48,13 +46,11 @@ def validation_key(item: LessonBuild, width: int) -> str:
 
 def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
     """Problems that do not stop a build but fail `build.py check`."""
-    lesson = item.parsed()
-    expected = lesson.front.expected_outputs
-    stored = item.inputs.get(os.path.normpath(expected)) if expected else None
-    warnings = output_drift(lesson, item.ran(), stored) if stored is not None else []
+    lesson, record, stored = item.parsed(), item.ran(), item.expected_outputs()
+    warnings = output_drift(lesson, record, stored) if stored is not None else []
     warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
-    for block in item.parsed().runnable_blocks():
-        output = item.ran().blocks.get(block.id)
+    for block in lesson.runnable_blocks():
+        output = record.blocks.get(block.id)
         if output is not None and output.stderr.strip():
             first = output.stderr.strip().splitlines()[0]
             warnings.append(
