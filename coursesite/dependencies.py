@@ -38,9 +38,6 @@ def modules_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name for name in names if name not in sys.stdlib_module_names)
 
 
-# How the runner's record says that a run never imported jax (runner.jax_devices).
-
-
 def local_module_file(module: str, folder: Path) -> Path | None:
     """`folder/module.py` when the lesson imports a module of its own, else None."""
     path = folder / f"{module}.py"
@@ -79,16 +76,6 @@ def installed_signature() -> tuple[tuple[str, int], ...]:
 
 
 @functools.lru_cache(maxsize=1)
-def _installed_as_of(signature: tuple[tuple[str, int], ...]) -> dict[str, str]:
-    """Installed distributions by normalized name, read from the dist-info folder names.
-
-    Listing folders costs about a millisecond, where importlib.metadata's full scan costs
-    tens. Kept while `signature` holds, so that a long `build.py serve` sees an upgrade.
-    """
-    return {name: version for name, (_, version) in installed_projects(signature).items()}
-
-
-@functools.lru_cache(maxsize=1)
 def installed_projects(signature: tuple[tuple[str, int], ...]) -> dict[str, tuple[str, str]]:
     """Normalized name -> (the project's own spelling, its version), from dist-info names."""
     found: dict[str, tuple[str, str]] = {}
@@ -105,15 +92,27 @@ def installed_projects(signature: tuple[tuple[str, int], ...]) -> dict[str, tupl
 def distribution_version(
     module: str, signature: tuple[tuple[str, int], ...] | None = None
 ) -> str | None:
-    """The installed version of the distribution that provides top-level `module`.
+    """The installed version of the distribution that provides top-level `module`, from
+    the dist-info folder names (listing them costs a millisecond, where importlib.metadata's
+    full scan costs tens), kept while the installed packages' signature holds.
 
     `signature` is `installed_signature()` when the caller already took it: a build asks
     for thousands of versions at 1,000 lessons, and each signature stats sys.path."""
-    installed = _installed_as_of(signature or installed_signature())
-    version = installed.get(normalized_name(module))
-    if version is not None:
-        return version
-    import importlib.metadata  # only for modules named unlike their distribution: ~30 ms
+    signature = signature or installed_signature()
+    projects = installed_projects(signature)
+    found = projects.get(normalized_name(module))
+    if found is None:  # a module named unlike its distribution (yaml: PyYAML)
+        providers = module_providers(signature).get(module, [])
+        found = projects.get(normalized_name(providers[0])) if providers else None
+    return found[1] if found else None
 
-    providers = importlib.metadata.packages_distributions().get(module, [])
-    return installed.get(normalized_name(providers[0])) if providers else None
+
+@functools.lru_cache(maxsize=1)
+def module_providers(signature: tuple[tuple[str, int], ...]) -> dict[str, list[str]]:
+    """importlib.metadata's module -> distributions map (~30 ms: read once per install)."""
+    from importlib import metadata
+
+    return {
+        module: list(dict.fromkeys(names))
+        for module, names in metadata.packages_distributions().items()
+    }

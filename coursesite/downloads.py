@@ -7,6 +7,7 @@ nbformat 4 JSON; the zip has fixed timestamps so that a rebuild is byte-identica
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -276,14 +277,9 @@ def lesson_downloads(
     md = env.get_template("markdown.md").make_module(context)
     solution_ids = {block.id for block in lesson.runs if block.solution}
 
-    def item_markdown(item: object) -> str:
+    def item_markdown(item: object, for_students: bool = student) -> str:
         return env.get_template(view_of(item).markdown).render(
-            context, md=md, item=item, lesson=lesson, record=record, student=student
-        )
-
-    def student_markdown(item: object) -> str:
-        return env.get_template(view_of(item).markdown).render(
-            context, md=md, item=item, lesson=lesson, record=record, student=True
+            context, md=md, item=item, lesson=lesson, record=record, student=for_students
         )
 
     figures: dict[str, list[CellFigure]] = {
@@ -307,7 +303,12 @@ def lesson_downloads(
             if student  # lesson.ipynb is already without solutions
             else {
                 STUDENT_NOTEBOOK: notebook_json(
-                    lesson, record, figures, md, student_markdown, student=True
+                    lesson,
+                    record,
+                    figures,
+                    md,
+                    functools.partial(item_markdown, for_students=True),
+                    student=True,
                 )
             }
         ),

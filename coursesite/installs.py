@@ -17,6 +17,7 @@ from .dependencies import (
     imported_modules,
     installed_projects,
     installed_signature,
+    module_providers,
     modules_imported_by,
     normalized_name,
 )
@@ -42,7 +43,7 @@ def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
         if normalized_name(module) in projects:  # most are named as they are imported
             found.add(projects[normalized_name(module)][0])
         else:
-            found.update(_providers(signature).get(module, [])[:1])
+            found.update(module_providers(signature).get(module, [])[:1])
     return sorted(found, key=str.lower)
 
 
@@ -80,7 +81,7 @@ def _hidden_modules(
 ) -> dict[str, str]:
     allowed = _with_dependencies(distributions)
     hidden = {}
-    for module, names in _providers(signature).items():
+    for module, names in module_providers(signature).items():
         if module.startswith("_") or not names:
             continue  # private helpers (_cffi_backend, _yaml) load only through their packages
         if not any(normalized_name(name) in allowed for name in names):
@@ -112,14 +113,3 @@ def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
             if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
                 pending.append(requirement.name)
     return seen
-
-
-@functools.lru_cache(maxsize=1)
-def _providers(signature: tuple[tuple[str, int], ...]) -> dict[str, list[str]]:
-    """importlib.metadata's module -> distributions map (~30 ms: read once per install)."""
-    from importlib import metadata
-
-    return {
-        module: list(dict.fromkeys(names))
-        for module, names in metadata.packages_distributions().items()
-    }

@@ -17,6 +17,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from .errors import BuildError, decode_utf8
+from .yamlmodel import yaml_error
 
 NOTEBOOK_HINT = "give a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown notebook"
 
@@ -165,8 +166,9 @@ def _front_matter_end(lines: list[str], path: Path) -> int:
         return 0
     for index, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
-            header = yaml.safe_load("\n".join(lines[1:index])) or {}
-            language = header.get("kernelspec", {}).get("language", "python")
+            header = _yaml_mapping("\n".join(lines[1:index]), path, 2, "front matter")
+            kernel = header.get("kernelspec")
+            language = kernel.get("language", "python") if isinstance(kernel, dict) else "python"
             if language != "python":
                 raise BuildError(
                     f"the notebook's kernel runs {language}, not Python",
@@ -194,19 +196,46 @@ def _markdown_cells(lines: list[str], first: int, end: int) -> list[Cell]:
 
 
 def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
-    """A code cell; its `:key: value` options or `---` YAML header are read for tags."""
+    """A code cell (its fence on file line `line`); its `:key: value` options or `---` YAML
+    header are read for tags."""
     body = content.splitlines()
     tags: tuple[str, ...] = ()
     if body and body[0].strip() == "---":
         closing = next((i for i, row in enumerate(body[1:], 1) if row.strip() == "---"), None)
         if closing is None:
             raise BuildError("code cell options opened with '---' are never closed", path, line)
-        options = yaml.safe_load("\n".join(body[1:closing])) or {}
-        tags, body = tuple(options.get("tags", ())), body[closing + 1 :]
+        options = _yaml_mapping("\n".join(body[1:closing]), path, line + 2, "code cell options")
+        tags, body = _tags(options.get("tags"), path, line), body[closing + 1 :]
     else:
+        at = line + 1
         while body and body[0].startswith(":") and ":" in body[0][1:]:
             key, _, value = body[0][1:].partition(":")
             if key.strip() == "tags":
-                tags = tuple(yaml.safe_load(value) or ())
-            body = body[1:]
+                tags = _tags(_yaml(value, path, at), path, at)
+            body, at = body[1:], at + 1
     return Cell("code", "\n".join(body), f"line {line}", tags=tags)
+
+
+def _yaml(text: str, path: Path, line: int) -> object:
+    """`text`, YAML that starts on file line `line`; an error names the line at fault."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as problem:
+        raise yaml_error(problem, path, line) from None
+
+
+def _yaml_mapping(text: str, path: Path, line: int, what: str) -> dict:
+    found = _yaml(text, path, line)
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        raise BuildError(f"the {what} must be a mapping of keys to values", path, line)
+    return found
+
+
+def _tags(value: object, path: Path, line: int) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise BuildError("a code cell's tags must be a list of words", path, line)
+    return tuple(value)

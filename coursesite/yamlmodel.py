@@ -69,22 +69,7 @@ def load_yaml_model(
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        hint = "check indentation and quoting around this line"
-        # An unclosed bracket or quote is noticed lines later; the mistake is where it opened.
-        if error.context_mark and (error.context or "").startswith(_UNCLOSED):
-            mark, hint = error.context_mark, "close the bracket or quote opened on this line"
-        line = mark.line + 1 + offset if mark else None
-        raise BuildErrors(
-            [
-                BuildError(
-                    f"invalid YAML: {error.problem or error.context}",
-                    path,
-                    line,
-                    hint=hint,
-                )
-            ]
-        ) from None
+        raise BuildErrors([yaml_error(error, path, first_line)]) from None
     except yaml.reader.ReaderError as error:  # a character YAML does not allow
         line = text[: error.position].count("\n") + 1 + offset
         raise BuildErrors(
@@ -114,6 +99,17 @@ def load_yaml_model(
         return msgspec.convert(data, model), root
     except msgspec.ValidationError as error:
         raise BuildErrors([_describe(str(error), root, model, path, offset)]) from None
+
+
+def yaml_error(error: yaml.MarkedYAMLError, path: Path, first_line: int = 1) -> BuildError:
+    """The error of YAML that starts on file line `first_line`, at the line at fault."""
+    mark = error.problem_mark or error.context_mark
+    hint = "check indentation and quoting around this line"
+    # An unclosed bracket or quote is noticed lines later; the mistake is where it opened.
+    if error.context_mark and (error.context or "").startswith(_UNCLOSED):
+        mark, hint = error.context_mark, "close the bracket or quote opened on this line"
+    line = mark.line + first_line if mark else None
+    return BuildError(f"invalid YAML: {error.problem or error.context}", path, line, hint=hint)
 
 
 def node_tree(text: str) -> yaml.Node | None:

@@ -2,6 +2,7 @@
 outputs are checked against fresh runs."""
 
 import nbformat
+import pytest
 import yaml
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -230,3 +231,22 @@ def test_an_import_that_cannot_be_done_writes_nothing(course_folder):
     assert "Traceback" not in taken.stderr + broken.stderr
     assert course_folder.manifest.read_text() == before
     assert sorted(p.name for p in (course_folder.root / "content").iterdir()) == ["lesson.md"]
+
+
+@pytest.mark.parametrize(
+    ("broken", "line", "message"),
+    [
+        ("  language: python\n", "  language: [python\n", "pure.md:7: invalid YAML"),
+        ("tags: [hide-output]", "tags: [hide-output", "pure.md:30: invalid YAML"),
+        ("tags: [hide-output]", "- hide-output", "pure.md:30: the code cell options must be"),
+    ],
+)
+def test_broken_yaml_in_a_myst_notebook_is_named_at_its_line(course_folder, broken, line, message):
+    course_folder.write(authoring_example())
+    before = course_folder.manifest.read_text()
+    assert broken in MYST_NOTEBOOK
+    (course_folder.root / "pure.md").write_text(MYST_NOTEBOOK.replace(broken, line, 1))
+    imported = course_folder.cli("import", "pure.md", "--phase", "01", "--slug", "pure")
+    assert imported.returncode == 1 and "Traceback" not in imported.stderr
+    assert message in imported.stderr, imported.stderr
+    assert course_folder.manifest.read_text() == before
