@@ -288,7 +288,7 @@ def cached_clean_svg(svg: str, prefix: str, cache: Path | None) -> str:
     this prefix before: a template change re-renders every page, never its figures.
     Raises svgclean.UnsafeSvg as clean_svg does (nothing unsafe is kept)."""
     if cache is None:
-        return svgclean.clean_svg(svg, prefix).markup
+        return svgclean.clean_svg(svg, prefix)
     key = short_digest("\0".join([svg, prefix, _code_digest(svgclean.__file__)]))
     path = cache / "clean" / f"{key}.svg"
     try:
@@ -297,7 +297,7 @@ def cached_clean_svg(svg: str, prefix: str, cache: Path | None) -> str:
             return cached  # anything else is a damaged entry: clean it again
     except (OSError, UnicodeDecodeError):
         pass
-    markup = svgclean.clean_svg(svg, prefix).markup
+    markup = svgclean.clean_svg(svg, prefix)
     write_atomically(path, markup)
     return markup
 

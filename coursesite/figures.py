@@ -8,6 +8,8 @@ page's column: at a phone's 375 px, its text shows at 11 CSS px or more.
 from __future__ import annotations
 
 import io
+import itertools
+import math
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +57,9 @@ def figure_problems(data: dict) -> list[str]:
     if axis is not None:
         problems += _position_problems(data, kind, axis)
     elif not _is_bins(data.get("bins", 10)):
-        problems.append("'bins' of a histogram must be a whole number or a list of edges")
+        problems.append(
+            "'bins' of a histogram must be a whole number or a list of increasing edges"
+        )
     if not all(_is_number(v) for v in data.get("separators", [])):
         problems.append("'separators' must be a list of numbers")
     return problems
@@ -71,6 +75,8 @@ def _series_problems(kind: str, index: int, entry: object) -> list[str]:
     values = entry.get("values")
     if not isinstance(values, list) or not values or not all(_is_number(v) for v in values):
         problems.append(f"series[{index}] needs 'values': a non-empty list of numbers")
+    elif kind == "histogram" and not all(math.isfinite(v) for v in values):
+        problems.append(f"series[{index}] of a histogram has values that are not finite")
     style = entry.get("style")
     if style is not None and kind not in ("line", "scatter"):
         problems.append(f"series[{index}] has a 'style', which only line and scatter use")
@@ -99,7 +105,11 @@ def _is_number(value: object) -> bool:
 
 def _is_bins(value: object) -> bool:
     if isinstance(value, list):
-        return len(value) >= 2 and all(_is_number(v) for v in value)
+        return (
+            len(value) >= 2
+            and all(_is_number(v) and math.isfinite(v) for v in value)
+            and all(a < b for a, b in itertools.pairwise(value))
+        )
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 from .mathml import MATHML_ATTRIBUTES, MATHML_ELEMENTS
-from .svgclean import SVG_ATTRIBUTES, SVG_ELEMENTS
+from .svgclean import DRAWING_ELEMENTS, SVG_ATTRIBUTES
 
 # Figures are inline SVG, limited to what svgclean lets through; the parser lowercases names.
-SVG_TAGS = frozenset(name.lower() for name in SVG_ELEMENTS)
+SVG_TAGS = frozenset(name.lower() for name in DRAWING_ELEMENTS)
 SVG_TAG_ATTRIBUTES = frozenset(name.lower() for name in SVG_ATTRIBUTES)
 
 HTML_ELEMENTS = frozenset(

@@ -18,7 +18,7 @@ from .errors import did_you_mean
 from .model import LabelRef, LessonLink
 from .myst import API_ROLES, KNOWN_ROLES, LABEL, split_role_text
 
-_BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
+BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 # A footnote reference that found no definition stays text: `[^label]`.
 _LOOSE_FOOTNOTE = re.compile(r"\[\^([^\]\s]+)\]")
 
@@ -143,7 +143,7 @@ class MystScanner:
                 continue
             if after.type == "heading":
                 self.target_titles[target.content] = after.children[0].content
-            elif is_block(after) and (match := _BLOCK_RE.match(after.info.strip())):
+            elif is_block(after) and (match := BLOCK_RE.match(after.info.strip())):
                 self.target_titles[target.content] = match.group(2).strip()
 
     def check_footnotes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:

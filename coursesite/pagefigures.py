@@ -8,7 +8,6 @@ them is written; a figure that cannot be shown stops the build at its block's li
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from .caches import cached_clean_svg, cached_figure_svg
 from .errors import BuildError
 from .executionrecord import ExecutionRecord
 from .figures import figure_problems
+from .files import short_digest
 from .model import Figure, Lesson, RunnableBlock
 from .svgclean import UnsafeSvg
 
@@ -102,7 +102,7 @@ def _view(
     cache: Path | None = None,
 ) -> FigureView:
     markup = _clean(lesson, line, svg, prefix, cache)
-    name = hashlib.sha256(markup.encode()).hexdigest()[:16]
+    name = short_digest(markup)
     return FigureView(Markup(markup), alt, f"figures/{name}.svg", data, code)
 
 

@@ -43,7 +43,7 @@ from .model import (
     Step,
     Target,
 )
-from .mystscan import MystScanner, is_block, walk_with_lines
+from .mystscan import BLOCK_RE, MystScanner, is_block, walk_with_lines
 from .yamlmodel import load_yaml_model
 
 if TYPE_CHECKING:  # the memo's module imports this one
@@ -57,7 +57,6 @@ _DISPLAY_MATH = {
     "math_block": True,
     "math_block_label": True,
 }
-_BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 _OPTION_RE = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 
 
@@ -242,7 +241,7 @@ class LessonParser(MystScanner):
         line = offset + node.map[0] + 1
         if not self.check_closed(node, offset):
             return None
-        match = _BLOCK_RE.match(node.info.strip())
+        match = BLOCK_RE.match(node.info.strip())
         kind = match.group(1) if match else node.info.strip()
         if not match or (kind_named(kind) is None and parent_of(kind) is None):
             known = block_names()

@@ -154,10 +154,8 @@ def plan_site(
                 functools.partial(_render_phase, env, course, phase, members, guide),
             )
         )
-    titles = {item.slug: item.outlined().front.title for item in lessons}
-    phase_refs: dict[str, list[LessonRef]] = {}
-    for item in lessons:
-        phase_refs.setdefault(item.ref.phase.slug, []).append(item.ref)
+    titles = references.lessons
+    phase_refs = {slug: [item.ref for item in items] for slug, items in members_of.items()}
     # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
     for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
         jobs.append(
@@ -189,9 +187,9 @@ def plan_site(
                     item,
                     neighbours,
                     titles,
-                    publication.student,
                     phase_refs[item.ref.phase.slug],
                     images,
+                    publication.student,
                     figure_cache,
                     ProseMemo(
                         cache and cache / "prose",
@@ -211,9 +209,9 @@ def plan_site(
                     env,
                     course,
                     item,
+                    images,
                     figure_cache,
                     publication.student,
-                    images,
                 ),
             )
         )
@@ -291,9 +289,9 @@ def render_lesson_files(
     env: Environment,
     course: Course,
     item: LessonBuild,
+    images: dict[str, CopiedImage],
     figure_cache: Path | None = None,
     student: bool = False,
-    images: dict[str, CopiedImage] | None = None,
 ) -> list[OutputFile]:
     """The lesson's figures, images and downloads, next to its page."""
     lesson, record = item.parsed(), item.ran()
@@ -304,8 +302,6 @@ def render_lesson_files(
         for figure in lesson.items(Figure)
     }
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
-    if images is None:
-        images = lesson_images(lesson.path, lesson.images)
     files.extend(OutputFile(f"{folder}/{image.name}", image.content) for image in images.values())
     context = {
         "resolve_link": link_resolver(course, lesson.ref.url),
@@ -325,19 +321,15 @@ def render_lesson(
     item: LessonBuild,
     neighbours: tuple[LessonBuild | None, LessonBuild | None],
     titles: dict[str, str],
+    phase_refs: list[LessonRef],
+    images: dict[str, CopiedImage],
     student: bool = False,
-    phase_refs: list[LessonRef] | None = None,
-    images: dict[str, CopiedImage] | None = None,
     figure_cache: Path | None = None,
     prose: ProseMemo | None = None,
 ) -> list[OutputFile]:
     """The lesson's page, and the full-size file of each figure it shows; `prose` keeps
     the HTML of its prose between builds."""
     lesson, record = item.parsed(), item.ran()
-    if phase_refs is None:
-        phase_refs = course.phase_lessons(lesson.ref.phase)
-    if images is None:
-        images = lesson_images(lesson.path, lesson.images)
     figures = _figure_paths(lesson)
     shown = page_figures(lesson, record, figure_cache, student)
     step_ids = lesson.program_ids()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -39,7 +38,6 @@ GEOMETRY_ATTRIBUTES = frozenset(
     patternUnits patternContentUnits clipPathUnits preserveAspectRatio version
     """.split()
 )
-SVG_ELEMENTS = DRAWING_ELEMENTS
 SVG_ATTRIBUTES = GEOMETRY_ATTRIBUTES | PAINT_PROPERTIES | {"id", "href", "xmlns"}
 # What matplotlib's `*{...}` rule sets for every element; inherited from the root instead.
 ROOT_DEFAULTS = {"stroke-linejoin": "round", "stroke-linecap": "butt"}
@@ -52,14 +50,10 @@ class UnsafeSvg(ValueError):
     """The SVG holds something a page must not show; the message says what."""
 
 
-@dataclass(frozen=True)
-class CleanSvg:
-    markup: str  # the <svg> element, allow-listed, for inline use and as a file
-
-
-def clean_svg(svg: str, prefix: str) -> CleanSvg:
-    """`svg` rebuilt from allowed parts, its ids prefixed with `prefix`; UnsafeSvg if it
-    holds anything else (a script, an embedded raster image, an outside link, ...)."""
+def clean_svg(svg: str, prefix: str) -> str:
+    """`svg` rebuilt from allowed parts, its ids prefixed with `prefix`: the <svg> element,
+    for inline use and as a file; UnsafeSvg if it holds anything else (a script, an
+    embedded raster image, an outside link, ...)."""
     if "<!ENTITY" in svg:
         raise UnsafeSvg("the SVG declares XML entities")
     try:
@@ -71,7 +65,7 @@ def clean_svg(svg: str, prefix: str) -> CleanSvg:
     referenced = {m for value in _all_values(root) for m in _references(value)}
     writer = _Writer(prefix, referenced)
     writer.element(root, is_root=True)
-    return CleanSvg("".join(writer.parts) + "\n")
+    return "".join(writer.parts) + "\n"
 
 
 def _local(tag: str) -> str:

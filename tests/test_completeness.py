@@ -24,7 +24,8 @@ def test_a_code_line_wider_than_the_column_is_a_warning_at_its_line(course_folde
     course_folder.manifest.write_text(
         manifest.replace("settings:\n", "settings:\n  code_width: 100\n")
     )
-    assert "longer than" not in course_folder.cli("-q").stderr
+    wider = course_folder.cli("-q")
+    assert wider.returncode == 0 and "longer than" not in wider.stderr
 
 
 def test_scaffold_todo_comments_are_instructions_not_placeholders(course_folder):

@@ -182,6 +182,12 @@ def test_svg_bytes_depend_only_on_the_data():
         ),
         ({"kind": "bar", "labels": ["a"], "series": [{"values": [1], "style": "line"}]}, "only"),
         ({"kind": "histogram", "series": [{"values": [1]}], "bins": 0}, "'bins'"),
+        # Data matplotlib would refuse with its own error, outside any lesson line.
+        ({"kind": "histogram", "series": [{"values": [1]}], "bins": [3, 1, 2]}, "increasing"),
+        (
+            {"kind": "histogram", "series": [{"values": [1, float("inf")]}]},
+            "not finite",
+        ),
         ({"kind": "bar", "labels": [], "series": []}, "non-empty list 'labels'"),
         ({"kind": "line", "x": [1, 2], "series": [{"values": ["a", 1]}]}, "list of numbers"),
         ({"kind": "line", "x": [1], "series": [{"values": [1]}], "colour": "red"}, "unknown"),
@@ -189,3 +195,6 @@ def test_svg_bytes_depend_only_on_the_data():
 )
 def test_figure_problems_are_specific(data, problem):
     assert any(problem in message for message in figure_problems(data))
+    if "increasing" in problem or "finite" in problem:
+        with pytest.raises(ValueError):  # what drawing it would have done instead
+            render_svg(data, "d")
