@@ -200,24 +200,27 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)
-    if arguments.slug is not None and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", arguments.slug):
+    from .manifest import SLUG
+
+    if arguments.slug is not None and not re.fullmatch(SLUG, arguments.slug):
         parser.error("--slug takes lowercase letters, digits and single hyphens")
     arguments.command = "import"
     return arguments
 
 
 def import_command(arguments: argparse.Namespace) -> int:
-    from .errors import BuildError
+    from .errors import BuildError, environment_failures_reported
     from .lessonimport import ImportRequest, import_notebook
 
     request = ImportRequest(arguments.notebook, arguments.manifest, arguments.phase, arguments.slug)
     try:
-        report = import_notebook(request)
-    except BuildError as problem:
-        print(f"import failed; nothing written\nerror: {problem}", file=sys.stderr)
-        return 1
-    except BuildErrors as problems:
-        problems.report()
+        with environment_failures_reported():  # an unreadable file, a full disk: no traceback
+            report = import_notebook(request)
+    except (BuildError, BuildErrors) as failure:
+        problems = failure.errors if isinstance(failure, BuildErrors) else [failure]
+        print("import failed; nothing written", file=sys.stderr)
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
         return 1
     print("\n".join(report))
     return 0

@@ -16,11 +16,12 @@ from .yamlmodel import StrictModel, describe_pattern, load_yaml_model
 
 # Slugs become folder names in site/, so they may not contain '/', '..' or spaces. msgspec
 # searches the pattern: `\Z`, not `$`, which would let a trailing newline (`slug: |`) in.
+SLUG = r"[a-z0-9]+(-[a-z0-9]+)*"
 Slug = Annotated[
     str,
     Meta(
         pattern=describe_pattern(
-            r"^[a-z0-9]+(-[a-z0-9]+)*\Z",
+            rf"^{SLUG}\Z",
             "is not a slug: use lowercase letters, digits and single "
             "hyphens, like 'grain-order' (it names a folder in site/)",
         )

@@ -250,3 +250,13 @@ def test_broken_yaml_in_a_myst_notebook_is_named_at_its_line(course_folder, brok
     assert imported.returncode == 1 and "Traceback" not in imported.stderr
     assert message in imported.stderr, imported.stderr
     assert course_folder.manifest.read_text() == before
+
+
+def test_a_notebook_that_is_not_utf8_is_named_at_its_line(course_folder):
+    course_folder.write(authoring_example())
+    text = MYST_NOTEBOOK.replace("A counter shows it.", "A counter shows it: café.")
+    (course_folder.root / "pure.md").write_bytes(text.encode("latin-1"))
+    imported = course_folder.cli("import", "pure.md", "--phase", "01", "--slug", "pure")
+    assert imported.returncode == 1 and "Traceback" not in imported.stderr
+    assert imported.stderr.startswith("import failed; nothing written\n")
+    assert f"pure.md:{line_of(text, 'café')}: not UTF-8 text" in imported.stderr
