@@ -104,6 +104,12 @@ class MystScanner:
                 + ", ".join(f"{{{known}}}" for known in KNOWN_ROLES)
                 + "; for plain code write `code`, for math $...$",
             )
+        elif name == "value":  # what the live-value rule took is not a role token
+            self.error(
+                "{value} needs one expression between single backticks",
+                line,
+                "write {value}`len(ids)`; the expression may not contain a backtick",
+            )
         elif name == "ref":
             text, label = split_role_text(content)
             self.label_refs.append(LabelRef(label, line, text is not None))
