@@ -50,7 +50,7 @@ def unfinished_parts(lesson: Lesson) -> list[BuildError]:
     return warnings
 
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*(\{?)", re.M)  # group 2: a MyST directive
 
 
 def long_code_lines(lesson: Lesson, width: int) -> list[BuildError]:
@@ -60,13 +60,15 @@ def long_code_lines(lesson: Lesson, width: int) -> list[BuildError]:
     long_lines = [m.start() for m in re.finditer(rf"^.{{{width + 1},}}$", text, re.M)]
     if not long_lines:
         return []
-    inside: list[tuple[int, int]] = []  # [start, end) of each fence's contents
-    opened: tuple[str, int] | None = None
+    inside: list[tuple[int, int]] = []  # [start, end) of each code fence's contents
+    opened: tuple[str, int, bool] | None = None  # marker, where its contents start, is code
     for marker in _FENCE.finditer(text):
         if opened is None:
-            opened = (marker.group(1), text.find("\n", marker.end()) + 1 or len(text))
+            start = text.find("\n", marker.end()) + 1 or len(text)
+            opened = (marker.group(1), start, not marker.group(2))  # ```{note} holds prose
         elif marker.group(1).startswith(opened[0]):
-            inside.append((opened[1], marker.start()))
+            if opened[2]:
+                inside.append((opened[1], marker.start()))
             opened = None
     warnings = []
     for start in long_lines:

@@ -10,6 +10,9 @@ def test_a_code_line_wider_than_the_column_is_a_warning_at_its_line(course_folde
     text = authoring_example().replace(
         'print("PASS: count-batches")', LONG + '\nprint("PASS: count-batches")'
     )
+    # Prose in a MyST directive written with backticks wraps on the page: not code.
+    prose = "A note whose one line of prose runs on " + "and on " * 15 + "without a break."
+    text = text.replace("# Understand\n", f"# Understand\n\n```{{note}}\n{prose}\n```\n", 1)
     course_folder.write(text)
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
@@ -17,6 +20,7 @@ def test_a_code_line_wider_than_the_column_is_a_warning_at_its_line(course_folde
         f"lesson.md:{line_of(text, LONG)}: code line of {len(LONG)} characters, longer than 88"
         in built.stderr
     )
+    assert len(prose) > 88 and built.stderr.count("longer than 88") == 1
     checked = course_folder.cli("check")
     assert checked.returncode == 1 and "longer than 88" in checked.stderr
     # A course with a wider column says so, and the line fits.
