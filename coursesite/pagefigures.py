@@ -123,16 +123,23 @@ def data_figure_svg(
     lesson: Lesson, record: ExecutionRecord, figure: Figure, cache: Path | None
 ) -> str:
     """The drawing of a {figure} block's data, as figures.render_svg makes it."""
-    data = record.blocks[figure.anchor].figure or {}
-    problems = figure_problems(data)
-    if problems:
-        raise BuildError(
-            f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
-            lesson.path,
-            figure.code.line,
-            hint=f"{FIGURE_HINT} for the expected keys",
-        )
-    return cached_figure_svg(data, figure.alt, cache)
+    problem = figure_data_error(lesson, record, figure)
+    if problem:
+        raise problem
+    return cached_figure_svg(record.blocks[figure.anchor].figure or {}, figure.alt, cache)
+
+
+def figure_data_error(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> BuildError | None:
+    """What makes a {figure} block's recorded data impossible to draw, at its code's line."""
+    problems = figure_problems(record.blocks[figure.anchor].figure or {})
+    if not problems:
+        return None
+    return BuildError(
+        f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
+        lesson.path,
+        figure.code.line,
+        hint=f"{FIGURE_HINT} for the expected keys",
+    )
 
 
 def figure_block_errors(

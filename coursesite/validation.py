@@ -8,30 +8,18 @@ from pathlib import Path
 from .completeness import long_code_lines, unfinished_parts
 from .errors import BuildError
 from .expectedoutputs import output_drift
-from .figures import figure_problems
 from .files import short_digest
 from .lessonbuild import LessonBuild
 from .model import Figure
-from .pagefigures import FIGURE_HINT, figure_block_errors
+from .pagefigures import figure_block_errors, figure_data_error
 
 
 def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
     """Figures that cannot be drawn or shown, at the line of their code (`cache`: the
     figure cache, which keeps cleaned drawings)."""
-    errors = []
     lesson, record = item.parsed(), item.ran()
-    for figure in lesson.items(Figure):
-        problems = figure_problems(record.blocks[figure.anchor].figure or {})
-        if problems:
-            errors.append(
-                BuildError(
-                    f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
-                    item.path,
-                    figure.code.line,
-                    hint=f"{FIGURE_HINT} for the expected keys",
-                )
-            )
-    return errors + figure_block_errors(lesson, record, cache)
+    errors = [figure_data_error(lesson, record, figure) for figure in lesson.items(Figure)]
+    return [error for error in errors if error] + figure_block_errors(lesson, record, cache)
 
 
 def validation_key(item: LessonBuild, width: int) -> str:
