@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from .assets import RefusedAsset, check_location
 from .errors import BuildError
 from .markdown import slugify
 from .model import Code, LessonImage, Prose, RunnableBlock, Section, Stage
-from .paths import INSIDE_HINT, is_inside
 
 # An image address that names another site: pages load nothing from elsewhere.
 _REMOTE = re.compile(r"^(https?:)?//", re.I)
@@ -250,15 +250,10 @@ class BlockContext:
                 "images go in lessons, whose folders the build copies them to",
             )
             return
-        file = self.path.parent / shown
-        if not is_inside(file, self.course_root):
-            self.error(f"image '{shown}' is outside the course folder", line, INSIDE_HINT)
-        elif not file.is_file():
-            self.error(
-                f"image file '{shown}' not found",
-                line,
-                "image paths are relative to the folder of the lesson file",
-            )
+        try:
+            check_location(self.path.parent / shown, self.course_root, shown)
+        except RefusedAsset as refused:
+            self.error(refused.message, line, refused.hint)
         else:
             self.images.append(LessonImage(src, shown, line))
         if not alt.strip():

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +48,6 @@ from .executionkey import CacheKey, explain_miss
 from .executionrecord import ExecutionRecord, record_digest, record_from_json, record_to_json
 from .figures import render_svg
 from .files import short_digest, write_atomically
-from .images import image_digest
 from .markdown import highlight_code
 from .mathml import ALLOWLIST_REVISION, latex_to_mathml
 
@@ -123,14 +123,15 @@ class ImageDigests:
             self.known = {}
         self.used: dict[str, list[int | str]] = {}
 
-    def digest(self, path: Path) -> str:
-        """The digest of the file at `path`; OSError if it cannot be read."""
+    def digest(self, path: Path, digest_of: Callable[[Path], str]) -> str:
+        """The digest of the file at `path` (resolved), from `digest_of` (which also checks
+        the content) when the file is new or changed; OSError if it cannot be read."""
         status = path.stat()
         stamp: list[int | str] = [status.st_size, status.st_mtime_ns, status.st_ino]
-        key = str(path.resolve())
+        key = str(path)
         entry = self.known.get(key)
         if entry is None or entry[:3] != stamp:
-            entry = [*stamp, image_digest(path.read_bytes())]
+            entry = [*stamp, digest_of(path)]
         self.used[key] = entry
         return str(entry[3])
 

@@ -200,8 +200,10 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)
-    from .manifest import SLUG
+    from .manifest import PHASE_ID, SLUG
 
+    if not re.fullmatch(PHASE_ID, arguments.phase):
+        parser.error('--phase takes the id of a phase in lessons.yaml: letters and digits ("06")')
     if arguments.slug is not None and not re.fullmatch(SLUG, arguments.slug):
         parser.error("--slug takes lowercase letters, digits and single hyphens")
     arguments.command = "import"
@@ -222,6 +224,9 @@ def import_command(arguments: argparse.Namespace) -> int:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("import interrupted; nothing written", file=sys.stderr)
+        return 130
     print("\n".join(report))
     return 0
 
@@ -316,6 +321,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     from .pipeline import build
     from .progress import create_progress
     from .sitecheck import (
+        check_assets,
         check_links,
         check_markup,
         check_page_weight,
@@ -339,7 +345,8 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
             weights = page_weights(site)
             assert result.course is not None
             limit = result.course.settings.page_weight_kib * 1024
-            findings = check_markup(site) + check_links(site) + validate_html(site)
+            findings = check_markup(site) + check_assets(site) + check_links(site)
+            findings += validate_html(site)
             problems += [str(p) for p in findings + check_page_weight(weights, limit)]
     except BuildErrors as errors:
         errors.report()
@@ -361,7 +368,8 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     failed = bool(problems) or (bool(drifts) and not arguments.accept)
     if not failed:
         print(
-            "check passed: no drift, no warnings, only allowed markup, every link resolves, "
+            "check passed: no drift, no warnings, only allowed markup and clean assets, "
+            "every link resolves, "
             "every image has alt text, the HTML is valid, and every lesson page weighs at most "
             f"{kib(limit)} compressed"
         )

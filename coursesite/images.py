@@ -1,17 +1,22 @@
 """A lesson's image files, as the site holds them: copied beside the lesson page.
 
-The parse stage checked each image (a file inside the course folder, with alt text) and
-kept its path; here the render stage reads it again, so a file changed since then is the
-one published, and one removed since is an error at the line that shows it.
+The parse stage checked each image (where it is, and its alt text) and kept its path; here
+the plan stage checks the file again, where it is and what it holds, on every build, and
+the write stage publishes what the checks allow: a file changed, swapped or removed since
+the lesson was parsed is an error at the line that shows it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .assets import RefusedAsset, check_location, published_image, read_regular
 from .errors import BuildError
 from .model import LessonImage
 
@@ -26,36 +31,65 @@ class CopiedImage:
 
     name: str  # relative to the lesson page: images/<stem>-<digest><suffix>
     digest: str
-    source: Path
+    source: Path  # resolved, checked by assets.check_location
+    lesson_path: Path
+    image: LessonImage
 
     @property
     def content(self) -> bytes:
-        return self.source.read_bytes()
+        """The bytes the site publishes, read and checked again as they are published."""
+        with _refusal_at(self.lesson_path, self.image):
+            return _published(self.source, self.image, self.digest)
 
 
 def lesson_images(
-    lesson_path: Path, images: list[LessonImage], digests: ImageDigests | None = None
+    lesson_path: Path,
+    course_root: Path,
+    images: list[LessonImage],
+    digests: ImageDigests | None = None,
 ) -> dict[str, CopiedImage]:
-    """The `images` of the lesson file at `lesson_path` by their src in the Markdown; a file
-    gone since the lesson was parsed (its parse came from the cache) is an error at the
-    line that shows it. `digests` keeps each file's digest while the file is unchanged: the
-    plan stage names every image of the course on every build."""
+    """The `images` of the lesson file at `lesson_path` by their src in the Markdown, each
+    checked where it is and what it holds (assets.py) on every build; a refused or missing
+    file is an error at the line that shows it. `digests` keeps each file's digest (and so
+    its verdict) while the file is unchanged: the plan stage names every image of the
+    course on every build."""
     copied: dict[str, CopiedImage] = {}
     for image in images:
-        path = lesson_path.parent / image.path
-        try:
-            digest = digests.digest(path) if digests else image_digest(path.read_bytes())
-        except OSError:
-            raise BuildError(
-                f"image file '{image.path}' not found",
-                lesson_path,
-                image.line,
-                hint="image paths are relative to the folder of the lesson file",
-            ) from None
-        name = f"images/{path.stem}-{digest}{path.suffix.lower()}"
-        copied[image.src] = CopiedImage(name, digest, path)
+        with _refusal_at(lesson_path, image):
+            source = check_location(lesson_path.parent / image.path, course_root, image.path)
+            checked = functools.partial(_checked_digest, image=image)
+            digest = digests.digest(source, checked) if digests else checked(source)
+        suffix = Path(image.path).suffix.lower()
+        name = f"images/{Path(image.path).stem}-{digest}{suffix}"
+        copied[image.src] = CopiedImage(name, digest, source, lesson_path, image)
     return copied
 
 
 def image_digest(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()[:12]
+
+
+def _checked_digest(source: Path, image: LessonImage) -> str:
+    content = read_regular(source)
+    digest = image_digest(content)
+    published_image(content, Path(image.path).suffix, image.path, digest)
+    return digest
+
+
+def _published(source: Path, image: LessonImage, digest: str) -> bytes:
+    return published_image(read_regular(source), Path(image.path).suffix, image.path, digest)
+
+
+@contextlib.contextmanager
+def _refusal_at(lesson_path: Path, image: LessonImage) -> Iterator[None]:
+    try:
+        yield
+    except RefusedAsset as refused:
+        raise BuildError(refused.message, lesson_path, image.line, hint=refused.hint) from None
+    except OSError:
+        raise BuildError(
+            f"image file '{image.path}' not found",
+            lesson_path,
+            image.line,
+            hint="image paths are relative to the folder of the lesson file",
+        ) from None

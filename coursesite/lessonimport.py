@@ -11,16 +11,20 @@ Stages a notebook cannot fill are left empty; `build.py check` says which to fil
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .assets import MissingAsset, RefusedAsset, check_image_file, published_image
 from .completeness import PLACEHOLDER
 from .expectedoutputs import StoredOutput, dump_expected
 from .files import short_digest
+from .manifest import PHASE_ID
 from .manifestedit import ManifestLayoutError, with_lesson
 from .markdown import slugify
 from .notebooks import Cell
@@ -44,6 +48,8 @@ class ImportedLesson:
     images: dict[str, bytes] = field(default_factory=dict)  # path beside the lesson: bytes
     installs: list[str] = field(default_factory=list)  # from `!pip install` lines
     notes: list[str] = field(default_factory=list)  # what the author should look at
+    linked_images: list[tuple[str, str]] = field(default_factory=list)  # (path, cell.where)
+    refusals: list[tuple[str, str]] = field(default_factory=list)  # (message, hint) by cell
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
@@ -155,6 +161,11 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
         # Notebooks name every pasted image "image.png": the content tells them apart.
         pasted = Path(name)
         saved = f"images/{pasted.stem}-{short_digest(content)[:8]}{pasted.suffix}"
+        try:
+            published_image(content, pasted.suffix, name, "import")
+        except RefusedAsset as refused:
+            lesson.refusals.append((f"{cell.where}: attachment {refused.message}", refused.hint))
+            return text
         lesson.images[saved] = content
         if not alt:
             alt = f"{PLACEHOLDER} describe {Path(name).name}"
@@ -168,6 +179,8 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
             "save the file beside the lesson to show it"
         )
         return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src):
+        lesson.linked_images.append((unquote(src), cell.where))
     return text
 
 
@@ -320,11 +333,16 @@ def import_notebook(request: ImportRequest) -> list[str]:
 
     Raises BuildError/BuildErrors (nothing written) on a notebook or manifest it cannot use.
     """
-    from .errors import BuildError, BuildErrors
+    from .errors import BuildError
     from .files import write_atomically
     from .manifest import load_course
     from .notebooks import read_notebook
 
+    if not re.fullmatch(PHASE_ID, request.phase):
+        raise BuildError(
+            f"'{request.phase}' is not a phase id",
+            hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "06"',
+        )
     course = load_course(request.manifest)
     cells = read_notebook(request.notebook)
     title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
@@ -350,6 +368,7 @@ def import_notebook(request: ImportRequest) -> list[str]:
                 "a file is already there", taken, hint="move it away, or choose another --slug"
             )
     lesson = convert(cells, title, str(request.notebook), expected_path.name)
+    _check_images(lesson, folder, course.root, request.notebook)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
     try:
@@ -367,6 +386,7 @@ def import_notebook(request: ImportRequest) -> list[str]:
                 "a file is already there", taken, hint="move it away, then import again"
             )
     written = [path] + ([expected_path] if lesson.expected else []) + list(images)
+    made = [f for f in (folder / "images", folder) if not f.exists()]
     try:
         for image, content in images.items():
             write_atomically(image, content)
@@ -375,12 +395,36 @@ def import_notebook(request: ImportRequest) -> list[str]:
             write_atomically(expected_path, lesson.expected)
         write_atomically(request.manifest, manifest)
         load_course(request.manifest)  # the manifest as the next build will read it
-    except (BuildError, BuildErrors, OSError):
+    except BaseException:  # an interrupt too: an import happens whole or not at all
         write_atomically(request.manifest, course.manifest_text)
         for file in written:
             file.unlink(missing_ok=True)
+        for made_folder in made:
+            with contextlib.suppress(OSError):
+                made_folder.rmdir()
         raise
     return _report(lesson, request, path, written, course.root)
+
+
+def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:
+    """BuildErrors, by cell, for each image the lesson could not publish: an attachment
+    that is not a clean image, a linked file that is private, outside or not an image. A
+    linked file not beside the lesson yet is a note: the author may copy it in."""
+    from .errors import BuildError, BuildErrors
+
+    refusals = list(lesson.refusals)
+    for src, where in lesson.linked_images:
+        try:
+            check_image_file(folder / src, root, src)
+        except MissingAsset:
+            lesson.notes.append(
+                f"{where}: image {src} is not beside the lesson: copy it to "
+                f"{(folder.relative_to(root) / src).as_posix()}"
+            )
+        except RefusedAsset as refused:
+            refusals.append((f"{where}: {refused.message}", refused.hint))
+    if refusals:
+        raise BuildErrors([BuildError(m, notebook, hint=hint) for m, hint in refusals])
 
 
 def _free_slug(slug: str, taken: set[str]) -> str:

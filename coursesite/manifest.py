@@ -17,6 +17,7 @@ from .yamlmodel import StrictModel, describe_pattern, load_yaml_model
 # Slugs become folder names in site/, so they may not contain '/', '..' or spaces. msgspec
 # searches the pattern: `\Z`, not `$`, which would let a trailing newline (`slug: |`) in.
 SLUG = r"[a-z0-9]+(-[a-z0-9]+)*"
+PHASE_ID = r"[0-9A-Za-z]+"
 Slug = Annotated[
     str,
     Meta(
@@ -88,7 +89,7 @@ class PhaseEntry(StrictModel, frozen=True, kw_only=True):
         str,
         Meta(
             pattern=describe_pattern(
-                r"^[0-9A-Za-z]+\Z", 'is not a phase id: use letters and digits, like "06"'
+                rf"^{PHASE_ID}\Z", 'is not a phase id: use letters and digits, like "06"'
             )
         ),
     ]

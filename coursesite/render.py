@@ -20,7 +20,7 @@ from jinja2 import (
 
 from .caches import FormulaMemo, ImageDigests, ProseMemo
 from .downloads import download_list, lesson_downloads
-from .errors import BuildError
+from .errors import BuildError, BuildErrors
 from .executionrecord import ExecutionRecord
 from .files import short_digest
 from .images import CopiedImage, lesson_images
@@ -93,6 +93,7 @@ def plan_site(
     env.globals["references"] = references
     figure_cache = cache and cache / "figures"
     image_digests = ImageDigests(cache / "images.json") if cache else None
+    refusals: list[BuildError] = []
     # Every page shows the course title and navigation, so all keys include them.
     shared = digest(
         folder_digest(templates),
@@ -170,7 +171,13 @@ def plan_site(
             lessons[position - 1] if position else None,
             lessons[position + 1] if position + 1 < len(lessons) else None,
         )
-        images = lesson_images(item.path, item.outlined().images, image_digests)
+        try:
+            images = lesson_images(
+                item.path, item.ref.course_root, item.outlined().images, image_digests
+            )
+        except BuildError as refused:
+            refusals.append(refused)
+            continue
         inputs = (
             item.outlined().text_digest,
             item.record_key(),
@@ -220,6 +227,8 @@ def plan_site(
     )
     if image_digests:
         image_digests.save()
+    if refusals:
+        raise BuildErrors(refusals)
     return jobs
 
 

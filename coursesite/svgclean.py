@@ -19,7 +19,18 @@ XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 
 DRAWING_ELEMENTS = frozenset(
     "svg g defs path text tspan use rect circle ellipse line polyline polygon "
-    "clipPath pattern".split()
+    "clipPath pattern linearGradient radialGradient stop marker symbol".split()
+)
+# Drawing editors keep their own state in these namespaces; it never changes what is drawn
+# and is left out with everything inside it. Any other foreign element is refused.
+EDITOR_NAMESPACES = frozenset(
+    {
+        "http://www.inkscape.org/namespaces/inkscape",
+        "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd",
+        "http://www.bohemiancoding.com/sketch/ns",
+        "http://ns.adobe.com/AdobeIllustrator/10.0/",
+        "http://www.w3.org/XML/1998/namespace",  # xml:space, on text
+    }
 )
 # matplotlib's own additions, left out without changing what is drawn: creator metadata,
 # and the one stylesheet rule whose declarations the root element carries instead.
@@ -29,13 +40,16 @@ PAINT_PROPERTIES = frozenset(
     fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-dasharray
     stroke-dashoffset stroke-linejoin stroke-linecap stroke-miterlimit opacity clip-path
     clip-rule font-size font-family font-weight font-style font-stretch text-anchor
-    dominant-baseline alignment-baseline letter-spacing
+    dominant-baseline alignment-baseline letter-spacing stop-color stop-opacity
+    marker-start marker-mid marker-end visibility display font-variant text-decoration
     """.split()
 )
 GEOMETRY_ATTRIBUTES = frozenset(
     """
     d x y dx dy width height viewBox transform points x1 y1 x2 y2 cx cy r rx ry
     patternUnits patternContentUnits clipPathUnits preserveAspectRatio version
+    offset gradientUnits gradientTransform spreadMethod fx fy fr markerWidth markerHeight
+    refX refY orient markerUnits
     """.split()
 )
 SVG_ATTRIBUTES = GEOMETRY_ATTRIBUTES | PAINT_PROPERTIES | {"id", "href", "xmlns"}
@@ -72,6 +86,10 @@ def _local(tag: str) -> str:
     return tag.rpartition("}")[2]
 
 
+def _namespace(tag: str) -> str:
+    return tag[1:].partition("}")[0] if tag.startswith("{") else ""
+
+
 def _all_values(root: ET.Element) -> list[str]:
     return [value for element in root.iter() for value in element.attrib.values()]
 
@@ -88,6 +106,8 @@ class _Writer:
         self.parts: list[str] = []
 
     def element(self, element: ET.Element, is_root: bool = False) -> None:
+        if _namespace(element.tag) in EDITOR_NAMESPACES:
+            return
         if not element.tag.startswith(SVG_NS) and element.tag != "svg":
             raise UnsafeSvg(f"element <{element.tag}> is outside SVG")
         name = _local(element.tag)
@@ -118,6 +138,8 @@ class _Writer:
     def attributes(self, element: ET.Element, name: str) -> dict[str, str]:
         kept: dict[str, str] = {}
         for key, value in element.attrib.items():
+            if _namespace(key) in EDITOR_NAMESPACES:
+                continue
             if key == "style":
                 for prop, declared in _declarations(value):
                     kept[prop] = self.value(prop, declared, name)

@@ -260,3 +260,95 @@ def test_a_notebook_that_is_not_utf8_is_named_at_its_line(course_folder):
     assert imported.returncode == 1 and "Traceback" not in imported.stderr
     assert imported.stderr.startswith("import failed; nothing written\n")
     assert f"pure.md:{line_of(text, 'café')}: not UTF-8 text" in imported.stderr
+
+
+def notebook_with_image(path, markdown: str, attachments: dict | None = None) -> None:
+    notebook = new_notebook()
+    notebook.cells = [
+        new_markdown_cell(
+            "# Layout\n\nThe data layout.\n\n" + markdown,
+            **({"attachments": attachments} if attachments else {}),
+        ),
+        new_code_cell("print(11)"),
+    ]
+    nbformat.write(notebook, path)
+
+
+def everything_under(root):
+    return sorted(p.relative_to(root) for p in root.rglob("*") if ".cache" not in p.parts)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "attachments", "message"),
+    [
+        ("![the data layout](../../.env)", None, "image '../../.env' is a hidden or private"),
+        ("![the pipeline](../../.git/config)", None, "is a hidden or private file"),
+        ("![the manifest](../../lessons.yaml)", None, "'../../lessons.yaml' is not an image"),
+        (
+            "![chart](attachment:chart.html)",
+            {"chart.html": {"image/png": PIXEL}},
+            "cell 1: attachment 'chart.html' is not an image file",
+        ),
+        (
+            "![chart](attachment:chart.svg)",
+            {
+                "chart.svg": {
+                    "image/svg+xml": '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'
+                }
+            },
+            "cell 1: attachment SVG image 'chart.svg' cannot be published",
+        ),
+    ],
+)
+def test_an_import_refuses_a_secret_or_active_image_at_its_cell(
+    course_folder, markdown, attachments, message
+):
+    course_folder.write(authoring_example())
+    (course_folder.root / ".env").write_text("DEPLOY_TOKEN=s3cr3t\n")
+    (course_folder.root / ".git").mkdir()
+    (course_folder.root / ".git" / "config").write_text("[remote] url=https://u:p@host\n")
+    notebook_with_image(course_folder.root / "layout.ipynb", markdown, attachments)
+    before = everything_under(course_folder.root)
+    imported = course_folder.cli("import", "layout.ipynb", "--phase", "02")
+    assert imported.returncode == 1, imported.stdout
+    assert message in imported.stderr and "layout.ipynb: " in imported.stderr, imported.stderr
+    assert "Traceback" not in imported.stderr
+    assert everything_under(course_folder.root) == before
+
+
+@pytest.mark.parametrize("phase", ["../../../x", "", "06/../../y"])
+def test_an_import_with_a_bad_phase_makes_nothing_anywhere(course_folder, phase):
+    course = course_folder.root / "course"
+    course.mkdir()
+    folder = type(course_folder)(course)
+    folder.write(authoring_example())
+    counting_notebook(course / "counting.ipynb")
+    outside = everything_under(course_folder.root.parent)
+    imported = folder.cli("import", "counting.ipynb", "--phase", phase)
+    assert imported.returncode == 2, imported.stderr
+    assert "--phase takes the id of a phase in lessons.yaml" in imported.stderr
+    assert everything_under(course_folder.root.parent) == outside
+
+
+def test_an_import_that_fails_while_writing_leaves_no_folder(course_folder, monkeypatch):
+    """The folders an import made for the new phase go too when it cannot finish (here the
+    disk fills as the lesson file is written, after its pasted image)."""
+    from coursesite import files, lessonimport
+
+    course_folder.write(authoring_example())
+    counting_notebook(course_folder.root / "counting.ipynb")
+    before = everything_under(course_folder.root)
+    real_write = files.write_atomically
+
+    def disk_full_at_the_lesson(path, content):
+        if path.suffix == ".md":
+            raise OSError(28, "No space left on device")
+        real_write(path, content)
+
+    monkeypatch.setattr(files, "write_atomically", disk_full_at_the_lesson)
+    request = lessonimport.ImportRequest(
+        course_folder.root / "counting.ipynb", course_folder.manifest, "02"
+    )
+    with pytest.raises(OSError):
+        lessonimport.import_notebook(request)
+    assert everything_under(course_folder.root) == before
