@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from coursesite.manifest import load_course  # noqa: E402
-from coursesite.parse import parse_lesson  # noqa: E402
+from coursesite.config.manifest import load_course  # noqa: E402
+from coursesite.lesson.parse import parse_lesson  # noqa: E402
 from generated import share_cache_entry, write_manifest  # noqa: E402
 
 PYTHON = sys.executable

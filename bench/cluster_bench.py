@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import authoring_example, replace_block  # noqa: E402
-from coursesite.cluster import DaskExecutor  # noqa: E402
-from coursesite.execute import LocalExecutor, prepare_job  # noqa: E402
-from coursesite.manifest import load_course  # noqa: E402
-from coursesite.parse import parse_lesson  # noqa: E402
+from coursesite.config.manifest import load_course  # noqa: E402
+from coursesite.execution.cluster import DaskExecutor  # noqa: E402
+from coursesite.execution.execute import LocalExecutor, prepare_job  # noqa: E402
+from coursesite.lesson.parse import parse_lesson  # noqa: E402
 from generated import write_manifest  # noqa: E402
 
 SLOTS = 2  # lessons at once in both set-ups: --jobs 2, or 2 workers of one thread

@@ -1,6 +1,14 @@
 """Build a static course website from executable Markdown lessons.
 
-The pipeline, one module per stage:
-manifest (lessons.yaml -> Course) -> parse (lesson .md -> Lesson) ->
-execute (Lesson -> ExecutionRecord) -> render (-> pages) -> write (-> site/).
+One lesson object flows through the stages (`pipeline.py` lists them): config (lessons.yaml
+-> Course) -> lesson (Markdown -> Lesson) -> execution (Lesson -> ExecutionRecord) ->
+render (-> pages, through the theme) -> publish (-> site/). Each subpackage's docstring
+says what it holds.
 """
+
+from pathlib import Path
+
+__version__ = "0.6.0"
+
+PACKAGE = Path(__file__).resolve().parent  # every module of the generator lies below it
+DEFAULT_THEME = PACKAGE / "themes" / "default"  # templates/ and static/, package data

@@ -1,4 +1,5 @@
-"""The command line: `python build.py --help` and `python build.py serve --help`."""
+"""The command line: `coursesite --help` (or a course's `python build.py --help`) and the
+help of each command (`coursesite serve --help`, ...)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from .errors import BuildErrors
-from .options import BuildOptions
-from .outfolder import check_output_folder
+from coursesite.config.options import BuildOptions
+from coursesite.errors import BuildErrors
+from coursesite.publish.outfolder import check_output_folder
 
 DESCRIPTION = """\
 Build the course website: run every lesson listed in lessons.yaml in its own Python
@@ -27,16 +28,17 @@ are not rendered again, and a rebuild that changes nothing writes nothing.
 
 EPILOG = """\
 commands:
-  python build.py                     build the course in this folder into site/
-  python build.py serve               build, serve on http://127.0.0.1:8000, rebuild on
-                                      every change and reload the browser
-  python build.py check               re-run every lesson, compare with records/, and
-                                      check the built site strictly
-  python build.py import NB --phase 06  turn a notebook into a lesson of phase 06
+  {prog} [build]                 build the course in this folder into site/
+  {prog} serve                   build, serve on http://127.0.0.1:8000, rebuild on
+                                 every change and reload the browser
+  {prog} check                   re-run every lesson, compare with records/, and
+                                 check the built site strictly
+  {prog} import NB --phase 06    turn a notebook into a lesson of phase 06
+  {prog} new DIR                 start a new course in DIR, ready to build
 examples:
-  python build.py --lesson load-batch-and-checkpoint-order-with-grain
-  python build.py --force --jobs 1    re-run every lesson, one at a time
-  python build.py --out /tmp/preview  build somewhere else
+  {prog} --lesson design-an-input-pipeline
+  {prog} --force --jobs 1        re-run every lesson, one at a time
+  {prog} --out /tmp/preview      build somewhere else
 
 exit status: 0 when the site was built; 1 when a lesson or the manifest has a problem
 (each is reported as FILE:LINE: what is wrong, with a hint); 2 for wrong arguments;
@@ -139,19 +141,34 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 
 
+COMMANDS = ("build", "serve", "check", "import", "new")
+
+
+def program_name() -> str:
+    """How the author started us: `coursesite` (the installed command) or `build.py`."""
+    return "coursesite" if Path(sys.argv[0]).name == "coursesite" else "build.py"
+
+
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    prog = program_name()
     parser = argparse.ArgumentParser(
-        prog="build.py",
+        prog=prog,
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG.format(prog=prog if prog == "coursesite" else "python build.py"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command = argv[0] if argv and argv[0] in ("serve", "check", "import") else "build"
+    command = argv[0] if argv and argv[0] in COMMANDS else "build"
     if command == "import":
         return _import_arguments(argv[1:])
+    if command == "new":
+        from coursesite.starter import new_course_arguments
+
+        return new_course_arguments(argv[1:], prog)
+    if argv[:1] == ["build"]:
+        argv = argv[1:]
     if command == "check":
         parser = argparse.ArgumentParser(
-            prog="build.py check",
+            prog=f"{prog} check",
             description="Re-run every lesson and compare its output with the committed "
             "record in records/. Prints a unified diff per lesson whose output "
             "drifted (for example a shuffled order that changed under a new "
@@ -167,7 +184,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     serving = command == "serve"
     if serving:
         parser = argparse.ArgumentParser(
-            prog="build.py serve",
+            prog=f"{prog} serve",
             description="Build the site, serve it on 127.0.0.1, rebuild when content/, "
             "templates/, static/ or lessons.yaml change, and reload open pages. "
             "A broken edit is shown in the terminal and over the page; the last "
@@ -185,9 +202,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 def _import_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="build.py import",
+        prog=f"{program_name()} import",
         description=IMPORT_DESCRIPTION,
-        epilog="example:\n  python build.py import notebooks/grain_intro.ipynb --phase 06\n\n"
+        epilog="example:\n  python build.py import notebooks/intro.ipynb --phase 06\n\n"
         "what becomes what: 'Importing a notebook' in docs/authoring.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -200,7 +217,7 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)
-    from .manifest import PHASE_ID, SLUG
+    from coursesite.config.manifest import PHASE_ID, SLUG
 
     if not re.fullmatch(PHASE_ID, arguments.phase):
         parser.error('--phase takes the id of a phase in lessons.yaml: letters and digits ("06")')
@@ -211,8 +228,8 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
 
 
 def import_command(arguments: argparse.Namespace) -> int:
-    from .errors import BuildError, environment_failures_reported
-    from .lessonimport import ImportRequest, import_notebook
+    from coursesite.errors import BuildError, environment_failures_reported
+    from coursesite.importers.lessonimport import ImportRequest, import_notebook
 
     request = ImportRequest(arguments.notebook, arguments.manifest, arguments.phase, arguments.slug)
     try:
@@ -233,12 +250,11 @@ def import_command(arguments: argparse.Namespace) -> int:
 
 def build_options(arguments: argparse.Namespace) -> BuildOptions:
     root = arguments.manifest.resolve().parent
-    tool_root = Path(__file__).resolve().parent.parent
     return BuildOptions(
         manifest=arguments.manifest,
         out=arguments.out or root / "site",
-        templates=_first_existing(root / "templates", tool_root / "templates"),
-        static=_first_existing(root / "static", tool_root / "static"),
+        templates=root / "templates",
+        static=root / "static",
         cache=arguments.cache or root / ".cache",
         jobs=arguments.jobs,
         force=arguments.force,
@@ -263,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     if arguments.command == "import":
         return import_command(arguments)
+    if arguments.command == "new":
+        from coursesite.starter import new_course
+
+        return new_course(arguments)
     options = build_options(arguments)
     if arguments.command != "check":  # check builds into a temporary folder of its own
         try:
@@ -271,12 +291,12 @@ def main(argv: list[str] | None = None) -> int:
             problems.report()
             return 1
     if arguments.command == "serve":
-        from .serve import serve  # the watcher and server load only when serving
+        from coursesite.serve import serve  # the watcher and server load only when serving
 
         return serve(options, arguments.port)
     if arguments.command == "check":
         return check(options, arguments)
-    from . import fingerprint
+    from coursesite.cache import fingerprint
 
     started = time.perf_counter()
     snapshot = fingerprint.take(options)  # before anything is read: see fingerprint.Snapshot
@@ -288,8 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             print_timings(timings)
         return 0
     # Imported only when there is work to do: they cost more than a no-op build.
-    from .pipeline import build
-    from .progress import create_progress
+    from coursesite.pipeline import build
+    from coursesite.progress import create_progress
 
     try:
         with create_progress(arguments.quiet) as progress:
@@ -317,10 +337,10 @@ def print_timings(timings: dict[str, float]) -> None:
 def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     """Drift against records/, then a strict build: warnings, allowed markup only, links,
     alt text, valid HTML, and lesson pages no heavier than the page-weight limit."""
-    from .checkdrift import check_drift
-    from .pipeline import build
-    from .progress import create_progress
-    from .sitecheck import (
+    from coursesite.execution.checkdrift import check_drift
+    from coursesite.pipeline import build
+    from coursesite.progress import create_progress
+    from coursesite.publish.sitecheck import (
         check_assets,
         check_links,
         check_markup,
@@ -329,7 +349,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
         page_weights,
         validate_html,
     )
-    from .sitestate import forget_state
+    from coursesite.publish.sitestate import forget_state
 
     try:
         with create_progress(arguments.quiet) as progress:
@@ -385,5 +405,17 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     return 1
 
 
-def _first_existing(*candidates: Path) -> Path:
-    return next((path for path in candidates if path.is_dir()), candidates[-1])
+def run() -> None:
+    """The `coursesite` command (and a course's build.py): main(), then a quick exit."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Whoever read our output stopped (`coursesite --help | head -3`): end quietly, as
+        # other command-line tools do, instead of with a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 141  # 128 + SIGPIPE, what a shell reports for such a pipeline
+    # Everything is written, closed and flushed by now: skip the interpreter's teardown,
+    # which spends ~30 ms freeing what the build loaded (docs/benchmarks.md).
+    sys.stderr.flush()
+    os._exit(status)

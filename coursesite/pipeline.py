@@ -18,27 +18,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import fingerprint, records
-from .caches import ExecutionCache, FormulaMemo, cached_hidden_modules
-from .dependencies import distribution_version, installed_signature
-from .errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
-from .execute import LessonJob, prepare_job
-from .executionkey import execution_key
-from .executionrecord import ExecutionRecord
-from .executors import choose_executor
-from .lessonbuild import LessonBuild
-from .links import check_links, check_references
-from .lock import build_lock, output_lock
-from .manifest import Course, load_course
-from .model import LessonLink, Prose
-from .options import BuildOptions
-from .parse import parse_guide, parse_lesson
-from .parsecache import ParseCache
-from .progress import Progress, QuietProgress
-from .validation import figure_errors, lesson_warnings, validation_key
+from coursesite.cache import fingerprint
+from coursesite.cache.caches import ExecutionCache, FormulaMemo, cached_hidden_modules
+from coursesite.cache.parsecache import ParseCache
+from coursesite.config.manifest import Course, load_course
+from coursesite.config.options import BuildOptions
+from coursesite.errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
+from coursesite.execution import records
+from coursesite.execution.dependencies import distribution_version, installed_signature
+from coursesite.execution.execute import LessonJob, prepare_job
+from coursesite.execution.executionkey import execution_key
+from coursesite.execution.executionrecord import ExecutionRecord
+from coursesite.execution.executors import choose_executor
+from coursesite.execution.validation import figure_errors, lesson_warnings, validation_key
+from coursesite.lesson.lessonbuild import LessonBuild
+from coursesite.lesson.links import check_links, check_references
+from coursesite.lesson.model import LessonLink, Prose
+from coursesite.lesson.parse import parse_guide, parse_lesson
+from coursesite.plugins import LoadedPlugin, load_plugins
+from coursesite.progress import Progress, QuietProgress
+from coursesite.publish.lock import build_lock, output_lock
 
 if TYPE_CHECKING:  # render and write load while lessons run: see execute_lessons
-    from .render import PageJob
+    from coursesite.render.pages import PageJob
 
 
 @dataclass
@@ -66,6 +68,7 @@ class Build:
     formulas: FormulaMemo = field(default_factory=FormulaMemo)  # MathML kept between builds
     parses: ParseCache | None = None  # set by the parse stage
     site_state: dict | None = None  # the output folder's state, once the write stage wrote it
+    plugins: list[LoadedPlugin] = field(default_factory=list)  # set by the first stage
     result: BuildResult = field(default_factory=BuildResult)
 
     @property
@@ -115,6 +118,7 @@ def load_manifest(state: Build) -> None:
     options = state.options
     state.formulas.load(options.cache / "mathml", distribution_version("latex2mathml"))
     state.course = state.result.course = load_course(options.manifest)
+    state.plugins = load_plugins(state.course, options.manifest)
     state.lessons = [LessonBuild(ref) for ref in state.course.lessons]
     if options.only and state.course.lesson(options.only) is None:
         slugs = [ref.slug for ref in state.course.lessons]
@@ -244,14 +248,14 @@ def validate_records(state: Build) -> None:
 
 
 def plan_pages(state: Build) -> None:
-    from .render import Publication, plan_site
+    from coursesite.render.pages import Publication, plan_site
 
     options = state.options
     state.pages = plan_site(
         state.course,
         state.lessons,
         state.guides,
-        options.templates,
+        template_folders(options, state.plugins),
         options.cache,
         Publication(options.base_url, options.edition == "student"),
         state.formulas,
@@ -259,7 +263,7 @@ def plan_pages(state: Build) -> None:
 
 
 def write_pages(state: Build) -> None:
-    from .write import write_changed
+    from coursesite.publish.write import write_changed
 
     outcome = write_changed(state.pages, state.options, state.progress)
     state.result.pages_rendered, state.result.written = outcome.rendered, outcome.written
@@ -285,7 +289,10 @@ def save_records(state: Build) -> None:
                 records.update(options.records, item.keyed(), item.ran(), item.committed)
             state.cache.store(item.slug, item.keyed(), item.ran(), recorded=True)
     state.formulas.save()
-    extra = sorted({str(path) for item in state.lessons for path in item.input_paths()})
+    extra = sorted(
+        {str(path) for item in state.lessons for path in item.input_paths()}
+        | {str(path) for plugin in state.plugins for path in plugin.files}
+    )
     course = state.course
     folders = sorted(
         {str(item.path.resolve().parent) for item in state.lessons}
@@ -294,6 +301,7 @@ def save_records(state: Build) -> None:
             for phase in course.phases
             if phase.guide
         }
+        | {str(f) for plugin in state.plugins for f in plugin.api.template_folders}
     )
     started_as = state.snapshot.fingerprint
     if extra != sorted(state.snapshot.extra_inputs) or folders != state.snapshot.content_folders:
@@ -321,6 +329,12 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
 
 
 # -- what the stages use -----------------------------------------------------------------
+
+
+def template_folders(options: BuildOptions, plugins: list[LoadedPlugin]) -> list[Path]:
+    """The course's templates, then each plugin's, then the theme's: the first match wins."""
+    *course, theme = options.template_folders
+    return [*course, *(f for plugin in plugins for f in plugin.api.template_folders), theme]
 
 
 def parse_course(
@@ -394,7 +408,9 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
         # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
         # cache) as soon as it finishes. The imports wait until a lesson has started, as
         # they would hold the GIL that starting its processes needs.
-        drawing.submit(lambda: started.wait() and importlib.import_module("coursesite.write"))
+        drawing.submit(
+            lambda: started.wait() and importlib.import_module("coursesite.publish.write")
+        )
         try:
             outcomes = executor.run(jobs, on_start=on_start, on_done=on_done)
         finally:
@@ -406,6 +422,6 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
 
 
 def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:
-    from .render import prerender_figures
+    from coursesite.render.pages import prerender_figures
 
     prerender_figures(item.parsed(), record, cache)

@@ -18,13 +18,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .errors import BuildErrors
-from .files import write_atomically
-from .lock import build_lock, output_lock
-from .options import BuildOptions
-from .pipeline import build
-from .progress import PlainProgress, Progress
-from .searchindex import refresh_search
+from coursesite.config.options import BuildOptions
+from coursesite.errors import BuildErrors
+from coursesite.files import write_atomically
+from coursesite.pipeline import build
+from coursesite.progress import PlainProgress, Progress
+from coursesite.publish.lock import build_lock, output_lock
+from coursesite.publish.searchindex import refresh_search
 
 PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
 RELOAD_SCRIPT = PREVIEW / "livereload.js"
@@ -119,7 +119,12 @@ def make_server(out: Path, state: ServeState, port: int) -> ThreadingHTTPServer:
 
 def watched_paths(options: BuildOptions) -> list[Path]:
     root = options.manifest.resolve().parent
-    paths = [options.manifest.resolve(), options.templates, options.static, root / "content"]
+    paths = [
+        options.manifest.resolve(),
+        *options.template_folders,
+        *options.static_folders,
+        root / "content",
+    ]
     return [path for path in paths if path.exists()]
 
 

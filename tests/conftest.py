@@ -15,8 +15,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from coursesite.manifest import Course, load_course  # noqa: E402
-from coursesite.options import BuildOptions  # noqa: E402
+from coursesite import DEFAULT_THEME as THEME  # noqa: E402
+from coursesite.config.manifest import Course, load_course  # noqa: E402
+from coursesite.config.options import BuildOptions  # noqa: E402
 from coursesite.progress import Progress  # noqa: E402
 
 
@@ -102,8 +103,8 @@ class CourseFolder:
         settings = dict(
             manifest=self.manifest,
             out=self.root / "site",
-            templates=ROOT / "templates",
-            static=ROOT / "static",
+            templates=THEME / "templates",
+            static=THEME / "static",
             cache=self.root / ".cache",
             jobs=2,
         )
@@ -118,7 +119,7 @@ def course_folder(tmp_path: Path) -> CourseFolder:
 
 def build_lesson(folder: CourseFolder, text: str, timeout: int = 120):
     """Build a one-lesson course through build(); return the record it committed."""
-    from coursesite import records
+    from coursesite.execution import records
     from coursesite.pipeline import build
 
     folder.write(text, timeout=timeout)

@@ -49,7 +49,7 @@ def lesson_text() -> str:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from coursesite import records
+    from coursesite.execution import records
     from coursesite.pipeline import build
 
     folder = CourseFolder(tmp_path_factory.mktemp("outputs"))
@@ -193,8 +193,8 @@ def test_a_failing_last_expression_points_at_its_markdown_line(course_folder):
 
 
 def test_records_without_display_output_load():
-    from coursesite import records
-    from coursesite.executionrecord import record_from_json, record_to_json
+    from coursesite.execution import records
+    from coursesite.execution.executionrecord import record_from_json, record_to_json
 
     for path in sorted((ROOT / "records").glob("*.yaml")):
         frozen = records.load(ROOT / "records", path.stem)

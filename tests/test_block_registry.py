@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, RecordingProgress, authoring_example, line_of
-from coursesite.blocks import BlockContext, BlockKind, RawBlock, Runs, register, unregister
+from conftest import ROOT, THEME, RecordingProgress, authoring_example, line_of
+from coursesite.blocks.registry import BlockContext, BlockKind, RawBlock, Runs, register, unregister
 from coursesite.errors import BuildErrors
-from coursesite.model import Code, Figure, Prose
-from coursesite.parse import parse_lesson
+from coursesite.lesson.model import Code, Figure, Prose
+from coursesite.lesson.parse import parse_lesson
 from coursesite.pipeline import build
 
 
@@ -86,7 +86,7 @@ def demo_kind():
 def templates(tmp_path):
     """The real templates plus the demo's two."""
     folder = tmp_path / "templates"
-    shutil.copytree(ROOT / "templates", folder)
+    shutil.copytree(THEME / "templates", folder)
     (folder / "blocks" / "demo.html").write_text(DEMO_HTML)
     (folder / "blocks" / "demo.md").write_text(DEMO_MD)
     return folder
@@ -175,17 +175,17 @@ def test_registering_a_taken_name_or_undeclared_option_fails(demo_kind):
         register(BlockKind("other", Figure, build_demo))
 
 
-@pytest.mark.parametrize("module", ["coursesite.blocks", "coursesite.builtin_blocks"])
+@pytest.mark.parametrize("module", ["coursesite.blocks.registry", "coursesite.blocks.builtin"])
 def test_blocks_import_without_the_parser(module):
     """Builders get a BlockContext: no block module imports the parser, not even for types."""
-    code = f"import sys, {module}; print('coursesite.parse' in sys.modules)"
+    code = f"import sys, {module}; print('coursesite.lesson.parse' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
     tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert "parse" not in imported and "coursesite.parse" not in imported
+    assert "parse" not in imported and "coursesite.lesson.parse" not in imported
 
 
 def test_editing_a_kind_markdown_template_renders_the_downloads_again(templates, course_folder):

@@ -23,16 +23,16 @@ import pytest
 from distributed import Client, LocalCluster
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of, replace_block
-from coursesite import records
-from coursesite.caches import ExecutionCache
-from coursesite.cluster import create_executor
+from coursesite.cache.caches import ExecutionCache
+from coursesite.config.manifest import load_course
 from coursesite.errors import BuildErrors
-from coursesite.execute import LocalExecutor
-from coursesite.executionkey import execution_key
-from coursesite.executionrecord import record_from_json
-from coursesite.lessonbuild import outline_of
-from coursesite.manifest import load_course
-from coursesite.parse import parse_lesson
+from coursesite.execution import records
+from coursesite.execution.cluster import create_executor
+from coursesite.execution.execute import LocalExecutor
+from coursesite.execution.executionkey import execution_key
+from coursesite.execution.executionrecord import record_from_json
+from coursesite.lesson.lessonbuild import outline_of
+from coursesite.lesson.parse import parse_lesson
 from coursesite.pipeline import build
 
 FIRST = "count-batches"  # the slug of the course folder's first lesson
@@ -339,7 +339,7 @@ def test_a_lesson_needing_hardware_no_worker_has_is_a_clear_error(course_folder,
     assert records.load(course_folder.root / "records", "plain") is None
 
 
-# The lesson's processes are children of its guardian (coursesite/guardian.py), which the
+# The lesson's processes are children of its guardian (coursesite/execution/guardian.py), which the
 # worker started: the worker is their parent's parent.
 WORKER_PID = "int(open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[1])"
 

@@ -2,7 +2,7 @@
 
 import sys
 
-from coursesite.dependencies import distribution_version
+from coursesite.execution.dependencies import distribution_version
 
 
 def test_an_upgrade_is_seen_by_a_running_process(tmp_path, monkeypatch):

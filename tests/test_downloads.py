@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 
 from conftest import RecordingProgress, authoring_example, build_real_course
 from coursesite.errors import BuildErrors
-from coursesite.executionrecord import mask_volatile
+from coursesite.execution.executionrecord import mask_volatile
 from coursesite.pipeline import build
 
 LESSONS = [

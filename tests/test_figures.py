@@ -18,8 +18,8 @@ from conftest import (
     line_of,
     replace_block,
 )
-from coursesite.figures import render_svg
-from coursesite.markupaudit import audit_markup
+from coursesite.markup.markupaudit import audit_markup
+from coursesite.outputs.figures import render_svg
 
 
 def test_dollar_signs_in_labels_are_text_not_math():

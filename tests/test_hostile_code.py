@@ -10,8 +10,8 @@ import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of
 from coursesite.errors import BuildErrors
-from coursesite.lock import build_lock, output_lock
 from coursesite.pipeline import build
+from coursesite.publish.lock import build_lock, output_lock
 
 PAGE = "site/basics/count-batches/index.html"
 

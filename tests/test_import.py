@@ -333,7 +333,8 @@ def test_an_import_with_a_bad_phase_makes_nothing_anywhere(course_folder, phase)
 def test_an_import_that_fails_while_writing_leaves_no_folder(course_folder, monkeypatch):
     """The folders an import made for the new phase go too when it cannot finish (here the
     disk fills as the lesson file is written, after its pasted image)."""
-    from coursesite import files, lessonimport
+    from coursesite import files
+    from coursesite.importers import lessonimport
 
     course_folder.write(authoring_example())
     counting_notebook(course_folder.root / "counting.ipynb")

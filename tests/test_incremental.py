@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from conftest import ROOT, RecordingProgress, authoring_example, line_of
-from coursesite import executionkey as cache_module
-from coursesite import parsecache
+from conftest import ROOT, THEME, RecordingProgress, authoring_example, line_of
+from coursesite.cache import parsecache
 from coursesite.errors import BuildErrors
+from coursesite.execution import executionkey as cache_module
 from coursesite.pipeline import build
 
 PAGE = "basics/count-batches/index.html"
@@ -135,7 +135,7 @@ def test_corrupted_cache_entry_is_recomputed(built):
 
 def test_template_change_rerenders_every_page_but_keeps_the_downloads(built, tmp_path):
     templates = tmp_path / "templates"
-    shutil.copytree(ROOT / "templates", templates)
+    shutil.copytree(THEME / "templates", templates)
     base = templates / "base.html"
     base.write_text(base.read_text().replace("Built from executable lessons", "Rebuilt"))
     site = built.root / "site"
@@ -315,7 +315,7 @@ def test_damaged_parse_cache_entry_is_parsed_again(built, tmp_path, damaged):
     # The lesson file is unchanged: only the entry is bad. A new template makes the build
     # need the whole lesson again, which only the pickle holds.
     templates = tmp_path / "templates"
-    shutil.copytree(ROOT / "templates", templates)
+    shutil.copytree(THEME / "templates", templates)
     base = templates / "base.html"
     base.write_text(base.read_text().replace("Built from executable lessons", "Built, run"))
     result, progress = rebuild(built, templates=templates)
@@ -341,7 +341,7 @@ def test_prose_kept_between_builds_is_what_a_fresh_build_renders(course_folder, 
     assert any((course_folder.root / ".cache" / "prose").iterdir())
     # Every page rendered again, its prose from the memo: the same bytes.
     template = tmp_path / "templates"
-    shutil.copytree(ROOT / "templates", template)
+    shutil.copytree(THEME / "templates", template)
     base = template / "base.html"
     assert "</footer>" in base.read_text()
     base.write_text(base.read_text().replace("</footer>", "<!-- v2 --></footer>"))

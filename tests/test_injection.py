@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import CourseFolder, authoring_example, line_of, write_hostile_course
-from coursesite.markdown import render_block
-from coursesite.markupaudit import audit_markup
-from coursesite.mathml import UnsafeMath, latex_to_mathml
-from coursesite.sitecheck import check_markup
+from coursesite.markup.markdown import render_block
+from coursesite.markup.markupaudit import audit_markup
+from coursesite.markup.mathml import UnsafeMath, latex_to_mathml
+from coursesite.publish.sitecheck import check_markup
 
 PAGE = "basics/count-batches/index.html"
 

@@ -111,7 +111,7 @@ def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    # The output folder's lock (coursesite.lock) stays; lesson folders are what matters here.
+    # The output folder's lock (publish.lock) stays; lesson folders are what matters here.
     assert sorted(p for p in temp.iterdir() if p.name != "coursesite-locks") == sorted(
         [alive, elsewhere]
     )

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, line_of
+from coursesite.config.manifest import load_course
 from coursesite.errors import BuildErrors
-from coursesite.manifest import load_course
 
 VALID = """\
 course:

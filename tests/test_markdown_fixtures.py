@@ -1,4 +1,4 @@
-"""Golden HTML for every construct of the lesson Markdown dialect (coursesite/markdown.py).
+"""Golden HTML for every construct of the lesson Markdown dialect (coursesite/markup/markdown.py).
 
 Each file in tests/fixtures/ holds cases in markdown-it-py's fixture format: a title line,
 a line with a single `.`, the Markdown, `.`, the expected output, `.`; cases are separated
@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from markdown_it.utils import read_fixture_file
 
-from coursesite.markdown import PageExtras, plain_markdown, render_block, render_inline
-from coursesite.mathml import UnsafeMath
-from coursesite.myst import References
+from coursesite.markup.markdown import PageExtras, plain_markdown, render_block, render_inline
+from coursesite.markup.mathml import UnsafeMath
+from coursesite.markup.myst import References
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

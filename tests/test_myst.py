@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import RecordingProgress, authoring_example
-from coursesite.markupaudit import audit_markup
+from coursesite.markup.markupaudit import audit_markup
 from coursesite.pipeline import build
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24  # the file's bytes; nothing decodes them

@@ -91,7 +91,7 @@ def test_main_py_printing_more_than_the_steps_fails_naming_main_py(course_folder
 
 
 def test_a_capture_keeps_head_and_tail_and_does_not_wait_for_an_escaped_child():
-    from coursesite.capture import TAIL, OutputCapture
+    from coursesite.execution.capture import TAIL, OutputCapture
 
     code = (
         "import subprocess, sys\n"

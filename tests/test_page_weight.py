@@ -5,8 +5,8 @@ its weight and what makes it heavy."""
 import re
 
 from conftest import authoring_example, build_real_course
-from coursesite.manifest import Settings
-from coursesite.sitecheck import page_weights
+from coursesite.config.manifest import Settings
+from coursesite.publish.sitecheck import page_weights
 
 PAGE = "basics/count-batches/index.html"
 

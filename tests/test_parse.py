@@ -1,10 +1,10 @@
 import pytest
 
 from conftest import ROOT, authoring_example, line_of, replace_block
+from coursesite.config.manifest import load_course
 from coursesite.errors import BuildErrors
-from coursesite.manifest import load_course
-from coursesite.model import Check, Exercise, Experiment, Figure, Note, Pause, Section
-from coursesite.parse import parse_lesson
+from coursesite.lesson.model import Check, Exercise, Experiment, Figure, Note, Pause, Section
+from coursesite.lesson.parse import parse_lesson
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import CourseFolder
+from coursesite.config.manifest import load_course
 from coursesite.errors import BuildErrors
-from coursesite.manifest import load_course
-from coursesite.parse import parse_lesson
+from coursesite.lesson.parse import parse_lesson
 
 FRONT = (
     "---\ntitle: T\nsummary: S\nminutes: 5\nhardware: cpu\noutcomes: [o]\n"

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT, authoring_example, line_of
-from coursesite.sitecheck import check_assets
+from coursesite.publish.sitecheck import check_assets
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 SECRET = b"DEPLOY_TOKEN=s3cr3t-deploy-token\n"

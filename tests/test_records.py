@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from conftest import ROOT, RecordingProgress, authoring_example
-from coursesite import records
-from coursesite.checkdrift import check_drift
 from coursesite.errors import BuildErrors
+from coursesite.execution import records
+from coursesite.execution.checkdrift import check_drift
 from coursesite.pipeline import build
 
 RECORD = "records/count-batches.yaml"

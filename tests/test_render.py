@@ -3,7 +3,7 @@ from bs4 import BeautifulSoup
 
 from conftest import RecordingProgress, authoring_example, build_errors, line_of, replace_block
 from coursesite.errors import BuildErrors
-from coursesite.figures import figure_problems, render_svg
+from coursesite.outputs.figures import figure_problems, render_svg
 from coursesite.pipeline import build, parse_course
 
 

@@ -6,12 +6,12 @@ import os
 
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, authoring_example
-from coursesite.execute import prepare_job, run_job
-from coursesite.lessonbuild import LessonBuild
-from coursesite.parse import parse_lesson
-from coursesite.render import SIDEBAR_AROUND, plan_site
-from coursesite.searchindex import SEARCH, SHARD_LIST, index_search
+from conftest import THEME, authoring_example
+from coursesite.execution.execute import prepare_job, run_job
+from coursesite.lesson.lessonbuild import LessonBuild
+from coursesite.lesson.parse import parse_lesson
+from coursesite.publish.searchindex import SEARCH, SHARD_LIST, index_search
+from coursesite.render.pages import SIDEBAR_AROUND, plan_site
 
 LESSONS = 60
 
@@ -26,7 +26,7 @@ def big_phase(course_folder) -> dict[str, BeautifulSoup]:
     builds = [LessonBuild(lesson.ref, record=record) for lesson in lessons]
     for build, lesson in zip(builds, lessons, strict=True):
         build.set_parsed(lesson)
-    jobs = {job.name: job for job in plan_site(course, builds, {}, ROOT / "templates")}
+    jobs = {job.name: job for job in plan_site(course, builds, {}, [THEME / "templates"])}
     pages = {}
     for slug in ("count-batches", "copy-30", f"copy-{LESSONS}"):
         # the page, then the full-size files of its figures

@@ -8,8 +8,9 @@ import urllib.request
 import pytest
 
 from conftest import RecordingProgress, authoring_example, line_of
-from coursesite import searchindex, serve
+from coursesite import serve
 from coursesite.pipeline import build
+from coursesite.publish import searchindex
 from coursesite.serve import ServeState, make_server, rebuild
 
 PAGE = "basics/count-batches/index.html"

@@ -1,5 +1,5 @@
 """The site a build replaces is kept as the spare and brought up to date by the next build
-(coursesite/sitefolder.py): what that build publishes must be exactly what a build into an
+(coursesite/publish/sitefolder.py): what that build publishes must be exactly what a build into an
 empty folder writes, and the site being replaced must not change while it is served."""
 
 import os
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, authoring_example
-from coursesite import searchindex
+from conftest import THEME, authoring_example
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
+from coursesite.publish import searchindex
 
 SECOND = authoring_example().replace("Count what a batch holds", "Count it again")
 
@@ -52,7 +52,7 @@ def test_a_rebuild_that_renders_every_page_leaves_the_replaced_site_untouched(tw
     site = two_builds.root / "site"
     before = tree(site)
     templates = tmp_path / "templates"
-    shutil.copytree(ROOT / "templates", templates)
+    shutil.copytree(THEME / "templates", templates)
     base = templates / "base.html"
     base.write_text(base.read_text().replace("Built from executable lessons", "Built, run"))
     build(two_builds.options(templates=templates))

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from conftest import RecordingProgress, authoring_example
-from coursesite import records
 from coursesite.errors import BuildErrors
+from coursesite.execution import records
 from coursesite.pipeline import STAGES, build
 
 BAD_FIGURE = ('"values": sizes}', '"values": sizes[:2]}')

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT, authoring_example, line_of
-from coursesite.sitecheck import check_links, validate_html
+from conftest import ROOT, THEME, authoring_example, line_of
+from coursesite.publish.sitecheck import check_links, validate_html
 
 
 def run(folder, *arguments):
@@ -22,7 +22,7 @@ def run(folder, *arguments):
 
 @pytest.fixture
 def checked_course(course_folder):
-    shutil.copytree(ROOT / "templates", course_folder.root / "templates")
+    shutil.copytree(THEME / "templates", course_folder.root / "templates")
     course_folder.write(authoring_example())
     assert run(course_folder, "-q").returncode == 0
     return course_folder

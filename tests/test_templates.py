@@ -2,13 +2,13 @@
 
 import shutil
 
-from conftest import ROOT, authoring_example, line_of
+from conftest import THEME, authoring_example, line_of
 
 
 def test_a_broken_template_is_reported_at_its_line(course_folder):
     course_folder.write(authoring_example())
     templates = course_folder.root / "templates"
-    shutil.copytree(ROOT / "templates", templates)
+    shutil.copytree(THEME / "templates", templates)
     page = templates / "lesson.html"
     text = page.read_text().replace(
         "{{ record.timestamp[:10] }}", "{{ record.timestamp[:10] }} {{ record.no_such_field.x }}", 1

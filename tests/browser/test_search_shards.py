@@ -9,7 +9,7 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import expect
 
-from coursesite.searchindex import SEARCH, SHARD_LIST, index_search
+from coursesite.publish.searchindex import SEARCH, SHARD_LIST, index_search
 
 from .conftest import LESSON_1, LESSON_2, Watcher, serving
 

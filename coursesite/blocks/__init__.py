@@ -1,0 +1,1 @@
+"""Lesson block kinds (`:::{step}`, ...): the registry plugins extend, and the built-in ones."""

@@ -1,0 +1,118 @@
+"""What a lesson's code depends on: the modules it imports, their installed versions, and
+the local modules and data files that must travel with it to wherever it runs."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from coursesite.lesson.model import Lesson
+
+
+def imported_modules(lesson: Lesson) -> set[str]:
+    """Top-level names of the non-standard-library modules the lesson's code imports."""
+    return set(modules_imported_by(tuple(block.code.source for block in lesson.runnable_blocks())))
+
+
+@functools.lru_cache(maxsize=1024)
+def modules_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
+    """Memoized: every build asks this several times per lesson, and parsing code is slow."""
+    names: set[str] = set()
+    for source in sources:
+        if "import" not in source:  # most blocks; walking their syntax tree is the slow part
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a module of the lesson's own that does not parse: its run says so
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return frozenset(name for name in names if name not in sys.stdlib_module_names)
+
+
+def local_module_file(module: str, folder: Path) -> Path | None:
+    """`folder/module.py` when the lesson imports a module of its own, else None."""
+    path = folder / f"{module}.py"
+    return path if path.is_file() else None
+
+
+def lesson_inputs(lesson: Lesson) -> list[Path]:
+    """Files the code needs in its working folder: declared data files and local modules."""
+    return input_files(lesson.path.parent, lesson.front.declared_files(), imported_modules(lesson))
+
+
+def input_files(folder: Path, declared: list[str], modules: Iterable[str]) -> list[Path]:
+    """`lesson_inputs` from a lesson's folder, declared files and imported modules."""
+    files = [folder / name for name in declared]
+    for module in sorted(modules):
+        path = local_module_file(module, folder)
+        if path is not None and path not in files:
+            files.append(path)
+    return files
+
+
+def normalized_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_signature() -> tuple[tuple[str, int], ...]:
+    """What changes when a distribution is installed, upgraded or removed: the modification
+    times of the folders on sys.path (each install adds or renames a .dist-info folder)."""
+    signature = []
+    for entry in sys.path:
+        try:
+            signature.append((entry, os.stat(entry).st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(signature)
+
+
+@functools.lru_cache(maxsize=1)
+def installed_projects(signature: tuple[tuple[str, int], ...]) -> dict[str, tuple[str, str]]:
+    """Normalized name -> (the project's own spelling, its version), from dist-info names."""
+    found: dict[str, tuple[str, str]] = {}
+    for entry, _ in signature:
+        if not os.path.isdir(entry):
+            continue
+        for name in os.listdir(entry):
+            if name.endswith(".dist-info"):
+                project, _, version = name[: -len(".dist-info")].rpartition("-")
+                found.setdefault(normalized_name(project), (project, version))
+    return found
+
+
+def distribution_version(
+    module: str, signature: tuple[tuple[str, int], ...] | None = None
+) -> str | None:
+    """The installed version of the distribution that provides top-level `module`, from
+    the dist-info folder names (listing them costs a millisecond, where importlib.metadata's
+    full scan costs tens), kept while the installed packages' signature holds.
+
+    `signature` is `installed_signature()` when the caller already took it: a build asks
+    for thousands of versions at 1,000 lessons, and each signature stats sys.path."""
+    signature = signature or installed_signature()
+    projects = installed_projects(signature)
+    found = projects.get(normalized_name(module))
+    if found is None:  # a module named unlike its distribution (yaml: PyYAML)
+        providers = module_providers(signature).get(module, [])
+        found = projects.get(normalized_name(providers[0])) if providers else None
+    return found[1] if found else None
+
+
+@functools.lru_cache(maxsize=1)
+def module_providers(signature: tuple[tuple[str, int], ...]) -> dict[str, list[str]]:
+    """importlib.metadata's module -> distributions map (~30 ms: read once per install)."""
+    from importlib import metadata
+
+    return {
+        module: list(dict.fromkeys(names))
+        for module, names in metadata.packages_distributions().items()
+    }

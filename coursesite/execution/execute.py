@@ -1,0 +1,489 @@
+"""Stage 3: run a lesson's code in its own Python process and record what it did.
+
+The runnable blocks go to `runner.py` in a fresh interpreter whose working directory and
+HOME are a temporary folder; the result comes back as JSON and becomes an ExecutionRecord.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coursesite.config.manifest import Settings
+from coursesite.errors import BuildError
+from coursesite.execution.capture import OutputCapture
+from coursesite.execution.dependencies import lesson_inputs
+from coursesite.execution.executionrecord import (
+    ExecutionRecord,
+    hardware_kind,
+    mask_volatile,
+    record_from_json,
+)
+from coursesite.execution.installs import hidden_modules, lesson_distributions
+from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
+from coursesite.lesson.model import Lesson
+
+RUNNER = Path(__file__).with_name("runner.py")
+IMPORT_GUARD = Path(__file__).with_name("importguard.py")
+
+
+@dataclass(frozen=True)
+class LessonJob:
+    """Everything needed to run a lesson on any machine: code and data travel with it,
+    the author's folder does not."""
+
+    slug: str
+    source: str  # the lesson file, for messages and tracebacks
+    hardware: str
+    payload: dict  # the runner's job.json
+    main_py: str
+    inputs: dict[str, bytes]  # data files and local modules, by file name
+    step_ids: list[str]
+    labels: dict[str, str]  # block id -> how messages name it
+    volatile: list[str]
+    timeout: int
+    memory_mb: int
+    hidden: dict[str, str] = field(default_factory=dict)
+    """Modules main.py may not import: only distributions outside its install line have
+    them (installs.py)."""
+
+    @property
+    def path(self) -> Path:
+        """The lesson file, for messages."""
+        return Path(self.source)
+
+
+StartCallback = Callable[[LessonJob], None]  # a lesson's processes exist
+DoneCallback = Callable[[LessonJob, "ExecutionRecord"], None]  # a lesson ran
+
+
+def prepare_job(
+    lesson: Lesson,
+    settings: Settings,
+    inputs: dict[str, bytes] | None = None,
+    hidden_for: Callable[[list[str]], dict[str, str]] = hidden_modules,
+) -> LessonJob:
+    """The job for `lesson`; `inputs` are its files by relative path, when already read;
+    `hidden_for` gives the modules main.py may not import (installs.hidden_modules, or a
+    cached version of it)."""
+    if inputs is None:
+        folder = lesson.path.parent
+        inputs = {
+            os.path.relpath(path, folder): path.read_bytes() for path in lesson_inputs(lesson)
+        }
+    blocks = lesson.runnable_blocks()
+    installs = lesson_distributions(lesson, inputs)
+    payload = {
+        "source_path": str(lesson.path),
+        "source_text": lesson.text,
+        # The record keeps the versions of what the install line pins, and those the
+        # course asks every record to keep.
+        "packages": list(dict.fromkeys([*settings.record_packages, *installs])),
+        "blocks": [
+            {
+                "id": b.id,
+                "code": b.code.source,
+                "line": b.code.line,
+                "raises": b.code.raises,
+                "is_figure": b.is_figure,
+            }
+            for b in blocks
+        ],
+        "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
+        "output_limit": settings.output_limit,
+    }
+    return LessonJob(
+        slug=lesson.ref.slug,
+        source=str(lesson.path),
+        hardware=lesson.front.hardware,
+        payload=payload,
+        main_py=lesson.main_py(),
+        inputs={Path(name).name: content for name, content in inputs.items()},
+        step_ids=lesson.program_ids(),
+        labels={b.id: b.label for b in blocks},
+        volatile=list(lesson.front.volatile),
+        timeout=settings.timeout_seconds,
+        memory_mb=settings.memory_limit_mb,
+        hidden=hidden_for(installs),
+    )
+
+
+def threads_per_lesson(lessons_at_once: int) -> int:
+    """Each lesson running at once gets an equal share of the cores for its BLAS/XLA threads."""
+    return max(1, (os.cpu_count() or 1) // lessons_at_once)
+
+
+class LocalExecutor:
+    """Runs lessons on this machine, each in its own process, `jobs` at a time."""
+
+    runs_code = True
+
+    def __init__(self, jobs: int):
+        self.jobs = max(1, jobs)
+        self.threads = threads_per_lesson(self.jobs)
+        self.where = f"up to {self.jobs} at a time"
+
+    def run(
+        self,
+        jobs: list[LessonJob],
+        on_start: StartCallback = lambda job: None,
+        on_done: DoneCallback = lambda job, record: None,
+    ) -> list[ExecutionRecord | BuildError]:
+        """One result per job, in order: its record, or the error that stopped it."""
+
+        def run_one(job: LessonJob) -> ExecutionRecord | BuildError:
+            try:
+                record = run_job(job, self.threads, on_started=lambda: on_start(job))
+            except BuildError as error:
+                return error
+            on_done(job, record)
+            return record
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            try:
+                return list(pool.map(run_one, jobs))
+            except BaseException:  # interrupted: don't wait for lessons to finish
+                stop_all()
+                raise
+
+
+def run_job(
+    job: LessonJob, threads: int = 1, on_started: Callable[[], None] = lambda: None
+) -> ExecutionRecord:
+    """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.
+
+    `on_started` is called once the lesson's processes exist.
+    """
+    with lesson_folder(job.slug) as folder:
+        work, reader = folder / "run", folder / "reader"
+        for place in (work, reader):
+            place.mkdir()
+            for name, content in job.inputs.items():
+                (place / name).write_bytes(content)
+        (work / "job.json").write_text(json.dumps(job.payload), encoding="utf-8")
+        (reader / "main.py").write_text(job.main_py, encoding="utf-8")
+        # Both processes are the children of the lesson's guardian (guardian.py), which
+        # kills them and all they started when they end, when the build ends, and when the
+        # build is killed outright; and which holds the lesson to its memory limit.
+        guardian = Guardian(folder, job.memory_mb * 1024 * 1024)
+        # main.py runs as a reader would run it, at the same time as the lesson itself. It
+        # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
+        # Its stdout may hold what every step printed; once past that, it is stopped.
+        main = guardian.add(
+            "main", [sys.executable, "main.py"], reader, _reader_environment(folder, job, threads)
+        )
+        runner = guardian.add(
+            "runner",
+            [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
+            work,
+            _environment(work, threads),
+        )
+        try:
+            guardian.start()
+            _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
+            _capture(runner, job)
+            on_started()
+            try:
+                completed = _finish(runner, job)
+            except BuildError as error:
+                raise _noting_endless_main_py(error, main) from None
+            result = _read_result(work / "result.json", completed, job)
+            record = _record(job.slug, result)
+            if too_much := _over_output_limit(job, record):
+                raise too_much
+            _verify_main_py(job, record, _finish(main, job), main.captured())
+        finally:
+            for process in (runner, main):
+                if process.capture:
+                    _stop(process)
+                    process.capture.close()
+                else:  # the guardian did not start
+                    process.stdout.close()
+                    process.stderr.close()
+            guardian.finish()
+    return record
+
+
+def stream_limit(job: LessonJob) -> int:
+    """Bytes kept of a lesson process's stream: settings.output_limit characters of UTF-8."""
+    return 4 * job.payload["output_limit"]
+
+
+def main_py_limit(job: LessonJob) -> int:
+    """Bytes kept of main.py's stdout: as much as all steps' recorded output can hold."""
+    return stream_limit(job) * max(1, len(job.step_ids))
+
+
+def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildError:
+    """A timeout says so when main.py, beside it, had already printed past its cap."""
+    stdout = main.captured().streams["stdout"]
+    if stdout.overflowed:
+        error.message += (
+            f"; python main.py printed more than {stdout.limit} bytes "
+            "meanwhile, so a step probably prints without end"
+        )
+        error.hint = (
+            "look for a loop in the steps that prints and never ends (or raise "
+            "settings.timeout_seconds in lessons.yaml if its output does end)"
+        )
+    return error
+
+
+def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
+    if not path.is_file():
+        raise BuildError(
+            f"lesson process ended without a result ({_exit_description(completed.returncode)})",
+            job.path,
+            hint="the code crashed the interpreter or ended it itself "
+            "(os._exit, a signal, native code); run main.py by hand to see where",
+            detail=completed.stderr[-4000:] or None,
+        )
+    result = json.loads(path.read_text(encoding="utf-8"))
+    failure = result["failure"]
+    if failure:
+        hint = "fix the code or declare the exception with ':raises: Name'"
+        if failure["message"].startswith("MemoryError"):
+            hint = (
+                f"the lesson may use at most {job.memory_mb} MB "
+                "(settings.memory_limit_mb in lessons.yaml)"
+            )
+        elif failure["block"] == "live-values":
+            hint = "show something short in prose: a count, a summary, or the first few items"
+        raise BuildError(
+            f"{job.labels.get(failure['block'], 'prose')} failed: {failure['message']}",
+            job.path,
+            failure["line"],
+            hint=hint,
+            detail=failure["traceback"] or None,
+        )
+    return result
+
+
+def _exit_description(status: int) -> str:
+    if status < 0:
+        name = signal.Signals(-status).name if -status in signal.valid_signals() else -status
+        return f"killed by signal {name}"
+    return f"exit status {status}"
+
+
+TRUNCATED = "\n[output truncated: "  # what runner.py appends to an output it cut short
+
+
+def _over_output_limit(job: LessonJob, record: ExecutionRecord) -> BuildError | None:
+    """The error for the first block whose output the runner had to cut short: a page that
+    silently showed part of it would claim less than the code printed."""
+    for block in job.payload["blocks"]:
+        output = record.blocks.get(block["id"])
+        texts = (output.stdout, output.stderr, output.display) if output else ()
+        if any(TRUNCATED in text for text in texts):
+            return BuildError(
+                f"{job.labels[block['id']]} printed more than "
+                f"{job.payload['output_limit']:,} characters, more than its page can show",
+                job.path,
+                block["line"],
+                hint="print a summary (a count, the first lines), "
+                "or raise settings.output_limit in lessons.yaml",
+            )
+    return None
+
+
+def _verify_main_py(
+    job: LessonJob,
+    record: ExecutionRecord,
+    main: subprocess.CompletedProcess,
+    capture: OutputCapture,
+) -> None:
+    """The downloadable main.py must print what the build steps printed."""
+    hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
+    expected_text = record.output_of(job.step_ids)
+    stopped = capture.streams["stdout"].overflowed  # and so stopped: see main_py_limit
+    if stopped:
+        raise BuildError(
+            f"the downloadable main.py printed more than "
+            f"{capture.streams['stdout'].limit} bytes, more than the build steps "
+            "did, and was stopped",
+            job.path,
+            hint=hint + "; does it print without end where the steps do not?",
+        )
+    hidden = _HIDDEN_IMPORT.search(main.stderr)
+    if main.returncode != 0 and hidden:
+        module, distribution = hidden.groups()
+        raise BuildError(
+            f"main.py imports '{module}', from distribution '{distribution}', which the "
+            "setup help's install line does not list",
+            job.path,
+            hint="the install line lists what the lesson's blocks and its own modules "
+            f"import: write `import {module}` in the step that needs it",
+            detail=main.stderr[-4000:] or None,
+        )
+    if main.returncode != 0:
+        raise BuildError(
+            f"the downloadable main.py fails when run on its own (exit status {main.returncode})",
+            job.path,
+            hint=hint,
+            detail=main.stderr[-4000:] or None,
+        )
+    expected = mask_volatile(expected_text, job.volatile)
+    actual = mask_volatile(main.stdout, job.volatile)
+    if actual != expected:
+        difference = "\n".join(
+            difflib.unified_diff(expected, actual, "build steps", "python main.py", lineterm="")
+        )
+        raise BuildError(
+            "the downloadable main.py prints something else than the build steps did",
+            job.path,
+            hint=hint + "; mark timing lines with `volatile:` in the front matter",
+            detail=difference,
+        )
+
+
+_HIDDEN_IMPORT = re.compile(
+    r"No module named '([^']+)': distribution '([^']+)' is not installed by"
+)
+
+
+def _reader_environment(folder: Path, job: LessonJob, threads: int) -> dict[str, str]:
+    """main.py's environment: the lesson's, and only the distributions a reader installs."""
+    guard = folder / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
+    env = _environment(folder / "reader", threads)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
+    env["COURSESITE_HIDDEN"] = json.dumps(job.hidden)
+    return env
+
+
+def _environment(work: Path, threads: int) -> dict[str, str]:
+    env = dict(
+        os.environ,
+        HOME=str(work),
+        MPLBACKEND="Agg",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+        OMP_NUM_THREADS=str(threads),
+        OPENBLAS_NUM_THREADS=str(threads),
+        MKL_NUM_THREADS=str(threads),
+    )
+    if threads == 1:
+        flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+        env["XLA_FLAGS"] = flags.strip()
+    return env
+
+
+def _capture(
+    process: LessonProcess,
+    job: LessonJob,
+    stdout_limit: int | None = None,
+    stop_on_overflow: bool = False,
+) -> None:
+    """Keep a lesson process's output in `process.capture` (see capture.py).
+
+    With `stop_on_overflow`, the process is stopped once its stdout passes its limit.
+    """
+    limits = {"stdout": stdout_limit or stream_limit(job), "stderr": stream_limit(job)}
+    process.capture = OutputCapture(
+        process, limits, functools.partial(_stop_at_overflow, process, stop_on_overflow)
+    )
+
+
+def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProcess:
+    try:
+        process.wait(timeout=job.timeout)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        raise _over_memory(process.guardian, job) or BuildError(
+            f"lesson code ran longer than {job.timeout} s and was stopped",
+            job.path,
+            hint="raise settings.timeout_seconds in lessons.yaml or make the code faster",
+        ) from None
+    _stop(process)  # children it left behind
+    if error := _over_memory(process.guardian, job):
+        raise error
+    stdout, stderr = process.captured().finish()
+    return subprocess.CompletedProcess(process.args, process.wait(), stdout, stderr)
+
+
+def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
+    """The error for a lesson its guardian stopped for using too much memory, if it did."""
+    if not guardian.memory_used:
+        return None
+    run = "python main.py" if guardian.memory_user == "main" else "the build's run"
+    return BuildError(
+        f"the lesson used more than {job.memory_mb} MB (all its processes together: "
+        f"{guardian.memory_used // (1024 * 1024)} MB in {run}) and was stopped",
+        job.path,
+        hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
+        "all its processes together, the processes it starts included "
+        "(settings.memory_limit_mb in lessons.yaml)",
+    )
+
+
+def _stop(process: LessonProcess) -> None:
+    """Kill the process's whole session: the lesson and any child it started there."""
+    process.kill()
+    process.wait()
+
+
+def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
+    if stop and stream == "stdout":
+        process.kill()
+
+
+def _record(slug: str, result: dict) -> ExecutionRecord:
+    blocks = {block["id"]: block for block in result["blocks"]}
+    return record_from_json(
+        {
+            "lesson": slug,
+            "timestamp": result["timestamp"],
+            "python": result["python"],
+            "packages": result["packages"],
+            "devices": result["devices"],
+            "wall_seconds": result["wall_seconds"],
+            "blocks": blocks,
+            "values": result["values"],
+            "host": result["host"],
+            "worker_resources": "",
+            "hardware": hardware_kind(result["platforms"]),
+        }
+    )
+
+
+def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | None:
+    """The error for a gpu or tpu lesson whose run saw no such device; None when it saw the
+    hardware it declares (every run satisfies a cpu lesson)."""
+    if job.hardware == "cpu" or record.hardware == job.hardware:
+        return None
+    kind = job.hardware.upper()
+    where = (
+        f"the Dask worker {record.worker} offers {record.worker_resources or 'nothing'}, "
+        f"but JAX found no {kind} there; "
+        if record.worker
+        else ""
+    )
+    return BuildError(
+        f"lesson declares hardware: {job.hardware} but its run saw no {kind} ({record.devices})",
+        job.path,
+        _front_matter_line(job.payload["source_text"], "hardware"),
+        hint=f"{where}run it on a machine or worker with a {kind} that JAX can use (a lesson "
+        "that does not import JAX uses none), or declare hardware: cpu",
+    )
+
+
+def _front_matter_line(text: str, key: str) -> int | None:
+    """The file line of `key:` in the lesson's front matter (which starts on line 2)."""
+    for number, line in enumerate(text.splitlines()[1:], start=2):
+        if line.rstrip() == "---":
+            return None
+        if re.match(rf"[\"']?{key}[\"']?\s*:", line):
+            return number
+    return None

@@ -1,0 +1,121 @@
+"""What a run of a lesson leaves: its record, block by block, and how it is stored.
+
+An ExecutionRecord is what the execute stage produces, the cache and records/ keep (as
+JSON and YAML), and the render stage shows. Older records load with the defaults of the
+fields added since.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+
+from coursesite.files import short_digest
+
+
+@dataclass(frozen=True)
+class RaisedException:
+    type: str
+    message: str
+
+
+@dataclass(frozen=True)
+class BlockOutput:
+    id: str
+    stdout: str
+    stderr: str
+    seconds: float
+    raised: RaisedException | None = None
+    figure: dict | None = None
+    # The repr of a bare last expression, as a notebook displays it (runner.split_display);
+    # never printed, so never part of main.py's output. Older records load without it.
+    display: str = ""
+    # The SVG of each matplotlib figure the block left open (runner.capture_figures), as
+    # the lesson's process wrote it: clean it (svgclean) before showing it.
+    captured_svgs: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExecutionRecord:
+    """What one run of a lesson printed and drew, and the environment it ran in."""
+
+    lesson: str
+    timestamp: str
+    python: str
+    packages: dict[str, str | None]
+    devices: str
+    wall_seconds: float
+    blocks: dict[str, BlockOutput]
+    values: dict[str, str] = field(default_factory=dict)  # live value expression -> text
+    # Where it ran; records made before these fields existed load with the defaults, and
+    # with the hardware their `devices` name (record_from_json).
+    host: str = ""  # the machine's name
+    worker: str = ""  # the Dask worker's address; "" when the local pool ran it
+    worker_resources: str = ""  # what that worker offered ("tpu=1"): where it was sent to
+    hardware: str = ""  # what it saw: its JAX devices' kind (cpu, gpu, tpu); cpu without JAX
+    receipts: list[dict] = field(default_factory=list)  # other kinds' runs (records.receipt)
+
+    def output_of(self, block_ids: list[str]) -> str:
+        return "".join(self.blocks[i].stdout for i in block_ids if i in self.blocks)
+
+
+def record_to_json(record: ExecutionRecord) -> dict:
+    data = asdict(record)
+    # Records of lessons that draw nothing stay as they were before figures were captured.
+    for block in data["blocks"].values():
+        if not block["captured_svgs"]:
+            del block["captured_svgs"]
+    return data
+
+
+def record_digest(record: ExecutionRecord) -> str:
+    """A digest that changes whenever anything in the record does (pages are keyed on it)."""
+    return short_digest(json.dumps(record_to_json(record), sort_keys=True, default=str))
+
+
+def record_from_json(data: dict) -> ExecutionRecord:
+    blocks = {}
+    for block_id, block in data["blocks"].items():
+        raised = RaisedException(**block["raised"]) if block["raised"] else None
+        blocks[block_id] = BlockOutput(**dict(block, raised=raised))
+    if "worker_resources" not in data:
+        data = _with_hardware_seen(data)
+    return ExecutionRecord(**dict(data, blocks=blocks))
+
+
+def _with_hardware_seen(data: dict) -> dict:
+    """An older record, with each run's hardware taken from the devices it lists.
+
+    Records made before `worker_resources` existed may name a cluster worker's resource as
+    their `hardware` (or name none); the devices are what the lesson's JAX actually saw.
+    """
+    receipts = [
+        dict(receipt, hardware=hardware_kind(platforms_in(receipt["devices"])))
+        for receipt in data.get("receipts", [])
+    ]
+    return dict(data, hardware=hardware_kind(platforms_in(data["devices"])), receipts=receipts)
+
+
+def mask_volatile(text: str, volatile: list[str]) -> list[str]:
+    """Output lines, with lines matching any `volatile` pattern replaced by a marker."""
+    patterns = [re.compile(pattern) for pattern in volatile]
+    return [
+        "<volatile>" if any(p.search(line) for p in patterns) else line
+        for line in text.splitlines()
+    ]
+
+
+_ACCELERATORS = {"tpu": "tpu", "gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
+
+
+def hardware_kind(platforms: list[str]) -> str:
+    """'tpu' when the lesson's JAX saw TPU devices, 'gpu' for GPU (CUDA, ROCm) ones; 'cpu'
+    when it saw neither or did not use JAX (`platforms` is then empty)."""
+    kinds = {_ACCELERATORS[name] for name in platforms if name in _ACCELERATORS}
+    return next((kind for kind in ("tpu", "gpu") if kind in kinds), "cpu")
+
+
+def platforms_in(devices: str) -> list[str]:
+    """['tpu'] for '4 TPU devices': the platforms a record's device summary names."""
+    return [kind.lower() for kind in re.findall(r"\d+ (\w+) devices?\b", devices)]

@@ -1,0 +1,52 @@
+"""What a lesson's record must satisfy before the build shows or saves it, and what it
+may lack that `build.py check` reports: the validate stage's checks, one lesson at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coursesite.errors import BuildError
+from coursesite.execution.expectedoutputs import output_drift
+from coursesite.files import short_digest
+from coursesite.lesson.completeness import long_code_lines, unfinished_parts
+from coursesite.lesson.lessonbuild import LessonBuild
+from coursesite.lesson.model import Figure
+from coursesite.outputs.pagefigures import figure_block_errors, figure_data_error
+
+
+def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
+    """Figures that cannot be drawn or shown, at the line of their code (`cache`: the
+    figure cache, which keeps cleaned drawings)."""
+    lesson, record = item.parsed(), item.ran()
+    errors = [figure_data_error(lesson, record, figure) for figure in lesson.items(Figure)]
+    return [error for error in errors if error] + figure_block_errors(lesson, record, cache)
+
+
+def validation_key(item: LessonBuild, width: int) -> str:
+    """What `figure_errors` and `lesson_warnings` depend on (besides the generator, whose
+    change empties the parse cache)."""
+    stored = item.expected_outputs()
+    return short_digest(
+        f"{item.outlined().text_digest} {item.record_key()} {width} "
+        f"{'' if stored is None else short_digest(stored)}"
+    )
+
+
+def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
+    """Problems that do not stop a build but fail `build.py check`."""
+    lesson, record, stored = item.parsed(), item.ran(), item.expected_outputs()
+    warnings = output_drift(lesson, record, stored) if stored is not None else []
+    warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
+    for block in lesson.runnable_blocks():
+        output = record.blocks.get(block.id)
+        if output is not None and output.stderr.strip():
+            first = output.stderr.strip().splitlines()[0]
+            warnings.append(
+                BuildError(
+                    f"{block.label} wrote to stderr: {first}",
+                    item.path,
+                    block.code.line,
+                    hint="usually a library warning, such as a deprecated call: fix its cause",
+                )
+            )
+    return warnings

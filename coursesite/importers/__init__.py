@@ -1,0 +1,1 @@
+"""`coursesite import`: notebooks (.ipynb, MyST) become lessons."""

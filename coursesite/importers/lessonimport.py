@@ -1,0 +1,456 @@
+"""`build.py import`: a notebook becomes a lesson file, listed in lessons.yaml.
+
+Markdown cells before the first code cell are the Understand stage; every code cell is a
+build step, titled from the nearest heading above it, with the Markdown between code cells
+as the stage's prose. Headings move down so that none is level 1 (those are our stages).
+Install lines (`!pip install`) become a note in the report, `%matplotlib` lines go, and
+`%time`/`%timeit` keep the statement they time; any other magic is kept as a comment and
+reported. The stored outputs go into `<slug>.expected.yaml` (see expectedoutputs.py).
+Stages a notebook cannot fill are left empty; `build.py check` says which to fill.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from coursesite.config.manifest import PHASE_ID
+from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
+from coursesite.config.yamlmodel import dump_yaml
+from coursesite.execution.expectedoutputs import StoredOutput, dump_expected
+from coursesite.files import short_digest
+from coursesite.importers.notebooks import Cell
+from coursesite.lesson.completeness import PLACEHOLDER
+from coursesite.markup.markdown import slugify
+from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file, published_image
+
+_INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
+_TIMED = re.compile(r"^(\s*)%(?:time|timeit)\s+(.*)$")
+_DROPPED = re.compile(r"^\s*%(?:matplotlib|load_ext|autoreload|config)\b")
+_CELL_TIMER = re.compile(r"^\s*%%(?:time|timeit|capture)\b")
+_MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
+_PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
+# IPython's `display()`, a builtin only in notebooks: shown as it shows plain values.
+_DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
+_DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s+display\s*$")
+
+
+@dataclass
+class ImportedLesson:
+    text: str = ""  # the lesson file
+    expected: str | None = None  # the expected-outputs file, when the notebook stored outputs
+    images: dict[str, bytes] = field(default_factory=dict)  # path beside the lesson: bytes
+    installs: list[str] = field(default_factory=list)  # from `!pip install` lines
+    notes: list[str] = field(default_factory=list)  # what the author should look at
+    linked_images: list[tuple[str, str]] = field(default_factory=list)  # (path, cell.where)
+    refusals: list[tuple[str, str]] = field(default_factory=list)  # (message, hint) by cell
+
+
+def notebook_title(cells: list[Cell], fallback: str) -> str:
+    """The text of the first level-1 heading of the notebook's first Markdown cell."""
+    for cell in cells:
+        if cell.kind == "markdown":
+            match = re.search(r"^#\s+(.+?)\s*#*\s*$", cell.source, re.MULTILINE)
+            return match.group(1) if match else fallback
+    return fallback
+
+
+def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> ImportedLesson:
+    """The lesson for `cells`; `source` names the notebook in notes and outputs."""
+    lesson = ImportedLesson()
+    markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
+    shift = _heading_shift(markdown)
+    understand: list[str] = []
+    build_run: list[str] = []
+    experiments: list[str] = []
+    stored: dict[str, StoredOutput] = {}
+    heading = ""
+    number = 0
+    for cell in markdown:
+        if cell.kind == "markdown":
+            text, found = _demoted(_portable(cell, lesson), shift)
+            # A heading right above the code is the block's title, not a section of its own.
+            text, closing = _closing_heading(text)
+            heading = closing or found or heading
+            (build_run if number else understand).append(text)
+            continue
+        code = _lesson_code(cell, lesson)
+        if not code.strip():
+            continue
+        block_title = heading or f"Step {number + 1}"
+        heading = ""  # the next block takes a heading only from the Markdown above it
+        # A cell whose stored run failed, or that a MyST notebook tags as failing.
+        raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
+        if raises:
+            # main.py runs the steps as a script: a cell that fails cannot be one of them.
+            experiments.append(_experiment(block_title, code, raises))
+            lesson.notes.append(
+                f"{cell.where}: it raises {raises}, so it became an experiment: "
+                "fill in its prediction and takeaway"
+                + ("; name the exception it raises in :raises:" if not cell.raises else "")
+            )
+            continue
+        number += 1
+        build_run.append(_step(number, block_title, code, cell.drew))
+        if cell.stdout or cell.display:
+            stored[f"step-{number}"] = StoredOutput(cell.stdout, cell.display)
+        if cell.drew:
+            lesson.notes.append(
+                f"{cell.where}: it draws a figure, which the page shows under step {number}: "
+                "describe it in the step's :alt: option"
+            )
+    if not number:
+        lesson.notes.append("the notebook has no code: the lesson needs at least one step")
+    front = _front_matter(title, understand, number, expected_name if stored else None)
+    lesson.text = _lesson_text(front, understand, build_run, experiments)
+    if stored:
+        lesson.expected = dump_expected(source, stored)
+    return lesson
+
+
+def _without_title(cell: Cell, title: str) -> Cell:
+    pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
+    source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
+    return Cell(cell.kind, source, cell.where, attachments=cell.attachments)
+
+
+def _portable(cell: Cell, lesson: ImportedLesson) -> str:
+    """The cell's Markdown as a lesson takes it. Lessons refuse raw HTML and images from
+    other sites (pages load nothing from elsewhere), so HTML is shown as code, a remote
+    image becomes a link to it, and pasted images are saved beside the lesson; each change
+    is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
+    ```python fence would look as if it ran."""
+    lines = cell.source.splitlines()
+    tokens = MarkdownIt("commonmark").parse(cell.source)
+    for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
+        language = token.info.split()[0] if token.type == "fence" and token.info else ""
+        if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
+            opening = lines[token.map[0]]
+            lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
+        if token.type == "html_block" and token.map and not _only_comments(token.content):
+            first, end = token.map
+            lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
+            lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
+    text = "\n".join(lines)
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "html_inline" and not _only_comments(child.content):
+                text = text.replace(child.content, f"`{child.content}`", 1)
+                lesson.notes.append(f"{cell.where}: inline HTML {child.content} is shown as code")
+            elif child.type == "image":
+                text = _portable_image(text, child, cell, lesson)
+    return text
+
+
+def _only_comments(html: str) -> bool:
+    return not re.sub(r"<!--.*?-->", "", html, flags=re.S).strip()
+
+
+def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson) -> str:
+    src = str(image.attrs.get("src", ""))
+    alt = image.content
+    if src.startswith("attachment:") and src[len("attachment:") :] in cell.attachments:
+        name = src[len("attachment:") :]
+        content = cell.attachments[name]
+        # Notebooks name every pasted image "image.png": the content tells them apart.
+        pasted = Path(name)
+        saved = f"images/{pasted.stem}-{short_digest(content)[:8]}{pasted.suffix}"
+        try:
+            published_image(content, pasted.suffix, name, "import")
+        except RefusedAsset as refused:
+            lesson.refusals.append((f"{cell.where}: attachment {refused.message}", refused.hint))
+            return text
+        lesson.images[saved] = content
+        if not alt:
+            alt = f"{PLACEHOLDER} describe {Path(name).name}"
+            lesson.notes.append(f"{cell.where}: image {name} has no alt text: describe it")
+        return text.replace(f"]({src}", f"]({saved}", 1).replace(
+            f"![]({saved}", f"![{alt}]({saved}", 1
+        )
+    if re.match(r"^(https?:)?//", src):
+        lesson.notes.append(
+            f"{cell.where}: the image {src} is on another site and became a link to it; "
+            "save the file beside the lesson to show it"
+        )
+        return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src):
+        lesson.linked_images.append((unquote(src), cell.where))
+    return text
+
+
+def _headings(source: str) -> list[tuple[int, int, str]]:
+    """(line index, level, text) of every heading, found by a Markdown parser so that
+    a `#` comment inside a code fence is not one."""
+    tokens = MarkdownIt("commonmark").parse(source)
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map:
+            found.append((token.map[0], int(token.tag[1]), tokens[index + 1].content))
+    return found
+
+
+def _heading_shift(cells: list[Cell]) -> int:
+    levels = [level for c in cells if c.kind == "markdown" for _, level, _ in _headings(c.source)]
+    return 2 - min(levels) if levels else 0
+
+
+def _demoted(source: str, shift: int) -> tuple[str, str]:
+    """`source` with every heading `shift` levels down (at least 2, at most 6), written
+    ATX-style, and the text of its last heading."""
+    lines = source.splitlines()
+    last = ""
+    for index, level, text in reversed(_headings(source)):
+        setext = index + 1 < len(lines) and re.fullmatch(r"\s*(=+|-+)\s*", lines[index + 1])
+        replacement = "#" * min(6, max(2, level + shift)) + " " + text
+        lines[index : index + (2 if setext else 1)] = [replacement]
+        last = last or text
+    return "\n".join(lines).rstrip(), last
+
+
+def _closing_heading(text: str) -> tuple[str, str]:
+    """`text` without its last line when that line is a heading, and the heading's text."""
+    body, _, last = text.rpartition("\n")
+    match = re.fullmatch(r"#{2,6} (.+)", last)
+    return (body.rstrip(), match.group(1)) if match else (text, "")
+
+
+def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
+    kept = []
+    for line in cell.source.splitlines():
+        if install := _INSTALL.match(line):
+            lesson.installs += [w for w in install.group(1).split() if not w.startswith("-")]
+        elif _DROPPED.match(line) or _CELL_TIMER.match(line):
+            continue
+        elif timed := _TIMED.match(line):
+            kept.append(timed.group(1) + timed.group(2))
+        elif _DISPLAY_IMPORT.match(line):
+            continue
+        elif shown := _DISPLAY.match(line):
+            indent, arguments = shown.groups()
+            kept.append(f'{indent}print(*map(repr, ({arguments},)), sep="\\n")')
+            lesson.notes.append(
+                f"{cell.where}: display() is a notebook builtin; it became a print of "
+                "the value's repr"
+            )
+        elif _MAGIC.match(line):
+            kept.append(f"# notebook magic, not run: {line.strip()}")
+            lesson.notes.append(
+                f"{cell.where}: '{line.strip()}' is IPython, not Python: rewrite it in Python"
+            )
+        else:
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
+
+
+def _step(number: int, title: str, code: str, drew: bool) -> str:
+    # A figure the code leaves open is captured, and needs its text alternative.
+    alt = f":alt: {PLACEHOLDER} what the figure shows\n" if drew else ""
+    return f":::{{step}} {number}. {title}\n{alt}{_fenced(code)}\n:::"
+
+
+def _experiment(title: str, code: str, raises: str) -> str:
+    return (
+        f":::{{experiment}} {title}\n"
+        f":predict: {PLACEHOLDER} what will happen when this runs?\n"
+        f":expected: It raises {raises}.\n"
+        f":raises: {raises}\n\n"
+        f"{_fenced(code)}\n\n{PLACEHOLDER} what this shows.\n:::"
+    )
+
+
+def _fenced(code: str) -> str:
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", code)), default=0))
+    return f"{fence}python\n{code}\n{fence}"
+
+
+def _front_matter(title: str, understand: list[str], steps: int, expected_name: str | None) -> dict:
+    words = sum(len(text.split()) for text in understand)
+    front = {
+        "title": title,
+        "summary": _first_sentence(understand) or f"{PLACEHOLDER} one line on what it builds",
+        "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
+        "hardware": "cpu",
+        "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
+        "expected_result": f"{PLACEHOLDER} the output that shows the lesson worked",
+        "revision": "v0.1.0",
+    }
+    if expected_name:
+        front["expected_outputs"] = expected_name
+    return front
+
+
+def _first_sentence(texts: list[str]) -> str:
+    for text in texts:
+        for block in text.split("\n\n"):
+            block = " ".join(block.split())
+            if block and not block.startswith(("#", "```", ":::", "|", "-", "*", "!", "$$")):
+                sentence = re.split(r"(?<=[.!?])\s", block, maxsplit=1)[0]
+                return sentence if len(sentence) <= 160 else sentence[:157].rstrip() + "..."
+    return ""
+
+
+def _lesson_text(
+    front: dict, understand: list[str], build_run: list[str], experiments: list[str]
+) -> str:
+    header = dump_yaml(front)
+    stages = [
+        ("Understand", understand),
+        ("Build & Run", build_run),
+        ("Experiment", experiments),
+        ("Exercise & Check", []),
+        ("Evidence", []),
+    ]
+    body = "\n\n".join(
+        f"# {name}" + "".join(f"\n\n{part.strip()}" for part in parts if part.strip())
+        for name, parts in stages
+    )
+    return f"---\n{header}---\n\n{body}\n"
+
+
+def lesson_slug(title: str) -> str:
+    return slugify(title)[:60].strip("-") or "lesson"
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+@dataclass
+class ImportRequest:
+    notebook: Path
+    manifest: Path
+    phase: str
+    slug: str | None = None
+
+
+def import_notebook(request: ImportRequest) -> list[str]:
+    """Write the lesson and list it in lessons.yaml; return what to tell the author.
+
+    Raises BuildError/BuildErrors (nothing written) on a notebook or manifest it cannot use.
+    """
+    from coursesite.config.manifest import load_course
+    from coursesite.errors import BuildError
+    from coursesite.files import write_atomically
+    from coursesite.importers.notebooks import read_notebook
+
+    if not re.fullmatch(PHASE_ID, request.phase):
+        raise BuildError(
+            f"'{request.phase}' is not a phase id",
+            hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "06"',
+        )
+    course = load_course(request.manifest)
+    cells = read_notebook(request.notebook)
+    title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
+    slug = request.slug or lesson_slug(title)
+    if any(ref.slug == slug for ref in course.lessons):
+        raise BuildError(
+            f"a lesson with the slug '{slug}' is already listed",
+            request.manifest,
+            hint="choose another with --slug",
+        )
+    phase = next((p for p in course.phases if p.id == request.phase), None)
+    members = [ref for ref in course.lessons if ref.phase.id == request.phase]
+    if members:
+        folder = members[0].source.parent
+    else:
+        phase_slug = _free_slug(lesson_slug(title), {p.slug for p in course.phases})
+        folder = course.root / "content" / f"{request.phase}-{phase_slug}"
+    path = folder / f"{len(members) + 1:02d}-{slug}.md"
+    expected_path = path.with_name(f"{slug}.expected.yaml")
+    for taken in (path, expected_path):
+        if taken.exists():
+            raise BuildError(
+                "a file is already there", taken, hint="move it away, or choose another --slug"
+            )
+    lesson = convert(cells, title, str(request.notebook), expected_path.name)
+    _check_images(lesson, folder, course.root, request.notebook)
+    source = path.relative_to(course.root).as_posix()
+    new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
+    try:
+        manifest = with_lesson(course.manifest_text, request.phase, slug, source, new_phase)
+    except ManifestLayoutError as problem:
+        raise BuildError(
+            f"cannot add the lesson: {problem}",
+            request.manifest,
+            hint=f"list it by hand: slug: {slug}, source: {source}",
+        ) from None
+    images = {folder / name: content for name, content in lesson.images.items()}
+    for taken in images:
+        if taken.exists():
+            raise BuildError(
+                "a file is already there", taken, hint="move it away, then import again"
+            )
+    written = [path] + ([expected_path] if lesson.expected else []) + list(images)
+    made = [f for f in (folder / "images", folder) if not f.exists()]
+    try:
+        for image, content in images.items():
+            write_atomically(image, content)
+        write_atomically(path, lesson.text)
+        if lesson.expected:
+            write_atomically(expected_path, lesson.expected)
+        write_atomically(request.manifest, manifest)
+        load_course(request.manifest)  # the manifest as the next build will read it
+    except BaseException:  # an interrupt too: an import happens whole or not at all
+        write_atomically(request.manifest, course.manifest_text)
+        for file in written:
+            file.unlink(missing_ok=True)
+        for made_folder in made:
+            with contextlib.suppress(OSError):
+                made_folder.rmdir()
+        raise
+    return _report(lesson, request, path, written, course.root)
+
+
+def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:
+    """BuildErrors, by cell, for each image the lesson could not publish: an attachment
+    that is not a clean image, a linked file that is private, outside or not an image. A
+    linked file not beside the lesson yet is a note: the author may copy it in."""
+    from coursesite.errors import BuildError, BuildErrors
+
+    refusals = list(lesson.refusals)
+    for src, where in lesson.linked_images:
+        try:
+            check_image_file(folder / src, root, src)
+        except MissingAsset:
+            lesson.notes.append(
+                f"{where}: image {src} is not beside the lesson: copy it to "
+                f"{(folder.relative_to(root) / src).as_posix()}"
+            )
+        except RefusedAsset as refused:
+            refusals.append((f"{where}: {refused.message}", refused.hint))
+    if refusals:
+        raise BuildErrors([BuildError(m, notebook, hint=hint) for m, hint in refusals])
+
+
+def _free_slug(slug: str, taken: set[str]) -> str:
+    candidate, number = slug, 2
+    while candidate in taken:
+        candidate, number = f"{slug}-{number}", number + 1
+    return candidate
+
+
+def _report(
+    lesson: ImportedLesson, request: ImportRequest, path: Path, written: list[Path], root: Path
+) -> list[str]:
+    lines = [f"imported {request.notebook} as {path.relative_to(root)}"]
+    if lesson.expected:
+        lines.append(
+            f"  its stored outputs are in {written[1].name}: the next build compares the "
+            "fresh output of every step with them and warns about each difference"
+        )
+    if lesson.images:
+        lines.append(f"  saved {len(lesson.images)} image(s) pasted into the notebook in images/")
+    if lesson.installs:
+        lines.append(f"  the notebook installs: {' '.join(lesson.installs)}")
+        lines.append("    (install them where you build the site before the next build)")
+    lines += [f"  {request.notebook}: {note}" for note in lesson.notes]
+    lines.append(
+        f"  to finish: fill in the {PLACEHOLDER} lines and the empty stages "
+        "(`build.py check` lists them), then run `python build.py`"
+    )
+    return lines

@@ -1,0 +1,241 @@
+"""Read a Jupyter notebook (.ipynb) or a MyST/jupytext Markdown notebook into cells.
+
+Only what a lesson can use is kept: each cell's source, and for code cells the output the
+notebook stored (printed text, the value of a bare last expression, the exception it
+ended with, whether it drew an image). `lessonimport` turns the cells into a lesson.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from markdown_it import MarkdownIt
+
+from coursesite.config.yamlmodel import yaml_error
+from coursesite.errors import BuildError, decode_utf8
+
+NOTEBOOK_HINT = "give a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown notebook"
+
+
+@dataclass
+class Cell:
+    kind: str  # "markdown" or "code"
+    source: str
+    where: str  # "cell 3" or "line 40": where the author finds it in the notebook
+    stdout: str = ""
+    display: str = ""  # text/plain of the stored execute_result
+    raises: str = ""  # the exception the stored run ended with
+    drew: bool = False  # the stored outputs hold an image
+    tags: tuple[str, ...] = ()
+    attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
+
+
+def read_notebook(path: Path) -> list[Cell]:
+    """The notebook's cells, or a BuildError naming the file and what is wrong."""
+    try:
+        data = path.read_bytes()
+    except OSError as problem:
+        raise BuildError(f"cannot read the notebook: {problem.strerror}", path) from None
+    text = decode_utf8(data, path)
+    if path.suffix == ".ipynb":
+        return _ipynb_cells(text, path)
+    if path.suffix in (".md", ".myst"):
+        return _myst_cells(text, path)
+    raise BuildError(f"'{path.suffix}' is not a notebook file type", path, hint=NOTEBOOK_HINT)
+
+
+# -- .ipynb --------------------------------------------------------------------------------
+
+
+def _ipynb_cells(text: str, path: Path) -> list[Cell]:
+    import nbformat
+
+    try:
+        notebook = nbformat.reads(text, as_version=4)
+    except Exception as problem:  # nbformat raises JSON, schema and version errors alike
+        raise BuildError(
+            f"not a readable Jupyter notebook: {str(problem).splitlines()[0]}",
+            path,
+            hint=NOTEBOOK_HINT,
+        ) from None
+    metadata = notebook.get("metadata", {})
+    language = metadata.get("kernelspec", {}).get("language") or metadata.get(
+        "language_info", {}
+    ).get("name", "python")
+    if language != "python":
+        raise BuildError(
+            f"the notebook's kernel runs {language}, not Python",
+            path,
+            hint="lessons run Python code only",
+        )
+    cells = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type not in ("markdown", "code"):
+            continue  # raw cells hold no lesson content (nbconvert templates and the like)
+        imported = Cell(
+            cell.cell_type,
+            cell.source,
+            f"cell {number}",
+            tags=tuple(cell.get("metadata", {}).get("tags", ())),
+        )
+        if cell.cell_type == "code":
+            _stored_outputs(imported, cell.get("outputs", []))
+        else:
+            imported.attachments = _attachments(cell.get("attachments", {}))
+        cells.append(imported)
+    return cells
+
+
+def _attachments(attachments: dict) -> dict[str, bytes]:
+    """The images pasted into a Markdown cell, by name (the first image type of each)."""
+    found = {}
+    for name, bundle in attachments.items():
+        for mime, data in bundle.items():
+            if mime == "image/svg+xml":  # stored as text, not base64
+                found[name] = ("".join(data) if isinstance(data, list) else data).encode()
+                break
+            if mime.startswith("image/"):
+                try:
+                    found[name] = base64.b64decode(
+                        "".join(data) if isinstance(data, list) else data
+                    )
+                except (binascii.Error, TypeError):
+                    continue  # left out: the lesson then says the image file is missing
+                break
+    return found
+
+
+def _stored_outputs(cell: Cell, outputs: list) -> None:
+    for output in outputs:
+        kind = output.get("output_type")
+        data = output.get("data", {})
+        if kind == "stream" and output.get("name") == "stdout":
+            cell.stdout += output.get("text", "")
+        elif kind == "execute_result":
+            cell.display = str(data.get("text/plain", "")).rstrip("\n")
+        elif kind == "display_data" and any(key.startswith("image/") for key in data):
+            cell.drew = True
+        elif kind == "display_data" and "text/plain" in data:
+            # display(value): the lesson prints the value's repr in its place (lessonimport).
+            cell.stdout += str(data["text/plain"]).rstrip("\n") + "\n"
+        elif kind == "error":
+            cell.raises = str(output.get("ename", ""))
+
+
+# -- MyST / jupytext Markdown ------------------------------------------------------------
+
+_CODE_CELL = re.compile(r"^\{code-cell\}\s*(\S*)")
+_CELL_BREAK = re.compile(r"^\+\+\+(\s.*)?$")
+
+
+def _myst_cells(text: str, path: Path) -> list[Cell]:
+    lines = text.splitlines()
+    start = _front_matter_end(lines, path)
+    tokens = MarkdownIt("commonmark").parse("\n".join(lines[start:]))
+    code_fences = [
+        token
+        for token in tokens
+        if token.type == "fence" and _CODE_CELL.match(token.info) and token.map
+    ]
+    if not code_fences:
+        raise BuildError(
+            "no {code-cell} blocks: this is not a MyST notebook",
+            path,
+            hint="a MyST notebook marks its code cells with ```{code-cell} ipython3",
+        )
+    cells: list[Cell] = []
+    position = start
+    for fence in code_fences:
+        assert fence.map is not None
+        first, end = fence.map[0] + start, fence.map[1] + start
+        cells += _markdown_cells(lines, position, first)
+        cells.append(_myst_code_cell(fence.content, first + 1, path))
+        position = end
+    cells += _markdown_cells(lines, position, len(lines))
+    return cells
+
+
+def _front_matter_end(lines: list[str], path: Path) -> int:
+    """The index of the first line after the front matter (0 when there is none)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---":
+            header = _yaml_mapping("\n".join(lines[1:index]), path, 2, "front matter")
+            kernel = header.get("kernelspec")
+            language = kernel.get("language", "python") if isinstance(kernel, dict) else "python"
+            if language != "python":
+                raise BuildError(
+                    f"the notebook's kernel runs {language}, not Python",
+                    path,
+                    2,
+                    hint="lessons run Python code only",
+                )
+            return index + 1
+    raise BuildError("front matter opened on line 1 is never closed", path, 1)
+
+
+def _markdown_cells(lines: list[str], first: int, end: int) -> list[Cell]:
+    """The Markdown between two code cells, split where jupytext put `+++` cell breaks."""
+    cells: list[Cell] = []
+    chunk: list[str] = []
+    chunk_start = first
+    for index in range(first, end):
+        if _CELL_BREAK.match(lines[index]):
+            cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), f"line {chunk_start + 1}"))
+            chunk, chunk_start = [], index + 1
+        else:
+            chunk.append(lines[index])
+    cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), f"line {chunk_start + 1}"))
+    return [cell for cell in cells if cell.source.strip()]
+
+
+def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
+    """A code cell (its fence on file line `line`); its `:key: value` options or `---` YAML
+    header are read for tags."""
+    body = content.splitlines()
+    tags: tuple[str, ...] = ()
+    if body and body[0].strip() == "---":
+        closing = next((i for i, row in enumerate(body[1:], 1) if row.strip() == "---"), None)
+        if closing is None:
+            raise BuildError("code cell options opened with '---' are never closed", path, line)
+        options = _yaml_mapping("\n".join(body[1:closing]), path, line + 2, "code cell options")
+        tags, body = _tags(options.get("tags"), path, line), body[closing + 1 :]
+    else:
+        at = line + 1
+        while body and body[0].startswith(":") and ":" in body[0][1:]:
+            key, _, value = body[0][1:].partition(":")
+            if key.strip() == "tags":
+                tags = _tags(_yaml(value, path, at), path, at)
+            body, at = body[1:], at + 1
+    return Cell("code", "\n".join(body), f"line {line}", tags=tags)
+
+
+def _yaml(text: str, path: Path, line: int) -> object:
+    """`text`, YAML that starts on file line `line`; an error names the line at fault."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as problem:
+        raise yaml_error(problem, path, line) from None
+
+
+def _yaml_mapping(text: str, path: Path, line: int, what: str) -> dict:
+    found = _yaml(text, path, line)
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        raise BuildError(f"the {what} must be a mapping of keys to values", path, line)
+    return found
+
+
+def _tags(value: object, path: Path, line: int) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise BuildError("a code cell's tags must be a list of words", path, line)
+    return tuple(value)

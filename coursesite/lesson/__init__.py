@@ -1,0 +1,1 @@
+"""A lesson as the build knows it: its Markdown parsed into a typed model, and its build."""

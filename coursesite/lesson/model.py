@@ -1,0 +1,334 @@
+"""The typed model of a parsed lesson: what the parser produces and later stages read.
+
+Prose stays Markdown here (with the file line it starts on); turning it into HTML is the
+render stage's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from coursesite.config.manifest import LessonRef
+from coursesite.config.yamlmodel import StrictModel
+
+Hardware = Literal["cpu", "gpu", "tpu"]
+ExerciseKind = Literal["make-it-yours", "transfer", "challenge"]
+
+STAGES = {
+    "understand": "Understand",
+    "build-run": "Build & Run",
+    "experiment": "Experiment",
+    "exercise-check": "Exercise & Check",
+    "evidence": "Evidence",
+}
+
+
+class Reference(StrictModel, frozen=True, kw_only=True):
+    title: str
+    url: str
+
+
+class FrontMatter(StrictModel, frozen=True, kw_only=True):
+    title: str
+    summary: str
+    minutes: int
+    hardware: Hardware
+    outcomes: list[str]
+    expected_result: str
+    revision: str
+    prerequisite: str | None = None
+    references: list[Reference] = []
+    files: list[str] = []
+    """Data files (relative to the lesson file) copied beside the code when it runs."""
+    volatile: list[str] = []
+    """Regular expressions for output lines that differ from run to run (timings)."""
+    expected_outputs: str | None = None
+    """A file of outputs the lesson should reproduce (`build.py import` writes it)."""
+
+    def declared_files(self) -> list[str]:
+        """Every file the front matter names, relative to the lesson file."""
+        return self.files + ([self.expected_outputs] if self.expected_outputs else [])
+
+
+@dataclass(frozen=True)
+class Prose:
+    markdown: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Code:
+    """A Python block: `line` is the file line of its first code line."""
+
+    source: str
+    line: int
+    raises: str | None = None  # the exception it is declared to raise
+    alt: str = ""  # the text alternative of the figures it draws with matplotlib
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    anchor: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    title: str
+    anchor: str
+    intro: Prose | None
+    code: Code
+    explanation: Prose | None
+    line: int  # the file line of its opening ':::{step}'
+
+
+@dataclass(frozen=True)
+class Experiment:
+    title: str
+    anchor: str
+    predict: str
+    expected: str
+    intro: Prose | None
+    code: Code
+    takeaway: Prose
+
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    anchor: str
+    alt: str
+    caption: str
+    predict: str | None
+    intro: Prose | None
+    code: Code
+    read: Prose
+    connect: Prose
+
+
+@dataclass(frozen=True)
+class Exercise:
+    title: str
+    anchor: str
+    kind: ExerciseKind
+    task: Prose
+    scaffold: Code
+    hint: Prose | None
+    solution: Code
+    reasoning: Prose | None
+
+
+@dataclass(frozen=True)
+class Choice:
+    markdown: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class Check:
+    question: str
+    anchor: str
+    choices: list[Choice]
+    explanation: Prose
+
+
+@dataclass(frozen=True)
+class Pause:
+    question: str
+    anchor: str
+    answer: Prose
+
+
+@dataclass(frozen=True)
+class Note:
+    """Diagnose, carry-forward and evidence: prose with a fixed role on the page."""
+
+    kind: Literal["diagnose", "carry-forward", "evidence"]
+    anchor: str
+    body: Prose
+
+
+AdmonitionKind = Literal["note", "tip", "warning", "important", "caution", "seealso"]
+
+
+@dataclass(frozen=True)
+class Admonition:
+    """A MyST admonition (`:::{tip} Optional title`): prose set apart, labelled by kind."""
+
+    kind: AdmonitionKind
+    title: str  # lesson Markdown; "" shows the kind's label alone
+    anchor: str
+    body: Prose
+    collapsible: bool  # `:class: dropdown`: shown closed, opened by the reader
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A MyST `{image}`, or a `{figure}` whose title is an image path: a file of the
+    lesson shown with its alt text and, for a figure, a caption."""
+
+    src: str  # as written, percent-encoded like Markdown image sources
+    alt: str
+    anchor: str
+    caption: Prose | None
+    line: int
+
+
+Item = (
+    Prose
+    | Section
+    | Step
+    | Experiment
+    | Figure
+    | Exercise
+    | Check
+    | Pause
+    | Note
+    | Admonition
+    | Picture
+)
+
+
+@dataclass(frozen=True)
+class Stage:
+    key: str
+    title: str
+    line: int
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A MyST `(label)=` target: `{ref}` links to it from any lesson of the course."""
+
+    label: str
+    title: str  # the heading or block title right after it; "" if none
+    line: int
+
+
+@dataclass(frozen=True)
+class LabelRef:
+    """A `{ref}` role, checked once every lesson is parsed."""
+
+    label: str
+    line: int
+    has_text: bool  # `{ref}`text <label>``: it needs no title from its target
+
+
+@dataclass(frozen=True)
+class LessonImage:
+    """An image file of the lesson, copied into the site beside its page."""
+
+    src: str  # as the parser reads it from the Markdown (percent-encoded)
+    path: str  # the file, relative to the folder of the lesson file
+    line: int
+
+
+@dataclass(frozen=True)
+class LessonLink:
+    """A `lesson:slug#anchor` link found in prose, checked once every lesson is parsed."""
+
+    slug: str
+    anchor: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class LiveValue:
+    """`{value}`expression`` in prose: evaluated in the lesson's namespace after it ran."""
+
+    expression: str
+    line: int
+
+
+@dataclass(frozen=True)
+class RunnableBlock:
+    """One unit of execution: the executor runs these in order in one namespace."""
+
+    id: str
+    label: str
+    code: Code
+    is_figure: bool
+    solution: bool = False  # left out of the student edition
+    program: bool = False  # a step of main.py
+
+
+@dataclass(frozen=True)
+class Lesson:
+    ref: LessonRef
+    path: Path
+    text: str
+    front: FrontMatter
+    stages: list[Stage]
+    anchors: frozenset[str]
+    links: list[LessonLink]
+    runs: list[RunnableBlock]
+    """What runs, in execution order; the parse stage derives it from the block registry."""
+    values: list[LiveValue] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    label_refs: list[LabelRef] = field(default_factory=list)
+    images: list[LessonImage] = field(default_factory=list)
+
+    def items(self, kind: type) -> list:
+        return [item for stage in self.stages for item in stage.items if isinstance(item, kind)]
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.items(Step)
+
+    def program_ids(self) -> list[str]:
+        """The ids of the blocks that make up main.py (its steps), in order: the record's
+        output of these is what `python main.py` prints."""
+        return [block.id for block in self.runs if block.program]
+
+    def main_py(self) -> str:
+        """The lesson's program: every build step, in order, two blank lines apart (PEP 8's
+        spacing between top-level definitions, which steps often end or begin with)."""
+        steps = [block.code.source.rstrip() for block in self.runs if block.program]
+        return "\n\n\n".join(steps) + "\n"
+
+    def full_script(self, include_solutions: bool = True) -> str:
+        """Every runnable block in execution order: the whole recorded run as one script.
+
+        A block declared to raise is wrapped so that the script prints the exception and
+        goes on, as the build does.
+        """
+        parts = []
+        for block in self.runs:
+            if block.solution and not include_solutions:
+                continue
+            source = block.code.source.rstrip()
+            if block.code.raises:
+                indented = "\n".join("    " + line for line in source.splitlines())
+                source = (
+                    f"try:\n{indented}\nexcept {block.code.raises} as error:\n"
+                    f'    print(f"{block.code.raises}: {{error}}")'
+                )
+            parts.append(f"# --- {block.label} ---\n{source}")
+        return "\n\n".join(parts) + "\n"
+
+    def runnable_blocks(self) -> list[RunnableBlock]:
+        """Steps first (exactly main.py), then figures, experiments and solutions in order."""
+        return list(self.runs)
+
+
+@dataclass(frozen=True)
+class LessonOutline:
+    """What the stages that look across the whole course need of a lesson: its front
+    matter, link targets and images, and the parts of its execution key that come from its
+    code. Kept apart from the Lesson (parsecache.ParseCache), so that a build of 1,000 lessons
+    loads in full only the lessons it runs or renders."""
+
+    front: FrontMatter
+    text_digest: str  # of the lesson file's text: pages are keyed on it
+    anchors: frozenset[str]
+    links: list[LessonLink]
+    targets: list[Target]
+    label_refs: list[LabelRef]
+    images: list[LessonImage]
+    code: dict[str, str]  # executionkey.code_parts
+    modules: frozenset[str]  # dependencies.imported_modules

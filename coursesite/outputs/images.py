@@ -1,0 +1,95 @@
+"""A lesson's image files, as the site holds them: copied beside the lesson page.
+
+The parse stage checked each image (where it is, and its alt text) and kept its path; here
+the plan stage checks the file again, where it is and what it holds, on every build, and
+the write stage publishes what the checks allow: a file changed, swapped or removed since
+the lesson was parsed is an error at the line that shows it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coursesite.errors import BuildError
+from coursesite.lesson.model import LessonImage
+from coursesite.outputs.assets import RefusedAsset, check_location, published_image, read_regular
+
+if TYPE_CHECKING:
+    from coursesite.cache.caches import ImageDigests
+
+
+@dataclass(frozen=True)
+class CopiedImage:
+    """A lesson's image file as the site holds it: under a name that changes with its
+    content, so that a browser never shows a stale copy from its cache."""
+
+    name: str  # relative to the lesson page: images/<stem>-<digest><suffix>
+    digest: str
+    source: Path  # resolved, checked by assets.check_location
+    lesson_path: Path
+    image: LessonImage
+
+    @property
+    def content(self) -> bytes:
+        """The bytes the site publishes, read and checked again as they are published."""
+        with _refusal_at(self.lesson_path, self.image):
+            return _published(self.source, self.image, self.digest)
+
+
+def lesson_images(
+    lesson_path: Path,
+    course_root: Path,
+    images: list[LessonImage],
+    digests: ImageDigests | None = None,
+) -> dict[str, CopiedImage]:
+    """The `images` of the lesson file at `lesson_path` by their src in the Markdown, each
+    checked where it is and what it holds (assets.py) on every build; a refused or missing
+    file is an error at the line that shows it. `digests` keeps each file's digest (and so
+    its verdict) while the file is unchanged: the plan stage names every image of the
+    course on every build."""
+    copied: dict[str, CopiedImage] = {}
+    for image in images:
+        with _refusal_at(lesson_path, image):
+            source = check_location(lesson_path.parent / image.path, course_root, image.path)
+            checked = functools.partial(_checked_digest, image=image)
+            digest = digests.digest(source, checked) if digests else checked(source)
+        suffix = Path(image.path).suffix.lower()
+        name = f"images/{Path(image.path).stem}-{digest}{suffix}"
+        copied[image.src] = CopiedImage(name, digest, source, lesson_path, image)
+    return copied
+
+
+def image_digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()[:12]
+
+
+def _checked_digest(source: Path, image: LessonImage) -> str:
+    content = read_regular(source)
+    digest = image_digest(content)
+    published_image(content, Path(image.path).suffix, image.path, digest)
+    return digest
+
+
+def _published(source: Path, image: LessonImage, digest: str) -> bytes:
+    return published_image(read_regular(source), Path(image.path).suffix, image.path, digest)
+
+
+@contextlib.contextmanager
+def _refusal_at(lesson_path: Path, image: LessonImage) -> Iterator[None]:
+    try:
+        yield
+    except RefusedAsset as refused:
+        raise BuildError(refused.message, lesson_path, image.line, hint=refused.hint) from None
+    except OSError:
+        raise BuildError(
+            f"image file '{image.path}' not found",
+            lesson_path,
+            image.line,
+            hint="image paths are relative to the folder of the lesson file",
+        ) from None

@@ -1,0 +1,181 @@
+"""The figures a lesson page shows inline, and the full-size file each one links to.
+
+Two kinds of figure reach a page: a `{figure}` block's data, drawn by the build
+(figures.py), and a matplotlib figure that an executed block left open, drawn in the
+lesson's process (runner.capture_figures). Both are cleaned (svgclean) before anything of
+them is written; a figure that cannot be shown stops the build at its block's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup
+
+from coursesite.cache.caches import cached_clean_svg, cached_figure_svg
+from coursesite.errors import BuildError
+from coursesite.execution.executionrecord import ExecutionRecord
+from coursesite.files import short_digest
+from coursesite.lesson.model import Figure, Lesson, RunnableBlock
+from coursesite.markup.svgclean import UnsafeSvg
+from coursesite.outputs.figures import figure_problems
+
+FIGURE_HINT = "see 'Figures' in docs/authoring.md"
+
+
+@dataclass(frozen=True)
+class FigureView:
+    """One figure as a page shows it; links are relative to the lesson page."""
+
+    svg: Markup  # allow-listed SVG, shown inline so its text is text in the page's font
+    alt: str
+    full_size: str  # the SVG alone, named by its content
+    data: str | None  # the data and provenance (JSON) of a {figure} block's figure
+    code: str  # the fragment of the code that drew it
+
+
+@dataclass(frozen=True)
+class PageFigures:
+    drawn: dict[str, FigureView]  # {figure} block anchor -> its drawing of the data
+    captured: dict[str, list[FigureView]]  # block id -> the matplotlib figures it left
+
+    def files(self, folder: str) -> dict[str, str]:
+        views = [*self.drawn.values(), *(v for vs in self.captured.values() for v in vs)]
+        return {f"{folder}/{view.full_size}": str(view.svg) for view in views}
+
+
+def page_figures(
+    lesson: Lesson, record: ExecutionRecord, cache: Path | None, student: bool
+) -> PageFigures:
+    drawn = {
+        figure.anchor: _view(
+            lesson,
+            figure.code.line,
+            data_figure_svg(lesson, record, figure, cache),
+            figure.anchor,
+            figure.alt,
+            data=f"figures/{figure.anchor}.json",
+            code=f"{figure.anchor}-code",
+            cache=cache,
+        )
+        for figure in lesson.items(Figure)
+    }
+    return PageFigures(drawn, captured_figures(lesson, record, student, cache))
+
+
+def captured_figures(
+    lesson: Lesson, record: ExecutionRecord, student: bool, cache: Path | None = None
+) -> dict[str, list[FigureView]]:
+    """Block id -> the matplotlib figures it left open, in the order it drew them. The
+    page, lesson.md, the notebooks and the zip all show these, under the same file names."""
+    captured = {}
+    for block in lesson.runnable_blocks():
+        if student and block.solution:
+            continue  # the student edition leaves solutions, and what they drew, out
+        svgs = record.blocks[block.id].captured_svgs if block.id in record.blocks else []
+        if svgs:
+            captured[block.id] = [
+                _view(
+                    lesson,
+                    block.code.line,
+                    svg,
+                    f"{block.id}-{n}",
+                    block.code.alt,
+                    None,
+                    block.id,
+                    cache,
+                )
+                for n, svg in enumerate(svgs, start=1)
+            ]
+    return captured
+
+
+def _view(
+    lesson: Lesson,
+    line: int,
+    svg: str,
+    prefix: str,
+    alt: str,
+    data: str | None,
+    code: str,
+    cache: Path | None = None,
+) -> FigureView:
+    markup = _clean(lesson, line, svg, prefix, cache)
+    name = short_digest(markup)
+    return FigureView(Markup(markup), alt, f"figures/{name}.svg", data, code)
+
+
+def _clean(lesson: Lesson, line: int, svg: str, prefix: str, cache: Path | None) -> str:
+    try:
+        return cached_clean_svg(svg, prefix, cache)
+    except UnsafeSvg as problem:
+        raise BuildError(
+            f"a figure of this block cannot be shown: {problem}",
+            lesson.path,
+            line,
+            hint="draw with matplotlib's plotting calls; pages show vector drawings only "
+            "(no embedded raster images, scripts or links)",
+        ) from None
+
+
+def data_figure_svg(
+    lesson: Lesson, record: ExecutionRecord, figure: Figure, cache: Path | None
+) -> str:
+    """The drawing of a {figure} block's data, as figures.render_svg makes it."""
+    problem = figure_data_error(lesson, record, figure)
+    if problem:
+        raise problem
+    return cached_figure_svg(record.blocks[figure.anchor].figure or {}, figure.alt, cache)
+
+
+def figure_data_error(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> BuildError | None:
+    """What makes a {figure} block's recorded data impossible to draw, at its code's line."""
+    problems = figure_problems(record.blocks[figure.anchor].figure or {})
+    if not problems:
+        return None
+    return BuildError(
+        f"figure '{figure.title}' has unusable data: " + "; ".join(problems),
+        lesson.path,
+        figure.code.line,
+        hint=f"{FIGURE_HINT} for the expected keys",
+    )
+
+
+def figure_block_errors(
+    lesson: Lesson, record: ExecutionRecord, cache: Path | None = None
+) -> list[BuildError]:
+    """Blocks whose matplotlib figures lack a text alternative or cannot be shown, and
+    blocks with a text alternative but no figure, at the line of their code."""
+    errors = []
+    for block in lesson.runnable_blocks():
+        output = record.blocks.get(block.id)
+        drew = len(output.captured_svgs) if output else 0
+        for n, svg in enumerate(output.captured_svgs if output else [], start=1):
+            try:
+                _clean(lesson, block.code.line, svg, f"{block.id}-{n}", cache)
+            except BuildError as error:
+                errors.append(error)
+        if drew and not block.code.alt:
+            errors.append(_alt_error(lesson, block, drew))
+        elif block.code.alt and not drew and not block.is_figure:
+            errors.append(
+                BuildError(
+                    f"{block.label} has an :alt: option but drew no matplotlib figure",
+                    lesson.path,
+                    block.code.line,
+                    hint="remove the :alt: line, or leave the figure open at the end of the "
+                    "block (do not call plt.close())",
+                )
+            )
+    return errors
+
+
+def _alt_error(lesson: Lesson, block: RunnableBlock, drew: int) -> BuildError:
+    figures = "a matplotlib figure" if drew == 1 else f"{drew} matplotlib figures"
+    return BuildError(
+        f"{block.label} draws {figures} but has no text alternative",
+        lesson.path,
+        block.code.line,
+        hint="add ':alt: what the figure shows' on the line after the block's opening ':::' line",
+    )

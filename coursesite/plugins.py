@@ -1,0 +1,156 @@
+"""Course plugins: the Python modules `plugins:` in lessons.yaml names, loaded by the
+manifest stage.
+
+A plugin is a module with a `register(api)` function, found in the course folder first and
+then among the installed packages, the way `md.use(plugin)` or an MkDocs plugin is. Through
+the `PluginAPI` it is given, it adds block kinds (coursesite.blocks.registry.BlockKind) and
+the template folders that show them. A plugin's source is part of every parse and page
+key, so editing it rebuilds what it may change; a changed plugin is loaded again in a
+long-running `serve`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from coursesite import PACKAGE
+from coursesite.blocks.registry import BlockKind, register, unregister
+from coursesite.config.manifest import Course
+from coursesite.errors import BuildError, BuildErrors
+
+PLUGIN_HINT = (
+    "a plugin is a module in the course folder (course_blocks.py) or an installed package, "
+    "with a function register(api); see docs/extending.md"
+)
+
+
+@dataclass
+class PluginAPI:
+    """What a plugin's `register(api)` may do."""
+
+    module: ModuleType
+    kinds: list[str] = field(default_factory=list)
+    template_folders: list[Path] = field(default_factory=list)
+
+    def block_kind(self, kind: BlockKind) -> BlockKind:
+        """Add a block kind, as the built-in kinds are added (docs/extending.md)."""
+        register(kind)
+        self.kinds.append(kind.name)
+        return kind
+
+    def templates(self, folder: str | Path) -> None:
+        """Look up templates in `folder` (relative to the plugin's module) after the course's
+        own templates/ and before the theme's: where a plugin keeps its kinds' templates."""
+        base = Path(self.module.__file__ or ".").parent
+        self.template_folders.append((base / folder).resolve())
+
+
+@dataclass(frozen=True)
+class LoadedPlugin:
+    name: str
+    files: list[Path]  # its source: the module, or every module of its package
+    digest: str  # of those files
+    api: PluginAPI
+
+
+# Kept for the life of the process: `serve` builds again and again in one process, and a
+# plugin's kinds stay registered until its source changes.
+_LOADED: dict[str, LoadedPlugin] = {}
+_ACTIVE: list[LoadedPlugin] = []  # those the course being built named
+
+
+def active_plugins_digest() -> str:
+    """What the plugins of the course being built are: part of every parse and page key."""
+    return "".join(f"{plugin.name}={plugin.digest};" for plugin in _ACTIVE)
+
+
+def load_plugins(course: Course, manifest: Path) -> list[LoadedPlugin]:
+    """Import and register each plugin the course names; BuildErrors at the manifest line
+    of each one that cannot be imported or fails to register."""
+    _ACTIVE.clear()
+    if not course.plugins:
+        return []
+    root = str(course.root.resolve())
+    if root not in sys.path:
+        sys.path.insert(0, root)  # a course-local module is found before an installed one
+    loaded, errors = [], []
+    for name, line in course.plugins:
+        try:
+            loaded.append(_load(name))
+        except Exception as error:  # the plugin's own code: any failure is reported at its line
+            errors.append(_plugin_error(name, error, manifest, line))
+    if errors:
+        raise BuildErrors(errors)
+    _ACTIVE.extend(loaded)
+    return loaded
+
+
+def _load(name: str) -> LoadedPlugin:
+    previous = _LOADED.get(name)
+    module = importlib.import_module(name)
+    files = _source_files(module)
+    digest = _digest(files)
+    if previous and previous.digest == digest:
+        return previous
+    if previous:
+        for kind in previous.api.kinds:
+            unregister(kind)
+        module = importlib.reload(module)
+    register_plugin = getattr(module, "register", None)
+    if not callable(register_plugin):
+        raise _NoRegister
+    api = PluginAPI(module)
+    try:
+        register_plugin(api)
+    except BaseException:
+        for kind in api.kinds:  # a half-registered plugin leaves nothing behind
+            unregister(kind)
+        raise
+    _LOADED[name] = plugin = LoadedPlugin(name, files, digest, api)
+    return plugin
+
+
+class _NoRegister(Exception):
+    pass
+
+
+def _source_files(module: ModuleType) -> list[Path]:
+    """The module's file, or every .py file of its package."""
+    file = Path(module.__file__ or "").resolve()
+    return sorted(file.parent.rglob("*.py")) if file.name == "__init__.py" else [file]
+
+
+def _digest(files: list[Path]) -> str:
+    hasher = hashlib.sha256()
+    for path in files:
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes())
+    return hasher.hexdigest()[:16]
+
+
+def _plugin_error(name: str, error: Exception, manifest: Path, line: int) -> BuildError:
+    if isinstance(error, _NoRegister):
+        return BuildError(
+            f"plugin '{name}' has no register(api) function", manifest, line, hint=PLUGIN_HINT
+        )
+    if isinstance(error, ModuleNotFoundError) and error.name == name.split(".")[0]:
+        return BuildError(f"plugin '{name}' not found", manifest, line, hint=PLUGIN_HINT)
+    # The plugin's own frames: the generator's and importlib's say nothing to its author.
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith("<")
+        and not Path(frame.filename).resolve().is_relative_to(PACKAGE)
+    ]
+    return BuildError(
+        f"plugin '{name}' failed to load: {type(error).__name__}: {error}",
+        manifest,
+        line,
+        hint="fix the plugin's code; the lines below show where it failed",
+        detail="".join(traceback.format_list(frames)) or None,
+    )

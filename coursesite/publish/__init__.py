@@ -1,0 +1,1 @@
+"""Writing the site: the folder swapped whole, the search index, its state, strict checks."""

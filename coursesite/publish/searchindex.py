@@ -1,0 +1,260 @@
+"""The search index: Pagefind, run over the lesson pages in shards.
+
+Pagefind cannot update an index, so a large site is indexed in shards, and a build indexes
+again only the shards whose pages changed (see `index_search`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pagefind_bin
+
+from coursesite.config.options import BuildOptions
+from coursesite.errors import BuildError, BuildErrors
+from coursesite.files import short_digest, write_atomically
+from coursesite.publish.sitefolder import link_all, link_or_copy
+from coursesite.publish.sitestate import load_state, update_state
+
+SEARCH = "pagefind"  # the search index's folder in the site
+SHARD_PAGES = 50  # lesson pages a search shard holds at most; a prose edit re-indexes one
+SHARD_LIST = "shards.json"  # in pagefind/: the shard folders, read by static/search.js
+_SHARED = ("pagefind-entry.json",)  # besides index/, fragment/ and *.pf_meta: a shard's data
+# What static/search.js loads from the first shard, besides its data: the scripts and
+# (*.pagefind) the search's WebAssembly.
+_SCRIPTS = ("pagefind.js", "pagefind-worker.js")
+
+
+def index_search(
+    site: Path,
+    into: Path | None = None,
+    previous: Path | None = None,
+    pages: list[str] | None = None,
+    shard_pages: int = SHARD_PAGES,
+    state: Path | None = None,
+) -> None:
+    """Build the Pagefind search index of the lesson pages into `site/pagefind/` (or `into`).
+
+    Only pages with an element marked `data-pagefind-body` (the lesson articles) are indexed;
+    result URLs keep `index.html` so that they work on any static host. `pages` lists the
+    site's pages (relative paths), when known; else the site is walked.
+
+    Pagefind cannot update an index, so a large site is indexed in shards: each page belongs
+    to one shard, chosen from its path alone, so that it stays there while the course grows.
+    A shard whose pages are the very files it indexed last time (same inode, size and
+    modification time: an unchanged page is hard-linked from the previous site) is linked
+    from `previous`, the last index; only the others are indexed again. What each shard
+    indexed is kept in the file `state` (`search_state`: in the cache, so that the site
+    stays byte-identical from build to build). The search page merges the shards that
+    `shards.json` lists (static/search.js).
+    """
+    into = into or site / SEARCH
+    old = _index_state(state) if previous is not None else {}
+    known = old.get("pages", {}) if old.get("pagefind") == _pagefind_identity() else {}
+    indexed: dict[str, list] = {}  # every page: [inode, size, mtime, whether it is indexed]
+    for page in sorted(pages if pages is not None else _html_pages(site)):
+        if not page.endswith(".html") or page.startswith(SEARCH + "/"):
+            continue
+        path = site / page
+        stat = path.stat()
+        identity = [stat.st_ino, stat.st_size, stat.st_mtime_ns]
+        before = known.get(page)
+        if before and before[:3] == identity:
+            indexed[page] = before
+        else:
+            indexed[page] = [*identity, b"data-pagefind-body" in path.read_bytes()]
+    body = [page for page, entry in indexed.items() if entry[3]]
+    shards = _shards(body, shard_pages)
+    into.mkdir(parents=True, exist_ok=True)
+    reusable, stale = [], []
+    for folder, members in shards.items():
+        same = (
+            all(known.get(page) == indexed[page] for page in members)
+            and old.get("shards", {}).get(folder) == members
+        )
+        if same and previous is not None and (previous / folder / "pagefind-entry.json").is_file():
+            reusable.append((previous / folder, folder))
+        else:
+            stale.append((folder, members))
+    workers = min(len(stale), os.cpu_count() or 1) or 1
+    with ThreadPoolExecutor(workers) as pool:
+        # Pagefind indexes the changed shards while this thread links the others.
+        indexing = [pool.submit(_index_shard, site, into, *shard) for shard in stale]
+        for source, folder in reusable:
+            _link_shard(source, into / folder, primary=not folder)
+        for future in indexing:
+            future.result()
+    (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
+    if state is not None:
+        write_atomically(
+            state,
+            json.dumps({"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}),
+        )
+
+
+def search_state(options: BuildOptions) -> Path:
+    """What the index of the site `options.out` was built from (see `index_search`).
+
+    It may describe a newer index than the site's, if a build failed after indexing: the
+    pages it names then exist nowhere, so no shard is reused on its word."""
+    return options.cache / "search" / f"{short_digest(str(options.out.resolve()))}.json"
+
+
+def _shards(body: list[str], shard_pages: int) -> dict[str, list[str]]:
+    """Shard folder (relative to pagefind/, "" for the first) -> its pages, in order.
+
+    The number of shards is a power of two, so that when it doubles as the course grows
+    each shard splits in two. The first shard, at the index's root, also holds Pagefind's
+    scripts; if it would be empty, the whole site is one shard.
+    """
+    count = 1
+    while count * shard_pages < len(body):
+        count *= 2
+    shards: dict[int, list[str]] = {}
+    for page in body:
+        number = int.from_bytes(hashlib.blake2b(page.encode(), digest_size=4).digest(), "big")
+        shards.setdefault(number % count, []).append(page)
+    if count > 1 and 0 not in shards:
+        return {"": body} if body else {}
+    return {(f"shards/{number}/" if number else ""): shards[number] for number in sorted(shards)}
+
+
+def _index_shard(site: Path, into: Path, folder: str, members: list[str]) -> None:
+    """Index the pages `members` of `site` into `into/folder`.
+
+    Pagefind reads a folder holding links to those pages alone: given the whole site and a
+    glob of them, each Pagefind would walk every file of the site (10,000 at 1,000 lessons).
+    """
+    target = into / folder
+    pages = Path(tempfile.mkdtemp(prefix=".pages-", dir=into.parent))
+    try:
+        for page in members:
+            link_or_copy(site / page, pages / page)
+        command = [
+            pagefind_bin.get_executable(),
+            "--site",
+            str(pages),
+            "--keep-index-url",
+            "--output-path",
+            str(target),
+            "--silent",
+        ]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as problem:
+            raise BuildErrors(
+                [
+                    BuildError(
+                        f"the search index could not be built: {problem}",
+                        hint="reinstall the pinned pagefind-bin package "
+                        "(pip install -r requirements.txt)",
+                    )
+                ]
+            ) from None
+    finally:
+        shutil.rmtree(pages, ignore_errors=True)
+    if result.returncode != 0:
+        raise BuildErrors(
+            [
+                BuildError(
+                    "the search index could not be built (pagefind exited with "
+                    f"{result.returncode})",
+                    detail=(result.stdout + result.stderr).strip() or None,
+                    hint="the previous site is unchanged",
+                )
+            ]
+        )
+    _keep_loaded_files(target, primary=not folder)
+
+
+def _keep_loaded_files(target: Path, primary: bool) -> None:
+    """Remove what Pagefind writes that no page loads: its UI bundles (static/search.js
+    draws the results itself), and in a shard other than the first, the scripts and
+    WebAssembly too (it is merged into the first shard's instance, which alone loads them)."""
+    for path in target.iterdir():
+        if not path.is_file() or path.name in _SHARED or path.suffix == ".pf_meta":
+            continue
+        if not (primary and (path.name in _SCRIPTS or path.suffix == ".pagefind")):
+            path.unlink()
+
+
+def _link_shard(source: Path, target: Path, primary: bool) -> None:
+    """Hard-link an unchanged shard's files; the first shard's folder also holds the
+    others (shards/) and the index's own files, which are not its."""
+    files = []
+    for folder, subfolders, names in os.walk(source):
+        relative = os.path.relpath(folder, source)
+        if primary and relative == ".":
+            subfolders[:] = [name for name in subfolders if name != "shards"]
+            names = [name for name in names if name != SHARD_LIST]
+        files += [name if relative == "." else os.path.join(relative, name) for name in names]
+    link_all(source, target, files)
+
+
+def _index_state(state: Path | None) -> dict:
+    if state is None:
+        return {}
+    try:
+        return json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+@functools.cache
+def _pagefind_identity() -> str:
+    """Which Pagefind built an index: another one re-indexes every shard."""
+    executable = pagefind_bin.get_executable()
+    stat = os.stat(executable)
+    return f"{executable} {stat.st_size} {stat.st_mtime_ns}"
+
+
+def _html_pages(site: Path) -> list[str]:
+    pages: list[str] = []
+    for folder, subfolders, files in os.walk(site):
+        if folder == str(site):
+            subfolders[:] = [name for name in subfolders if name not in (SEARCH, "static")]
+        relative = os.path.relpath(folder, site)
+        pages.extend(
+            name if relative == "." else f"{relative}/{name}"
+            for name in files
+            if name.endswith(".html")
+        )
+    return pages
+
+
+def refresh_search(options: BuildOptions) -> bool:
+    """Index the site if its last build kept the previous index; True if it did.
+
+    The index is built beside the site and then renamed into it, so a reader searching
+    meanwhile gets the previous index, never half of the new one. Unchanged shards of the
+    previous index are linked, not indexed again (see `index_search`).
+    """
+    state = load_state(options)
+    out = options.out.resolve()
+    if state.get("search") != "stale" or not out.is_dir():
+        return False
+    pages = [path for job in state.get("jobs", {}).values() for path in job["files"]]
+    fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.search-", dir=out.parent))
+    try:
+        index_search(
+            out,
+            into=fresh / SEARCH,
+            previous=out / SEARCH,
+            pages=pages or None,
+            state=search_state(options),
+        )
+        if (out / SEARCH).exists():
+            os.rename(out / SEARCH, fresh / "previous")
+        os.rename(fresh / SEARCH, out / SEARCH)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    update_state(options, search="current")
+    return True

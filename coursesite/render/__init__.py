@@ -1,0 +1,1 @@
+"""Pages from the lesson model and its record, through the theme's Jinja templates."""

@@ -1,0 +1,439 @@
+"""Stage 4: turn parsed lessons and their execution records into site files.
+
+Python prepares the data (HTML of prose, highlighted code, figure SVGs); the Jinja templates
+in `templates/` own every piece of page markup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import (
+    Environment,
+)
+
+from coursesite.cache.caches import FormulaMemo, ImageDigests, ProseMemo
+from coursesite.cache.parsecache import parser_version
+from coursesite.config.manifest import Course, LessonRef, PhaseEntry
+from coursesite.errors import BuildError, BuildErrors
+from coursesite.execution.executionrecord import ExecutionRecord
+from coursesite.execution.installs import install_line, lesson_distributions, packages_used
+from coursesite.files import short_digest
+from coursesite.lesson.lessonbuild import LessonBuild
+from coursesite.lesson.links import link_resolver, relative_url
+from coursesite.lesson.model import Figure, Lesson, Prose
+from coursesite.markup.myst import References
+from coursesite.outputs.downloads import download_list, lesson_downloads
+from coursesite.outputs.images import CopiedImage, lesson_images
+from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
+from coursesite.plugins import active_plugins_digest
+from coursesite.render.templating import create_environment, render_page
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """One file of the site: its path relative to the site root and its content."""
+
+    path: str
+    content: str | bytes
+
+
+@dataclass(frozen=True)
+class PageJob:
+    """Pages that render together, with a key covering everything their rendering reads."""
+
+    name: str
+    key: str
+    render: Callable[[], list[OutputFile]]
+
+
+def digest(*parts: object) -> str:
+    return short_digest(json.dumps(parts, sort_keys=True, default=str))
+
+
+def folder_digest(*folders: Path) -> str:
+    """A digest of every file below the `folders` (names and bytes)."""
+    hasher = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            hasher.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+        hasher.update(b"\1")
+    return hasher.hexdigest()[:16]
+
+
+def _effective_templates(folders: list[Path], pattern: str) -> dict[str, str]:
+    """Name -> text of each template matching `pattern` that the first of `folders` holding
+    it gives: what the environment loads, wherever it comes from."""
+    found: dict[str, str] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob(pattern)):
+            found.setdefault(path.relative_to(folder).as_posix(), path.read_text(encoding="utf-8"))
+    return found
+
+
+@dataclass(frozen=True)
+class Publication:
+    """How the site will be published: every template can read it as `publication`."""
+
+    base_url: str | None = None  # absolute address of the site root, ending in '/'
+    student: bool = False  # leave reference solutions out of everything
+
+
+def plan_site(
+    course: Course,
+    lessons: list[LessonBuild],
+    guides: dict[str, Prose],
+    templates: list[Path],
+    cache: Path | None = None,
+    publication: Publication = Publication(),
+    formulas: FormulaMemo | None = None,
+) -> list[PageJob]:
+    """One job per page group; a job whose key is unchanged need not render again.
+
+    `cache` holds drawn figures and compiled templates between builds; `formulas` is the
+    build's MathML memo.
+    """
+    env = create_environment(templates, cache and cache / "templates")
+    env.globals["publication"] = publication
+    env.globals["formulas"] = formulas
+    references = course_references(course, lessons)
+    env.globals["references"] = references
+    figure_cache = cache and cache / "figures"
+    image_digests = ImageDigests(cache / "images.json") if cache else None
+    refusals: list[BuildError] = []
+    # Every page shows the course title and navigation, so all keys include them.
+    shared = digest(
+        folder_digest(*templates),
+        active_plugins_digest(),  # a plugin's kinds may show any lesson differently
+        course.manifest_text,
+        [
+            (
+                i.slug,
+                i.outlined().front.title,
+                i.outlined().front.summary,
+                i.outlined().front.minutes,
+                i.outlined().front.hardware,
+            )
+            for i in lessons
+        ],
+        publication,
+        references,
+    )
+    downloads_key = digest(
+        sorted(_effective_templates(templates, "*.md").items()),
+        course.manifest_text,
+        publication,
+        references,
+    )
+    # What every lesson page's prose HTML depends on besides the lesson itself.
+    prose_base = digest(course.manifest_text, references, parser_version())
+    # Grouped once: selecting each phase's lessons from all of them was quadratic.
+    members_of: dict[str, list[LessonBuild]] = {phase.slug: [] for phase in course.phases}
+    for item in lessons:
+        members_of[item.ref.phase.slug].append(item)
+    jobs = [
+        PageJob(
+            "index",
+            shared,
+            lambda: [
+                OutputFile(
+                    "index.html",
+                    render_page(
+                        env,
+                        "index.html",
+                        "index.html",
+                        course,
+                        lessons=lessons,  # what a course's own copy of index.html may use
+                        phases=course.phases,
+                        phase_members=members_of,
+                    ),
+                )
+            ],
+        )
+    ]
+    for phase in course.phases:
+        members = members_of[phase.slug]
+        guide = guides.get(phase.slug)
+        # The phase page also lists each lesson's outcomes, which `shared` leaves out.
+        outcomes = [i.outlined().front.outcomes for i in members]
+        jobs.append(
+            PageJob(
+                f"phase:{phase.slug}",
+                digest(shared, guide and guide.markdown, outcomes),
+                functools.partial(_render_phase, env, course, phase, members, guide),
+            )
+        )
+    titles = references.lessons
+    phase_refs = {slug: [item.ref for item in items] for slug, items in members_of.items()}
+    # Reader pages filled in the browser: saved notes (localStorage) and search (Pagefind).
+    for name, url in (("my-learning", "my-learning/index.html"), ("search", "search/index.html")):
+        jobs.append(
+            PageJob(
+                name,
+                shared,
+                functools.partial(_render_reader_page, env, course, f"{name}.html", url, titles),
+            )
+        )
+    for position, item in enumerate(lessons):
+        neighbours = (
+            lessons[position - 1] if position else None,
+            lessons[position + 1] if position + 1 < len(lessons) else None,
+        )
+        try:
+            images = lesson_images(
+                item.path, item.ref.course_root, item.outlined().images, image_digests
+            )
+        except BuildError as refused:
+            refusals.append(refused)
+            continue
+        inputs = (
+            item.outlined().text_digest,
+            item.record_key(),
+            [(image.name, image.digest) for image in images.values()],
+        )
+        jobs.append(
+            PageJob(
+                f"lesson:{item.slug}",
+                digest(shared, *inputs),
+                functools.partial(
+                    render_lesson,
+                    env,
+                    course,
+                    item,
+                    neighbours,
+                    titles,
+                    phase_refs[item.ref.phase.slug],
+                    images,
+                    publication.student,
+                    figure_cache,
+                    ProseMemo(
+                        cache and cache / "prose",
+                        item.slug,
+                        digest(prose_base, item.ref.url, *inputs),
+                    ),
+                ),
+            )
+        )
+        # The downloads do not depend on the HTML templates: a new page design keeps them.
+        jobs.append(
+            PageJob(
+                f"downloads:{item.slug}",
+                digest(downloads_key, *inputs),
+                functools.partial(
+                    render_lesson_files,
+                    env,
+                    course,
+                    item,
+                    images,
+                    figure_cache,
+                    publication.student,
+                ),
+            )
+        )
+    jobs.append(
+        PageJob("publishing", shared, functools.partial(_render_publishing, env, course, lessons))
+    )
+    if image_digests:
+        image_digests.save()
+    if refusals:
+        raise BuildErrors(refusals)
+    return jobs
+
+
+def _render_publishing(
+    env: Environment, course: Course, lessons: list[LessonBuild]
+) -> list[OutputFile]:
+    """Files static hosts look for: 404 page, robots.txt, sitemap (with a base URL)."""
+    publication = env.globals["publication"]  # set by create_jobs
+    assert isinstance(publication, Publication)
+    base_url = publication.base_url
+    urls = (
+        ["index.html"]
+        + [f"{phase.slug}/index.html" for phase in course.phases]
+        + [item.ref.url for item in lessons]
+    )
+    files = [
+        # A 404 page is served at any missing address, so its links cannot be relative.
+        OutputFile(
+            "404.html",
+            env.get_template("404.html").render(
+                course=course,
+                page_url="404.html",
+                root=base_url or "",
+                url_to=lambda target: (base_url or "") + target,
+                resolve_link=link_resolver(course, "404.html"),
+            ),
+        ),
+        OutputFile("robots.txt", env.get_template("robots.txt").render(base_url=base_url)),
+        OutputFile(".nojekyll", ""),  # GitHub Pages: publish folders as they are
+    ]
+    if base_url:
+        files.append(
+            OutputFile(
+                "sitemap.xml", env.get_template("sitemap.xml").render(base_url=base_url, urls=urls)
+            )
+        )
+    return files
+
+
+def _render_phase(
+    env: Environment,
+    course: Course,
+    phase: PhaseEntry,
+    members: list[LessonBuild],
+    guide: Prose | None,
+) -> list[OutputFile]:
+    url = f"{phase.slug}/index.html"
+    return [
+        OutputFile(
+            url,
+            render_page(env, "phase.html", url, course, phase=phase, lessons=members, guide=guide),
+        )
+    ]
+
+
+def _render_reader_page(
+    env: Environment, course: Course, template: str, url: str, titles: dict[str, str]
+) -> list[OutputFile]:
+    return [OutputFile(url, render_page(env, template, url, course, titles=titles))]
+
+
+def _figure_paths(lesson: Lesson) -> dict[str, str]:
+    return {figure.anchor: f"figures/{figure.anchor}.svg" for figure in lesson.items(Figure)}
+
+
+def render_lesson_files(
+    env: Environment,
+    course: Course,
+    item: LessonBuild,
+    images: dict[str, CopiedImage],
+    figure_cache: Path | None = None,
+    student: bool = False,
+) -> list[OutputFile]:
+    """The lesson's figures, images and downloads, next to its page."""
+    lesson, record = item.parsed(), item.ran()
+    folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
+    figures = _figure_paths(lesson)
+    svgs = {
+        figure.anchor: data_figure_svg(lesson, record, figure, figure_cache)
+        for figure in lesson.items(Figure)
+    }
+    files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
+    files.extend(OutputFile(f"{folder}/{image.name}", image.content) for image in images.values())
+    context = {
+        "resolve_link": link_resolver(course, lesson.ref.url),
+        "live_values": record.values,
+        "figures": figures,
+        "images": {src: image.name for src, image in images.items()},
+    }
+    captured = captured_figures(lesson, record, student, figure_cache)
+    downloads = lesson_downloads(env, lesson, record, svgs, captured, context, student)
+    files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
+    return files
+
+
+def render_lesson(
+    env: Environment,
+    course: Course,
+    item: LessonBuild,
+    neighbours: tuple[LessonBuild | None, LessonBuild | None],
+    titles: dict[str, str],
+    phase_refs: list[LessonRef],
+    images: dict[str, CopiedImage],
+    student: bool = False,
+    figure_cache: Path | None = None,
+    prose: ProseMemo | None = None,
+) -> list[OutputFile]:
+    """The lesson's page, and the full-size file of each figure it shows; `prose` keeps
+    the HTML of its prose between builds."""
+    lesson, record = item.parsed(), item.ran()
+    figures = _figure_paths(lesson)
+    shown = page_figures(lesson, record, figure_cache, student)
+    step_ids = lesson.program_ids()
+    # The record names the versions of every package in `settings.record_packages`; the
+    # page lists only those the lesson used (the setup help: installs.py).
+    installs = lesson_distributions(lesson, item.inputs)
+    imported = packages_used(record.packages, installs, record.devices)
+    page = render_page(
+        env,
+        "lesson.html",
+        lesson.ref.url,
+        course,
+        lesson=lesson,
+        record=record,
+        figures=figures,
+        images={src: image.name for src, image in images.items()},
+        drawn=shown.drawn,
+        captured=shown.captured,
+        live_values=record.values,
+        main_py=lesson.main_py(),
+        main_output=record.output_of(step_ids),
+        main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
+        imported=imported,
+        install=install_line(installs, record.packages),
+        previous=neighbours[0] and neighbours[0].lesson,
+        next=neighbours[1] and neighbours[1].lesson,
+        titles=titles,
+        downloads=download_list(lesson, student),
+        student=student,
+        page_title=lesson.front.title,
+        page_description=lesson.front.summary,
+        phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
+        sidebar=sidebar_window(phase_refs, lesson.ref),
+        prose_memo=prose and prose.load(),
+    )
+    if prose is not None:
+        prose.save()
+    folder = lesson.ref.url.rpartition("/")[0]
+    files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
+    return [OutputFile(lesson.ref.url, page), *files]
+
+
+def course_references(course: Course, lessons: list[LessonBuild]) -> References:
+    """What `{ref}`, `{doc}` and the API roles point at, for every page."""
+    return References(
+        {
+            target.label: (item.slug, target.title)
+            for item in lessons
+            for target in item.outlined().targets
+        },
+        {item.slug: item.outlined().front.title for item in lessons},
+        dict(course.settings.api_docs),
+    )
+
+
+SIDEBAR_ALL = 15  # a phase with at most this many lessons lists them all in the sidebar
+SIDEBAR_AROUND = 5  # otherwise: this many lessons before the current one and after it
+
+
+@dataclass(frozen=True)
+class SidebarWindow:
+    """The lessons a lesson page's sidebar lists: all of its phase's, or in a large phase
+    a window around the current one (the phase page lists them all), so that a page's size,
+    and rendering the whole phase, stay linear in its number of lessons."""
+
+    lessons: list[LessonRef]
+    earlier: int  # lessons of the phase before the window, not listed
+    later: int  # lessons after it
+
+
+def sidebar_window(phase_refs: list[LessonRef], current: LessonRef) -> SidebarWindow:
+    if len(phase_refs) <= SIDEBAR_ALL:
+        return SidebarWindow(phase_refs, 0, 0)
+    position = current.index - 1
+    size = 2 * SIDEBAR_AROUND + 1
+    start = min(max(position - SIDEBAR_AROUND, 0), len(phase_refs) - size)
+    return SidebarWindow(phase_refs[start : start + size], start, len(phase_refs) - start - size)
+
+
+def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
+    """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
+    for figure in lesson.items(Figure):
+        with contextlib.suppress(BuildError):  # reported when the page is rendered
+            data_figure_svg(lesson, record, figure, cache)

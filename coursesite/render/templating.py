@@ -1,0 +1,156 @@
+"""The Jinja environment of the site's templates, and the filters Python offers them.
+
+Templates own every piece of markup; these filters turn lesson Markdown into HTML (or
+Markdown for the downloads) and highlight code, and `render_page` gives every page the
+same context: the course, the page's URL and how to link from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    PrefixLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from coursesite.blocks.registry import view_of
+from coursesite.cache.caches import HighlightCache
+from coursesite.config.manifest import Course
+from coursesite.lesson.links import link_resolver, relative_url
+from coursesite.lesson.model import STAGES, Prose
+from coursesite.markup.markdown import (
+    PageExtras,
+    plain_markdown,
+    render_block,
+    render_inline,
+    slugify,
+)
+
+
+def create_environment(templates: list[Path], compiled: Path | None = None) -> Environment:
+    """The Jinja environment; `compiled` caches compiled templates between builds.
+
+    A template is looked up in each of the `templates` folders in turn (the course's, then
+    the theme's), so a course overrides one file by having one of that name; an override
+    may extend the theme's own as "theme/NAME" and change only a block of it."""
+    cache = None
+    if compiled is not None:
+        compiled.mkdir(parents=True, exist_ok=True)
+        cache = FileSystemBytecodeCache(str(compiled))
+    # HTML templates are autoescaped; Markdown templates (*.md) produce Markdown.
+    autoescape = select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True)
+    env = Environment(
+        loader=ChoiceLoader(
+            [
+                FileSystemLoader(templates),
+                PrefixLoader({"theme": FileSystemLoader(templates[-1])}),
+            ]
+        ),
+        autoescape=autoescape,
+        bytecode_cache=cache,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["markdown"] = _markdown_filter
+    env.filters["inline"] = _inline_filter
+    env.filters["text"] = _text_filter
+    highlighted = HighlightCache(compiled and compiled.parent / "highlight")
+    env.filters["python"] = lambda code: Markup(highlighted.python(code))
+    # Lesson items are shown by the templates their block kind registered (blocks.py).
+    env.filters["html_template"] = lambda item: view_of(item).html
+    env.filters["markdown_template"] = lambda item: view_of(item).markdown
+    env.filters["slug"] = slugify
+    env.filters["md_alt"] = markdown_alt_text
+    env.globals["STAGES"] = STAGES
+    return env
+
+
+def markdown_alt_text(text: str) -> str:
+    """Alt text inside `![...]` of a Markdown download: brackets and backslashes escaped."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _extras(context: Context, footnote_prefix: str | None = None) -> PageExtras:
+    return PageExtras(context.get("references"), context.get("images"), footnote_prefix)
+
+
+def _remembered(context: Context, piece: str, convert: Callable[[], str]) -> Markup:
+    """`convert()`, or its result from the page's prose memo (caches.ProseMemo)."""
+    memo = context.get("prose_memo")
+    html = memo.get(piece) if memo is not None else None
+    if html is None:
+        html = convert()
+        if memo is not None:
+            memo.put(piece, html)
+    return Markup(html)
+
+
+@pass_context
+def _markdown_filter(context: Context, prose: Prose | str | None) -> Markup:
+    if prose is None:
+        return Markup("")
+    text = prose.markdown if isinstance(prose, Prose) else prose
+    # A page shows many proses, each with its own footnotes: their ids name the line.
+    prefix = f"l{prose.line}" if isinstance(prose, Prose) else None
+    return _remembered(
+        context,
+        f"block\0{prefix}\0{text}",
+        lambda: render_block(
+            text,
+            context["resolve_link"],
+            context.get("live_values"),
+            context.get("formulas"),
+            _extras(context, prefix),
+        ),
+    )
+
+
+@pass_context
+def _text_filter(context: Context, text: str | None) -> str:
+    """Lesson Markdown for Markdown outputs (lesson.md, the notebook)."""
+    return plain_markdown(
+        text or "",
+        context["resolve_link"],
+        context.get("live_values"),
+        context.get("references"),
+        context.get("images"),
+    )
+
+
+@pass_context
+def _inline_filter(context: Context, text: str | None) -> Markup:
+    return _remembered(
+        context,
+        f"inline\0{text or ''}",
+        lambda: render_inline(
+            text or "",
+            context["resolve_link"],
+            context.get("live_values"),
+            context.get("formulas"),
+            _extras(context),
+        ),
+    )
+
+
+def render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:
+    return env.get_template(template).render(
+        course=course,
+        page_url=url,
+        root=relative_url(url, "index.html").removesuffix("index.html"),
+        url_to=lambda target: relative_url(url, target),
+        resolve_link=link_resolver(course, url),
+        **context,
+    )

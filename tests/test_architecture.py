@@ -1,0 +1,90 @@
+"""The package's layout: subpackages by concern, each described, no module too long, and no
+import circle between modules (imports for type names and inside functions count too:
+a circle of any kind means two modules cannot be read, or changed, one without the other)."""
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "coursesite"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules `path` imports, anywhere in it."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {target for target in targets if target in modules}
+    return found - {name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = list(PACKAGE.rglob("*.py"))
+    modules = {module_name(path) for path in paths}
+    graph = {module_name(path): imports_of(path, modules) for path in paths}
+    # Importing a.b.c runs a/__init__ and a/b/__init__ first: those are not circles.
+    return {
+        name: {t for t in targets if not name.startswith(t + ".")}
+        for name, targets in graph.items()
+    }
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == "open":
+                return [*stack[stack.index(target) :], target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        state[node] = "done"
+        stack.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_no_module_imports_itself_through_others():
+    assert find_cycle(import_graph()) is None
+
+
+def test_the_cycle_finder_finds_a_planted_circle():
+    graph = import_graph()
+    graph["coursesite.errors"] = graph["coursesite.errors"] | {"coursesite.pipeline"}
+    assert find_cycle(graph) is not None
+
+
+def test_every_subpackage_says_what_it_holds_and_no_module_is_too_long():
+    for init in PACKAGE.rglob("__init__.py"):
+        docstring = ast.get_docstring(ast.parse(init.read_text()))
+        assert docstring, f"{init.relative_to(ROOT)} has no docstring"
+    long = [
+        (str(path.relative_to(ROOT)), count)
+        for path in PACKAGE.rglob("*.py")
+        if (count := len(path.read_text().splitlines())) > 500
+    ]
+    assert long == []
