@@ -95,7 +95,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         help="lessons executed at once, each in its own process (default: the number of cores)",
     )
     parser.add_argument(
-        "--force", action="store_true", help="re-run every lesson and re-render every page"
+        "--force",
+        action="store_true",
+        help="re-run every lesson (with --lesson: just that one) and re-render every page",
     )
     parser.add_argument(
         "--lesson",

@@ -159,8 +159,10 @@ def look_up_records(state: Build) -> None:
     cache = state.cache
     for item in state.lessons:
         lookup = cache.lookup(item.slug, item.keyed())
-        item.reason = "--force" if options.force else lookup.reason
-        if lookup.record is not None and not options.force:
+        # With --lesson, --force re-runs that lesson only: the others come from the cache.
+        forced = options.force and options.only in (None, item.slug)
+        item.reason = "--force" if forced else lookup.reason
+        if lookup.record is not None and not forced:
             item.record, item.state = lookup.record, "cached"
             item.record_digest = lookup.digest
             item.unsaved = not lookup.recorded
@@ -170,9 +172,11 @@ def look_up_records(state: Build) -> None:
             if lookup.stale is None:
                 errors.append(
                     BuildError(
-                        f"lesson '{item.slug}' has never run",
+                        f"lesson '{item.slug}' has never run, so --lesson "
+                        f"{options.only} cannot take its record from the cache",
                         item.path,
-                        hint="build once without --lesson",
+                        hint="build the whole course once (python build.py, or coursesite "
+                        "build), then use --lesson",
                     )
                 )
                 continue

@@ -189,6 +189,29 @@ def test_only_runs_the_named_lesson(course_folder):
     assert state == "cached" and detail.startswith("stale (step 2 changed)")
 
 
+def test_only_with_force_reruns_just_that_lesson(course_folder):
+    course_folder.write(authoring_example(), extra={"second": second_lesson()})
+    rebuild(course_folder)
+    result, progress = rebuild(course_folder, only="second", force=True)
+    assert result.executed == ["second"] and result.cached == ["count-batches"]
+    assert progress.final("second") == ("executed", "--force")
+    assert progress.final("count-batches") == ("cached", "")
+
+
+def test_only_names_the_command_when_another_lesson_never_ran(course_folder):
+    course_folder.write(authoring_example())
+    rebuild(course_folder)
+    course_folder.write(authoring_example(), extra={"second": second_lesson()})
+    with pytest.raises(BuildErrors) as caught:
+        rebuild(course_folder, only="count-batches", force=True)
+    [error] = caught.value.errors
+    assert error.message == (
+        "lesson 'second' has never run, so --lesson count-batches cannot take its record "
+        "from the cache"
+    )
+    assert "coursesite build), then use --lesson" in error.hint
+
+
 def normalized_site(folder) -> dict[str, str]:
     """Site files with the run's timestamps and timings taken out."""
     files = {}
