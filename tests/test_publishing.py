@@ -70,7 +70,8 @@ def test_base_url_gives_sitemap_and_canonical_links_while_links_stay_relative(tm
     assert not any(a["href"].startswith("https://example.org") for a in page.select("a[href]"))
     assert (out / ".nojekyll").is_file() and (out / "404.html").is_file()
     not_found = (out / "404.html").read_text()
-    assert 'href="https://example.org/course/static/style.css"' in not_found
+    assert 'href="/course/static/style.css"' in not_found
+    assert 'href="/course/index.html"' in not_found and 'href="static/' not in not_found
 
 
 def test_without_base_url_there_is_no_sitemap_or_canonical(tmp_path):

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from jinja2 import (
     Environment,
@@ -258,15 +259,18 @@ def _render_publishing(
         + [f"{phase.slug}/index.html" for phase in course.phases]
         + [item.ref.url for item in lessons]
     )
+    # A 404 page is served at any missing address, at any depth, so its links cannot be
+    # relative: they start from the site's own path ("/course/" for a base URL of
+    # https://example.org/course/, "/" without one), and work on any host and port.
+    root = urlsplit(base_url).path if base_url else "/"
     files = [
-        # A 404 page is served at any missing address, so its links cannot be relative.
         OutputFile(
             "404.html",
             env.get_template("404.html").render(
                 course=course,
                 page_url="404.html",
-                root=base_url or "",
-                url_to=lambda target: (base_url or "") + target,
+                root=root,
+                url_to=lambda target: root + target,
                 resolve_link=link_resolver(course, "404.html"),
             ),
         ),

@@ -67,11 +67,21 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real course built with the real command line into <tmp>/course/."""
+    """The real course built with the real command line into <tmp>/course/, for a host
+    that publishes it under /course/ (which the 404 page's links start from)."""
     holder = tmp_path_factory.mktemp("served")
     out = holder / SUBPATH
+    site_address = f"http://127.0.0.1/{SUBPATH}/"
     result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "--out", str(out), "-q"],
+        [
+            sys.executable,
+            str(ROOT / "build.py"),
+            "--out",
+            str(out),
+            "--base-url",
+            site_address,
+            "-q",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -82,11 +92,29 @@ def built_site(tmp_path_factory) -> Path:
     return out
 
 
+class NotFoundPageHandler(QuietHandler):
+    """Answers a missing address with the site's 404.html, as GitHub Pages and Netlify do."""
+
+    site: Path
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None):
+        page = self.site / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
 @contextlib.contextmanager
 def serving(folder: Path):
     """http://127.0.0.1:<port>/<folder name>/ serving `folder`, as a plain static host
-    would (no X-Content-Type-Options header)."""
-    handler = functools.partial(QuietHandler, directory=str(folder.parent))
+    would (no X-Content-Type-Options header), with its 404.html for missing addresses."""
+    handler_class = type("Handler", (NotFoundPageHandler,), {"site": folder})
+    handler = functools.partial(handler_class, directory=str(folder.parent))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -77,11 +77,37 @@ def test_search_finds_lesson_2_and_links_to_its_sections(page, base_url):
     expect(page.locator(f"[id='{anchor}']")).to_have_count(1)
 
 
+def test_the_404_page_works_for_a_missing_address_at_any_depth(page, context, base_url):
+    """Hosts serve 404.html at the missing address itself (GitHub Pages, Netlify): its
+    stylesheet, scripts and home link must not depend on how deep that address is."""
+    missing = base_url + "recovery/old-lesson/deeper/"
+    response = page.goto(missing)
+    page.wait_for_load_state("networkidle")
+    assert response.status == 404
+    # The page itself answers 404, as it should (and Chromium logs that); nothing else may.
+    context.watcher.problems.remove(f"HTTP 404: {missing}")
+    context.watcher.problems.remove(
+        "console error: Failed to load resource: the server responded with a status of 404 "
+        "(Not Found)"
+    )
+    expect(page.locator("h1")).to_have_text("Page not found")
+    sheets = page.evaluate(
+        "[...document.styleSheets].filter(s => s.href).map(s => [s.href, s.cssRules.length])"
+    )
+    assert [base_url + "static/style.css", True] in [[h, n > 0] for h, n in sheets], sheets
+    page.get_by_role("link", name="Go to the course home page").click()
+    expect(page).to_have_url(base_url + "index.html")
+
+
 def test_setup_tabs_switch_and_the_choice_persists_across_pages(page, base_url):
     page.goto(base_url + LESSON_1)
     page.locator("details.setup-help > summary").click()
     posix = page.get_by_role("tab", name="macOS / Linux terminal")
     powershell = page.get_by_role("tab", name="Windows PowerShell")
+    # The labels are the headings' words, without the "#" link every heading gets.
+    expect(page.get_by_role("tab")).to_have_text(
+        ["macOS / Linux terminal", "Windows PowerShell", "Jupyter"]
+    )
     expect(posix).to_have_attribute("aria-selected", "true")
     expect(page.get_by_role("tabpanel")).to_contain_text("source .venv/bin/activate")
     powershell.click()
@@ -234,6 +260,16 @@ def test_no_horizontal_overflow_at_375_px(browser, base_url):
         page.evaluate(OPEN_EVERY_DETAILS)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 375, f"{path} is {width} px wide at 375 px"
+    context.close()
+
+
+def test_setup_tabs_stay_one_row_of_tabs_at_375_px(browser, base_url):
+    context = browser.new_context(viewport={"width": 375, "height": 812})
+    page = context.new_page()
+    page.goto(base_url + LESSON_1)
+    page.locator("details.setup-help > summary").click()
+    tops = page.get_by_role("tab").evaluate_all("tabs => tabs.map(t => t.offsetTop)")
+    assert len(tops) == 3 and len(set(tops)) == 1, tops
     context.close()
 
 

@@ -176,6 +176,15 @@
     });
   }
 
+  // A heading's own words, without the "#" link addHeadingLinks gave it.
+  function headingText(heading) {
+    var copy = heading.cloneNode(true);
+    Array.prototype.forEach.call(copy.querySelectorAll(".heading-anchor"), function (link) {
+      link.remove();
+    });
+    return copy.textContent.trim();
+  }
+
   // Setup help as tabs (one per shell); the choice is remembered across pages.
   function setupTabs() {
     var groups = document.querySelectorAll(".setup-tabs");
@@ -197,7 +206,7 @@
         tab.id = key + "-tab";
         tab.setAttribute("role", "tab");
         tab.setAttribute("data-key", key);
-        tab.textContent = heading.textContent;
+        tab.textContent = headingText(heading);
         panel.id = panel.id || key + "-panel";
         tab.setAttribute("aria-controls", panel.id);
         panel.setAttribute("role", "tabpanel");
