@@ -27,6 +27,7 @@ from coursesite.blocks.registry import (
 from coursesite.config.manifest import LessonRef
 from coursesite.config.yamlmodel import load_yaml_model
 from coursesite.errors import BuildError, BuildErrors, decode_utf8, did_you_mean
+from coursesite.lesson.fences import fence_mistakes
 from coursesite.lesson.frontmatter import (
     front_matter_problems,
     prerequisite_links,
@@ -395,6 +396,9 @@ def parse_lesson(
     parser = LessonParser(path, lines, formulas=formulas, course_root=ref.course_root)
     parser.errors.extend(front_matter_problems(ref, text, front, root))
     parser.links.extend(prerequisite_links(front, root))
+    mistakes = fence_mistakes(lines, 1, path)
+    if mistakes:  # what the parser would say next are their consequences, far from the cause
+        raise BuildErrors(parser.errors + mistakes)
     stages = parser.parse_stages()
     _check_step_numbers(parser, stages)
     if parser.errors:
