@@ -48,6 +48,10 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     )
     assert result.returncode == case.get("exit", 1), result.stderr
     assert case["message"] in result.stderr, result.stderr
+    for fragment in case.get("also", []):
+        assert fragment in result.stderr, result.stderr
+    for fragment in case.get("never", []):
+        assert fragment not in result.stderr, result.stderr
     if case["line"]:
         line = line_of(text, case["line"], case.get("occurrence", 1))
         assert f"{path.name}:{line}: " in result.stderr, result.stderr

@@ -29,6 +29,7 @@ from coursesite.execution.executionrecord import (
     mask_volatile,
     record_from_json,
 )
+from coursesite.execution.failures import failure_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from coursesite.lesson.model import Lesson
@@ -56,6 +57,7 @@ class LessonJob:
     hidden: dict[str, str] = field(default_factory=dict)
     """Modules main.py may not import: only distributions outside its install line have
     them (installs.py)."""
+    solution_ids: list[str] = field(default_factory=list)  # reference solutions' blocks
 
     @property
     def path(self) -> Path:
@@ -115,6 +117,7 @@ def prepare_job(
         timeout=settings.timeout_seconds,
         memory_mb=settings.memory_limit_mb,
         hidden=hidden_for(installs),
+        solution_ids=[b.id for b in blocks if b.solution],
     )
 
 
@@ -249,23 +252,8 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
             detail=completed.stderr[-4000:] or None,
         )
     result = json.loads(path.read_text(encoding="utf-8"))
-    failure = result["failure"]
-    if failure:
-        hint = "fix the code or declare the exception with ':raises: Name'"
-        if failure["message"].startswith("MemoryError"):
-            hint = (
-                f"the lesson may use at most {job.memory_mb} MB "
-                "(settings.memory_limit_mb in lessons.yaml)"
-            )
-        elif failure["block"] == "live-values":
-            hint = "show something short in prose: a count, a summary, or the first few items"
-        raise BuildError(
-            f"{job.labels.get(failure['block'], 'prose')} failed: {failure['message']}",
-            job.path,
-            failure["line"],
-            hint=hint,
-            detail=failure["traceback"] or None,
-        )
+    if result["failure"]:
+        raise failure_error(result["failure"], result, job)
     return result
 
 

@@ -275,6 +275,12 @@ def evaluate_values(requests, namespace):
                 "line": request["line"],
                 "traceback": "",
                 "message": f"live value `{expression}` failed: {type(error).__name__}: {error}",
+                # what it could have named instead, for the build's "did you mean"
+                "names": sorted(
+                    name
+                    for name, value in namespace.items()
+                    if not name.startswith("_") and not isinstance(value, types.ModuleType)
+                ),
             }
         if len(values[expression]) > LIVE_VALUE_LIMIT:
             return values, {
@@ -303,8 +309,8 @@ def describe_failure(error, source, block):
     in_lesson = [frame.lineno for frame in frames if frame.filename == source]
     if isinstance(error, SystemExit):
         message = f"the code called sys.exit({error.code!r}); lesson code must not exit"
-    else:
-        message = f"{type(error).__name__}: {error}"
+    else:  # a bare `assert` has no message: its class alone, not "AssertionError: "
+        message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     formatted = traceback.format_list(frames) + traceback.format_exception_only(error)
     return {
         "block": block["id"],

@@ -1,0 +1,115 @@
+"""A lesson block that failed, as the author reads it: the error at the block's line, a
+hint for that kind of failure in that kind of block, and what the block printed first.
+
+The runner reports a failure as the exception's class and message, the line in the lesson
+file and its traceback in lesson-file terms; here it becomes a BuildError whose hint says
+what to do about *that* exception: a failed `assert` is a result the code did not reach,
+a reference solution must run clean (never ':raises:'), a live value that names nothing
+the lesson defines gets the names it does define.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Protocol
+
+from coursesite.errors import BuildError, did_you_mean
+
+PRINTED_LINES = 20  # of what the failed block printed, shown under the error
+
+
+class FailedJob(Protocol):
+    """What of a lesson's job (execute.LessonJob) a failure's message needs."""
+
+    @property
+    def labels(self) -> dict[str, str]: ...
+    @property
+    def memory_mb(self) -> int: ...
+    @property
+    def solution_ids(self) -> list[str]: ...
+    @property
+    def path(self) -> Path: ...
+
+
+def failure_error(failure: dict, result: dict, job: FailedJob) -> BuildError:
+    """The BuildError for the runner's `failure` in `result` (its job.json's outcome)."""
+    block = failure["block"]
+    message = failure["message"]
+    detail = [failure["traceback"]] if failure["traceback"] else []
+    printed = _printed_before(result, block)
+    if printed:
+        detail.append(f"what it printed before it failed:\n{printed}")
+    return BuildError(
+        f"{job.labels.get(block, 'prose')} failed: {message}",
+        job.path,
+        failure["line"],
+        hint=_hint(failure, job),
+        detail="\n".join(detail) or None,
+    )
+
+
+def _hint(failure: dict, job: FailedJob) -> str:
+    message, block = failure["message"], failure["block"]
+    exception = _exception_class(message)
+    if exception == "MemoryError":
+        return (
+            f"the lesson may use at most {job.memory_mb} MB "
+            "(settings.memory_limit_mb in lessons.yaml)"
+        )
+    if block == "live-values":
+        return _live_value_hint(message, failure.get("names", []))
+    solution = block in job.solution_ids
+    if exception == "AssertionError":
+        if solution:
+            return (
+                "the reference solution fails its own check: fix the solution, which must "
+                "run and pass (the traceback shows the assert)"
+            )
+        return (
+            "an assert failed: the code did not produce what the assert expects; the "
+            "traceback shows which, and the output it printed first is below"
+        )
+    if solution:
+        return (
+            f"the reference solution must run without error: fix what raised {exception}"
+            if exception
+            else "the reference solution must run without error: fix it"
+        )
+    if exception:
+        return (
+            f"fix the code; if raising {exception} is what this block shows, declare it: "
+            f"':raises: {exception}' on the line after the block's opening line"
+        )
+    return "fix the code"
+
+
+def _live_value_hint(message: str, names: list[str]) -> str:
+    missing = re.search(r"NameError: name '(\w+)' is not defined", message)
+    if missing:
+        found = did_you_mean(missing.group(1), names)
+        defined = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+        return f"a live value may use only names the lesson's code defines{found}" + (
+            f": {defined}" if defined and not found else ""
+        )
+    if "characters long" in message:
+        return "show something short in prose: a count, a summary, or the first few items"
+    return "fix the expression in {value}`...`: it runs after every block, in their namespace"
+
+
+def _exception_class(message: str) -> str:
+    """'NameError' of 'NameError: name ...'; '' for messages that are not an exception's."""
+    match = re.match(r"([A-Za-z_][\w.]*)(?::|$)", message)
+    return match.group(1) if match else ""
+
+
+def _printed_before(result: dict, block: str) -> str:
+    """The last lines of what the failed block printed, if anything."""
+    outputs = [output for output in result.get("blocks", []) if output.get("id") == block]
+    if not outputs:
+        return ""
+    text = (outputs[-1].get("stdout") or "").rstrip("\n")
+    lines = text.splitlines()
+    if len(lines) > PRINTED_LINES:
+        lines = [f"[... {len(lines) - PRINTED_LINES} earlier lines]", *lines[-PRINTED_LINES:]]
+    return "\n".join(lines)
