@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from coursesite.config.options import BuildOptions
+from coursesite.config.options import BuildOptions, site_path
 from coursesite.errors import BuildErrors
 from coursesite.publish.outfolder import check_output_folder
 
@@ -367,7 +367,8 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
             weights = page_weights(site)
             assert result.course is not None
             limit = result.course.settings.page_weight_kib * 1024
-            findings = check_markup(site) + check_assets(site) + check_links(site)
+            path = site_path(options.base_url)
+            findings = check_markup(site, path) + check_assets(site) + check_links(site, path)
             findings += validate_html(site)
             problems += [str(p) for p in findings + check_page_weight(weights, limit)]
     except BuildErrors as errors:

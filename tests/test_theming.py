@@ -10,7 +10,8 @@ FOOTER_OVERRIDE = """\
   <p class="course-licence">Text and code of this course: CC BY 4.0.</p>
 {% endblock %}
 """
-LICENCE = '  <p class="course-licence">Text and code of this course: CC BY 4.0.</p>\n'
+# What the override adds: the line after `{{ super() }}`'s newline, and that line.
+LICENCE = '\n  <p class="course-licence">Text and code of this course: CC BY 4.0.</p>\n'
 
 
 def pages(site):

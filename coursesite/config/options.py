@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from coursesite import DEFAULT_THEME
 
@@ -46,3 +47,10 @@ class BuildOptions:
 
 def _layers(course: Path, theme: Path) -> list[Path]:
     return [course, theme] if course.is_dir() and course.resolve() != theme.resolve() else [theme]
+
+
+def site_path(base_url: str | None) -> str:
+    """The path the site is published under: "/course/" for https://example.org/course/,
+    "/" without a base URL. Where pages cannot link relatively (the 404 page, served at any
+    missing address), their links start from it."""
+    return urlsplit(base_url).path or "/" if base_url else "/"

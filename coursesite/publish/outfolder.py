@@ -78,15 +78,23 @@ def _source_folder_problem(options: BuildOptions) -> BuildError | None:
 
 def _course_folders(options: BuildOptions, root: Path) -> list[tuple[Path, str, bool]]:
     """(folder, what it is, whether a site may go inside it)."""
-    folders = [
-        (root, "the course folder (of lessons.yaml)", True),
-        (GENERATOR, "the generator's folder", True),
-        (options.cache.resolve(), "the build cache", True),
-        (options.templates.resolve(), "the templates folder", False),
-        (options.static.resolve(), "the static files folder", False),
-    ]
-    folders += [
+    own = [
         (root / name, f"the course's {name}/ folder", False)
         for name in ("content", "templates", "static", "records", ".git")
     ]
-    return folders
+    theme = [
+        (folder.resolve(), what, False)
+        for folders, what in (
+            (options.template_folders, "a templates folder"),
+            (options.static_folders, "a static files folder"),
+        )
+        for folder in folders
+        if folder.resolve() not in (root / "templates", root / "static")
+    ]
+    return [
+        (root, "the course folder (of lessons.yaml)", True),
+        (GENERATOR, "the generator's folder", True),
+        (options.cache.resolve(), "the build cache", True),
+        *theme,
+        *own,
+    ]

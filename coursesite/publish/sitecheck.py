@@ -85,12 +85,16 @@ def _pages(site: Path) -> dict[Path, _PageScan]:
     return scans
 
 
-def check_markup(site: Path) -> list[SiteProblem]:
-    """Markup outside the pages' allowlist: what an injection would leave behind."""
+NOT_FOUND_PAGE = "404.html"  # links from the site's path, not relative (render/pages.py)
+
+
+def check_markup(site: Path, path: str = "/") -> list[SiteProblem]:
+    """Markup outside the pages' allowlist: what an injection would leave behind. `path` is
+    the one the site is published under (options.site_path)."""
     problems = []
     for page in _page_paths(site):
         name = page.relative_to(site)
-        root = "../" * (len(name.parts) - 1)
+        root = path if str(name) == NOT_FOUND_PAGE else "../" * (len(name.parts) - 1)
         problems += [
             SiteProblem(str(name), finding.line, f"unsafe markup: {finding.message}")
             for finding in audit_markup(page.read_text(encoding="utf-8"), root)
@@ -118,8 +122,9 @@ def check_assets(site: Path) -> list[SiteProblem]:
     return problems
 
 
-def check_links(site: Path) -> list[SiteProblem]:
-    """Internal links, anchors and downloads that do not resolve; images without alt."""
+def check_links(site: Path, path: str = "/") -> list[SiteProblem]:
+    """Internal links, anchors and downloads that do not resolve; images without alt.
+    `path` is the one the site is published under, where the 404 page's links start."""
     scans = _pages(site)
     problems = []
     for page, scan in scans.items():
@@ -128,6 +133,8 @@ def check_links(site: Path) -> list[SiteProblem]:
             SiteProblem(name, line, "image without alt text") for line in scan.images_without_alt
         ]
         for line, url in scan.references:
+            if name == NOT_FOUND_PAGE and url.startswith(path) and not url.startswith("//"):
+                url = url[len(path) :]  # from the site root, where 404.html itself is
             problem = _unresolved(site, page, url, scans)
             if problem:
                 problems.append(SiteProblem(name, line, problem))

@@ -13,7 +13,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from jinja2 import (
     Environment,
@@ -22,6 +21,7 @@ from jinja2 import (
 from coursesite.cache.caches import FormulaMemo, ImageDigests, ProseMemo
 from coursesite.cache.parsecache import parser_version
 from coursesite.config.manifest import Course, LessonRef, PhaseEntry
+from coursesite.config.options import site_path
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.installs import install_line, lesson_distributions, packages_used
@@ -262,7 +262,7 @@ def _render_publishing(
     # A 404 page is served at any missing address, at any depth, so its links cannot be
     # relative: they start from the site's own path ("/course/" for a base URL of
     # https://example.org/course/, "/" without one), and work on any host and port.
-    root = urlsplit(base_url).path if base_url else "/"
+    root = site_path(base_url)
     files = [
         OutputFile(
             "404.html",
