@@ -138,7 +138,7 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         "--timings",
         action="store_true",
         help="print how long each stage of the build took (manifest, parse, "
-        "look-up, execute, validate, plan, render+write, search, save)",
+        "look-up, execute, validate, plan, render, write, search, save)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
 

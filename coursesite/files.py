@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -27,3 +28,11 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """One file of the site: its path relative to the site root and its content."""
+
+    path: str
+    content: str | bytes

@@ -40,6 +40,7 @@ from coursesite.progress import Progress, QuietProgress
 from coursesite.publish.lock import build_lock, output_lock
 
 if TYPE_CHECKING:  # render and write load while lessons run: see execute_lessons
+    from coursesite.publish.write import RenderedSite
     from coursesite.render.pages import PageJob
 
 
@@ -69,6 +70,7 @@ class Build:
     parses: ParseCache | None = None  # set by the parse stage
     site_state: dict | None = None  # the output folder's state, once the write stage wrote it
     plugins: list[LoadedPlugin] = field(default_factory=list)  # set by the first stage
+    rendered: RenderedSite | None = None  # set by the render stage
     result: BuildResult = field(default_factory=BuildResult)
 
     @property
@@ -99,7 +101,7 @@ def build(
 
 def run_stages(state: Build, stages: list[tuple[str, Callable[[Build], None]]]) -> None:
     """Run `stages` in order, timing each. A stage may time a part of its work on its own
-    (render+write times the search index as "search"): that part is listed after it, not in it."""
+    (write times the search index as "search"): that part is listed after it, not in it."""
     timings = state.result.timings
     for name, stage in stages:
         before = set(timings)
@@ -266,10 +268,23 @@ def plan_pages(state: Build) -> None:
     )
 
 
-def write_pages(state: Build) -> None:
-    from coursesite.publish.write import write_changed
+def render_pages(state: Build) -> None:
+    """The pages whose inputs changed, onto each lesson's build (and the course's pages)."""
+    from coursesite.publish.write import render_changed
 
-    outcome = write_changed(state.pages, state.options, state.progress)
+    state.rendered = render_changed(state.pages, state.options)
+    by_job = state.rendered.by_job
+    for item in state.lessons:
+        jobs = [f"{part}:{item.slug}" for part in ("lesson", "downloads")]
+        rendered = [file for job in jobs for file in by_job.get(job, [])]
+        item.pages = rendered if any(job in by_job for job in jobs) else None
+
+
+def write_pages(state: Build) -> None:
+    from coursesite.publish.write import write_rendered
+
+    assert state.rendered is not None  # the render stage ran
+    outcome = write_rendered(state.rendered, state.options, state.progress)
     state.result.pages_rendered, state.result.written = outcome.rendered, outcome.written
     state.site_state = outcome.site_state
     if outcome.search_seconds:
@@ -327,7 +342,8 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
     ("execute", execute_lessons),
     ("validate", validate_records),
     ("plan", plan_pages),
-    ("render+write", write_pages),
+    ("render", render_pages),
+    ("write", write_pages),
     ("save", save_records),
 ]
 

@@ -2,8 +2,9 @@
 
 A LessonBuild is made from the lesson's manifest entry, and each stage fills in its part:
 parse adds the lesson's outline, the bytes of the files its code needs and the cache key;
-look-up adds a record when one fits; execute adds the fresh record. Later stages read what
-they need from it instead of joining stage outputs by slug.
+look-up adds a record when one fits; execute adds the fresh record; render adds its files,
+which the write stage publishes. Later stages read what they need from it instead of
+joining stage outputs by slug.
 
 The full Lesson of an unchanged lesson stays in the parse cache until a stage asks for it
 (`parsed()`): the stages that look across the course read only the outline.
@@ -21,7 +22,7 @@ from coursesite.execution.dependencies import imported_modules, input_files
 from coursesite.execution.executionkey import CacheKey, code_parts
 from coursesite.execution.executionrecord import ExecutionRecord, record_digest
 from coursesite.execution.records import FrozenRecord
-from coursesite.files import short_digest
+from coursesite.files import OutputFile, short_digest
 from coursesite.lesson.model import Lesson, LessonOutline
 
 
@@ -41,6 +42,9 @@ class LessonBuild:
     reason: str = ""  # why it runs: "step 2 changed", "--force", ...
     committed: FrozenRecord | None = None  # records/ already holds this very run
     unsaved: bool = False  # its record is still to be saved to records/
+    pages: list[OutputFile] | None = None
+    """The lesson's files (page, figures, downloads) the render stage made; None when the
+    site already holds them as they would be rendered."""
 
     @property
     def slug(self) -> str:

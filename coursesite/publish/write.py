@@ -18,6 +18,7 @@ from jinja2 import TemplateError
 
 from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError, BuildErrors
+from coursesite.files import OutputFile
 from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
 from coursesite.publish.searchindex import SEARCH, index_search, search_state
@@ -32,7 +33,7 @@ from coursesite.publish.sitefolder import (
     write_file,
 )
 from coursesite.publish.sitestate import file_stamps, files_intact, load_state, update_state
-from coursesite.render.pages import OutputFile, PageJob, folder_digest
+from coursesite.render.pages import PageJob, folder_digest
 
 
 def write_site(
@@ -92,11 +93,24 @@ class WriteOutcome(NamedTuple):
     search_seconds: float = 0.0  # of the write, spent on the search index
 
 
-def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress) -> WriteOutcome:
-    """Render the jobs whose key changed; write the site only if anything differs."""
+class RenderedSite(NamedTuple):
+    """What the render stage made, for the write stage to publish."""
+
+    state: dict  # the output folder's state before this build (sitestate)
+    previous: dict[str, dict]  # the page jobs that state records
+    rendered: list[OutputFile]  # the files of the jobs whose inputs changed
+    kept: list[str]  # the files of the others, unchanged in the site
+    jobs: dict[str, dict]  # job name -> its key and files, for the next build
+    by_job: dict[str, list[OutputFile]]  # job name -> the files rendered for it
+
+
+def render_changed(jobs: list[PageJob], options: BuildOptions) -> RenderedSite:
+    """Render the jobs whose key changed or whose files in the site are not intact; keep
+    the others' files as the site holds them."""
     state = load_state(options)
     previous = _previous_jobs(state)
     rendered: list[OutputFile] = []
+    by_job: dict[str, list[OutputFile]] = {}
     kept: list[str] = []
     new_jobs: dict[str, dict] = {}
     errors: list[BuildError] = []
@@ -120,9 +134,16 @@ def write_changed(jobs: list[PageJob], options: BuildOptions, progress: Progress
             errors.append(template_error(problem, options.template_folders))
             continue
         rendered.extend(files)
+        by_job[job.name] = files
         new_jobs[job.name] = {"key": job.key, "files": [file.path for file in files]}
     if errors:
         raise BuildErrors(errors)
+    return RenderedSite(state, previous, rendered, kept, new_jobs, by_job)
+
+
+def write_rendered(site: RenderedSite, options: BuildOptions, progress: Progress) -> WriteOutcome:
+    """Write the site, the rendered files and the kept ones, only if anything differs."""
+    state, previous, rendered, kept, new_jobs = site[:5]
     static = folder_digest(*options.static_folders)
     previous_files = {path for job in previous.values() for path in job["files"]}
     if (

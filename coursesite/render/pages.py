@@ -25,7 +25,7 @@ from coursesite.config.options import site_path
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.installs import install_line, lesson_distributions, packages_used
-from coursesite.files import short_digest
+from coursesite.files import OutputFile, short_digest
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import link_resolver, relative_url
 from coursesite.lesson.model import Figure, Lesson, Prose
@@ -35,14 +35,6 @@ from coursesite.outputs.images import CopiedImage, lesson_images
 from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
 from coursesite.plugins import active_plugins_digest
 from coursesite.render.templating import create_environment, render_page
-
-
-@dataclass(frozen=True)
-class OutputFile:
-    """One file of the site: its path relative to the site root and its content."""
-
-    path: str
-    content: str | bytes
 
 
 @dataclass(frozen=True)
