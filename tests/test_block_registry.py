@@ -5,52 +5,24 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, THEME, RecordingProgress, authoring_example, line_of
-from coursesite.blocks.registry import BlockContext, BlockKind, RawBlock, Runs, register, unregister
+from coursesite.blocks.registry import BlockKind, Runs, register, unregister
 from coursesite.errors import BuildErrors
-from coursesite.lesson.model import Code, Figure, Prose
+from coursesite.lesson.model import Figure
 from coursesite.lesson.parse import parse_lesson
 from coursesite.pipeline import build
 
+# The demo kind is the course-local plugin's (tests/plugin/), registered here in-process.
+PLUGIN = ROOT / "tests" / "plugin"
+sys.path.insert(0, str(PLUGIN))
+from course_blocks import Demo, build_demo  # noqa: E402
 
-@dataclass(frozen=True)
-class Demo:
-    title: str
-    anchor: str
-    note: str
-    code: Code
-    remark: Prose | None
-
-
-def build_demo(context: BlockContext, raw: RawBlock) -> Demo | None:
-    code = context.code_part(raw)
-    _, remark = context.prose_around(raw, context.code_anchor(raw))
-    if code is None:
-        return None
-    return Demo(raw.title, context.anchor(raw.title), raw.options.get("note", ""), code, remark)
-
-
-DEMO_HTML = """\
-{% from "blocks.html" import code, output %}
-<section class="demo" id="{{ item.anchor }}">
-  <h3>{{ item.title | inline }}</h3>
-  <p class="demo-note">{{ item.note | inline }}</p>
-  {{ code(item.code.source, "Demo") }}
-  {{ output(record.blocks[item.anchor]) }}
-  {{ item.remark | markdown }}
-</section>
-"""
-DEMO_MD = """\
-### Demo: {{ item.title | text }}
-
-{{ md.code(item.code.source) }}
-{{ md.output(record.blocks[item.anchor]) }}
-"""
+DEMO_HTML = (PLUGIN / "plugin_templates" / "blocks" / "demo.html").read_text()
+DEMO_MD = (PLUGIN / "plugin_templates" / "blocks" / "demo.md").read_text()
 DEMO_BLOCK = """\
 :::{demo} Count the answer
 :note: See [the figure](#batch-sizes) first.

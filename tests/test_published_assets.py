@@ -47,6 +47,17 @@ def refused(course_folder, text: str, message: str) -> None:
     assert "Traceback" not in result.stderr
 
 
+def course_with_image(course_folder, name: str, content: bytes | str):
+    """The course, its lesson showing an image file `name` holding `content`; the lesson text
+    and the image's path, for the test to change the file behind the unchanged lesson."""
+    text = with_image(f"images/{name}")
+    course_folder.write(text)
+    image = course_folder.lesson_path.parent / "images" / name
+    image.parent.mkdir()
+    image.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return text, image
+
+
 @pytest.mark.parametrize(
     ("src", "secret_at", "message"),
     [
@@ -86,11 +97,7 @@ def test_an_image_swapped_for_a_link_out_of_the_course_is_refused_by_the_next_bu
     again all the same, and `touch` does not make the build call it up to date."""
     secret = tmp_path_factory.mktemp("elsewhere") / "token.png"
     secret.write_bytes(PNG + SECRET)
-    text = with_image("images/logo.png")
-    course_folder.write(text)
-    image = course_folder.lesson_path.parent / "images" / "logo.png"
-    image.parent.mkdir()
-    image.write_bytes(PNG)
+    text, image = course_with_image(course_folder, "logo.png", PNG)
     assert build(course_folder.root).returncode == 0
     image.unlink()
     image.symlink_to(secret)
@@ -100,11 +107,7 @@ def test_an_image_swapped_for_a_link_out_of_the_course_is_refused_by_the_next_bu
 
 
 def test_an_image_swapped_for_a_fifo_is_refused_without_waiting(course_folder):
-    text = with_image("images/logo.png")
-    course_folder.write(text)
-    image = course_folder.lesson_path.parent / "images" / "logo.png"
-    image.parent.mkdir()
-    image.write_bytes(PNG)
+    text, image = course_with_image(course_folder, "logo.png", PNG)
     assert build(course_folder.root).returncode == 0
     image.unlink()
     os.mkfifo(image)
@@ -112,11 +115,7 @@ def test_an_image_swapped_for_a_fifo_is_refused_without_waiting(course_folder):
 
 
 def test_a_frozen_build_refuses_a_secret_image_too(course_folder):
-    text = with_image("images/logo.png")
-    course_folder.write(text)
-    image = course_folder.lesson_path.parent / "images" / "logo.png"
-    image.parent.mkdir()
-    image.write_bytes(PNG)
+    _, image = course_with_image(course_folder, "logo.png", PNG)
     assert build(course_folder.root).returncode == 0
     image.write_bytes(SECRET)
     result = build(course_folder.root, "--frozen")
@@ -149,19 +148,12 @@ def test_a_frozen_build_refuses_a_secret_image_too(course_folder):
     ],
 )
 def test_an_svg_image_that_could_run_script_is_refused(course_folder, svg, message):
-    text = with_image("images/chart.svg")
-    course_folder.write(text)
-    image = course_folder.lesson_path.parent / "images" / "chart.svg"
-    image.parent.mkdir()
-    image.write_text(svg)
+    text, _ = course_with_image(course_folder, "chart.svg", svg)
     refused(course_folder, text, f"SVG image 'images/chart.svg' cannot be published: {message}")
 
 
 def test_a_clean_svg_image_is_published_as_the_allowlist_rebuilt_it(course_folder):
-    course_folder.write(with_image("images/chart.svg"))
-    image = course_folder.lesson_path.parent / "images" / "chart.svg"
-    image.parent.mkdir()
-    image.write_text(CLEAN_SVG)
+    course_with_image(course_folder, "chart.svg", CLEAN_SVG)
     result = build(course_folder.root)
     assert result.returncode == 0, result.stderr
     [published] = (course_folder.root / "site").rglob("images/chart-*.svg")
@@ -173,10 +165,7 @@ def test_a_clean_svg_image_is_published_as_the_allowlist_rebuilt_it(course_folde
 
 def test_check_flags_a_published_asset_that_could_run_script(course_folder):
     """`build.py check` looks at every published file, not only at what the build wrote."""
-    course_folder.write(with_image("images/chart.svg"))
-    image = course_folder.lesson_path.parent / "images" / "chart.svg"
-    image.parent.mkdir()
-    image.write_text(CLEAN_SVG)
+    course_with_image(course_folder, "chart.svg", CLEAN_SVG)
     assert build(course_folder.root).returncode == 0
     site = course_folder.root / "site"
     [published] = site.rglob("images/chart-*.svg")
