@@ -253,6 +253,13 @@ def validate_records(state: Build) -> None:
     state.result.warnings = warnings
 
 
+def apply_edition(state: Build) -> None:
+    """What readers get: every stage after this one renders each lesson as
+    LessonBuild.shown() gives it (the student edition: without its solutions)."""
+    for item in state.lessons:
+        item.edition = state.options.edition
+
+
 def plan_pages(state: Build) -> None:
     from coursesite.render.pages import Publication, plan_site
 
@@ -341,6 +348,7 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
     ("look-up", look_up_records),
     ("execute", execute_lessons),
     ("validate", validate_records),
+    ("edition", apply_edition),
     ("plan", plan_pages),
     ("render", render_pages),
     ("write", write_pages),

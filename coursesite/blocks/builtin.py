@@ -212,11 +212,11 @@ def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
 
 
 def exercise_cells(cells: NotebookBuilder, exercise: Exercise) -> None:
-    """The task, the scaffold as a code cell to fill in, then (not in the student notebook)
-    the reference solution under a rule and a heading of its own."""
+    """The task, the scaffold as a code cell to fill in, then (not in the student edition,
+    where the solution is gone) the reference solution under a rule and a heading."""
     cells.markdown(cells.md.exercise_task(exercise, in_notebook=True))
     cells.scaffold(exercise.scaffold)
-    if not cells.student:
+    if exercise.solution is not None:  # None in the student edition
         cells.markdown(cells.md.notebook_solution_heading())
         cells.run(exercise)
         cells.optional(exercise.reasoning)
@@ -368,7 +368,12 @@ register(
         options=("kind", "raises", "alt"),
         required=("kind",),
         sub_blocks=("hint",),
-        runs=Runs(code="solution", label="solution of '{item.title}'", solution=True),
+        runs=Runs(
+            code="solution",
+            label="solution of '{item.title}'",
+            solution=True,
+            with_solution=("reasoning",),
+        ),
         notebook=exercise_cells,
     )
 )

@@ -62,7 +62,10 @@ class Runs:
     id: str = "{item.anchor}"
     figure: bool = False  # the block leaves a `figure` dict to draw
     program: bool = False  # part of main.py
-    solution: bool = False  # left out of the student edition
+    solution: bool = False  # left out of the student edition (lesson/edition.py)
+    # With `solution`: the item's other fields that go with the solution (its reasoning),
+    # emptied with it in the student edition.
+    with_solution: tuple[str, ...] = ()
 
     def block(self, item: Any) -> RunnableBlock:
         return RunnableBlock(

@@ -23,6 +23,7 @@ from coursesite.execution.executionkey import CacheKey, code_parts
 from coursesite.execution.executionrecord import ExecutionRecord, record_digest
 from coursesite.execution.records import FrozenRecord
 from coursesite.files import OutputFile, short_digest
+from coursesite.lesson.edition import STUDENT, student_lesson, student_record
 from coursesite.lesson.model import Lesson, LessonOutline
 
 
@@ -42,6 +43,7 @@ class LessonBuild:
     reason: str = ""  # why it runs: "step 2 changed", "--force", ...
     committed: FrozenRecord | None = None  # records/ already holds this very run
     unsaved: bool = False  # its record is still to be saved to records/
+    edition: str = "full"  # what readers get: set by the edition stage
     pages: list[OutputFile] | None = None
     """The lesson's files (page, figures, downloads) the render stage made; None when the
     site already holds them as they would be rendered."""
@@ -74,6 +76,14 @@ class LessonBuild:
     def ran(self) -> ExecutionRecord:
         assert self.record is not None, f"{self.slug} used before it has a record"
         return self.record
+
+    def shown(self) -> tuple[Lesson, ExecutionRecord]:
+        """The lesson and its record as readers get them, in this build's edition (the
+        student edition takes the solutions out: edition.py). What renders reads these."""
+        lesson, record = self.parsed(), self.ran()
+        if self.edition == STUDENT:
+            return student_lesson(lesson), student_record(record, lesson)
+        return lesson, record
 
     def record_key(self) -> str:
         """`execute.record_digest`, for the keys of the lesson's pages.

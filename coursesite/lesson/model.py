@@ -118,7 +118,7 @@ class Exercise:
     task: Prose
     scaffold: Code
     hint: Prose | None
-    solution: Code
+    solution: Code | None  # None in the student edition (lesson/edition.py)
     reasoning: Prose | None
 
 
@@ -272,6 +272,7 @@ class Lesson:
     targets: list[Target] = field(default_factory=list)
     label_refs: list[LabelRef] = field(default_factory=list)
     images: list[LessonImage] = field(default_factory=list)
+    edition: str = "full"  # "student": its solutions are taken out (lesson/edition.py)
 
     def items(self, kind: type) -> list:
         return [item for stage in self.stages for item in stage.items if isinstance(item, kind)]

@@ -7,7 +7,6 @@ nbformat 4 JSON; the zip has fixed timestamps so that a rebuild is byte-identica
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import json
@@ -20,6 +19,7 @@ from jinja2 import Environment
 
 from coursesite.blocks.registry import view_of
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord, record_to_json
+from coursesite.lesson.edition import STUDENT, student_lesson, student_record
 from coursesite.lesson.model import (
     STAGES,
     Check,
@@ -71,7 +71,6 @@ class NotebookBuilder:
     figures: dict[str, list[CellFigure]]  # block id -> its figures, in the order drawn
     md: Any
     item_markdown: Callable[[object], str]
-    student: bool
     cells: list = field(default_factory=list)
     deferred: list | None = field(default_factory=list)
 
@@ -194,9 +193,8 @@ def notebook_json(
     figures: dict[str, list[CellFigure]],
     md: Any,
     item_markdown: Callable[[object], str],
-    student: bool,
 ) -> str:
-    notebook = NotebookBuilder(lesson, record, figures, md, item_markdown, student).build()
+    notebook = NotebookBuilder(lesson, record, figures, md, item_markdown).build()
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -221,11 +219,8 @@ def figure_provenance(lesson: Lesson, record: ExecutionRecord, figure: Figure) -
     )
 
 
-def record_json(record: ExecutionRecord, student: bool, solution_ids: set[str]) -> str:
-    data = record_to_json(record)
-    if student:
-        data["blocks"] = {k: v for k, v in data["blocks"].items() if k not in solution_ids}
-    return json.dumps(data, indent=1) + "\n"  # block order is execution order
+def record_json(record: ExecutionRecord) -> str:
+    return json.dumps(record_to_json(record), indent=1) + "\n"  # block order: execution order
 
 
 def zip_bytes(files: dict[str, str]) -> bytes:
@@ -240,8 +235,9 @@ def zip_bytes(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def download_list(lesson: Lesson, student: bool) -> list[Download]:
+def download_list(lesson: Lesson) -> list[Download]:
     """The downloads a lesson page lists, in the order it lists them."""
+    student = lesson.edition == STUDENT
     listed = [
         Download("main.py", "the build steps: the lesson's program", "main.py"),
         Download(
@@ -274,7 +270,6 @@ def lesson_downloads(
     svgs: dict[str, str],
     captured: dict[str, list[FigureView]],
     context: dict,
-    student: bool,
 ) -> dict[str, str | bytes]:
     """Every download of a lesson: file name -> content (download_list names them).
 
@@ -285,12 +280,14 @@ def lesson_downloads(
     """
     context = {**context, "captured": captured}
     md = env.get_template("markdown.md").make_module(context)
-    solution_ids = {block.id for block in lesson.runs if block.solution}
 
-    def item_markdown(item: object, for_students: bool = student) -> str:
-        return env.get_template(view_of(item).markdown).render(
-            context, md=md, item=item, lesson=lesson, record=record, student=for_students
-        )
+    def markdown_of(shown: Lesson, shown_record: ExecutionRecord) -> Callable[[object], str]:
+        def item_markdown(item: object) -> str:
+            return env.get_template(view_of(item).markdown).render(
+                context, md=md, item=item, lesson=shown, record=shown_record
+            )
+
+        return item_markdown
 
     figures: dict[str, list[CellFigure]] = {
         figure.anchor: [CellFigure(svgs[figure.anchor], figure.alt)]
@@ -306,30 +303,19 @@ def lesson_downloads(
     }
     texts: dict[str, str] = {
         "main.py": lesson.main_py(),
-        "full.py": lesson.full_script(include_solutions=not student),
-        "lesson.ipynb": notebook_json(lesson, record, figures, md, item_markdown, student),
-        **(
-            {}
-            if student  # lesson.ipynb is already without solutions
-            else {
-                STUDENT_NOTEBOOK: notebook_json(
-                    lesson,
-                    record,
-                    figures,
-                    md,
-                    functools.partial(item_markdown, for_students=True),
-                    student=True,
-                )
-            }
-        ),
-        "lesson.md": env.get_template("lesson.md").render(
-            context, lesson=lesson, record=record, student=student
-        ),
+        "full.py": lesson.full_script(),
+        "lesson.ipynb": notebook_json(lesson, record, figures, md, markdown_of(lesson, record)),
+        "lesson.md": env.get_template("lesson.md").render(context, lesson=lesson, record=record),
         "evidence.md": env.get_template("evidence.md").render(
             context, lesson=lesson, record=record, **kinds
         ),
-        "record.json": record_json(record, student, solution_ids),
+        "record.json": record_json(record),
     }
+    if lesson.edition != STUDENT:  # a student edition's lesson.ipynb is this notebook already
+        shown, shown_record = student_lesson(lesson), student_record(record, lesson)
+        texts[STUDENT_NOTEBOOK] = notebook_json(
+            shown, shown_record, figures, md, markdown_of(shown, shown_record)
+        )
     for figure in lesson.items(Figure):
         texts[f"figures/{figure.anchor}.json"] = figure_provenance(lesson, record, figure)
     files: dict[str, str | bytes] = dict(texts)

@@ -45,9 +45,7 @@ class PageFigures:
         return {f"{folder}/{view.full_size}": str(view.svg) for view in views}
 
 
-def page_figures(
-    lesson: Lesson, record: ExecutionRecord, cache: Path | None, student: bool
-) -> PageFigures:
+def page_figures(lesson: Lesson, record: ExecutionRecord, cache: Path | None) -> PageFigures:
     drawn = {
         figure.anchor: _view(
             lesson,
@@ -61,18 +59,16 @@ def page_figures(
         )
         for figure in lesson.items(Figure)
     }
-    return PageFigures(drawn, captured_figures(lesson, record, student, cache))
+    return PageFigures(drawn, captured_figures(lesson, record, cache))
 
 
 def captured_figures(
-    lesson: Lesson, record: ExecutionRecord, student: bool, cache: Path | None = None
+    lesson: Lesson, record: ExecutionRecord, cache: Path | None = None
 ) -> dict[str, list[FigureView]]:
     """Block id -> the matplotlib figures it left open, in the order it drew them. The
     page, lesson.md, the notebooks and the zip all show these, under the same file names."""
     captured = {}
-    for block in lesson.runnable_blocks():
-        if student and block.solution:
-            continue  # the student edition leaves solutions, and what they drew, out
+    for block in lesson.runnable_blocks():  # a student edition's has no solutions
         svgs = record.blocks[block.id].captured_svgs if block.id in record.blocks else []
         if svgs:
             captured[block.id] = [

@@ -75,7 +75,7 @@ class Publication:
     """How the site will be published: every template can read it as `publication`."""
 
     base_url: str | None = None  # absolute address of the site root, ending in '/'
-    student: bool = False  # leave reference solutions out of everything
+    student: bool = False  # the student edition (applied by the edition stage); in every key
 
 
 def plan_site(
@@ -203,7 +203,6 @@ def plan_site(
                     titles,
                     phase_refs[item.ref.phase.slug],
                     images,
-                    publication.student,
                     figure_cache,
                     ProseMemo(
                         cache and cache / "prose",
@@ -225,7 +224,6 @@ def plan_site(
                     item,
                     images,
                     figure_cache,
-                    publication.student,
                 ),
             )
         )
@@ -310,10 +308,9 @@ def render_lesson_files(
     item: LessonBuild,
     images: dict[str, CopiedImage],
     figure_cache: Path | None = None,
-    student: bool = False,
 ) -> list[OutputFile]:
     """The lesson's figures, images and downloads, next to its page."""
-    lesson, record = item.parsed(), item.ran()
+    lesson, record = item.shown()
     folder = f"{lesson.ref.phase.slug}/{lesson.ref.slug}"
     figures = _figure_paths(lesson)
     svgs = {
@@ -328,8 +325,8 @@ def render_lesson_files(
         "figures": figures,
         "images": {src: image.name for src, image in images.items()},
     }
-    captured = captured_figures(lesson, record, student, figure_cache)
-    downloads = lesson_downloads(env, lesson, record, svgs, captured, context, student)
+    captured = captured_figures(lesson, record, figure_cache)
+    downloads = lesson_downloads(env, lesson, record, svgs, captured, context)
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
 
@@ -342,15 +339,14 @@ def render_lesson(
     titles: dict[str, str],
     phase_refs: list[LessonRef],
     images: dict[str, CopiedImage],
-    student: bool = False,
     figure_cache: Path | None = None,
     prose: ProseMemo | None = None,
 ) -> list[OutputFile]:
     """The lesson's page, and the full-size file of each figure it shows; `prose` keeps
     the HTML of its prose between builds."""
-    lesson, record = item.parsed(), item.ran()
+    lesson, record = item.shown()
     figures = _figure_paths(lesson)
-    shown = page_figures(lesson, record, figure_cache, student)
+    shown = page_figures(lesson, record, figure_cache)
     step_ids = lesson.program_ids()
     # The record names the versions of every package in `settings.record_packages`; the
     # page lists only those the lesson used (the setup help: installs.py).
@@ -376,8 +372,7 @@ def render_lesson(
         previous=neighbours[0] and neighbours[0].lesson,
         next=neighbours[1] and neighbours[1].lesson,
         titles=titles,
-        downloads=download_list(lesson, student),
-        student=student,
+        downloads=download_list(lesson),
         page_title=lesson.front.title,
         page_description=lesson.front.summary,
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),

@@ -1,0 +1,68 @@
+"""The student edition is applied in one place (lesson/edition.py): the lesson and its
+record lose every solution before anything renders, whatever block kind holds it."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from conftest import authoring_example
+from coursesite.blocks.registry import BlockContext, BlockKind, RawBlock, Runs, register, unregister
+from coursesite.lesson.edition import student_lesson
+from coursesite.lesson.model import Code, Exercise
+from coursesite.lesson.parse import parse_lesson
+
+SOLUTION = "threes = [ids[i:i + 3] for i in range(0, len(ids), 3)]"
+
+
+def test_a_student_lesson_has_no_solution_left_and_the_lesson_keeps_its_own(course_folder):
+    course = course_folder.write(authoring_example())
+    lesson = parse_lesson(course.lessons[0])
+    student = student_lesson(lesson)
+    [exercise] = student.items(Exercise)
+    assert exercise.solution is None and exercise.reasoning is None
+    assert exercise.scaffold.source.startswith("threes = ...")
+    assert [block.id for block in student.runs] == [
+        block.id for block in lesson.runs if not block.solution
+    ]
+    assert SOLUTION not in student.full_script() and student.edition == "student"
+    # The lesson itself is untouched: the build still runs and records the solution.
+    assert lesson.items(Exercise)[0].solution is not None and SOLUTION in lesson.full_script()
+    assert student_lesson(student) is student
+
+
+@dataclass(frozen=True)
+class Quiz:
+    title: str
+    anchor: str
+    answer: Code | None
+    why: str | None
+
+
+def build_quiz(context: BlockContext, raw: RawBlock) -> Quiz | None:
+    code = context.code_part(raw)
+    return code and Quiz(raw.title, context.anchor(raw.title), code, "because")
+
+
+@pytest.fixture
+def quiz_kind():
+    register(
+        BlockKind(
+            "quiz",
+            Quiz,
+            build_quiz,
+            stages=("exercise-check",),
+            runs=Runs(code="answer", solution=True, with_solution=("why",)),
+        )
+    )
+    yield
+    unregister("quiz")
+
+
+def test_any_kind_that_declares_a_solution_loses_it(quiz_kind, course_folder):
+    text = authoring_example().replace(
+        "# Evidence\n", ":::{quiz} Sum\n```python\nprint(sum(ids))\n```\n:::\n\n# Evidence\n"
+    )
+    lesson = parse_lesson(course_folder.write(text).lessons[0])
+    [quiz] = student_lesson(lesson).items(Quiz)
+    assert quiz.answer is None and quiz.why is None and quiz.title == "Sum"
+    assert "sum" not in [block.id for block in student_lesson(lesson).runs]
