@@ -31,6 +31,7 @@ from coursesite.execution.executionkey import execution_key
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.executors import choose_executor
 from coursesite.execution.validation import figure_errors, lesson_warnings, validation_key
+from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import check_links, check_references
 from coursesite.lesson.model import LessonLink, Prose
@@ -256,8 +257,13 @@ def validate_records(state: Build) -> None:
 def apply_edition(state: Build) -> None:
     """What readers get: every stage after this one renders each lesson as
     LessonBuild.shown() gives it (the student edition: without its solutions)."""
+    errors = []
     for item in state.lessons:
         item.edition = state.options.edition
+        if item.edition == STUDENT:
+            errors += values_reading_solutions(item.parsed())
+    if errors:
+        raise BuildErrors(errors)
 
 
 def plan_pages(state: Build) -> None:

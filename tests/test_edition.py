@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from conftest import authoring_example
+from conftest import authoring_example, line_of
 from coursesite.blocks.registry import BlockContext, BlockKind, RawBlock, Runs, register, unregister
 from coursesite.lesson.edition import student_lesson
 from coursesite.lesson.model import Code, Exercise
@@ -66,3 +66,20 @@ def test_any_kind_that_declares_a_solution_loses_it(quiz_kind, course_folder):
     [quiz] = student_lesson(lesson).items(Quiz)
     assert quiz.answer is None and quiz.why is None and quiz.title == "Sum"
     assert "sum" not in [block.id for block in student_lesson(lesson).runs]
+
+
+def test_a_live_value_that_reads_a_solution_fails_the_student_edition_only(course_folder):
+    text = authoring_example().replace(
+        "Eleven records do not",
+        "Threes: {value}`len(threes)`, sizes {value}`sizes`. Eleven records do not",
+    )
+    course_folder.write(text)
+    assert course_folder.cli("-q").returncode == 0
+    student = course_folder.cli("-q", "--edition", "student", "--out", "student-site")
+    assert student.returncode == 1
+    assert (
+        f"lesson.md:{line_of(text, 'len(threes)')}: live value `len(threes)` reads threes, "
+        "which only a reference solution defines" in student.stderr
+    )
+    assert "`sizes`" not in student.stderr  # a step defines sizes
+    assert not (course_folder.root / "student-site").exists()

@@ -9,9 +9,11 @@ them. The full edition's `lesson-student.ipynb` is made from the same stripped l
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 from coursesite.blocks.registry import view_of
+from coursesite.errors import BuildError
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.lesson.model import Item, Lesson
 
@@ -49,3 +51,49 @@ def _without_solution(item: Item) -> Item:
         return item
     emptied = dict.fromkeys((runs.code, *runs.with_solution))
     return dataclasses.replace(item, **emptied)  # type: ignore[arg-type]
+
+
+def values_reading_solutions(lesson: Lesson) -> list[BuildError]:
+    """An error for each live value that reads a name only a solution defines: its text on
+    the page would give the solution away in the student edition."""
+    defined_elsewhere = set().union(
+        *(_assigned(b.code.source) for b in lesson.runs if not b.solution)
+    )
+    only_solutions = set().union(*(_assigned(b.code.source) for b in lesson.runs if b.solution))
+    only_solutions -= defined_elsewhere
+    errors = []
+    for value in lesson.values:
+        read = _read(value.expression) & only_solutions
+        if read:
+            errors.append(
+                BuildError(
+                    f"live value `{value.expression}` reads {', '.join(sorted(read))}, which "
+                    "only a reference solution defines: the student edition would show it",
+                    lesson.path,
+                    value.line,
+                    hint="show a value the steps or experiments compute, or state it in words",
+                )
+            )
+    return errors
+
+
+def _assigned(source: str) -> set[str]:
+    """The names a block of code binds at its top level and below (assignments, imports,
+    definitions, loop targets)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def _read(expression: str) -> set[str]:
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return set()  # reported by the parse stage
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
