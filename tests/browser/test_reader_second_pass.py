@@ -95,6 +95,15 @@ def test_theme_toggle_shows_its_state_and_works_from_the_keyboard(page, base_url
     expect(page.locator("html")).to_have_attribute("data-theme", "light")
 
 
+def stage_of(page, href: str) -> str:
+    """'#stage-key' of the stage that holds the element `href` names (or is it)."""
+    return page.evaluate(
+        "id => { const e = document.getElementById(id); const s = e.closest('section.stage');"
+        " return '#' + (s ? s.id : e.id); }",
+        href[1:],
+    )
+
+
 def test_on_this_page_lists_every_stage_and_section_and_marks_the_current_one(page, base_url):
     page.goto(base_url + LESSON_1)
     side = page.locator("nav.page-contents-side")
@@ -104,18 +113,49 @@ def test_on_this_page_lists_every_stage_and_section_and_marks_the_current_one(pa
     stages = page.locator("section.stage").evaluate_all("s => s.map(e => '#' + e.id)")
     sections = page.locator("section.stage > h3[id]").evaluate_all("h => h.map(e => '#' + e.id)")
     assert len(stages) == 5 and len(sections) >= 5
-    # Every stage and "##" section, in page order, and nothing else.
-    assert hrefs == page.locator("section.stage, section.stage > h3[id]").evaluate_all(
-        "e => e.map(x => '#' + x.id)"
+    # Every stage and, in page order, everything of it a reader jumps to: its sections, and
+    # its blocks (steps, the whole program, experiments, figures, exercises, the check, the
+    # notes) and the recorded execution; nothing else.
+    readable = (
+        "section.stage, section.stage > h3[id], section.stage > section[id], "
+        "section.recorded-run > h3[id]:not([id$='-title'])"
     )
+    assert hrefs == page.locator(readable).evaluate_all("e => e.map(x => '#' + x.id)")
+    assert "#run-the-program" in hrefs and "#recorded-execution" in hrefs
+    labels = side.locator("a").all_inner_texts()
+    assert "Recorded execution" in labels and "Check your understanding" in labels
+    assert any(label.startswith("Exercise: ") for label in labels)
+    assert any(label.startswith("Experiment: ") for label in labels)
     for href in hrefs:
         expect(page.locator(f"[id='{href[1:]}']")).to_have_count(1)
     target = sections[3]
     page.evaluate(f"document.getElementById('{target[1:]}').scrollIntoView()")
     expect(side.locator("a[aria-current=location]")).to_have_attribute("href", target)
     expect(side.locator("a[aria-current]")).to_have_count(1)
+    # A stage jumped to is what is read: its title, or what follows it, is marked.
     page.evaluate("document.getElementById('experiment').scrollIntoView()")
-    expect(side.locator("a[aria-current=location]")).to_have_attribute("href", "#experiment")
+    page.wait_for_timeout(100)
+    marked = side.locator("a[aria-current=location]").get_attribute("href")
+    assert stage_of(page, marked) == "#experiment", marked
+    # Wherever the page is, the stage strip and the list name the same stage.
+    strip = page.locator(".stage-nav a[aria-current=step]")
+    for fraction in (0.1, 0.25, 0.4, 0.55, 0.7, 0.85):
+        page.evaluate(f"window.scrollTo(0, document.documentElement.scrollHeight * {fraction})")
+        page.wait_for_timeout(100)
+        stage = strip.get_attribute("href")
+        current = side.locator("a[aria-current=location]").get_attribute("href")
+        assert stage_of(page, current) == stage, (fraction, current, stage)
+    # Where the strip already names a stage whose title is still well below it.
+    page.evaluate(
+        """() => {
+          const strip = document.querySelector('.stage-nav').getBoundingClientRect().height;
+          const title = document.getElementById('exercise-check-title');
+          window.scrollTo(0, title.getBoundingClientRect().top + scrollY - strip - 120);
+        }"""
+    )
+    expect(strip).to_have_attribute("href", "#exercise-check")
+    current = side.locator("a[aria-current=location]").get_attribute("href")
+    assert stage_of(page, current) == "#exercise-check", current
     side.get_by_role("link", name="Evidence", exact=True).click()
     expect(page).to_have_url(re.compile("#evidence$"))
 
@@ -138,9 +178,9 @@ def test_on_this_page_is_a_collapsed_list_on_phones_even_without_javascript(brow
         link.click()
         expect(page).to_have_url(re.compile("#experiment$"))
         if javascript:
-            expect(compact.locator("a[aria-current=location]")).to_have_attribute(
-                "href", "#experiment"
-            )
+            page.wait_for_timeout(100)
+            marked = compact.locator("a[aria-current=location]").get_attribute("href")
+            assert stage_of(page, marked) == "#experiment", marked
         context.close()
 
 

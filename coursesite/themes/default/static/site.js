@@ -249,6 +249,14 @@
     });
   }
 
+  // Where reading is: a line in the upper third of what the stage strip leaves visible. The
+  // strip and "On this page" both call current what has passed it, so they always agree.
+  function readingLine() {
+    var nav = document.querySelector(".stage-nav");
+    var strip = nav ? nav.getBoundingClientRect().height : 0;
+    return strip + (window.innerHeight - strip) / 3;
+  }
+
   // Runs `update` now and after each scroll or resize, at most once a frame.
   function followScrolling(update) {
     var queued = false;
@@ -275,10 +283,9 @@
     label.hidden = false;
     var current = -1;
     function update() {
-      // The current stage is the last one whose title has reached the upper third of what
-      // the strip leaves visible: once a stage's title is near the top, the strip names it.
-      var strip = nav.getBoundingClientRect().height;
-      var offset = strip + (window.innerHeight - strip) / 3;
+      // The current stage is the last one whose title has reached the reading line: once a
+      // stage's title is near the top, the strip names it.
+      var offset = readingLine();
       var index = 0;
       stages.forEach(function (stage, position) {
         if (stage.getBoundingClientRect().top <= offset) { index = position; }
@@ -310,12 +317,11 @@
     var hrefs = first.map(function (link) { return link.getAttribute("href"); });
     var targets = hrefs.map(function (href) { return document.getElementById(href.slice(1)); });
     if (targets.some(function (target) { return !target; })) { return; }
-    var strip = document.querySelector(".stage-nav");
     var current = null;
     function update() {
-      // Like the stage strip: a section is current once its top has passed a line a little
-      // below the strip; at the very bottom of the page, the last one is.
-      var offset = (strip ? strip.getBoundingClientRect().height : 0) + 80;
+      // As for the stage strip: a section is current once its top has passed the reading
+      // line; at the very bottom of the page, the last one is.
+      var offset = readingLine();
       var index = -1;
       targets.forEach(function (target, position) {
         if (target.getBoundingClientRect().top <= offset) { index = position; }
