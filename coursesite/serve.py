@@ -33,15 +33,18 @@ SCRIPT_TAG = (PREVIEW / "livereload.html").read_bytes().strip()  # the markup in
 
 @dataclass
 class ServeState:
-    """What the open pages poll: a counter of good builds and the current error, if any."""
+    """What the open pages poll: a counter of good builds, the current error, if any, and
+    the last good build's warnings (the same the command line prints)."""
 
     generation: int = 0
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def as_json(self) -> bytes:
         with self.lock:
-            return json.dumps({"generation": self.generation, "error": self.error}).encode()
+            status = {"generation": self.generation, "error": self.error}
+            return json.dumps({**status, "warnings": self.warnings}).encode()
 
 
 def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None = None) -> bool:
@@ -51,10 +54,14 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
     and the search index (Pagefind re-reads every page: 0.6 s at 200 lessons) follows.
     """
     try:
-        build(options, progress or PlainProgress())
+        result = build(options, progress or PlainProgress())
+        warnings = [str(warning) for warning in result.warnings]
+        for warning in warnings:  # as `build.py` prints them: one reporting path
+            print(f"warning: {warning}", file=sys.stderr)
         with state.lock:
             state.generation += 1
             state.error = None
+            state.warnings = warnings
         with build_lock(options.cache), output_lock(options.out):
             refresh_search(options)
     except BuildErrors as problems:

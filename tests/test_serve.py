@@ -51,7 +51,11 @@ def test_pages_are_served_with_the_reload_script(served):
 
 def test_an_edit_rebuilds_and_bumps_the_generation(served):
     folder, options, state, base = served
-    assert json.loads(fetch(f"{base}/__status")) == {"generation": 1, "error": None}
+    assert json.loads(fetch(f"{base}/__status")) == {
+        "generation": 1,
+        "error": None,
+        "warnings": [],
+    }
     text = folder.lesson_path.read_text().replace(
         "Eleven records do not divide", "Eleven records will not divide"
     )
@@ -70,6 +74,19 @@ def test_a_broken_edit_reports_the_error_and_keeps_the_last_good_page(served):
     assert status["generation"] == 1
     assert f"lesson.md:{line_of(broken, '# Evidenc')}: unknown stage 'Evidenc'" in status["error"]
     assert "Count what a batch holds" in fetch(f"{base}/{PAGE}")
+
+
+def test_a_build_warning_reaches_the_terminal_and_the_open_pages(served, capsys):
+    """serve reports what build.py reports: a warning is printed and shown over the page."""
+    folder, options, state, base = served
+    long_line = "ids = np.arange(11)  # " + "the eleven record IDs, in their stored order " * 2
+    text = folder.lesson_path.read_text().replace("ids = np.arange(11)\n", long_line + "\n", 1)
+    folder.lesson_path.write_text(text)
+    assert rebuild(options, state, RecordingProgress())
+    [warning] = json.loads(fetch(f"{base}/__status"))["warnings"]
+    assert f"lesson.md:{line_of(text, long_line)}: " in warning
+    assert f"warning: {warning}" in capsys.readouterr().err
+    assert "showWarnings(status.warnings" in fetch(f"{base}/__livereload.js")
 
 
 def search_fragments(site) -> set[str]:
