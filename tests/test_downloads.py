@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import RecordingProgress, authoring_example, build_real_course
+from conftest import RecordingProgress, authoring_example, build_real_course, line_of
 from coursesite.errors import BuildErrors
 from coursesite.execution.executionrecord import mask_volatile
 from coursesite.pipeline import build
@@ -192,3 +192,23 @@ def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder)
     [error] = caught.value.errors
     assert "main.py prints something else than the build steps did" in error.message
     assert "+Batch sizes: [4, 4, 3] False" in error.detail
+    # At the step whose output differs first, with the line that changed.
+    assert error.message.endswith(
+        ", first in the output of step 2, its line 1: 'Batch sizes: [4, 4, 3] True' became "
+        "'Batch sizes: [4, 4, 3] False'"
+    )
+    assert error.line == line_of(text, "batches = [ids[i:i + 4]")  # the step's code
+    assert "seed every random generator" in error.hint
+
+
+def test_an_unseeded_random_number_is_named_at_its_step(course_folder):
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'print("Batch sizes:", sizes)\nprint("sample", np.random.default_rng().integers(1 << 60))',
+    )
+    course_folder.write(text)
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    [error] = caught.value.errors
+    assert ", first in the output of step 2, its line 2: 'sample " in error.message
+    assert "np.random.default_rng(0)" in error.hint

@@ -29,7 +29,7 @@ from coursesite.execution.executionrecord import (
     mask_volatile,
     record_from_json,
 )
-from coursesite.execution.failures import failure_error
+from coursesite.execution.failures import failure_error, main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from coursesite.lesson.model import Lesson
@@ -58,6 +58,11 @@ class LessonJob:
     """Modules main.py may not import: only distributions outside its install line have
     them (installs.py)."""
     solution_ids: list[str] = field(default_factory=list)  # reference solutions' blocks
+
+    @property
+    def step_lines(self) -> dict[str, int]:
+        """Each block's first line in the lesson file, by id."""
+        return {block["id"]: block["line"] for block in self.payload["blocks"]}
 
     @property
     def path(self) -> Path:
@@ -327,12 +332,8 @@ def _verify_main_py(
         difference = "\n".join(
             difflib.unified_diff(expected, actual, "build steps", "python main.py", lineterm="")
         )
-        raise BuildError(
-            "the downloadable main.py prints something else than the build steps did",
-            job.path,
-            hint=hint + "; mark timing lines with `volatile:` in the front matter",
-            detail=difference,
-        )
+        steps = {i: record.blocks[i].stdout for i in job.step_ids if i in record.blocks}
+        raise main_py_drift_error(job, steps, (expected, actual), difference)
 
 
 _HIDDEN_IMPORT = re.compile(

@@ -29,6 +29,8 @@ class FailedJob(Protocol):
     @property
     def solution_ids(self) -> list[str]: ...
     @property
+    def step_lines(self) -> dict[str, int]: ...
+    @property
     def path(self) -> Path: ...
 
 
@@ -113,3 +115,52 @@ def _printed_before(result: dict, block: str) -> str:
     if len(lines) > PRINTED_LINES:
         lines = [f"[... {len(lines) - PRINTED_LINES} earlier lines]", *lines[-PRINTED_LINES:]]
     return "\n".join(lines)
+
+
+NONDETERMINISM_HINT = (
+    "the same steps printed something else on a second run: seed every random generator "
+    "(np.random.default_rng(0), random.seed(0), jax.random.key(0)), print no object "
+    "addresses, ids, dates or times, or mark lines that must vary with `volatile:` in "
+    "the front matter"
+)
+
+
+def main_py_drift_error(
+    job: FailedJob, record: dict[str, str], lines: tuple[list[str], list[str]], difference: str
+) -> BuildError:
+    """The error for a `python main.py` run whose output (`lines[1]`) differs from the
+    build steps' (`lines[0]`), at the step whose output it first differs in. `record` is
+    each step's recorded stdout, by block id, in main.py's order."""
+    expected, actual = lines
+    first = next(
+        (i for i, pair in enumerate(zip(expected, actual, strict=False)) if pair[0] != pair[1]),
+        min(len(expected), len(actual)),
+    )
+    step, start = _step_at(record, first)
+    where = ""
+    if step is not None:
+        before = expected[first] if first < len(expected) else "(nothing)"
+        after = actual[first] if first < len(actual) else "(nothing)"
+        where = (
+            f", first in the output of {job.labels.get(step, step)}, its line "
+            f"{first - start + 1}: {before!r} became {after!r}"
+        )
+    return BuildError(
+        f"the downloadable main.py prints something else than the build steps did{where}",
+        job.path,
+        job.step_lines.get(step) if step is not None else None,
+        hint=NONDETERMINISM_HINT,
+        detail=difference,
+    )
+
+
+def _step_at(outputs: dict[str, str], line: int) -> tuple[str | None, int]:
+    """The step whose recorded output holds output line `line`, and that output's first
+    line; the last step when `line` is past them all (main.py printed more)."""
+    start, last = 0, None
+    for step, text in outputs.items():
+        count = len(text.splitlines())
+        if line < start + count:
+            return step, start
+        last, start = step, start + count
+    return last, start - (len(outputs[last].splitlines()) if last else 0)
