@@ -19,7 +19,7 @@ from conftest import (
     replace_block,
 )
 from coursesite.markup.markupaudit import audit_markup
-from coursesite.outputs.figures import render_svg
+from coursesite.outputs.figures import figure_problems, render_svg
 
 
 def test_dollar_signs_in_labels_are_text_not_math():
@@ -33,6 +33,38 @@ def test_dollar_signs_in_labels_are_text_not_math():
     svg = render_svg(data, "Bar chart of prices")
     for text in ("costs $5", "price in $", "$ per run"):
         assert f">{text}</text>" in svg.replace("\n", "") or f">{text}\n" in svg, text
+
+
+def test_a_log_axis_spans_powers_of_ten_with_tick_labels_for_them():
+    data = {
+        "kind": "line",
+        "x": [1, 2, 3],
+        "series": [{"label": "gap", "values": [1e-2, 1e-5, 1e-7]}],
+        "yscale": "log",
+    }
+    assert figure_problems(data) == []
+    svg = render_svg(data, "The gap falls from 1e-2 to 1e-7")
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "10⁻⁷" in labels and "10⁻²" in labels, labels
+    assert not any("$" in label for label in labels)  # no TeX shown as typed
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"yscale": "logarithmic"}, "'yscale' must be one of linear, log, not 'logarithmic'"),
+        ({"yscale": "log", "series": [{"label": "g", "values": [1, 0, 2]}]}, "positive numbers"),
+        ({"xscale": "log", "x": [0, 1, 2]}, "positive numbers"),
+    ],
+)
+def test_a_log_axis_refuses_what_it_cannot_show(change, problem):
+    data = {"kind": "line", "x": [1, 2, 3], "series": [{"label": "g", "values": [1, 2, 3]}]}
+    assert any(problem in p for p in figure_problems({**data, **change}))
+
+
+def test_a_bar_figure_keeps_a_linear_x():
+    data = {"kind": "bar", "labels": ["a"], "series": [{"values": [1]}], "xscale": "log"}
+    assert figure_problems(data) == ["'xscale': log is for line and scatter figures, not bar"]
 
 
 # -- matplotlib figures that a block leaves open ----------------------------------------

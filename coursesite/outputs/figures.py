@@ -30,7 +30,20 @@ STYLE: dict[RcKeyType, Any] = {
 # 324 pt wide: a 343 px column (375 px less the page's margins) shows 11 pt text at 11.6 px.
 SIZE_INCHES = (4.5, 3.0)
 KINDS = ("line", "scatter", "bar", "histogram")
-KEYS = ("kind", "x", "labels", "series", "xlabel", "ylabel", "separators", "title", "bins")
+KEYS = (
+    "kind",
+    "x",
+    "labels",
+    "series",
+    "xlabel",
+    "ylabel",
+    "separators",
+    "title",
+    "bins",
+    "xscale",
+    "yscale",
+)
+SCALES = ("linear", "log")
 SERIES_KEYS = ("label", "values", "style")
 STYLES = ("line", "dashed", "markers", "points")
 # Series that coincide stay visible: each has its own dash pattern and hollow marker shape.
@@ -62,6 +75,28 @@ def figure_problems(data: dict) -> list[str]:
         )
     if not all(_is_number(v) for v in data.get("separators", [])):
         problems.append("'separators' must be a list of numbers")
+    return problems + _scale_problems(data, kind)
+
+
+def _scale_problems(data: dict, kind: str) -> list[str]:
+    """A log axis needs positive numbers on it; bars and histograms keep a linear x."""
+    problems = []
+    for axis in ("xscale", "yscale"):
+        scale = data.get(axis, "linear")
+        if scale not in SCALES:
+            problems.append(f"'{axis}' must be one of {', '.join(SCALES)}, not {scale!r}")
+        elif scale == "log" and axis == "xscale" and kind not in ("line", "scatter"):
+            problems.append(f"'xscale': log is for line and scatter figures, not {kind}")
+    log = {axis[0] for axis in ("xscale", "yscale") if data.get(axis) == "log"}
+    positions = data.get("x", []) if "x" in log else []
+    values = [
+        v
+        for entry in data.get("series", [])
+        if "y" in log and isinstance(entry, dict) and isinstance(entry.get("values"), list)
+        for v in entry["values"]
+    ]
+    if any(_is_number(v) and v <= 0 for v in [*positions, *values]):
+        problems.append("a log axis shows positive numbers only: some values are 0 or below")
     return problems
 
 
@@ -131,6 +166,10 @@ def render_svg(data: dict, description: str) -> str:
         draw.get(data["kind"], _draw_histogram)(axes, data)
         for position in data.get("separators", []):
             axes.axvline(position, color="0.45", linestyle=":", linewidth=1.2)
+        # After drawing: a log scale replaces the whole-number ticks drawing chose.
+        for axis, scale in ((axes.xaxis, data.get("xscale")), (axes.yaxis, data.get("yscale"))):
+            if scale == "log":
+                _log_axis(axes, axis)
         axes.set_xlabel(data.get("xlabel", ""))
         axes.set_ylabel(data.get("ylabel", ""))
         if data.get("title"):
@@ -144,6 +183,28 @@ def render_svg(data: dict, description: str) -> str:
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Description": description})
         plt.close(fig)
     return buffer.getvalue()
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _log_axis(axes: Axes, axis: Any) -> None:
+    """A log scale whose tick labels are text ("10⁻⁷"): matplotlib's own are TeX, which
+    figures show as typed (text.parse_math is off for the author's labels)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    (axes.set_xscale if axis is axes.xaxis else axes.set_yscale)("log")
+    axis.set_major_formatter(FuncFormatter(lambda value, _: _power_label(value)))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _power_label(value: float) -> str:
+    if value <= 0:
+        return ""
+    exponent = round(math.log10(value))
+    if math.isclose(value, 10.0**exponent, rel_tol=1e-9):
+        return "1" if exponent == 0 else "10" + str(exponent).translate(_SUPERSCRIPT)
+    return f"{value:g}"
 
 
 def _integer_ticks(axis: Any) -> None:
