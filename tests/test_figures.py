@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 
 from conftest import (
     CourseFolder,
+    RecordingProgress,
     authoring_example,
     build_errors,
     everything_readable,
@@ -20,6 +21,7 @@ from conftest import (
 )
 from coursesite.markup.markupaudit import audit_markup
 from coursesite.outputs.figures import figure_problems, render_svg
+from coursesite.pipeline import build
 
 
 def test_dollar_signs_in_labels_are_text_not_math():
@@ -68,6 +70,42 @@ def test_a_bar_figure_keeps_a_linear_x():
 
 
 # -- matplotlib figures that a block leaves open ----------------------------------------
+
+LEGEND = """\
+import matplotlib.pyplot as plt
+
+fig, axes = plt.subplots()
+for n in (64, 16):
+    axes.plot([1, 2, 3], [n, n / 2, n / 4], label=f"batch {n}")
+axes.legend(loc="center left", bbox_to_anchor=(ANCHOR, 0.5))
+"""
+
+
+@pytest.mark.parametrize(("anchor", "cut"), [(1.0, True), (0.55, False)])
+def test_a_legend_drawn_past_the_figures_edge_is_a_warning_at_its_block(course_folder, anchor, cut):
+    """The page would show "batch 1" of "batch 16": the text is measured where it is drawn."""
+    text = (
+        authoring_example()
+        .replace(
+            'print("Batch sizes:", sizes)\n',
+            'print("Batch sizes:", sizes)\n' + LEGEND.replace("ANCHOR", str(anchor)),
+            1,
+        )
+        .replace(
+            ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: Two lines\n"
+        )
+    )
+    course_folder.write(text)
+    result = build(course_folder.options(), RecordingProgress())
+    clipped = [w for w in result.warnings if "past its figure's edge" in w.message]
+    if not cut:
+        assert clipped == []
+        return
+    [warning] = clipped
+    assert warning.message.endswith("which the page shows cut: 'batch 64', 'batch 16'")
+    assert warning.line == line_of(text, "batches = [ids[i:i + 4]")
+    assert "layout='constrained'" in warning.hint
+
 
 DRAWING = """\
 import matplotlib.pyplot as plt

@@ -34,6 +34,9 @@ class BlockOutput:
     # The SVG of each matplotlib figure the block left open (runner.capture_figures), as
     # the lesson's process wrote it: clean it (svgclean) before showing it.
     captured_svgs: list[str] = field(default_factory=list)
+    # Text of those figures drawn past their edge (a legend entry, a tick label), which the
+    # page would show cut: runner.clipped_texts.
+    clipped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,9 @@ def record_to_json(record: ExecutionRecord) -> dict:
     data = asdict(record)
     # Records of lessons that draw nothing stay as they were before figures were captured.
     for block in data["blocks"].values():
-        if not block["captured_svgs"]:
-            del block["captured_svgs"]
+        for optional in ("captured_svgs", "clipped"):
+            if not block[optional]:
+                del block[optional]
     return data
 
 

@@ -161,7 +161,7 @@ def run_block(block, namespace, source, limit):
             "traceback": "",
             "message": f"expected {block['raises']} to be raised, but nothing was",
         }
-    captured, problem = capture_figures()
+    captured, clipped, problem = capture_figures()
     if failure is None and problem:
         failure = {"block": block["id"], "line": block["line"], "traceback": "", "message": problem}
     figure = namespace.pop("figure", None) if block["is_figure"] else None
@@ -182,6 +182,7 @@ def run_block(block, namespace, source, limit):
         "raised": raised,
         "figure": figure,
         "captured_svgs": captured,
+        "clipped": clipped,
         "seconds": round(seconds, 4),
     }
     return output, failure
@@ -212,28 +213,71 @@ def use_figure_defaults(path):
 
 
 def capture_figures():
-    """The SVG of every matplotlib figure the block left open, which are then closed; and
-    a message when one cannot be saved. Nothing to do when the lesson never imported
-    pyplot: importing it just to ask would cost every lesson a third of a second."""
+    """The SVG of every matplotlib figure the block left open, which are then closed; the
+    text they drew past their edges; and a message when one cannot be saved. Nothing to do
+    when the lesson never imported pyplot: importing it just to ask would cost every lesson
+    a third of a second."""
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
-        return [], None
+        return [], [], None
     svgs: list[str] = []
+    clipped: list[str] = []
     for number in pyplot.get_fignums():
         figure = pyplot.figure(number)
         buffer = io.StringIO()
         try:
             with pyplot.rc_context(SVG_SETTINGS):
                 figure.savefig(buffer, format="svg", metadata={"Date": None})
+                clipped += clipped_texts(figure)
         except Exception as error:
             return (
                 svgs,
+                clipped,
                 f"the figure it drew cannot be saved as SVG: {type(error).__name__}: {error}",
             )
         finally:
             pyplot.close(figure)
         svgs.append(buffer.getvalue())
-    return svgs, None
+    return svgs, clipped, None
+
+
+def clipped_texts(figure):
+    """The words of `figure` (titles, labels, tick labels, legend entries, free text) that
+    its last drawing put past its edges, where a page shows them cut ("batch 1" of
+    "batch 16")."""
+    from matplotlib.text import Text
+
+    # Lay the figure out again at its own dpi: saving as SVG placed its text at 72 dpi.
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    edge = figure.bbox
+    cut = []
+    for text in _drawn_texts(figure, Text):
+        words = text.get_text().strip()
+        if not words or not text.get_visible() or not text.get_in_layout():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.width and (
+            box.x0 < edge.x0 - 1
+            or box.x1 > edge.x1 + 1
+            or box.y0 < edge.y0 - 1
+            or box.y1 > edge.y1 + 1
+        ):
+            cut.append(words)
+    return cut
+
+
+def _drawn_texts(figure, text_type):
+    """The figure's Text artists that its drawing shows: an axis keeps labels for ticks
+    outside its limits too, which are never drawn."""
+    tick_labels, drawn = set(), []
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                tick_labels.update((tick.label1, tick.label2))
+            for tick in axis._update_ticks():  # the ticks within the limits: those drawn
+                drawn += [label for label in (tick.label1, tick.label2) if label.get_visible()]
+    return [t for t in figure.findobj(text_type) if t not in tick_labels] + drawn
 
 
 def split_display(code, line, source):
