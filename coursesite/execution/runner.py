@@ -270,7 +270,8 @@ def clipped_texts(figure):
 def _drawn_texts(figure, text_type):
     """The figure's Text artists that its drawing shows: an axis keeps labels for ticks
     outside its limits too, which are never drawn."""
-    tick_labels, drawn = set(), []
+    tick_labels: set = set()
+    drawn: list = []
     for axes in figure.axes:
         for axis in (axes.xaxis, axes.yaxis):
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
