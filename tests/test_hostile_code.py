@@ -198,3 +198,30 @@ def test_killing_a_build_midway_keeps_the_previous_site(course_folder, tmp_path,
     assert not [p for p in course_folder.root.iterdir() if p.name.startswith(".site.")]
     for pid in map(int, started.read_text().split()):
         assert not running(pid)
+
+
+def test_lesson_code_sees_only_allowlisted_environment_variables(course_folder, monkeypatch):
+    """A deploy token in the build's environment never reaches a page through lesson code;
+    settings.pass_environment lets a course hand one variable on, by name."""
+    monkeypatch.setenv("DEPLOY_TOKEN", "s3cr3t-deploy-token")
+    monkeypatch.setenv("COURSE_DATA_URL", "file:///data")
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'import os\nprint("Batch sizes:", sizes)\n'
+        'print(sorted(k for k in os.environ if k in ("DEPLOY_TOKEN", "COURSE_DATA_URL",'
+        ' "JAX_PLATFORMS", "PATH")))',
+    )
+    course_folder.write(text)
+    manifest = course_folder.manifest.read_text()
+    course_folder.manifest.write_text(
+        manifest.replace(
+            "  timeout_seconds:", "  pass_environment: [COURSE_DATA_URL]\n  timeout_seconds:"
+        )
+    )
+    result = course_folder.cli("-q")
+    assert result.returncode == 0, result.stderr
+    site = course_folder.root / "site"
+    page = (site / "basics" / "count-batches" / "index.html").read_text()
+    assert "[&#39;COURSE_DATA_URL&#39;, &#39;JAX_PLATFORMS&#39;, &#39;PATH&#39;]" in page
+    assert not [p for p in site.rglob("*") if p.is_file() and b"s3cr3t" in p.read_bytes()]

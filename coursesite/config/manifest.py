@@ -67,6 +67,10 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     page_weight_kib: Positive = 150
     """What a lesson page may weigh, compressed as a host serves it (its HTML with inline
     figures, and its stylesheets and scripts); `build.py check` fails a heavier page."""
+    pass_environment: list[Text] = msgspec.field(default_factory=list)
+    """Environment variables lesson code may read besides the allowlisted ones (PATH, the
+    locale, JAX_*, ...): the build's environment may hold secrets, which a print would
+    publish."""
     cluster: str | None = None
     """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
     out of the execution cache key: which machines ran a lesson does not change its output."""

@@ -23,6 +23,7 @@ from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs
+from coursesite.execution.environment import lesson_environment
 from coursesite.execution.executionrecord import (
     ExecutionRecord,
     hardware_kind,
@@ -58,6 +59,7 @@ class LessonJob:
     """Modules main.py may not import: only distributions outside its install line have
     them (installs.py)."""
     solution_ids: list[str] = field(default_factory=list)  # reference solutions' blocks
+    passed_environment: list[str] = field(default_factory=list)  # settings.pass_environment
 
     @property
     def step_lines(self) -> dict[str, int]:
@@ -123,6 +125,7 @@ def prepare_job(
         memory_mb=settings.memory_limit_mb,
         hidden=hidden_for(installs),
         solution_ids=[b.id for b in blocks if b.solution],
+        passed_environment=list(settings.pass_environment),
     )
 
 
@@ -194,7 +197,7 @@ def run_job(
             "runner",
             [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
             work,
-            _environment(work, threads),
+            lesson_environment(work, threads, job.passed_environment),
         )
         try:
             guardian.start()
@@ -346,26 +349,9 @@ def _reader_environment(folder: Path, job: LessonJob, threads: int) -> dict[str,
     guard = folder / "guard"
     guard.mkdir()
     (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
-    env = _environment(folder / "reader", threads)
+    env = lesson_environment(folder / "reader", threads, job.passed_environment)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
     env["COURSESITE_HIDDEN"] = json.dumps(job.hidden)
-    return env
-
-
-def _environment(work: Path, threads: int) -> dict[str, str]:
-    env = dict(
-        os.environ,
-        HOME=str(work),
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        OMP_NUM_THREADS=str(threads),
-        OPENBLAS_NUM_THREADS=str(threads),
-        MKL_NUM_THREADS=str(threads),
-    )
-    if threads == 1:
-        flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
-        env["XLA_FLAGS"] = flags.strip()
     return env
 
 
