@@ -199,6 +199,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     arguments.command = command
     if arguments.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if arguments.cluster is not None and not arguments.cluster.strip():
+        parser.error("--cluster takes a scheduler's address, like tcp://host:8786")
     return arguments
 
 
@@ -410,6 +412,10 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
 
 def run() -> None:
     """The `coursesite` command (and a course's build.py): main(), then a quick exit."""
+    # Started with stdout or stderr closed (`coursesite >&-`), Python has None for them.
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 (for the process' life)
     try:
         status = main()
         sys.stdout.flush()

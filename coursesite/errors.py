@@ -97,9 +97,10 @@ def environment_failures_reported() -> Iterator[None]:
 
 def decode_utf8(data: bytes, path: Path) -> str:
     """The text of a course file; raise BuildErrors at the line of the first byte that is
-    not UTF-8 (a file saved as Latin-1, say)."""
+    not UTF-8 (a file saved as Latin-1, say). A byte-order mark that some editors put first
+    (UTF-8 with BOM) is not part of the text."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as problem:
         line = data[: problem.start].count(b"\n") + 1
         raise BuildErrors(

@@ -84,3 +84,32 @@ def test_every_test_the_reliability_page_cites_exists():
     )
     assert len(cited) >= 10
     assert sorted(cited - defined) == []
+
+
+def test_a_lesson_saved_with_a_byte_order_mark_builds(course_folder):
+    course_folder.write(authoring_example())
+    course_folder.lesson_path.write_bytes(b"\xef\xbb\xbf" + course_folder.lesson_path.read_bytes())
+    result = course_folder.cli("-q")
+    assert result.returncode == 0, result.stderr
+
+
+def test_an_empty_cluster_address_is_refused_not_ignored(course_folder):
+    course_folder.write(authoring_example())
+    result = course_folder.cli("-q", "--cluster", "")
+    assert result.returncode == 2
+    assert "--cluster takes a scheduler's address" in result.stderr
+    assert not (course_folder.root / "site").exists()
+
+
+def test_a_build_with_its_output_closed_reports_on_stderr_without_a_traceback(course_folder):
+    course_folder.write(authoring_example().replace("# Evidence", "# Evidenc"))
+    result = subprocess.run(
+        f"'{sys.executable}' '{ROOT / 'build.py'}' >&-",
+        shell=True,
+        cwd=course_folder.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "unknown stage 'Evidenc'" in result.stderr and "Traceback" not in result.stderr
