@@ -225,3 +225,22 @@ def test_lesson_code_sees_only_allowlisted_environment_variables(course_folder, 
     page = (site / "basics" / "count-batches" / "index.html").read_text()
     assert "[&#39;COURSE_DATA_URL&#39;, &#39;JAX_PLATFORMS&#39;, &#39;PATH&#39;]" in page
     assert not [p for p in site.rglob("*") if p.is_file() and b"s3cr3t" in p.read_bytes()]
+
+
+@pytest.mark.parametrize(
+    "sabotage",
+    [
+        'json.dump = lambda obj, handle: handle.write("{}")',  # a result without its keys
+        'json.dump = lambda obj, handle: handle.write("{not json")',
+        'json.dump = lambda obj, handle: handle.write(\'{"failure": null, "blocks": 3}\')',
+    ],
+)
+def test_a_result_file_the_lesson_spoiled_is_an_error_naming_the_lesson(course_folder, sabotage):
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)', f'import json\n{sabotage}\nprint("Batch sizes:", sizes)'
+    )
+    course_folder.write(text)
+    result = course_folder.cli("-q")
+    assert result.returncode == 1
+    assert "lesson.md: the lesson's run left a damaged result" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

@@ -209,7 +209,10 @@ def run_job(
             except BuildError as error:
                 raise _noting_endless_main_py(error, main) from None
             result = _read_result(work / "result.json", completed, job)
-            record = _record(job.slug, result)
+            try:
+                record = _record(job.slug, result)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                raise _damaged_result(job) from None
             if too_much := _over_output_limit(job, record):
                 raise too_much
             _verify_main_py(job, record, _finish(main, job), main.captured())
@@ -259,10 +262,27 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
             "(os._exit, a signal, native code); run main.py by hand to see where",
             detail=completed.stderr[-4000:] or None,
         )
-    result = json.loads(path.read_text(encoding="utf-8"))
-    if result["failure"]:
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+        failure = result["failure"]
+        if failure:
+            failure = {key: failure[key] for key in ("block", "line", "message", "traceback")}
+    except (ValueError, KeyError, TypeError):  # UnicodeDecodeError and JSONDecodeError too
+        raise _damaged_result(job) from None
+    if failure:
         raise failure_error(result["failure"], result, job)
     return result
+
+
+def _damaged_result(job: LessonJob) -> BuildError:
+    """The runner's result file is not as the runner writes it: the lesson wrote over it."""
+    return BuildError(
+        "the lesson's run left a damaged result: its code wrote over result.json, the file "
+        "the build reads the run from",
+        job.path,
+        hint="lesson code must not write result.json or job.json in its folder: write to "
+        "another file name",
+    )
 
 
 def _exit_description(status: int) -> str:
