@@ -215,10 +215,9 @@ def test_lesson_code_sees_only_allowlisted_environment_variables(course_folder, 
     course_folder.write(text)
     manifest = course_folder.manifest.read_text()
     course_folder.manifest.write_text(
-        manifest.replace(
-            "  timeout_seconds:", "  pass_environment: [COURSE_DATA_URL]\n  timeout_seconds:"
-        )
+        manifest.replace("pass_environment: [HAS_DEVICE]", "pass_environment: [COURSE_DATA_URL]")
     )
+
     result = course_folder.cli("-q")
     assert result.returncode == 0, result.stderr
     site = course_folder.root / "site"

@@ -100,6 +100,32 @@ def test_frozen_names_the_line_of_a_damaged_record(recorded):
     assert error.line == 4, error
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: {**data, "code": list(data["code"].values())},  # code as a list
+        lambda data: {**data, "record": {**data["record"], "blocks": [1, 2]}},  # blocks as a list
+        lambda data: {**data, "record": "nothing"},
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_named_without_a_traceback(recorded, damage):
+    path = recorded.root / RECORD
+    path.write_text(yaml.safe_dump(damage(yaml.safe_load(path.read_text()))))
+    result = recorded.cli("-q", "--frozen")
+    assert result.returncode == 1
+    assert f"{RECORD}: not a readable record" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_record_that_is_not_utf8_is_named(recorded):
+    path = recorded.root / RECORD
+    path.write_bytes(path.read_bytes().replace(b"Batch sizes", b"Batch s\xe9zes", 1))
+    result = recorded.cli("-q", "--frozen")
+    assert result.returncode == 1
+    assert f"{RECORD}: not a readable record" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_check_reports_drift_as_a_diff_and_accept_records_it(recorded, monkeypatch):
     monkeypatch.setenv("HAS_DEVICE", "1")
     assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []

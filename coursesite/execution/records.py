@@ -146,7 +146,9 @@ def load(folder: Path, slug: str) -> FrozenRecord | None:
         return None
     try:
         return _parse(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, KeyError, TypeError) as problem:
+    # A record of the wrong shape (`code` as a list, `blocks` as a list) fails as one of
+    # these; a file that is not UTF-8 as UnicodeDecodeError, a ValueError.
+    except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as problem:
         mark = getattr(problem, "problem_mark", None)
         raise BuildError(
             f"not a readable record ({type(problem).__name__})",
