@@ -54,7 +54,9 @@ course:
   track: Testing
 settings:
   record_packages: [numpy]
-  pass_environment: [HAS_DEVICE]  # test_records.py: a stand-in for hardware, by variable
+  # Stand-ins for hardware that lesson code reads from its environment: test_records.py,
+  # test_cluster.py (the "tpu" worker's).
+  pass_environment: [HAS_DEVICE, FAKE_TPU_HOST]
   timeout_seconds: {timeout}
 phases:
   - id: "01"

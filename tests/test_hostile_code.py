@@ -215,7 +215,7 @@ def test_lesson_code_sees_only_allowlisted_environment_variables(course_folder, 
     course_folder.write(text)
     manifest = course_folder.manifest.read_text()
     course_folder.manifest.write_text(
-        manifest.replace("pass_environment: [HAS_DEVICE]", "pass_environment: [COURSE_DATA_URL]")
+        manifest.replace("[HAS_DEVICE, FAKE_TPU_HOST]", "[COURSE_DATA_URL]")
     )
 
     result = course_folder.cli("-q")
