@@ -1,6 +1,8 @@
 """`build.py import`: notebooks become lessons that build with no edits, and their stored
 outputs are checked against fresh runs."""
 
+import json
+
 import nbformat
 import pytest
 import yaml
@@ -353,3 +355,53 @@ def test_an_import_that_fails_while_writing_leaves_no_folder(course_folder, monk
     with pytest.raises(OSError):
         lessonimport.import_notebook(request)
     assert everything_under(course_folder.root) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda nb: nb["metadata"].update(kernelspec="python3"), "metadata.kernelspec is str"),
+        (lambda nb: nb["cells"][1].update(source=42), "cell 2's source is int, not text"),
+        (lambda nb: nb["cells"][1].update(outputs="none"), "The notebook is invalid"),  # nbformat's
+        (lambda nb: nb["cells"][0]["metadata"].update(tags="hide"), "cell 1's tags are not"),
+    ],
+)
+def test_a_malformed_notebook_gets_one_clear_error(course_folder, change, message):
+    course_folder.write(authoring_example())
+    path = course_folder.root / "counting.ipynb"
+    counting_notebook(path)
+    notebook = json.loads(path.read_text())
+    change(notebook)
+    path.write_text(json.dumps(notebook))
+    before = everything_under(course_folder.root)
+    imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
+    assert imported.returncode == 1, imported.stdout
+    assert f"counting.ipynb: not a readable Jupyter notebook: {message}" in imported.stderr
+    assert "Traceback" not in imported.stderr and imported.stderr.count("\n") < 10
+    assert everything_under(course_folder.root) == before
+
+
+def test_a_hostile_exception_name_cannot_break_the_lessons_structure(course_folder):
+    course_folder.write(authoring_example())
+    path = course_folder.root / "counting.ipynb"
+    counting_notebook(path)
+    notebook = json.loads(path.read_text())
+    notebook["cells"][-1]["outputs"][0]["ename"] = "ValueError\n:::\n# Evidence\n"
+    path.write_text(json.dumps(notebook))
+    imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    lesson = course_folder.root / "content" / "02-counting-batches" / "01-counting-batches.md"
+    text = lesson.read_text()
+    assert ":raises: Exception\n" in text and text.count("\n# Evidence\n") == 1
+
+
+def test_an_attachment_that_is_not_base64_is_named_at_its_cell(course_folder):
+    course_folder.write(authoring_example())
+    notebook_with_image(
+        course_folder.root / "layout.ipynb",
+        "![the layout](attachment:layout.png)",
+        {"layout.png": {"image/png": "not base64 at all!"}},
+    )
+    imported = course_folder.cli("import", "layout.ipynb", "--phase", "02")
+    assert imported.returncode == 1
+    assert "cell 1: attachment layout.png holds no readable image data" in imported.stderr

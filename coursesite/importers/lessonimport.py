@@ -73,6 +73,13 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     heading = ""
     number = 0
     for cell in markdown:
+        lesson.refusals += [
+            (
+                f"{cell.where}: attachment {name} holds no readable image data",
+                "paste the image into the notebook again, or save it as a file beside it",
+            )
+            for name in cell.unreadable
+        ]
         if cell.kind == "markdown":
             text, found = _demoted(_portable(cell, lesson), shift)
             # A heading right above the code is the block's title, not a section of its own.
@@ -117,7 +124,9 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
 def _without_title(cell: Cell, title: str) -> Cell:
     pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
     source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
-    return Cell(cell.kind, source, cell.where, attachments=cell.attachments)
+    return Cell(
+        cell.kind, source, cell.where, attachments=cell.attachments, unreadable=cell.unreadable
+    )
 
 
 def _portable(cell: Cell, lesson: ImportedLesson) -> str:

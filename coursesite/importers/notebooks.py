@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ class Cell:
     drew: bool = False  # the stored outputs hold an image
     tags: tuple[str, ...] = ()
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
+    unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
 
 
 def read_notebook(path: Path) -> list[Cell]:
@@ -52,21 +54,53 @@ def read_notebook(path: Path) -> list[Cell]:
 # -- .ipynb --------------------------------------------------------------------------------
 
 
+class _Malformed(Exception):
+    """A part of the notebook is not of the shape nbformat 4 gives it; says which."""
+
+
 def _ipynb_cells(text: str, path: Path) -> list[Cell]:
     import nbformat
 
     try:
-        notebook = nbformat.reads(text, as_version=4)
+        # nbformat warns once for each part that breaks its schema: thousands of lines for a
+        # large notebook. What the import needs is checked below, with one clear error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            notebook = nbformat.reads(text, as_version=4)
     except Exception as problem:  # nbformat raises JSON, schema and version errors alike
         raise BuildError(
             f"not a readable Jupyter notebook: {str(problem).splitlines()[0]}",
             path,
             hint=NOTEBOOK_HINT,
         ) from None
-    metadata = notebook.get("metadata", {})
-    language = metadata.get("kernelspec", {}).get("language") or metadata.get(
-        "language_info", {}
-    ).get("name", "python")
+    try:
+        return _checked_cells(notebook, path)
+    except _Malformed as problem:
+        raise BuildError(
+            f"not a readable Jupyter notebook: {problem}", path, hint=NOTEBOOK_HINT
+        ) from None
+
+
+def _mapping(value: object, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise _Malformed(f"{where} is {type(value).__name__}, not a mapping")
+    return value
+
+
+def _text(value: object, where: str) -> str:
+    """Text as nbformat stores it: a string, or a list of lines."""
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return "".join(value)
+    if not isinstance(value, str):
+        raise _Malformed(f"{where} is {type(value).__name__}, not text")
+    return value
+
+
+def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
+    metadata = _mapping(notebook.get("metadata", {}), "metadata")
+    kernelspec = _mapping(metadata.get("kernelspec", {}), "metadata.kernelspec")
+    language_info = _mapping(metadata.get("language_info", {}), "metadata.language_info")
+    language = kernelspec.get("language") or language_info.get("name", "python")
     if language != "python":
         raise BuildError(
             f"the notebook's kernel runs {language}, not Python",
@@ -74,27 +108,43 @@ def _ipynb_cells(text: str, path: Path) -> list[Cell]:
             hint="lessons run Python code only",
         )
     cells = []
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type not in ("markdown", "code"):
+    listed = notebook.get("cells", [])
+    if not isinstance(listed, list):
+        raise _Malformed(f"cells is {type(listed).__name__}, not a list")
+    for number, cell in enumerate(listed, start=1):
+        where = f"cell {number}"
+        cell = _mapping(cell, where)
+        if cell.get("cell_type") not in ("markdown", "code"):
             continue  # raw cells hold no lesson content (nbconvert templates and the like)
+        tags = _mapping(cell.get("metadata", {}), f"{where}'s metadata").get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+            raise _Malformed(f"{where}'s tags are not a list of words")
         imported = Cell(
-            cell.cell_type,
-            cell.source,
-            f"cell {number}",
-            tags=tuple(cell.get("metadata", {}).get("tags", ())),
+            cell["cell_type"],
+            _text(cell.get("source", ""), f"{where}'s source"),
+            where,
+            tags=tuple(tags),
         )
-        if cell.cell_type == "code":
-            _stored_outputs(imported, cell.get("outputs", []))
+        if cell["cell_type"] == "code":
+            outputs = cell.get("outputs", [])
+            if not isinstance(outputs, list):
+                raise _Malformed(f"{where}'s outputs are not a list")
+            _stored_outputs(imported, [_mapping(o, f"an output of {where}") for o in outputs])
         else:
-            imported.attachments = _attachments(cell.get("attachments", {}))
+            attachments = _mapping(cell.get("attachments", {}), f"{where}'s attachments")
+            imported.attachments, imported.unreadable = _attachments(attachments)
         cells.append(imported)
     return cells
 
 
-def _attachments(attachments: dict) -> dict[str, bytes]:
-    """The images pasted into a Markdown cell, by name (the first image type of each)."""
-    found = {}
+def _attachments(attachments: dict) -> tuple[dict[str, bytes], list[str]]:
+    """The images pasted into a Markdown cell, by name (the first image type of each), and
+    the names of those whose data cannot be decoded."""
+    found, unreadable = {}, []
     for name, bundle in attachments.items():
+        if not isinstance(bundle, dict):
+            unreadable.append(name)
+            continue
         for mime, data in bundle.items():
             if mime == "image/svg+xml":  # stored as text, not base64
                 found[name] = ("".join(data) if isinstance(data, list) else data).encode()
@@ -104,10 +154,10 @@ def _attachments(attachments: dict) -> dict[str, bytes]:
                     found[name] = base64.b64decode(
                         "".join(data) if isinstance(data, list) else data
                     )
-                except (binascii.Error, TypeError):
-                    continue  # left out: the lesson then says the image file is missing
+                except (binascii.Error, TypeError, ValueError):
+                    unreadable.append(name)
                 break
-    return found
+    return found, unreadable
 
 
 def _stored_outputs(cell: Cell, outputs: list) -> None:
@@ -115,7 +165,7 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
         kind = output.get("output_type")
         data = output.get("data", {})
         if kind == "stream" and output.get("name") == "stdout":
-            cell.stdout += output.get("text", "")
+            cell.stdout += _text(output.get("text", ""), f"an output of {cell.where}")
         elif kind == "execute_result":
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
@@ -124,7 +174,9 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             # display(value): the lesson prints the value's repr in its place (lessonimport).
             cell.stdout += str(data["text/plain"]).rstrip("\n") + "\n"
         elif kind == "error":
-            cell.raises = str(output.get("ename", ""))
+            # The name goes into the lesson's `:raises:` line: only a dotted Python name may.
+            name = str(output.get("ename", ""))
+            cell.raises = name if re.fullmatch(r"[A-Za-z_][\w.]{0,99}", name) else "Exception"
 
 
 # -- MyST / jupytext Markdown ------------------------------------------------------------
