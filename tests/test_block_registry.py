@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, THEME, RecordingProgress, authoring_example, line_of
-from coursesite.blocks.registry import BlockKind, Runs, register, unregister
+from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.errors import BuildErrors
 from coursesite.lesson.model import Figure
 from coursesite.lesson.parse import parse_lesson
@@ -19,6 +19,7 @@ from coursesite.pipeline import build
 # The demo kind is the course-local plugin's (tests/plugin/), registered here in-process.
 PLUGIN = ROOT / "tests" / "plugin"
 sys.path.insert(0, str(PLUGIN))
+import course_blocks  # noqa: E402
 from course_blocks import Demo, build_demo  # noqa: E402
 
 DEMO_HTML = (PLUGIN / "plugin_templates" / "blocks" / "demo.html").read_text()
@@ -37,20 +38,24 @@ The demo printed the answer.
 """
 
 
+class InProcessAPI:
+    """The part of plugins.PluginAPI the demo plugin uses, registering in this process."""
+
+    def __init__(self):
+        self.kinds = []
+
+    def block_kind(self, kind):
+        self.kinds.append(register(kind))
+
+    def templates(self, folder):
+        pass  # the tests' `templates` fixture copies the plugin's templates in
+
+
 @pytest.fixture
 def demo_kind():
-    kind = register(
-        BlockKind(
-            "demo",
-            Demo,
-            build_demo,
-            stages=("experiment", "evidence"),
-            options=("note",),
-            markdown_options=("note",),
-            runs=Runs(label="demo '{item.title}'"),
-        )
-    )
-    yield kind
+    api = InProcessAPI()
+    course_blocks.register(api)
+    yield api.kinds[0]
     unregister("demo")
 
 
