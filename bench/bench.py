@@ -115,6 +115,14 @@ def floor(script: Path) -> float:
     return run([PYTHON, script.name], script.parent)[0]
 
 
+def theme_of(generator: Path) -> Path:
+    """Where `generator` keeps its templates and static files: its package's default theme,
+    or (before the package layout) its own top level. Generated courses copy them whole, so
+    that a template edit (the render-only rows) has a file to change in both versions."""
+    theme = generator / "coursesite" / "themes" / "default"
+    return theme if theme.is_dir() else generator
+
+
 def generated_course(
     target: Path, count: int, per_phase: int | None = None, generator: Path = ROOT
 ) -> Path:
@@ -125,7 +133,7 @@ def generated_course(
 
     for name in ("templates", "static"):
         if not (target / name).exists():
-            shutil.copytree(generator / name, target / name)
+            shutil.copytree(theme_of(generator) / name, target / name)
     (target / "content").mkdir(exist_ok=True)
     slugs = [f"lesson-{index:03d}" for index in range(count)]
     for index, slug in enumerate(slugs):
