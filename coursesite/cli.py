@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from coursesite.config.options import BuildOptions, site_path
-from coursesite.errors import BuildErrors
+from coursesite.errors import BuildErrors, report_warnings
 from coursesite.publish.outfolder import check_output_folder
 
 DESCRIPTION = """\
@@ -324,8 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("build interrupted; site not changed", file=sys.stderr)
         return 130
-    for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    report_warnings(result.warnings)
     if arguments.timings:
         print_timings(timings | result.timings)
     return 0

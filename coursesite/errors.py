@@ -37,6 +37,12 @@ class BuildError(Exception):
         return text
 
 
+def report_warnings(warnings: list[BuildError]) -> None:
+    """Print a build's warnings to stderr, as the command line and the preview show them."""
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
 class BuildErrors(Exception):
     """Several BuildErrors collected from one stage, reported together."""
 

@@ -11,7 +11,6 @@ long-running `serve`.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import sys
 import traceback
@@ -23,6 +22,7 @@ from coursesite import PACKAGE
 from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.config.manifest import Course
 from coursesite.errors import BuildError, BuildErrors
+from coursesite.files import short_digest
 
 PLUGIN_HINT = (
     "a plugin is a module in the course folder (course_blocks.py) or an installed package, "
@@ -127,10 +127,7 @@ def _source_files(module: ModuleType) -> list[Path]:
 
 
 def _digest(files: list[Path]) -> str:
-    hasher = hashlib.sha256()
-    for path in files:
-        hasher.update(path.name.encode() + b"\0" + path.read_bytes())
-    return hasher.hexdigest()[:16]
+    return short_digest(b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in files))
 
 
 def _plugin_error(name: str, error: Exception, manifest: Path, line: int) -> BuildError:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coursesite.config.options import BuildOptions
-from coursesite.errors import BuildErrors
+from coursesite.errors import BuildErrors, report_warnings
 from coursesite.files import write_atomically
 from coursesite.pipeline import build
 from coursesite.progress import PlainProgress, Progress
@@ -55,13 +55,11 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
     """
     try:
         result = build(options, progress or PlainProgress())
-        warnings = [str(warning) for warning in result.warnings]
-        for warning in warnings:  # as `build.py` prints them: one reporting path
-            print(f"warning: {warning}", file=sys.stderr)
+        report_warnings(result.warnings)  # as `build.py` prints them: one reporting path
         with state.lock:
             state.generation += 1
             state.error = None
-            state.warnings = warnings
+            state.warnings = [str(warning) for warning in result.warnings]
         with build_lock(options.cache), output_lock(options.out):
             refresh_search(options)
     except BuildErrors as problems:

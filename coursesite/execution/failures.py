@@ -126,17 +126,17 @@ NONDETERMINISM_HINT = (
 
 
 def main_py_drift_error(
-    job: FailedJob, record: dict[str, str], lines: tuple[list[str], list[str]], difference: str
+    job: FailedJob, outputs: dict[str, str], lines: tuple[list[str], list[str]], difference: str
 ) -> BuildError:
     """The error for a `python main.py` run whose output (`lines[1]`) differs from the
-    build steps' (`lines[0]`), at the step whose output it first differs in. `record` is
+    build steps' (`lines[0]`), at the step whose output it first differs in. `outputs` is
     each step's recorded stdout, by block id, in main.py's order."""
     expected, actual = lines
     first = next(
         (i for i, pair in enumerate(zip(expected, actual, strict=False)) if pair[0] != pair[1]),
         min(len(expected), len(actual)),
     )
-    step, start = _step_at(record, first)
+    step, start = _step_at(outputs, first)
     where = ""
     if step is not None:
         before = expected[first] if first < len(expected) else "(nothing)"
@@ -157,10 +157,11 @@ def main_py_drift_error(
 def _step_at(outputs: dict[str, str], line: int) -> tuple[str | None, int]:
     """The step whose recorded output holds output line `line`, and that output's first
     line; the last step when `line` is past them all (main.py printed more)."""
-    start, last = 0, None
+    start = 0
+    last: tuple[str | None, int] = (None, 0)
     for step, text in outputs.items():
-        count = len(text.splitlines())
-        if line < start + count:
-            return step, start
-        last, start = step, start + count
-    return last, start - (len(outputs[last].splitlines()) if last else 0)
+        last = (step, start)
+        start += len(text.splitlines())
+        if line < start:
+            break
+    return last

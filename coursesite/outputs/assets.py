@@ -15,6 +15,7 @@ import os
 import stat
 from pathlib import Path
 
+from coursesite.config.paths import INSIDE_HINT, is_inside
 from coursesite.markup.svgclean import UnsafeSvg, clean_svg
 
 IMAGE_TYPES = {
@@ -41,16 +42,20 @@ class MissingAsset(RefusedAsset):
     """No file where the image path points: refused, but nothing unsafe was asked for."""
 
 
+def missing(shown: str) -> MissingAsset:
+    return MissingAsset(
+        f"image file '{shown}' not found",
+        "image paths are relative to the folder of the lesson file",
+    )
+
+
 def check_location(path: Path, course_root: Path, shown: str) -> Path:
     """The resolved `path` if it may hold a published image; RefusedAsset if not. Never
     opens the file (a FIFO would block the build), so its content is checked apart."""
-    resolved, root = path.resolve(), course_root.resolve()
-    if not resolved.is_relative_to(root):
-        raise RefusedAsset(
-            f"image '{shown}' is outside the course folder",
-            "keep images inside the folder of lessons.yaml (symlinks count where they point)",
-        )
-    parts = resolved.relative_to(root).parts
+    if not is_inside(path, course_root):
+        raise RefusedAsset(f"image '{shown}' is outside the course folder", INSIDE_HINT)
+    resolved = path.resolve()
+    parts = resolved.relative_to(course_root.resolve()).parts
     if any(part.startswith(".") for part in parts) or parts[:1] == ("records",):
         raise RefusedAsset(
             f"image '{shown}' is a hidden or private file of the course",
@@ -60,10 +65,7 @@ def check_location(path: Path, course_root: Path, shown: str) -> Path:
     try:
         mode = os.lstat(resolved).st_mode
     except OSError:
-        raise MissingAsset(
-            f"image file '{shown}' not found",
-            "image paths are relative to the folder of the lesson file",
-        ) from None
+        raise missing(shown) from None
     if not stat.S_ISREG(mode):
         raise RefusedAsset(f"image '{shown}' is not a regular file", TYPE_HINT)
     if path.suffix.lower() not in IMAGE_TYPES:

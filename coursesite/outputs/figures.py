@@ -87,15 +87,11 @@ def _scale_problems(data: dict, kind: str) -> list[str]:
             problems.append(f"'{axis}' must be one of {', '.join(SCALES)}, not {scale!r}")
         elif scale == "log" and axis == "xscale" and kind not in ("line", "scatter"):
             problems.append(f"'xscale': log is for line and scatter figures, not {kind}")
-    log = {axis[0] for axis in ("xscale", "yscale") if data.get(axis) == "log"}
-    positions = data.get("x", []) if "x" in log else []
-    values = [
-        v
-        for entry in data.get("series", [])
-        if "y" in log and isinstance(entry, dict) and isinstance(entry.get("values"), list)
-        for v in entry["values"]
-    ]
-    if any(_is_number(v) and v <= 0 for v in [*positions, *values]):
+    shown = list(data.get("x", [])) if data.get("xscale") == "log" else []
+    if data.get("yscale") == "log":
+        entries = [entry.get("values") for entry in data["series"] if isinstance(entry, dict)]
+        shown += [v for values in entries if isinstance(values, list) for v in values]
+    if any(_is_number(v) and v <= 0 for v in shown):
         problems.append("a log axis shows positive numbers only: some values are 0 or below")
     return problems
 

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 
 from coursesite.errors import BuildError
 from coursesite.lesson.model import LessonImage
-from coursesite.outputs.assets import RefusedAsset, check_location, published_image, read_regular
+from coursesite.outputs.assets import (
+    RefusedAsset,
+    check_location,
+    missing,
+    published_image,
+    read_regular,
+)
 
 if TYPE_CHECKING:
     from coursesite.cache.caches import ImageDigests
@@ -84,12 +90,8 @@ def _published(source: Path, image: LessonImage, digest: str) -> bytes:
 def _refusal_at(lesson_path: Path, image: LessonImage) -> Iterator[None]:
     try:
         yield
+    except OSError:  # gone since it was checked
+        refused = missing(image.path)
+        raise BuildError(refused.message, lesson_path, image.line, hint=refused.hint) from None
     except RefusedAsset as refused:
         raise BuildError(refused.message, lesson_path, image.line, hint=refused.hint) from None
-    except OSError:
-        raise BuildError(
-            f"image file '{image.path}' not found",
-            lesson_path,
-            image.line,
-            hint="image paths are relative to the folder of the lesson file",
-        ) from None

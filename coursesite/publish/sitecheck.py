@@ -85,7 +85,11 @@ def _pages(site: Path) -> dict[Path, _PageScan]:
     return scans
 
 
-NOT_FOUND_PAGE = "404.html"  # links from the site's path, not relative (render/pages.py)
+def _page_root(name: Path, path: str) -> str:
+    """How the page `name` (relative to the site) links to the site root: "../" for each
+    folder it is in; the site's `path` (options.site_path) for the 404 page, which hosts
+    serve at any address (render/pages.py)."""
+    return path if str(name) == "404.html" else "../" * (len(name.parts) - 1)
 
 
 def check_markup(site: Path, path: str = "/") -> list[SiteProblem]:
@@ -94,7 +98,7 @@ def check_markup(site: Path, path: str = "/") -> list[SiteProblem]:
     problems = []
     for page in _page_paths(site):
         name = page.relative_to(site)
-        root = path if str(name) == NOT_FOUND_PAGE else "../" * (len(name.parts) - 1)
+        root = _page_root(name, path)
         problems += [
             SiteProblem(str(name), finding.line, f"unsafe markup: {finding.message}")
             for finding in audit_markup(page.read_text(encoding="utf-8"), root)
@@ -129,12 +133,13 @@ def check_links(site: Path, path: str = "/") -> list[SiteProblem]:
     problems = []
     for page, scan in scans.items():
         name = str(page.relative_to(site))
+        root = _page_root(page.relative_to(site), path)
         problems += [
             SiteProblem(name, line, "image without alt text") for line in scan.images_without_alt
         ]
         for line, url in scan.references:
-            if name == NOT_FOUND_PAGE and url.startswith(path) and not url.startswith("//"):
-                url = url[len(path) :]  # from the site root, where 404.html itself is
+            if root.startswith("/") and url.startswith(root) and not url.startswith("//"):
+                url = url[len(root) :]  # from the site root, where 404.html itself is
             problem = _unresolved(site, page, url, scans)
             if problem:
                 problems.append(SiteProblem(name, line, problem))

@@ -143,9 +143,9 @@ def render_changed(jobs: list[PageJob], options: BuildOptions) -> RenderedSite:
 
 def write_rendered(site: RenderedSite, options: BuildOptions, progress: Progress) -> WriteOutcome:
     """Write the site, the rendered files and the kept ones, only if anything differs."""
-    state, previous, rendered, kept, new_jobs = site[:5]
+    state, rendered, kept = site.state, site.rendered, site.kept
     static = folder_digest(*options.static_folders)
-    previous_files = {path for job in previous.values() for path in job["files"]}
+    previous_files = {path for job in site.previous.values() for path in job["files"]}
     if (
         not rendered
         and static == state.get("static")
@@ -172,7 +172,7 @@ def write_rendered(site: RenderedSite, options: BuildOptions, progress: Progress
         options,
         state,
         static=static,
-        jobs=new_jobs,
+        jobs=site.jobs,
         search="current" if index else "stale",
         stamps=stamps,
     )
