@@ -3,8 +3,9 @@ manifest stage.
 
 A plugin is a module with a `register(api)` function, found in the course folder first and
 then among the installed packages, the way `md.use(plugin)` or an MkDocs plugin is. Through
-the `PluginAPI` it is given, it adds block kinds (coursesite.blocks.registry.BlockKind) and
-the template folders that show them. A plugin's source is part of every parse and page
+the `PluginAPI` it is given, it adds block kinds (coursesite.blocks.registry.BlockKind),
+renderers of output types (coursesite.outputs.displays) and the template folders that show
+them. A plugin's source is part of every parse and page
 key, so editing it rebuilds what it may change; a changed plugin is loaded again in a
 long-running `serve`.
 """
@@ -23,6 +24,12 @@ from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.config.manifest import Course
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.files import short_digest
+from coursesite.outputs.displays import (
+    OutputRenderer,
+    Renderer,
+    register_renderer,
+    unregister_renderer,
+)
 
 PLUGIN_HINT = (
     "a plugin is a module in the course folder (course_blocks.py) or an installed package, "
@@ -37,12 +44,27 @@ class PluginAPI:
     module: ModuleType
     kinds: list[str] = field(default_factory=list)
     template_folders: list[Path] = field(default_factory=list)
+    output_types: list[str] = field(default_factory=list)
 
     def block_kind(self, kind: BlockKind) -> BlockKind:
         """Add a block kind, as the built-in kinds are added (docs/extending.md)."""
         register(kind)
         self.kinds.append(kind.name)
         return kind
+
+    def output_renderer(self, mime: str, render: Renderer, priority: int = 5) -> None:
+        """Show values whose MIME bundle holds `mime` with `render(data, context)`, which
+        returns a DisplayView that the template outputs/<view.kind>.html shows. Lower
+        priorities are chosen first: the built-in text/html is 10, text/plain 100."""
+        register_renderer(OutputRenderer(mime, render, priority))
+        self.output_types.append(mime)
+
+    def unregister(self) -> None:
+        """Take back everything this plugin registered."""
+        for kind in self.kinds:
+            unregister(kind)
+        for mime in self.output_types:
+            unregister_renderer(mime)
 
     def templates(self, folder: str | Path) -> None:
         """Look up templates in `folder` (relative to the plugin's module) after the course's
@@ -99,8 +121,7 @@ def _load(name: str) -> LoadedPlugin:
     if previous and previous.digest == digest:
         return previous
     if previous:
-        for kind in previous.api.kinds:
-            unregister(kind)
+        previous.api.unregister()
         module = importlib.reload(module)
     register_plugin = getattr(module, "register", None)
     if not callable(register_plugin):
@@ -109,8 +130,7 @@ def _load(name: str) -> LoadedPlugin:
     try:
         register_plugin(api)
     except BaseException:
-        for kind in api.kinds:  # a half-registered plugin leaves nothing behind
-            unregister(kind)
+        api.unregister()  # a half-registered plugin leaves nothing behind
         raise
     _LOADED[name] = plugin = LoadedPlugin(name, files, digest, api)
     return plugin

@@ -202,7 +202,9 @@ def test_integer_data_gets_integer_ticks(course_folder, data):
     "payload, problem",
     [
         ("<script>alert(1)</script>", "element <script> is not one a figure may contain"),
-        ('<image href="data:image/png;base64,AA=="/>', "element <image>"),
+        ('<image href="data:image/png;base64,AA=="/>', "is not the image/png it says it is"),
+        ('<image href="https://example.com/a.png"/>', "may only hold a PNG or JPEG inline"),
+        ('<image href="data:image/svg+xml;base64,PHN2Zz4="/>', "PNG or JPEG inline"),
         ('<g onload="alert(1)"/>', "attribute 'onload' on <g> is not allowed"),
         ('<use href="https://example.com/x.svg#a"/>', "a figure may link only to its parts"),
         ('<path d="M0 0" style="fill: url(https://example.com/a)"/>', "refers outside"),

@@ -31,6 +31,10 @@ class BlockOutput:
     # The repr of a bare last expression, as a notebook displays it (runner.split_display);
     # never printed, so never part of main.py's output. Older records load without it.
     display: str = ""
+    # The rest of that value's MIME bundle, as a notebook stores it ({"text/html": ...};
+    # images as base64): what runner.rich_representations found. outputs/displays.py
+    # chooses what a page shows of it.
+    display_bundle: dict[str, str] = field(default_factory=dict)
     # The SVG of each matplotlib figure the block left open (runner.capture_figures), as
     # the lesson's process wrote it: clean it (svgclean) before showing it.
     captured_svgs: list[str] = field(default_factory=list)
@@ -67,7 +71,7 @@ def record_to_json(record: ExecutionRecord) -> dict:
     data = asdict(record)
     # Records of lessons that draw nothing stay as they were before figures were captured.
     for block in data["blocks"].values():
-        for optional in ("captured_svgs", "clipped"):
+        for optional in ("captured_svgs", "clipped", "display_bundle"):
             if not block[optional]:
                 del block[optional]
     return data

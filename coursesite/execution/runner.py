@@ -9,6 +9,7 @@ point into the .md file the author edits.
 """
 
 import ast
+import base64
 import contextlib
 import importlib.metadata
 import io
@@ -140,7 +141,7 @@ class _BytesSink:
 def run_block(block, namespace, source, limit):
     stdout, stderr, display = CappedOutput(limit), CappedOutput(limit), CappedOutput(limit)
     body, last = split_display(block["code"], block["line"], source)
-    raised, failure = None, None
+    raised, failure, bundle = None, None, {}
     started = time.perf_counter()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         try:
@@ -149,36 +150,31 @@ def run_block(block, namespace, source, limit):
                 value = eval(last, namespace)
                 if value is not None:
                     display.write(repr(value))
+                    bundle, problem = rich_representations(value, RICH_LIMIT_FACTOR * limit)
+                    if problem:
+                        failure = {**_plain_failure(block), "message": problem}
         except BaseException as error:  # SystemExit too: a lesson must not end the build
             raised = {"type": type(error).__name__, "message": str(error)}
             if not declared(error, block["raises"]):
                 failure = describe_failure(error, source, block)
     seconds = time.perf_counter() - started
     if failure is None and block["raises"] and raised is None:
-        failure = {
-            "block": block["id"],
-            "line": block["line"],
-            "traceback": "",
-            "message": f"expected {block['raises']} to be raised, but nothing was",
-        }
+        message = f"expected {block['raises']} to be raised, but nothing was"
+        failure = {**_plain_failure(block), "message": message}
     captured, clipped, problem = capture_figures()
     if failure is None and problem:
-        failure = {"block": block["id"], "line": block["line"], "traceback": "", "message": problem}
+        failure = {**_plain_failure(block), "message": problem}
     figure = namespace.pop("figure", None) if block["is_figure"] else None
     if failure is None and block["is_figure"]:
         figure, problem = plain_figure(figure)
         if problem:
-            failure = {
-                "block": block["id"],
-                "line": block["line"],
-                "traceback": "",
-                "message": problem,
-            }
+            failure = {**_plain_failure(block), "message": problem}
     output = {
         "id": block["id"],
         "stdout": stdout.getvalue(),
         "stderr": stderr.getvalue(),
         "display": display.getvalue(),
+        "display_bundle": bundle,
         "raised": raised,
         "figure": figure,
         "captured_svgs": captured,
@@ -186,6 +182,56 @@ def run_block(block, namespace, source, limit):
         "seconds": round(seconds, 4),
     }
     return output, failure
+
+
+def _plain_failure(block):
+    """A failure at the block's first line, with no traceback: the block ran, but what it
+    left cannot be shown."""
+    return {"block": block["id"], "line": block["line"], "traceback": ""}
+
+
+# The rich representations a notebook shows of a value, by the IPython method giving each.
+REPR_METHODS = {
+    "text/html": "_repr_html_",
+    "text/markdown": "_repr_markdown_",
+    "text/latex": "_repr_latex_",
+    "image/svg+xml": "_repr_svg_",
+    "image/png": "_repr_png_",
+    "image/jpeg": "_repr_jpeg_",
+}
+BINARY_TYPES = ("image/png", "image/jpeg")  # kept as base64 text, as notebooks store them
+RICH_LIMIT_FACTOR = 4  # a representation may be this many times settings.output_limit
+
+
+def rich_representations(value, limit):
+    """The rich part of `value`'s MIME bundle, as IPython's formatters build it (the repr is
+    its text/plain), and a message when one is too large to keep. A representation comes
+    from `_repr_mimebundle_` or the `_repr_*_` methods; one that fails or gives None is left
+    out, as IPython leaves it out."""
+    found = {}
+    with contextlib.suppress(Exception):
+        offered = value._repr_mimebundle_(include=None, exclude=None)
+        found.update(offered[0] if isinstance(offered, tuple) else offered)
+    for mime, name in REPR_METHODS.items():
+        if mime not in found:
+            with contextlib.suppress(Exception):
+                found[mime] = getattr(value, name)()
+    bundle = {}
+    for mime, data in found.items():
+        data = data[0] if isinstance(data, tuple) else data  # (data, metadata)
+        if isinstance(data, bytes) and mime in BINARY_TYPES:
+            data = base64.b64encode(data).decode("ascii")
+        elif isinstance(data, list) and all(isinstance(line, str) for line in data):
+            data = "".join(data)
+        if not isinstance(data, str) or mime == "text/plain" or not data:
+            continue
+        if len(data) > limit:
+            return {}, (
+                f"the value of its last line offers {mime} of {len(data):,} characters, "
+                f"more than the {limit:,} a page keeps"
+            )
+        bundle[mime] = data
+    return bundle, None
 
 
 # Defaults for the figures a lesson draws with matplotlib, read when it imports matplotlib:

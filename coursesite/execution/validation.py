@@ -11,15 +11,17 @@ from coursesite.files import short_digest
 from coursesite.lesson.completeness import long_code_lines, unfinished_parts
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.model import Figure
+from coursesite.outputs.displays import display_errors
 from coursesite.outputs.pagefigures import figure_block_errors, figure_data_error
 
 
 def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
-    """Figures that cannot be drawn or shown, at the line of their code (`cache`: the
-    figure cache, which keeps cleaned drawings)."""
+    """Figures and displayed values that cannot be drawn or shown, at the line of their
+    code (`cache`: the figure cache, which keeps cleaned drawings)."""
     lesson, record = item.parsed(), item.ran()
-    errors = [figure_data_error(lesson, record, figure) for figure in lesson.items(Figure)]
-    return [error for error in errors if error] + figure_block_errors(lesson, record, cache)
+    found = [figure_data_error(lesson, record, figure) for figure in lesson.items(Figure)]
+    errors = [error for error in found if error] + figure_block_errors(lesson, record, cache)
+    return errors + display_errors(lesson, record)
 
 
 def validation_key(item: LessonBuild, width: int) -> str:

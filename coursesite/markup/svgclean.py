@@ -11,6 +11,8 @@ several figures and matplotlib names its parts alike in each.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import xml.etree.ElementTree as ET
 
@@ -19,8 +21,12 @@ XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 
 DRAWING_ELEMENTS = frozenset(
     "svg g defs path text tspan use rect circle ellipse line polyline polygon "
-    "clipPath pattern linearGradient radialGradient stop marker symbol".split()
+    "clipPath pattern linearGradient radialGradient stop marker symbol image".split()
 )
+# An <image> may only carry its raster inline, as matplotlib's imshow() writes it: PNG or
+# JPEG bytes in a data: URL, which can hold no script and loads nothing.
+RASTER_SIGNATURES = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
+_DATA_URL = re.compile(r"data:(image/(?:png|jpeg));base64,([A-Za-z0-9+/=\s]*)\Z")
 # Drawing editors keep their own state in these namespaces; it never changes what is drawn
 # and is left out with everything inside it. Any other foreign element is refused.
 EDITOR_NAMESPACES = frozenset(
@@ -67,7 +73,7 @@ class UnsafeSvg(ValueError):
 def clean_svg(svg: str, prefix: str) -> str:
     """`svg` rebuilt from allowed parts, its ids prefixed with `prefix`: the <svg> element,
     for inline use and as a file; UnsafeSvg if it holds anything else (a script, an
-    embedded raster image, an outside link, ...)."""
+    an image from elsewhere, an outside link, ...)."""
     if "<!ENTITY" in svg:
         raise UnsafeSvg("the SVG declares XML entities")
     try:
@@ -160,6 +166,8 @@ class _Writer:
         return f"{self.prefix}-{value}"
 
     def link(self, value: str, name: str) -> str:
+        if name == "image":
+            return _inline_raster(value)
         if not value.startswith("#"):
             raise UnsafeSvg(f"<{name}> links to {value!r}: a figure may link only to its parts")
         return "#" + self.identifier(value[1:])
@@ -170,6 +178,23 @@ class _Writer:
         if "url(" in _URL.sub("", value).replace(" ", "").lower() or "\\" in value:
             raise UnsafeSvg(f"'{key}' on <{name}> refers outside the figure: {value!r}")
         return rewritten
+
+
+def _inline_raster(value: str) -> str:
+    """An <image>'s data: URL, when the bytes it holds are the PNG or JPEG it says."""
+    match = _DATA_URL.match(value.strip())
+    if not match:
+        raise UnsafeSvg(
+            f"an <image> may only hold a PNG or JPEG inline (a data: URL), not {value[:40]!r}"
+        )
+    mime, payload = match.group(1), "".join(match.group(2).split())
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise UnsafeSvg(f"the {mime} of an <image> is not valid base64") from None
+    if not data.startswith(RASTER_SIGNATURES[mime]):
+        raise UnsafeSvg(f"the data of an <image> is not the {mime} it says it is")
+    return f"data:{mime};base64,{payload}"
 
 
 def _declarations(style: str) -> list[tuple[str, str]]:

@@ -31,6 +31,7 @@ from coursesite.lesson.model import (
     Note,
     Prose,
 )
+from coursesite.outputs.displays import notebook_bundle
 from coursesite.outputs.pagefigures import FigureView
 
 SVG = "image/svg+xml"
@@ -145,7 +146,7 @@ class NotebookBuilder:
                     "output_type": "execute_result",
                     "execution_count": None,
                     "metadata": {},
-                    "data": {"text/plain": block.display},
+                    "data": notebook_bundle(block),
                 }
             )
         if block.raised:

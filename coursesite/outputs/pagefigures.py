@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from coursesite.cache.caches import cached_clean_svg, cached_figure_svg
 from coursesite.errors import BuildError
-from coursesite.execution.executionrecord import ExecutionRecord
+from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord
 from coursesite.files import short_digest
 from coursesite.lesson.model import Figure, Lesson, RunnableBlock
 from coursesite.markup.svgclean import UnsafeSvg
@@ -110,8 +110,8 @@ def _clean(lesson: Lesson, line: int, svg: str, prefix: str, cache: Path | None)
             f"a figure of this block cannot be shown: {problem}",
             lesson.path,
             line,
-            hint="draw with matplotlib's plotting calls; pages show vector drawings only "
-            "(no embedded raster images, scripts or links)",
+            hint="draw with matplotlib's plotting calls; pages show drawings and inline "
+            "PNG or JPEG images only (no scripts, links or images from elsewhere)",
         ) from None
 
 
@@ -154,7 +154,7 @@ def figure_block_errors(
                 errors.append(error)
         if drew and not block.code.alt:
             errors.append(_alt_error(lesson, block, drew))
-        elif block.code.alt and not drew and not block.is_figure:
+        elif block.code.alt and not drew and not block.is_figure and not _shows_image(output):
             errors.append(
                 BuildError(
                     f"{block.label} has an :alt: option but drew no matplotlib figure",
@@ -165,6 +165,11 @@ def figure_block_errors(
                 )
             )
     return errors
+
+
+def _shows_image(output: BlockOutput | None) -> bool:
+    """Whether the block's value offers an image, which its :alt: describes (displays.py)."""
+    return output is not None and any(m.startswith("image/") for m in output.display_bundle)
 
 
 def _alt_error(lesson: Lesson, block: RunnableBlock, drew: int) -> BuildError:

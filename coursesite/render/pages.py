@@ -30,6 +30,7 @@ from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import link_resolver, relative_url
 from coursesite.lesson.model import Figure, Lesson, Prose
 from coursesite.markup.myst import References
+from coursesite.outputs.displays import page_displays
 from coursesite.outputs.downloads import download_list, lesson_downloads
 from coursesite.outputs.images import CopiedImage, lesson_images
 from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
@@ -347,6 +348,7 @@ def render_lesson(
     lesson, record = item.shown()
     figures = _figure_paths(lesson)
     shown = page_figures(lesson, record, figure_cache)
+    displayed = page_displays(lesson, record)
     step_ids = lesson.program_ids()
     # The record names the versions of every package in `settings.record_packages`; the
     # page lists only those the lesson used (the setup help: installs.py).
@@ -363,6 +365,7 @@ def render_lesson(
         images={src: image.name for src, image in images.items()},
         drawn=shown.drawn,
         captured=shown.captured,
+        displayed=displayed,
         live_values=record.values,
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
@@ -383,6 +386,11 @@ def render_lesson(
         prose.save()
     folder = lesson.ref.url.rpartition("/")[0]
     files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
+    files += [
+        OutputFile(f"{folder}/{name}", content)
+        for view in displayed.values()
+        for name, content in view.files.items()
+    ]
     return [OutputFile(lesson.ref.url, page), *files]
 
 
