@@ -79,6 +79,16 @@ fig, axes = plt.subplots()
 axes.imshow(np.arange(12).reshape(3, 4))
 ```
 :::
+
+:::{{step}} 7. Show an IPython image
+:alt: {PNG_ALT}
+
+```python
+from IPython.display import Image
+
+Image(data=Grid()._repr_png_())
+```
+:::
 """
 
 
@@ -124,6 +134,13 @@ def test_a_displayed_png_is_published_beside_the_page_under_its_digest(built):
     from coursesite.files import short_digest
 
     assert image["src"] == f"images/value-{short_digest(published)}.png"
+
+
+def test_an_ipython_image_shows_as_the_same_published_image(built):
+    _, _, page = built
+    ipython = page.select_one("#step-7 .output-display img")
+    assert ipython is not None and ipython["alt"] == PNG_ALT
+    assert ipython["src"] == page.select_one("#step-4 .output-display img")["src"]
 
 
 def test_latex_is_mathml_and_markdown_has_no_raw_html(built):
@@ -189,9 +206,12 @@ def test_a_displayed_image_without_alt_text_stops_the_build(course_folder):
     steps = RICH_STEPS.replace(f":alt: {PNG_ALT}\n\n", "")
     text = rich_lesson(steps)
     errors = build_errors(course_folder, text)
-    [error] = [e for e in errors if "displays an image" in e.message]
-    assert "image/png" in error.message
-    assert error.line == line_of(text, "import io")
+    found = [e for e in errors if "displays an image" in e.message]
+    assert [e.line for e in found] == [
+        line_of(text, "import io"),
+        line_of(text, "from IPython.display"),
+    ]
+    assert all("image/png" in e.message for e in found)
 
 
 def test_a_forged_png_stops_the_build_at_its_block(course_folder):
