@@ -123,6 +123,40 @@ def test_declared_exception_is_recorded_not_fatal(course_folder):
     assert (block.raised.type, block.raised.message) == ("ValueError", "seed changed")
 
 
+RAISING_STEP = """:::{step} 2. Batch, and see a bad size fail
+:raises: ZeroDivisionError
+
+```python
+batches = [ids[i:i + 4] for i in range(0, len(ids), 4)]
+sizes = [len(b) for b in batches]
+print("Batch sizes:", sizes)
+len(ids) / 0
+print("never printed")
+```
+:::
+
+:::{step} 3. Check
+```python
+assert sizes == [4, 4, 3]
+print("PASS: count-batches")
+```
+:::
+"""
+
+
+def test_a_step_declared_to_raise_keeps_its_place_in_main_py(course_folder):
+    """What it defined before raising is there for the next step, in the build and in the
+    reader's main.py (which the build runs, and whose output must equal the steps')."""
+    text = replace_block(authoring_example(), ":::{step} 2.", RAISING_STEP)
+    record = run(course_folder, text)
+    assert record.blocks["step-2"].raised.type == "ZeroDivisionError"
+    assert record.blocks["step-2"].stdout == "Batch sizes: [4, 4, 3]\n"
+    assert record.blocks["step-3"].stdout == "PASS: count-batches\n"
+    main_py = next((course_folder.root / "site").rglob("count-batches/main.py")).read_text()
+    assert "try:\n    batches = " in main_py and "except ZeroDivisionError:\n" in main_py
+    compile(main_py, "main.py", "exec")
+
+
 def test_declared_exception_matches_subclasses(course_folder):
     text = with_experiment("raise KeyError('k')", ":raises: LookupError")
     assert run(course_folder, text).blocks["drop-the-remainder"].raised.type == "KeyError"

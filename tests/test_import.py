@@ -107,8 +107,12 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
         ),
         new_markdown_cell("## A wrong conversion"),
         new_code_cell(
-            "int('eleven')",
+            "words = ['eleven']\nint(words[0])",
             outputs=[new_output("error", ename="ValueError", evalue="bad", traceback=[])],
+        ),
+        new_code_cell(  # uses what the failing cell defined before it failed
+            "print(len(words))",
+            outputs=[new_output("stream", name="stdout", text="1\n")],
         ),
     ]
     nbformat.write(notebook, path)
@@ -122,7 +126,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
     assert imported.returncode == 0, imported.stderr
     assert "the notebook installs: numpy" in imported.stdout
-    assert "raises ValueError, so it became an experiment" in imported.stdout
+    assert "raises ValueError; step 6 declares it (:raises:)" in imported.stdout
     lesson = course_folder.root / "content" / "02-counting-batches" / "01-counting-batches.md"
     text = lesson.read_text()
     # Listed in a new phase titled from the notebook, after the existing one.
@@ -147,7 +151,9 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     # display(), a notebook builtin, prints the value's repr; its stored output is expected.
     assert ':::{step} 4. Step 4\n```python\nprint(*map(repr, (sizes,)), sep="\\n")\n```' in text
     assert "IPython" not in text
-    assert ":::{experiment} A wrong conversion\n" in text and ":raises: ValueError" in text
+    # A failing cell keeps its place in the program, declaring what it raises.
+    assert ":::{step} 6. A wrong conversion\n:raises: ValueError\n" in text
+    assert ":::{step} 7. Step 7\n```python\nprint(len(words))" in text
     # A cell that drew a figure: the page captures it, and it needs its alt text.
     assert ":::{step} 5. Plot the sizes\n:alt: TODO: what the figure shows\n" in text
     assert text.count("## Make the records") == 1 and "## Batch them" not in text
@@ -205,14 +211,14 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert ":::{step} 1. Step 1\n```python\ncounter = 0" in text
     assert ":::{step} 2. Calling it three times\n```python\nprint(bump()" in text
     assert "expected_outputs" not in text  # a MyST notebook stores no outputs
-    # A cell tagged as failing becomes an experiment that expects an exception.
-    assert ":::{experiment} Counting past the end\n" in text and ":raises: Exception\n" in text
+    # A cell tagged as failing stays a step, declared to raise an exception.
+    assert ":::{step} 3. Counting past the end\n:raises: Exception\n" in text
     assert "name the exception it raises" in imported.stdout
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     page = (course_folder.root / "site" / "basics" / "pure" / "index.html").read_text()
     assert "1 2 3" in page
-    assert "IndexError" in page  # the experiment's exception, shown
+    assert "IndexError" in page  # the step's exception, shown
     assert 'class="admonition admonition-note"' in page and 'href="index.html#calls"' in page
 
 
@@ -386,7 +392,7 @@ def test_a_hostile_exception_name_cannot_break_the_lessons_structure(course_fold
     path = course_folder.root / "counting.ipynb"
     counting_notebook(path)
     notebook = json.loads(path.read_text())
-    notebook["cells"][-1]["outputs"][0]["ename"] = "ValueError\n:::\n# Evidence\n"
+    notebook["cells"][-2]["outputs"][0]["ename"] = "ValueError\n:::\n# Evidence\n"
     path.write_text(json.dumps(notebook))
     imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
     assert imported.returncode == 0, imported.stderr

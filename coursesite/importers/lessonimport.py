@@ -2,7 +2,8 @@
 
 Markdown cells before the first code cell are the Understand stage; every code cell is a
 build step, titled from the nearest heading above it, with the Markdown between code cells
-as the stage's prose. Headings move down so that none is level 1 (those are our stages).
+as the stage's prose; a cell whose stored run raised stays a step, declaring what it
+raises. Headings move down so that none is level 1 (those are our stages).
 Install lines (`!pip install`) become a note in the report, `%matplotlib` lines go, and
 `%time`/`%timeit` keep the statement they time; any other magic is kept as a comment and
 reported. The stored outputs go into `<slug>.expected.yaml` (see expectedoutputs.py).
@@ -68,7 +69,6 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     shift = _heading_shift(markdown)
     understand: list[str] = []
     build_run: list[str] = []
-    experiments: list[str] = []
     stored: dict[str, StoredOutput] = {}
     heading = ""
     number = 0
@@ -92,19 +92,17 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             continue
         block_title = heading or f"Step {number + 1}"
         heading = ""  # the next block takes a heading only from the Markdown above it
-        # A cell whose stored run failed, or that a MyST notebook tags as failing.
+        # A cell whose stored run failed, or that a MyST notebook tags as failing, stays in
+        # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
+        number += 1
+        build_run.append(_step(number, block_title, code, cell.drew, raises))
         if raises:
-            # main.py runs the steps as a script: a cell that fails cannot be one of them.
-            experiments.append(_experiment(block_title, code, raises))
             lesson.notes.append(
-                f"{cell.where}: it raises {raises}, so it became an experiment: "
-                "fill in its prediction and takeaway"
+                f"{cell.where}: it raises {raises}; step {number} declares it (:raises:), "
+                "and main.py goes on past it"
                 + ("; name the exception it raises in :raises:" if not cell.raises else "")
             )
-            continue
-        number += 1
-        build_run.append(_step(number, block_title, code, cell.drew))
         if cell.stdout or cell.display:
             stored[f"step-{number}"] = StoredOutput(cell.stdout, cell.display)
         if cell.drew:
@@ -115,7 +113,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
     front = _front_matter(title, understand, number, expected_name if stored else None)
-    lesson.text = _lesson_text(front, understand, build_run, experiments)
+    lesson.text = _lesson_text(front, understand, build_run)
     if stored:
         lesson.expected = dump_expected(source, stored)
     return lesson
@@ -257,20 +255,11 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     return "\n".join(kept).strip("\n")
 
 
-def _step(number: int, title: str, code: str, drew: bool) -> str:
+def _step(number: int, title: str, code: str, drew: bool, raises: str) -> str:
     # A figure the code leaves open is captured, and needs its text alternative.
-    alt = f":alt: {PLACEHOLDER} what the figure shows\n" if drew else ""
-    return f":::{{step}} {number}. {title}\n{alt}{_fenced(code)}\n:::"
-
-
-def _experiment(title: str, code: str, raises: str) -> str:
-    return (
-        f":::{{experiment}} {title}\n"
-        f":predict: {PLACEHOLDER} what will happen when this runs?\n"
-        f":expected: It raises {raises}.\n"
-        f":raises: {raises}\n\n"
-        f"{_fenced(code)}\n\n{PLACEHOLDER} what this shows.\n:::"
-    )
+    options = f":alt: {PLACEHOLDER} what the figure shows\n" if drew else ""
+    options += f":raises: {raises}\n" if raises else ""
+    return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"
 
 
 def _fenced(code: str) -> str:
@@ -304,14 +293,12 @@ def _first_sentence(texts: list[str]) -> str:
     return ""
 
 
-def _lesson_text(
-    front: dict, understand: list[str], build_run: list[str], experiments: list[str]
-) -> str:
+def _lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str:
     header = dump_yaml(front)
     stages = [
         ("Understand", understand),
         ("Build & Run", build_run),
-        ("Experiment", experiments),
+        ("Experiment", []),
         ("Exercise & Check", []),
         ("Evidence", []),
     ]

@@ -289,7 +289,7 @@ class Lesson:
     def main_py(self) -> str:
         """The lesson's program: every build step, in order, two blank lines apart (PEP 8's
         spacing between top-level definitions, which steps often end or begin with)."""
-        steps = [block.code.source.rstrip() for block in self.runs if block.program]
+        steps = [_as_program(block) for block in self.runs if block.program]
         return "\n\n\n".join(steps) + "\n"
 
     def full_script(self, include_solutions: bool = True) -> str:
@@ -333,3 +333,17 @@ class LessonOutline:
     images: list[LessonImage]
     code: dict[str, str]  # executionkey.code_parts
     modules: frozenset[str]  # dependencies.imported_modules
+
+
+def _as_program(block: RunnableBlock) -> str:
+    """A step's code as main.py holds it. A step declared to raise (a notebook cell that
+    shows an error) is wrapped so that main.py goes on past it, as the build does; what
+    it defined before raising stays defined for the steps after it."""
+    source = block.code.source.rstrip()
+    if not block.code.raises:
+        return source
+    indented = "\n".join("    " + line if line.strip() else "" for line in source.splitlines())
+    return (
+        f"try:\n{indented}\nexcept {block.code.raises}:\n"
+        f"    pass  # {block.label} raises {block.code.raises} on purpose: the lesson shows it"
+    )
