@@ -92,7 +92,15 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
         new_markdown_cell("## Batch them"),
         new_code_cell(
             "%time sizes = [len(ids[i:i + 4]) for i in range(0, 11, 4)]\nprint(sizes)",
-            outputs=[new_output("stream", name="stdout", text=stored_sizes + "\n")],
+            outputs=[
+                new_output(
+                    "stream",
+                    name="stdout",
+                    text="CPU times: user 5 µs, sys: 1 µs, total: 6 µs\nWall time: 7.15 µs\n"
+                    + stored_sizes
+                    + "\n",
+                )
+            ],
         ),
         new_code_cell(
             "from IPython.display import display\ndisplay(sizes)",
@@ -148,6 +156,9 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert ":::{step} 1. Setup\n```python\nimport numpy as np\n```" in text
     assert ":::{step} 2. Make the records" in text and ":::{step} 3. Batch them" in text
     assert "sizes = [len(ids[i:i + 4])" in text and "%" not in text and "!pip" not in text
+    # %time keeps its meaning: the cell prints its timings, which the lesson marks volatile.
+    assert "import time\nstarted, cpu_started = time.perf_counter()" in text
+    assert "volatile:" in text and "%time became a timing" in imported.stdout
     # display(), a notebook builtin, prints the value's repr; its stored output is expected.
     assert ':::{step} 4. Step 4\n```python\nprint(*map(repr, (sizes,)), sep="\\n")\n```' in text
     assert "IPython" not in text
@@ -176,7 +187,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert "<svg" in page.read_text()  # the figure the plotting cell drew, captured
     # Only the step whose stored output differs is reported, at its code, with the diff.
     assert built.stderr.count("differs from the output stored in counting.ipynb") == 1
-    where = line_of(text, "sizes = [len(ids[i:i + 4])")
+    where = line_of(text, "import time")
     assert f"01-counting-batches.md:{where}: output of step-3 differs" in built.stderr
     assert "-[4, 4, 2]" in built.stderr and "+[4, 4, 3]" in built.stderr
     # check fails until the author fills in what a notebook cannot say.
@@ -192,9 +203,13 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
 def test_matching_stored_outputs_give_no_warning(course_folder):
     course_folder.write(authoring_example())
     counting_notebook(course_folder.root / "counting.ipynb")
-    assert course_folder.cli("import", "counting.ipynb", "--phase", "01").returncode == 0
+    absolute = str(course_folder.root / "counting.ipynb")
+    assert course_folder.cli("import", absolute, "--phase", "01").returncode == 0
     # An existing phase: the lesson goes beside its lessons, numbered after them.
     assert (course_folder.root / "content" / "02-counting-batches.md").is_file()
+    # The notebook is named relative to the course, never by this machine's path.
+    expected = (course_folder.root / "content" / "counting-batches.expected.yaml").read_text()
+    assert "source: counting.ipynb\n" in expected and str(course_folder.root) not in expected
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     assert "differs from the output stored" not in built.stderr

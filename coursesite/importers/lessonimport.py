@@ -3,16 +3,16 @@
 Markdown cells before the first code cell are the Understand stage; every code cell is a
 build step, titled from the nearest heading above it, with the Markdown between code cells
 as the stage's prose; a cell whose stored run raised stays a step, declaring what it
-raises. Headings move down so that none is level 1 (those are our stages).
-Install lines (`!pip install`) become a note in the report, `%matplotlib` lines go, and
-`%time`/`%timeit` keep the statement they time; any other magic is kept as a comment and
-reported. The stored outputs go into `<slug>.expected.yaml` (see expectedoutputs.py).
-Stages a notebook cannot fill are left empty; `build.py check` says which to fill.
+raises. Headings move down so that none is level 1 (those are our stages). Magics become
+the Python that keeps their meaning (magics.py). The stored outputs go into
+`<slug>.expected.yaml` (see expectedoutputs.py). Stages a notebook cannot fill are left
+empty; `build.py check` says which to fill.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,20 +26,13 @@ from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.config.yamlmodel import dump_yaml
 from coursesite.execution.expectedoutputs import StoredOutput, dump_expected
 from coursesite.files import short_digest
+from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.markup.markdown import slugify
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file, published_image
 
-_INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
-_TIMED = re.compile(r"^(\s*)%(?:time|timeit)\s+(.*)$")
-_DROPPED = re.compile(r"^\s*%(?:matplotlib|load_ext|autoreload|config)\b")
-_CELL_TIMER = re.compile(r"^\s*%%(?:time|timeit|capture)\b")
-_MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
 _PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
-# IPython's `display()`, a builtin only in notebooks: shown as it shows plain values.
-_DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
-_DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s+display\s*$")
 
 
 @dataclass
@@ -51,6 +44,7 @@ class ImportedLesson:
     notes: list[str] = field(default_factory=list)  # what the author should look at
     linked_images: list[tuple[str, str]] = field(default_factory=list)  # (path, cell.where)
     refusals: list[tuple[str, str]] = field(default_factory=list)  # (message, hint) by cell
+    timed: bool = False  # a cell prints timings: the lesson marks them volatile
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
@@ -113,6 +107,8 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
     front = _front_matter(title, understand, number, expected_name if stored else None)
+    if lesson.timed:
+        front["volatile"] = TIMING_VOLATILE
     lesson.text = _lesson_text(front, understand, build_run)
     if stored:
         lesson.expected = dump_expected(source, stored)
@@ -228,31 +224,11 @@ def _closing_heading(text: str) -> tuple[str, str]:
 
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
-    kept = []
-    for line in cell.source.splitlines():
-        if install := _INSTALL.match(line):
-            lesson.installs += [w for w in install.group(1).split() if not w.startswith("-")]
-        elif _DROPPED.match(line) or _CELL_TIMER.match(line):
-            continue
-        elif timed := _TIMED.match(line):
-            kept.append(timed.group(1) + timed.group(2))
-        elif _DISPLAY_IMPORT.match(line):
-            continue
-        elif shown := _DISPLAY.match(line):
-            indent, arguments = shown.groups()
-            kept.append(f'{indent}print(*map(repr, ({arguments},)), sep="\\n")')
-            lesson.notes.append(
-                f"{cell.where}: display() is a notebook builtin; it became a print of "
-                "the value's repr"
-            )
-        elif _MAGIC.match(line):
-            kept.append(f"# notebook magic, not run: {line.strip()}")
-            lesson.notes.append(
-                f"{cell.where}: '{line.strip()}' is IPython, not Python: rewrite it in Python"
-            )
-        else:
-            kept.append(line)
-    return "\n".join(kept).strip("\n")
+    converted = cell_code(cell.source, cell.where)
+    lesson.installs += converted.installs
+    lesson.notes += converted.notes
+    lesson.timed = lesson.timed or converted.timed
+    return converted.code
 
 
 def _step(number: int, title: str, code: str, drew: bool, raises: str) -> str:
@@ -363,7 +339,9 @@ def import_notebook(request: ImportRequest) -> list[str]:
             raise BuildError(
                 "a file is already there", taken, hint="move it away, or choose another --slug"
             )
-    lesson = convert(cells, title, str(request.notebook), expected_path.name)
+    # Named relative to the course: the course must not carry this machine's paths.
+    notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
+    lesson = convert(cells, title, notebook.as_posix(), expected_path.name)
     _check_images(lesson, folder, course.root, request.notebook)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}

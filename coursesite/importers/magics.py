@@ -1,0 +1,133 @@
+"""A notebook cell's IPython magics, turned into the plain Python that keeps their meaning.
+
+A lesson's code is Python that `python main.py` runs, so no magic may stay in it.
+`%timeit` and `%%timeit` time the statement with `timeit`, with the notebook's `-n`/`-r`,
+and print one line as IPython does; `%time` and `%%time` run the code once and print its
+CPU and wall time. Those lines differ on every run: TIMING_VOLATILE marks them, in the
+lesson and in the notebook's stored output alike. `!pip install` becomes the lesson's
+requirements; display settings (`%matplotlib`, `%xmode`, ...) go; `display()` prints the
+value's repr. Any other magic is dropped, kept as a comment for the author to rewrite.
+Every change is a line of the import report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# What timing lines look like, IPython's and ours: drift and main.py checks ignore them.
+TIMING_VOLATILE = [
+    r" per loop \((?:best of|mean ± std\. dev\. of) ",
+    r"^(?:CPU times|Wall time): ",
+]
+
+_INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
+_SETTINGS = re.compile(
+    r"^\s*%(?:matplotlib|load_ext|autoreload|config|xmode|precision|pprint|colors|"
+    r"reload_ext|aimport)\b"
+)
+_TIMEIT = re.compile(r"^(\s*)%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$")
+_TIME = re.compile(r"^(\s*)%time\s+(.+)$")
+_CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
+_MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
+# IPython's `display()`, a builtin only in notebooks: shown as it shows plain values.
+_DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
+_DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s+display\s*$")
+
+
+@dataclass
+class CellCode:
+    """A code cell as lesson code, and what the import report says about it."""
+
+    code: str = ""
+    installs: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timed: bool = False  # it prints timing lines (TIMING_VOLATILE)
+    modules: set[str] = field(default_factory=set)  # what the timing code imports
+
+
+def cell_code(source: str, where: str) -> CellCode:
+    cell = CellCode()
+    lines = source.strip("\n").splitlines()
+    first = _CELL_MAGIC.match(lines[0]) if lines else None
+    if first and first.group(1) in ("timeit", "time"):
+        kept = _timed_cell(first.group(1), first.group(2), lines[1:], cell)
+        cell.notes.append(f"{where}: %%{first.group(1)} became a timing of the cell, in Python")
+    elif first:
+        kept = [f"# notebook cell magic, not run: {line}" for line in lines]
+        cell.notes.append(
+            f"{where}: the cell magic %%{first.group(1)} is IPython, not Python: the cell "
+            "became a comment; rewrite it in Python"
+        )
+    else:
+        kept = [converted for line in lines for converted in _line(line, where, cell)]
+    imports = [f"import {name}" for name in sorted(cell.modules) if f"import {name}" not in lines]
+    cell.code = "\n".join(imports + kept).strip("\n")
+    return cell
+
+
+def _line(line: str, where: str, cell: CellCode) -> list[str]:
+    if install := _INSTALL.match(line):
+        cell.installs += [word for word in install.group(1).split() if not word.startswith("-")]
+        return []
+    if _SETTINGS.match(line):
+        cell.notes.append(f"{where}: '{line.strip()}' sets up IPython only: it was dropped")
+        return []
+    if timed := _TIMEIT.match(line):
+        indent, options, statement = timed.groups()
+        cell.notes.append(f"{where}: %timeit became a timing with Python's timeit")
+        return [indent + row for row in _timeit(repr(statement.strip()), options, cell)]
+    if timed := _TIME.match(line):
+        indent, statement = timed.groups()
+        cell.notes.append(f"{where}: %time became a timing with Python's time")
+        return [indent + row for row in _time([statement], cell)]
+    if _DISPLAY_IMPORT.match(line):
+        return []
+    if shown := _DISPLAY.match(line):
+        indent, arguments = shown.groups()
+        cell.notes.append(
+            f"{where}: display() is a notebook builtin; it became a print of the value's repr"
+        )
+        return [f'{indent}print(*map(repr, ({arguments},)), sep="\\n")']
+    if _MAGIC.match(line):
+        cell.notes.append(
+            f"{where}: '{line.strip()}' is IPython, not Python: it became a comment; rewrite "
+            "it in Python"
+        )
+        return [f"# notebook magic, not run: {line.strip()}"]
+    return [line]
+
+
+def _timeit(statement: str, options: str, cell: CellCode) -> list[str]:
+    """Lines that time `statement` (a Python string literal) as %timeit does: the best of
+    -r runs (7) of -n loops (as many as fill 0.2 s), printed per loop."""
+    cell.timed = True
+    cell.modules.add("timeit")
+    loops = re.search(r"-n\s*(\d+)", options)
+    runs = re.search(r"-r\s*(\d+)", options)
+    repeat = runs.group(1) if runs else "7"
+    return [
+        f"timer = timeit.Timer({statement}, globals=globals())",
+        f"loops = {loops.group(1)}" if loops else "loops = timer.autorange()[0]",
+        f"seconds = min(timer.repeat(repeat={repeat}, number=loops)) / loops",
+        f'print(f"{{seconds * 1e6:,.2f}} µs per loop (best of {repeat} runs, {{loops}} '
+        'loops each)")',
+    ]
+
+
+def _time(body: list[str], cell: CellCode) -> list[str]:
+    """The code run once, then its CPU and wall time, as %time prints them."""
+    cell.timed = True
+    cell.modules.add("time")
+    return [
+        "started, cpu_started = time.perf_counter(), time.process_time()",
+        *body,
+        'print(f"CPU times: total: {(time.process_time() - cpu_started) * 1e3:.2f} ms")',
+        'print(f"Wall time: {(time.perf_counter() - started) * 1e3:.2f} ms")',
+    ]
+
+
+def _timed_cell(magic: str, options: str, body: list[str], cell: CellCode) -> list[str]:
+    if magic == "time":
+        return _time(body, cell)
+    return _timeit(repr("\n".join(body)), options, cell)

@@ -1,0 +1,78 @@
+"""IPython magics become Python that keeps their meaning: the code runs as plain Python and
+prints timing lines that the lesson's volatile patterns match."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import pytest
+
+from coursesite.importers.magics import TIMING_VOLATILE, cell_code
+
+
+def run(code: str) -> str:
+    namespace = {"f": lambda x: x * 2, "x": 3}
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(compile(code, "cell", "exec"), namespace)
+    return output.getvalue()
+
+
+def volatile(line: str) -> bool:
+    return any(re.search(pattern, line) for pattern in TIMING_VOLATILE)
+
+
+def test_timeit_with_options_times_the_statement_with_its_loops_and_runs():
+    cell = cell_code("%timeit -n10 -r3 f(x)", "cell 2")
+    assert cell.timed and "-n10" not in cell.code
+    [line] = run(cell.code).splitlines()
+    assert line.endswith("per loop (best of 3 runs, 10 loops each)") and volatile(line)
+    assert cell.notes == ["cell 2: %timeit became a timing with Python's timeit"]
+
+
+def test_ipythons_own_timing_lines_are_volatile_too():
+    stored = "3.2 µs ± 120 ns per loop (mean ± std. dev. of 7 runs, 100,000 loops each)"
+    assert volatile(stored)
+    assert volatile("CPU times: user 5 µs, sys: 1 µs, total: 6 µs")
+    assert not volatile("Batch sizes: [4, 4, 3]")
+
+
+def test_time_runs_the_statement_once_and_keeps_what_it_assigns():
+    cell = cell_code("%time y = f(x)\nprint(y)", "cell 3")
+    lines = run(cell.code).splitlines()
+    assert [volatile(line) for line in lines] == [True, True, False]
+    assert lines[-1] == "6"
+
+
+def test_cell_timeit_times_the_whole_cell():
+    cell = cell_code("%%timeit -n 5 -r 2\nz = f(x)\nz += 1", "cell 4")
+    [line] = run(cell.code).splitlines()
+    assert line.endswith("(best of 2 runs, 5 loops each)")
+
+
+def test_cell_time_runs_the_cell_and_prints_its_time():
+    cell = cell_code("%%time\nprint(f(x))", "cell 5")
+    lines = run(cell.code).splitlines()
+    assert lines[0] == "6" and all(volatile(line) for line in lines[1:])
+
+
+@pytest.mark.parametrize("magic", ["%xmode minimal", "%matplotlib inline", "%load_ext foo"])
+def test_settings_magics_are_dropped_and_reported(magic):
+    cell = cell_code(f"{magic}\nprint(1)", "cell 1")
+    assert cell.code == "print(1)"
+    assert cell.notes == [f"cell 1: '{magic}' sets up IPython only: it was dropped"]
+
+
+def test_installs_become_requirements_and_no_code():
+    cell = cell_code("!pip install -q grain numpy", "cell 1")
+    assert cell.code == "" and cell.installs == ["grain", "numpy"]
+
+
+def test_any_other_magic_is_a_reported_comment_never_code():
+    cell = cell_code("%who\n!ls data", "cell 7")
+    assert all(line.startswith("# notebook magic, not run:") for line in cell.code.splitlines())
+    assert len(cell.notes) == 2 and all("rewrite it in Python" in note for note in cell.notes)
+    unknown = cell_code("%%bash\necho hi", "cell 8")
+    assert run(unknown.code) == "" and "%%bash" in unknown.notes[0]
