@@ -6,6 +6,7 @@ import json
 import nbformat
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from conftest import authoring_example, line_of
@@ -22,6 +23,11 @@ kernelspec:
 ---
 
 # Pure functions and counters
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+%xmode minimal
+```
 
 JAX traces functions once, so a side effect runs once. A counter shows it.
 
@@ -44,6 +50,17 @@ tags: [hide-output]
 ---
 print(bump(), bump(), bump())
 ```
+
+```{code-cell} ipython3
+:tags: [skip-execution]
+jax.debug.breakpoint()
+```
+
++++ {"tags": ["remove-cell"]}
+
+This paragraph is for the documentation build only.
+
++++
 
 (calls)=
 ## Counting past the end
@@ -224,7 +241,14 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert text.startswith("---\ntitle: Pure functions and counters\n")
     assert "summary: JAX traces functions once, so a side effect runs once.\n" in text
     assert ":::{step} 1. Step 1\n```python\ncounter = 0" in text
-    assert ":::{step} 2. Calling it three times\n```python\nprint(bump()" in text
+    # Tags keep their meaning: hide-output folds the output, remove-cell leaves the cell
+    # out (so the introduction stays in Understand), skip-execution shows code never run.
+    assert (
+        ":::{step} 2. Calling it three times\n:tags: [hide-output]\n```python\nprint(bump()" in text
+    )
+    assert "xmode" not in text and "documentation build only" not in text
+    assert "```python norun\njax.debug.breakpoint()\n```" in text
+    assert "tagged remove-cell" in imported.stdout and "tagged skip-execution" in imported.stdout
     assert "expected_outputs" not in text  # a MyST notebook stores no outputs
     # A cell tagged as failing stays a step, declared to raise an exception.
     assert ":::{step} 3. Counting past the end\n:raises: Exception\n" in text
@@ -233,6 +257,10 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert built.returncode == 0, built.stderr
     page = (course_folder.root / "site" / "basics" / "pure" / "index.html").read_text()
     assert "1 2 3" in page
+    soup = BeautifulSoup(page, "html.parser")
+    folded = soup.select_one("#step-2 details.output-folded")
+    assert folded is not None and "1 2 3" in folded.get_text()
+    assert folded.find_previous("details", class_="code-folded") is None
     assert "IndexError" in page  # the step's exception, shown
     assert 'class="admonition admonition-note"' in page and 'href="index.html#calls"' in page
 
@@ -260,8 +288,8 @@ def test_an_import_that_cannot_be_done_writes_nothing(course_folder):
     ("broken", "line", "message"),
     [
         ("  language: python\n", "  language: [python\n", "pure.md:7: invalid YAML"),
-        ("tags: [hide-output]", "tags: [hide-output", "pure.md:30: invalid YAML"),
-        ("tags: [hide-output]", "- hide-output", "pure.md:30: the code cell options must be"),
+        ("tags: [hide-output]", "tags: [hide-output", "pure.md:35: invalid YAML"),
+        ("tags: [hide-output]", "- hide-output", "pure.md:35: the code cell options must be"),
     ],
 )
 def test_broken_yaml_in_a_myst_notebook_is_named_at_its_line(course_folder, broken, line, message):

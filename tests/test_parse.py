@@ -186,6 +186,24 @@ def test_unknown_option_suggests(course_folder):
     ]
 
 
+def test_fold_tags_are_read_and_unknown_ones_named(course_folder):
+    tagged = authoring_example().replace(
+        ":::{step} 2. Batch and check\n",
+        ":::{step} 2. Batch and check\n:tags: [hide-output, hide-input]\n",
+    )
+    lesson = parse_lesson(course_folder.write(tagged).lessons[0])
+    step = next(block for block in lesson.runnable_blocks() if block.id == "step-2")
+    assert step.code.tags == ("hide-input", "hide-output")
+    removing = tagged.replace("[hide-output, hide-input]", "[remove-output]")
+    [error] = parse_errors(course_folder, removing)
+    assert (
+        "unknown tag 'remove-output'" in error.message
+        and "did you mean 'hide-output'" in error.message
+    )
+    assert error.line == line_of(removing, ":::{step} 2.")
+    assert "a page never removes them" in error.hint
+
+
 def test_block_in_the_wrong_stage(course_folder):
     text = authoring_example()
     text = replace_block(text, ":::{carry-forward}", "")

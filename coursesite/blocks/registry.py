@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from coursesite.errors import BuildError
+from coursesite.errors import BuildError, did_you_mean
 from coursesite.lesson.model import Code, LessonImage, Prose, RunnableBlock, Section, Stage
 from coursesite.markup.markdown import slugify
 from coursesite.outputs.assets import RefusedAsset, check_location
@@ -27,6 +27,10 @@ from coursesite.outputs.assets import RefusedAsset, check_location
 # An image address that names another site: pages load nothing from elsewhere.
 _REMOTE = re.compile(r"^(https?:)?//", re.I)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+# MyST-NB's tags for what a page folds of a block: its code, its output.
+FOLD_TAGS = ("hide-input", "hide-output")
 
 
 @dataclass
@@ -297,8 +301,27 @@ class BlockContext:
         assert code is not None  # a "code" part carries its code
         self.check_compiles(code)
         return Code(
-            code.source, code.line, raw.options.get("raises") or None, raw.options.get("alt", "")
+            code.source,
+            code.line,
+            raw.options.get("raises") or None,
+            raw.options.get("alt", ""),
+            self.fold_tags(raw),
         )
+
+    def fold_tags(self, raw: RawBlock) -> tuple[str, ...]:
+        """The block's `:tags:`, MyST-NB's names for what a page folds: its code
+        (hide-input) or its output (hide-output)."""
+        words = [word for word in re.split(r"[\s,\[\]]+", raw.options.get("tags", "")) if word]
+        for word in words:
+            if word not in FOLD_TAGS:
+                self.error(
+                    f"unknown tag '{word}' in :tags: of {{{raw.kind}}}"
+                    f"{did_you_mean(word.replace('remove', 'hide'), FOLD_TAGS)}",
+                    raw.line,
+                    "a block's :tags: fold its code (hide-input) or its output (hide-output); "
+                    "a page never removes them: readers can open what is folded",
+                )
+        return tuple(word for word in FOLD_TAGS if word in words)
 
     def check_compiles(self, code: Code) -> None:
         try:

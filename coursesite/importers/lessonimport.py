@@ -74,12 +74,21 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             )
             for name in cell.unreadable
         ]
+        if "remove-cell" in cell.tags:
+            lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
+            continue
         if cell.kind == "markdown":
             text, found = _demoted(_portable(cell, lesson), shift)
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)
             heading = closing or found or heading
             (build_run if number else understand).append(text)
+            continue
+        if "skip-execution" in cell.tags:
+            (build_run if number else understand).append(_fenced(cell.source, "python norun"))
+            lesson.notes.append(
+                f"{cell.where}: tagged skip-execution, so it is shown as code and never run"
+            )
             continue
         code = _lesson_code(cell, lesson)
         if not code.strip():
@@ -90,7 +99,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
         number += 1
-        build_run.append(_step(number, block_title, code, cell.drew, raises))
+        build_run.append(_step(number, block_title, code, cell, raises, _fold_tags(cell, lesson)))
         if raises:
             lesson.notes.append(
                 f"{cell.where}: it raises {raises}; step {number} declares it (:raises:), "
@@ -119,7 +128,12 @@ def _without_title(cell: Cell, title: str) -> Cell:
     pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
     source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
     return Cell(
-        cell.kind, source, cell.where, attachments=cell.attachments, unreadable=cell.unreadable
+        cell.kind,
+        source,
+        cell.where,
+        tags=cell.tags,
+        attachments=cell.attachments,
+        unreadable=cell.unreadable,
     )
 
 
@@ -231,16 +245,33 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     return converted.code
 
 
-def _step(number: int, title: str, code: str, drew: bool, raises: str) -> str:
+def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
+    """The cell's tags that fold what the page shows. A page never removes a step's code
+    or output (readers see every line main.py runs and prints): it folds them."""
+    folded = set()
+    for tag in cell.tags:
+        if tag in ("hide-input", "hide-output"):
+            folded.add(tag)
+        elif tag in ("remove-input", "remove-output"):
+            folded.add(tag.replace("remove", "hide"))
+            lesson.notes.append(
+                f"{cell.where}: tagged {tag}; the page folds it instead "
+                f"({tag.replace('remove', 'hide')}): readers see every line main.py runs"
+            )
+    return sorted(folded)
+
+
+def _step(number: int, title: str, code: str, cell: Cell, raises: str, tags: list[str]) -> str:
     # A figure the code leaves open is captured, and needs its text alternative.
-    options = f":alt: {PLACEHOLDER} what the figure shows\n" if drew else ""
+    options = f":alt: {PLACEHOLDER} what the figure shows\n" if cell.drew else ""
     options += f":raises: {raises}\n" if raises else ""
+    options += f":tags: [{', '.join(tags)}]\n" if tags else ""
     return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"
 
 
-def _fenced(code: str) -> str:
+def _fenced(code: str, info: str = "python") -> str:
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", code)), default=0))
-    return f"{fence}python\n{code}\n{fence}"
+    return f"{fence}{info}\n{code.strip(chr(10))}\n{fence}"
 
 
 def _front_matter(title: str, understand: list[str], steps: int, expected_name: str | None) -> dict:

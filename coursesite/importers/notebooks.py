@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -237,14 +238,28 @@ def _markdown_cells(lines: list[str], first: int, end: int) -> list[Cell]:
     cells: list[Cell] = []
     chunk: list[str] = []
     chunk_start = first
+    tags: tuple[str, ...] = ()
     for index in range(first, end):
         if _CELL_BREAK.match(lines[index]):
-            cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), f"line {chunk_start + 1}"))
+            where = f"line {chunk_start + 1}"
+            cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), where, tags=tags))
             chunk, chunk_start = [], index + 1
+            tags = _break_tags(lines[index])
         else:
             chunk.append(lines[index])
-    cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), f"line {chunk_start + 1}"))
+    where = f"line {chunk_start + 1}"
+    cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), where, tags=tags))
     return [cell for cell in cells if cell.source.strip()]
+
+
+def _break_tags(line: str) -> tuple[str, ...]:
+    """The tags of the Markdown cell a jupytext break starts: `+++ {"tags": [...]}`."""
+    try:
+        metadata = json.loads(line[3:].strip() or "{}")
+    except ValueError:
+        return ()
+    tags = metadata.get("tags", []) if isinstance(metadata, dict) else []
+    return tuple(tag for tag in tags if isinstance(tag, str)) if isinstance(tags, list) else ()
 
 
 def _myst_code_cell(content: str, line: int, path: Path) -> Cell:

@@ -66,6 +66,7 @@ class Code:
     line: int
     raises: str | None = None  # the exception it is declared to raise
     alt: str = ""  # the text alternative of the figures it draws with matplotlib
+    tags: tuple[str, ...] = ()  # what its page folds: hide-input, hide-output (FOLD_TAGS)
 
 
 @dataclass(frozen=True)
