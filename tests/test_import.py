@@ -96,6 +96,7 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
             '<div align="center">centred</div>\n\n'
             "![the eleven records](attachment:image.png)\n\n"
             "![badge](https://example.com/badge.svg)\n\n"
+            "[![Open in Colab](https://colab.example/badge.svg)](https://colab.example/nb)\n\n"
             "```python\nprint('shown, never run')\n```",
             attachments={"image.png": {"image/png": PIXEL}},
         ),
@@ -177,11 +178,11 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert "import time\nstarted, cpu_started = time.perf_counter()" in text
     assert "volatile:" in text and "%time became a timing" in imported.stdout
     # display(), a notebook builtin, prints the value's repr; its stored output is expected.
-    assert ':::{step} 4. Step 4\n```python\nprint(*map(repr, (sizes,)), sep="\\n")\n```' in text
+    assert ':::{step} 4. Show sizes\n```python\nprint(*map(repr, (sizes,)), sep="\\n")\n```' in text
     assert "IPython" not in text
     # A failing cell keeps its place in the program, declaring what it raises.
     assert ":::{step} 6. A wrong conversion\n:raises: ValueError\n" in text
-    assert ":::{step} 7. Step 7\n```python\nprint(len(words))" in text
+    assert ":::{step} 7. Show len(words)\n```python\nprint(len(words))" in text
     # A cell that drew a figure: the page captures it, and it needs its alt text.
     assert ":::{step} 5. Plot the sizes\n:alt: TODO: what the figure shows\n" in text
     assert text.count("## Make the records") == 1 and "## Batch them" not in text
@@ -196,6 +197,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert "HTML is shown as code" in imported.stdout
     assert "```python norun\nprint('shown, never run')\n```" in text
     assert "became a link to it" in imported.stdout
+    assert "[Open in Colab](https://colab.example/nb)" in text and "badge(s)" in imported.stdout
 
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
@@ -240,7 +242,11 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     text = (course_folder.root / "content" / "02-pure.md").read_text()
     assert text.startswith("---\ntitle: Pure functions and counters\n")
     assert "summary: JAX traces functions once, so a side effect runs once.\n" in text
-    assert ":::{step} 1. Step 1\n```python\ncounter = 0" in text
+    # A step with no heading is titled from the sentence that leads into it.
+    assert (
+        ":::{step} 1. JAX traces functions once, so a side effect…\n```python\ncounter = 0" in text
+    )
+    assert ":::{step} 3." in text and "Step 3" not in text
     # Tags keep their meaning: hide-output folds the output, remove-cell leaves the cell
     # out (so the introduction stays in Understand), skip-execution shows code never run.
     assert (

@@ -28,10 +28,13 @@ from coursesite.execution.expectedoutputs import StoredOutput, dump_expected
 from coursesite.files import short_digest
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
+from coursesite.importers.titles import step_title, summary_of
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.markup.markdown import slugify
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file, published_image
 
+# A badge: a linked image from another site (`[![Open in Colab](…/badge.svg)](…)`).
+_BADGE = re.compile(r"\[!\[([^\]\n]*)\]\((?:https?:)?//[^)\s]*\)\]\(([^)\s]+)\)")
 _PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
 
 
@@ -64,7 +67,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     understand: list[str] = []
     build_run: list[str] = []
     stored: dict[str, StoredOutput] = {}
-    heading = ""
+    heading = prose_before = ""
     number = 0
     for cell in markdown:
         lesson.refusals += [
@@ -82,6 +85,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)
             heading = closing or found or heading
+            prose_before = f"{prose_before}\n\n{text}"
             (build_run if number else understand).append(text)
             continue
         if "skip-execution" in cell.tags:
@@ -93,8 +97,8 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
         code = _lesson_code(cell, lesson)
         if not code.strip():
             continue
-        block_title = heading or f"Step {number + 1}"
-        heading = ""  # the next block takes a heading only from the Markdown above it
+        block_title = heading or step_title(prose_before, cell.source)
+        heading = prose_before = ""  # the next block's title comes from the Markdown above it
         # A cell whose stored run failed, or that a MyST notebook tags as failing, stays in
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
@@ -143,8 +147,11 @@ def _portable(cell: Cell, lesson: ImportedLesson) -> str:
     image becomes a link to it, and pasted images are saved beside the lesson; each change
     is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
     ```python fence would look as if it ran."""
-    lines = cell.source.splitlines()
-    tokens = MarkdownIt("commonmark").parse(cell.source)
+    source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
+    if badges:
+        lesson.notes.append(f"{cell.where}: {badges} badge(s) from another site became plain links")
+    lines = source.splitlines()
+    tokens = MarkdownIt("commonmark").parse(source)
     for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
         language = token.info.split()[0] if token.type == "fence" and token.info else ""
         if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
@@ -278,7 +285,7 @@ def _front_matter(title: str, understand: list[str], steps: int, expected_name: 
     words = sum(len(text.split()) for text in understand)
     front = {
         "title": title,
-        "summary": _first_sentence(understand) or f"{PLACEHOLDER} one line on what it builds",
+        "summary": summary_of(understand) or f"{PLACEHOLDER} one line on what it builds",
         "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
         "hardware": "cpu",
         "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
@@ -288,16 +295,6 @@ def _front_matter(title: str, understand: list[str], steps: int, expected_name: 
     if expected_name:
         front["expected_outputs"] = expected_name
     return front
-
-
-def _first_sentence(texts: list[str]) -> str:
-    for text in texts:
-        for block in text.split("\n\n"):
-            block = " ".join(block.split())
-            if block and not block.startswith(("#", "```", ":::", "|", "-", "*", "!", "$$")):
-                sentence = re.split(r"(?<=[.!?])\s", block, maxsplit=1)[0]
-                return sentence if len(sentence) <= 160 else sentence[:157].rstrip() + "..."
-    return ""
 
 
 def _lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str:

@@ -268,6 +268,18 @@ def parse_nodes(text: str) -> list[SyntaxTreeNode]:
     return SyntaxTreeNode(_PARSER.parse(text)).children
 
 
+def plain_text(markdown: str) -> str:
+    """One line of inline Markdown (a title, a summary) as the text it shows, for where no
+    markup may go: a page's <title>, a sidebar, a link preview. Code keeps its text."""
+    pieces = []
+    for token in _PARSER.parseInline(markdown)[0].children or []:
+        if token.type in ("text", "code_inline", "math_inline"):
+            pieces.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            pieces.append(" ")
+    return " ".join("".join(pieces).split())
+
+
 # `[text](lesson:…)` with or without a title, and a reference definition `[ref]: lesson:…`.
 _LESSON_LINK = re.compile(r"(\]\(|^ {0,3}\[[^\]\n]+\]:[ \t]*)(lesson:[^)\s]+)", re.M)
 

@@ -29,6 +29,7 @@ from coursesite.files import OutputFile, short_digest
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import link_resolver, relative_url
 from coursesite.lesson.model import Figure, Lesson, Prose
+from coursesite.markup.markdown import plain_text
 from coursesite.markup.myst import References
 from coursesite.outputs.displays import page_displays
 from coursesite.outputs.downloads import download_list, lesson_downloads
@@ -376,8 +377,8 @@ def render_lesson(
         next=neighbours[1] and neighbours[1].lesson,
         titles=titles,
         downloads=download_list(lesson),
-        page_title=lesson.front.title,
-        page_description=lesson.front.summary,
+        page_title=plain_text(lesson.front.title),
+        page_description=plain_text(lesson.front.summary),
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
         sidebar=sidebar_window(phase_refs, lesson.ref),
         prose_memo=prose and prose.load(),

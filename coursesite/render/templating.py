@@ -32,6 +32,7 @@ from coursesite.lesson.model import STAGES, Prose
 from coursesite.markup.markdown import (
     PageExtras,
     plain_markdown,
+    plain_text,
     render_block,
     render_inline,
     slugify,
@@ -67,6 +68,7 @@ def create_environment(templates: list[Path], compiled: Path | None = None) -> E
     env.filters["markdown"] = _markdown_filter
     env.filters["inline"] = _inline_filter
     env.filters["text"] = _text_filter
+    env.filters["plain"] = plain_text  # titles where no markup may go
     highlighted = HighlightCache(compiled and compiled.parent / "highlight")
     env.filters["python"] = lambda code: Markup(highlighted.python(code))
     # Lesson items are shown by the templates their block kind registered (blocks.py).

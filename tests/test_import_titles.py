@@ -1,0 +1,55 @@
+"""What an imported lesson is labelled with reads as prose: no MyST machinery or badge in
+its summary, no "Step N", and a title's inline code is code on the page and text where no
+markup may go."""
+
+from __future__ import annotations
+
+from bs4 import BeautifulSoup
+
+from conftest import authoring_example
+from coursesite.importers.titles import step_title, summary_of
+from coursesite.markup.markdown import plain_text
+
+
+def test_a_summary_skips_labels_comments_and_badges():
+    understand = [
+        "(pseudorandom-numbers)=\n% a MyST comment\n<!-- an HTML comment -->",
+        "[![Open in Colab](https://colab.example/badge.svg)](https://colab.example/nb)",
+        "Random numbers in JAX are explicit. Every key is used once.",
+    ]
+    assert summary_of(understand) == "Random numbers in JAX are explicit."
+
+
+def test_step_titles_come_from_the_prose_leading_in_or_from_the_code():
+    assert step_title("Let's first check some cases:", "f(1)") == "Let's first check some cases"
+    long = "We now compile the function and time it against the plain Python version."
+    assert step_title(long, "g()") == "We now compile the function and time it…"
+    assert step_title("", "import jax\ndef f(x):\n    return x") == "Define f"
+    assert step_title("", "import jax\nkey = jax.random.key(0)") == "Compute key"
+    assert step_title("", "%timeit f(x)\ndisplay(key)") == "Show key"
+    assert step_title("", "import jax, numpy as np") == "Import jax, numpy"
+    assert step_title("(label)=", "pass") == "Run the code"
+
+
+def test_plain_text_keeps_the_words_of_inline_markdown():
+    assert plain_text("Advanced `Dataset` usage") == "Advanced Dataset usage"
+    assert plain_text("A **bold** [link](https://example.com) & more") == "A bold link & more"
+
+
+def test_a_title_with_inline_code_is_code_on_the_page_and_text_elsewhere(course_folder):
+    from conftest import RecordingProgress
+    from coursesite.pipeline import build
+
+    text = authoring_example().replace(
+        "title: Count what a batch holds", "title: Count what a `Batch` holds"
+    )
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    site = course_folder.root / "site"
+    page = BeautifulSoup(next(site.rglob("count-batches/index.html")).read_text(), "html.parser")
+    assert page.select_one("h1 code").get_text() == "Batch"
+    assert page.title.get_text() == "01.01 Count what a Batch holds · Test course"
+    assert "`" not in page.select_one(".sidebar").get_text()
+    assert page.select_one("article")["data-lesson-title"] == "Count what a Batch holds"
+    home = BeautifulSoup((site / "index.html").read_text(), "html.parser")
+    assert "`" not in home.get_text()
