@@ -186,6 +186,17 @@ def test_an_imshow_figure_keeps_its_raster_inline(built):
     assert base64.b64decode(href.partition(",")[2]).startswith(b"\x89PNG")
 
 
+def test_the_page_passes_the_markup_audit_and_a_data_url_elsewhere_does_not(built):
+    from coursesite.markup.markupaudit import audit_markup
+
+    _, page_path, _ = built
+    assert audit_markup(page_path.read_text(encoding="utf-8"), "../../") == []
+    png = "data:image/png;base64,iVBORw0KGgo="
+    forged = f'<svg><image href="{png}"/></svg><img src="{png}"><a href="{png}">x</a>'
+    findings = [finding.message for finding in audit_markup(forged)]
+    assert findings == ["<img src> holds a data: URL", "<a href> holds a data: URL"]
+
+
 def test_the_notebook_download_carries_the_whole_bundle(built):
     _, page_path, _ = built
     notebook = json.loads((page_path.parent / "lesson.ipynb").read_text(encoding="utf-8"))

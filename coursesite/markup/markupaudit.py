@@ -36,6 +36,9 @@ URL_ATTRIBUTES = frozenset("href src action formaction poster srcset cite data x
 # Browsers ignore ASCII whitespace and control characters inside a scheme ("java\tscript:").
 _IGNORED_IN_SCHEME = re.compile(r"[\x00-\x20]")
 _FORBIDDEN_SCHEMES = ("javascript:", "data:", "vbscript:")
+# The one URL a page's figure may hold besides its own parts: the PNG or JPEG of an
+# `imshow`, inline in an SVG <image> (svgclean checked its bytes).
+_INLINE_RASTER = re.compile(r"data:image/(?:png|jpeg);base64,[A-Za-z0-9+/=]*\Z")
 SCRIPT_FOLDERS = ("static/", "pagefind/")  # where the site's own scripts live
 ALLOWED_HTTP_EQUIV = {"content-security-policy"}
 
@@ -62,7 +65,8 @@ class _MarkupAudit(HTMLParser):
         for name, value in attrs:
             self.audit_attribute(tag, name, value or "")
         values = dict(attrs)
-        if tag in SVG_TAGS and (href := values.get("href")) is not None and href[:1] != "#":
+        href = values.get("href")
+        if tag in SVG_TAGS and href is not None and href[:1] != "#" and not _raster(tag, href):
             self.flag(f'<{tag} href="{href}">: a figure links only to its own parts')
         if tag == "script":
             self.in_script = True
@@ -93,7 +97,7 @@ class _MarkupAudit(HTMLParser):
             self.flag(f"attribute '{name}' on <{tag}> is not allowed in math")
         elif tag in SVG_TAGS and name not in SVG_TAG_ATTRIBUTES:
             self.flag(f"attribute '{name}' on <{tag}> is not allowed in a figure")
-        elif name in URL_ATTRIBUTES:
+        elif name in URL_ATTRIBUTES and not _raster(tag, value):
             scheme = _IGNORED_IN_SCHEME.sub("", value).lower()
             if scheme.startswith(_FORBIDDEN_SCHEMES):
                 self.flag(f"<{tag} {name}> holds a {scheme.split(':')[0]}: URL")
@@ -110,6 +114,10 @@ class _MarkupAudit(HTMLParser):
                 f'<script src="{src}">: pages load only the site\'s own scripts '
                 f"from {' and '.join(SCRIPT_FOLDERS)}"
             )
+
+
+def _raster(tag: str, url: str) -> bool:
+    return tag == "image" and bool(_INLINE_RASTER.match(url))
 
 
 def audit_markup(page: str, root: str = "") -> list[MarkupFinding]:
