@@ -45,6 +45,10 @@ The bars of {func}`jax.numpy.split`, see {ref}`the-problem` and {doc}`other`.
 :::
 
 <!-- a note to the authors: never shown -->
+
+Text roles: {math}`11 = 2 \\cdot 4 + 3`, H{sub}`2`O, x{sup}`2`, press {kbd}`Ctrl+C`,
+{abbr}`RNG (random number generator)`, a {term}`batch <glossary-batch>`, and
+{py:class}`numpy.ndarray` with {obj}`jax.Array`.
 """
 
 OTHER = """---
@@ -144,6 +148,19 @@ def test_roles_link_to_targets_lessons_and_api_docs(site):
     back = page(site, "other").select_one(".prose a")
     assert back["href"] == "../count-batches/index.html#the-problem"
     assert back.get_text() == "the problem of batching"
+
+
+def test_myst_text_roles_render_as_their_elements(site):
+    paragraph = next(
+        p for p in page(site).select(".prose p") if p.get_text().startswith("Text roles")
+    )
+    assert paragraph.select_one("math") is not None
+    assert [e.get_text() for e in paragraph.select("sub, sup, kbd")] == ["2", "2", "Ctrl+C"]
+    abbreviation = paragraph.select_one("abbr")
+    assert (abbreviation.get_text(), abbreviation["title"]) == ("RNG", "random number generator")
+    assert "a batch," in paragraph.get_text() and "glossary" not in paragraph.get_text()
+    codes = [code.get_text() for code in paragraph.select("code")]
+    assert codes == ["numpy.ndarray", "jax.Array"]
 
 
 def test_definition_lists_show_and_comments_vanish(site):

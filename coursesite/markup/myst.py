@@ -14,10 +14,16 @@ from dataclasses import dataclass, field
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-API_ROLES = ("func", "class", "mod", "meth", "attr")
+API_ROLES = ("func", "class", "mod", "meth", "attr", "obj", "data", "exc", "const")
 REFERENCE_ROLES = ("ref", "doc")
-KNOWN_ROLES = ("value", *REFERENCE_ROLES, *API_ROLES)
-"""Every role lesson prose may use (`{value}` is the live value, see markdown.py)."""
+# Roles that change how their text shows: MyST's own, and Sphinx's {term} (shown as its
+# text: a course has no glossary to link it to).
+TEXT_ROLES = ("math", "abbr", "sub", "sup", "kbd", "term")
+KNOWN_ROLES = ("value", *REFERENCE_ROLES, *API_ROLES, *TEXT_ROLES)
+"""Every role lesson prose may use (`{value}` is the live value, see markdown.py); the API
+roles also with Sphinx's Python-domain prefix, `{py:class}`."""
+_ELEMENT_OF = {"sub": "sub", "sup": "sup", "kbd": "kbd"}
+_ABBREVIATION = re.compile(r"^(.*?)\s*\(([^()]+)\)\s*\Z", re.S)
 
 LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
 """A target label: it becomes a page anchor, so it stays a plain id."""
@@ -44,6 +50,11 @@ class References:
         return pattern.replace("{name}", name) if pattern else None
 
 
+def role_kind(name: str) -> str:
+    """The role a name stands for: Sphinx's `py:class` is `class`."""
+    return name[3:] if name.startswith("py:") and name[3:] in API_ROLES else name
+
+
 def split_role_text(content: str) -> tuple[str | None, str]:
     """`text <target>` -> (text, target); a bare `target` -> (None, target)."""
     match = _EXPLICIT.match(content.strip())
@@ -63,6 +74,9 @@ def api_name(content: str) -> tuple[str, str]:
 
 def role_link(name: str, content: str, refs: References) -> tuple[str | None, str, bool]:
     """(href or None, the text shown, whether the text is code) for a role."""
+    name = role_kind(name)
+    if name in TEXT_ROLES:
+        return None, _role_words(name, content), False
     if name in API_ROLES:
         shown, full = api_name(content)
         return refs.api_url(full), shown, True
@@ -90,7 +104,22 @@ def resolve_roles(state: StateCore) -> None:
         block.children = children
 
 
+def _role_words(name: str, content: str) -> str:
+    """A text role as plain words: `LLM (large language model)`, a term's text."""
+    if name == "term":
+        text, target = split_role_text(content)
+        return text or target
+    return content.strip()
+
+
 def _role_tokens(name: str, content: str, refs: References) -> list[Token]:
+    name = role_kind(name)
+    if name == "math":
+        formula = Token("math_inline", "math", 0)
+        formula.content = content
+        return [formula]
+    if name in _ELEMENT_OF or name == "abbr":
+        return _element_tokens(name, content)
     href, text, is_code = role_link(name, content, refs)
     shown = Token("code_inline" if is_code else "text", "code" if is_code else "", 0)
     shown.content = text
@@ -101,6 +130,19 @@ def _role_tokens(name: str, content: str, refs: References) -> list[Token]:
     return [opening, shown, Token("link_close", "a", -1)]
 
 
+def _element_tokens(name: str, content: str) -> list[Token]:
+    """{sub}, {sup} and {kbd} as their element around the text; {abbr}`LLM (large
+    language model)` as <abbr title="large language model">LLM</abbr>."""
+    text, tag = content.strip(), _ELEMENT_OF.get(name, "abbr")
+    opening = Token(f"{tag}_open", tag, 1)
+    if name == "abbr" and (match := _ABBREVIATION.match(text)):
+        text = match.group(1)
+        opening.attrSet("title", match.group(2).strip())
+    shown = Token("text", "", 0)
+    shown.content = text
+    return [opening, shown, Token(f"{tag}_close", tag, -1)]
+
+
 def plain_roles(markdown: str, refs: References) -> str:
     """Roles as reader's Markdown (links and code spans); targets' lines removed."""
 
@@ -108,6 +150,8 @@ def plain_roles(markdown: str, refs: References) -> str:
         name, content = match.group(1), match.group(2)
         if name == "value":
             return match.group(0)
+        if role_kind(name) == "math":
+            return f"${content}$"
         href, text, is_code = role_link(name, content, refs)
         shown = f"`{text}`" if is_code else text
         return f"[{shown}]({href})" if href else shown

@@ -16,7 +16,7 @@ from markdown_it.tree import SyntaxTreeNode
 from coursesite.blocks.registry import BlockContext
 from coursesite.errors import did_you_mean
 from coursesite.lesson.model import LabelRef, LessonLink
-from coursesite.markup.myst import API_ROLES, KNOWN_ROLES, LABEL, split_role_text
+from coursesite.markup.myst import API_ROLES, KNOWN_ROLES, LABEL, role_kind, split_role_text
 
 BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 # A footnote reference that found no definition stays text: `[^label]`.
@@ -95,15 +95,22 @@ class MystScanner:
             "only what Markdown and the templates make. HTML comments <!-- --> are dropped",
         )
 
+    def check_math(self, latex: str, line: int, display: bool) -> None:
+        raise NotImplementedError  # the lesson parser's (parse.LessonParser)
+
     def add_role(self, name: str, content: str, line: int) -> None:
+        name = role_kind(name)
         if name not in KNOWN_ROLES:
             self.error(
                 f"unknown role '{{{name}}}'{did_you_mean(name, KNOWN_ROLES)}",
                 line,
                 "roles are: "
                 + ", ".join(f"{{{known}}}" for known in KNOWN_ROLES)
-                + "; for plain code write `code`, for math $...$",
+                + " (the API roles also as {py:class} and so on); for plain code write "
+                "`code`, for math $...$",
             )
+        elif name == "math":
+            self.check_math(content, line, False)
         elif name == "value":  # what the live-value rule took is not a role token
             self.error(
                 "{value} needs one expression between single backticks",
