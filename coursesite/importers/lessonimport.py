@@ -28,6 +28,7 @@ from coursesite.execution.expectedoutputs import StoredOutput, dump_expected
 from coursesite.files import short_digest
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
+from coursesite.importers.references import NotebookLabels, settle_references
 from coursesite.importers.titles import step_title, summary_of
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.markup.markdown import slugify
@@ -64,6 +65,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
     lesson = ImportedLesson()
     markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
     shift = _heading_shift(markdown)
+    labels = NotebookLabels.of([cell.source for cell in markdown if cell.kind == "markdown"])
     understand: list[str] = []
     build_run: list[str] = []
     stored: dict[str, StoredOutput] = {}
@@ -81,7 +83,8 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
-            text, found = _demoted(_portable(cell, lesson), shift)
+            portable = settle_references(_portable(cell, lesson), labels, cell.where, lesson.notes)
+            text, found = _demoted(portable, shift)
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)
             heading = closing or found or heading

@@ -1,0 +1,100 @@
+"""An imported notebook's references, settled so that the lesson builds at once.
+
+A tutorial points at its own documentation: `{ref}` labels and `{doc}` pages of the site it
+came from, relative links to its sibling pages, Sphinx roles a course has no use for. The
+lesson keeps what reaches inside the notebook (its own `(label)=` targets, any MyST label,
+slugged where a page anchor needs it) and turns the rest into its plain text, each change a
+line of the import report: nothing is left for the first build to refuse one at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from coursesite.markup.markdown import slugify
+from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
+
+_TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
+_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@dataclass
+class NotebookLabels:
+    """The notebook's own target labels, and the anchor each becomes."""
+
+    anchors: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, texts: list[str]) -> NotebookLabels:
+        labels = cls()
+        for text in texts:
+            for match in _TARGET.finditer(text):
+                label = match.group(2).strip()
+                labels.anchors[label] = label if LABEL.match(label) else slugify(label)
+        return labels
+
+
+def settle_references(text: str, labels: NotebookLabels, where: str, notes: list[str]) -> str:
+    """`text` (a Markdown cell) with every reference the lesson can keep kept, and the rest
+    as plain text, noted in `notes`. Code fences are left as they are."""
+    settled: list[str] = []
+    chunk: list[str] = []
+    inside: str | None = None
+    for line in text.split("\n"):
+        fence = _FENCE.match(line)
+        if inside is None and fence:
+            if chunk:
+                settled.append(_settled("\n".join(chunk), labels, where, notes))
+            chunk, inside = [], fence.group(1)[0]
+            settled.append(line)
+        elif inside is not None:
+            settled.append(line)
+            if fence and fence.group(1)[0] == inside:
+                inside = None
+        else:
+            chunk.append(line)
+    if chunk:
+        settled.append(_settled("\n".join(chunk), labels, where, notes))
+    return "\n".join(settled)
+
+
+def _settled(text: str, labels: NotebookLabels, where: str, notes: list[str]) -> str:
+    text = _TARGET.sub(lambda m: f"{m.group(1)}({labels.anchors[m.group(2).strip()]})=", text)
+    text = ROLE_SOURCE.sub(lambda m: _role(m, labels, where, notes), text)
+    return _LINK.sub(lambda m: _link(m, where, notes), text)
+
+
+def _role(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str]) -> str:
+    name, content = role_kind(match.group(1)), match.group(2)
+    text, target = split_role_text(content)
+    if name == "ref":
+        anchor = labels.anchors.get(target)
+        if anchor is not None:
+            return f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
+        notes.append(
+            f"{where}: {match.group(0)} points at a label outside this notebook: it became its text"
+        )
+        return text or target
+    if name == "value" or (name in KNOWN_ROLES and name != "doc"):
+        return match.group(0)
+    shown = text or target
+    notes.append(
+        f"{where}: {match.group(0)} is "
+        + ("a page outside the course" if name == "doc" else f"a role ({{{name}}}) lessons lack")
+        + f": it became the text '{shown}'"
+    )
+    return f"`{shown}`" if name in ("download", "nb-download", "file", "envvar") else shown
+
+
+def _link(match: re.Match[str], where: str, notes: list[str]) -> str:
+    text, target = match.group(1), match.group(2)
+    if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
+        return match.group(0)
+    notes.append(
+        f"{where}: the link [{text}]({target}) points at a page beside the notebook, which "
+        "the course does not have: it became its text"
+    )
+    return text

@@ -1,0 +1,50 @@
+"""An imported notebook's references to its own documentation are settled by the import:
+what points inside the notebook is kept, the rest becomes its text, each in the report."""
+
+from __future__ import annotations
+
+from coursesite.importers.references import NotebookLabels, settle_references
+
+CELLS = [
+    "(autodiff-linear logistic regression)=\n## Logistic regression\n\n(plain-label)=\n## Plain",
+    "See {ref}`the regression <autodiff-linear logistic regression>`, {ref}`plain-label`, "
+    "{ref}`jit-compilation`, {doc}`key-concepts`, {term}`tracing`, the {py:class}`jax.Array` "
+    "docs, {download}`data.csv`, [Tracers](key-concepts-tracing), [the home](#plain-label), "
+    "[JAX](https://docs.jax.dev) and {eq}`my-equation`.\n\n"
+    "```python norun\n# {ref}`inside-code` and [a](b) stay as written\n```",
+]
+
+
+def settle(text: str, notes: list[str]) -> str:
+    return settle_references(text, NotebookLabels.of(CELLS), "cell 2", notes)
+
+
+def test_labels_of_any_myst_form_are_slugged_and_kept():
+    notes: list[str] = []
+    assert settle(CELLS[0], notes).splitlines()[0] == "(autodiff-linear-logistic-regression)="
+    settled = settle(CELLS[1], notes)
+    assert "{ref}`the regression <autodiff-linear-logistic-regression>`" in settled
+    assert "{ref}`plain-label`" in settled
+
+
+def test_references_outside_the_notebook_become_their_text_with_a_note_each():
+    notes: list[str] = []
+    settled = settle(CELLS[1], notes)
+    for gone in ("{ref}`jit-compilation`", "{doc}", "{eq}", "{download}", "](key-"):
+        assert gone not in settled.split("```")[0], gone
+    prose = settled.split("```")[0]
+    assert "jit-compilation, key-concepts, {term}`tracing`," in prose  # a term shows its text
+    assert "`data.csv`" in prose and "Tracers," in prose
+    assert "{py:class}`jax.Array`" in prose  # a role lessons render is kept
+    assert "[the home](#plain-label)" in prose and "[JAX](https://docs.jax.dev)" in prose
+    assert len(notes) == 5 and all(note.startswith("cell 2: ") for note in notes)
+
+
+def test_code_fences_are_left_as_written():
+    settled = settle(CELLS[1], [])
+    assert "# {ref}`inside-code` and [a](b) stay as written" in settled
+
+
+def test_text_around_fences_keeps_its_lines():
+    text = "```python norun\nx = 1\n```\nAfter {doc}`elsewhere`.\n\n"
+    assert settle(text, []) == "```python norun\nx = 1\n```\nAfter elsewhere.\n\n"
