@@ -72,6 +72,29 @@ def test_math_becomes_mathml(course_folder):
     assert inline is not None and "11" in inline.get_text()
 
 
+@pytest.mark.parametrize(
+    "latex, rows, columns",
+    [
+        ("\\begin{align} a &= b \\\\ c &= d \\end{align}", 2, 3),  # and its numbers
+        ("\\begin{eqnarray} a &=& b \\\\ c &=& d \\end{eqnarray}", 2, 3),
+        ("\\begin{eqnarray*} x &\\le& y \\end{eqnarray*}", 1, 3),
+    ],
+)
+def test_multiline_math_that_mathjax_takes_is_a_table_of_rows(latex, rows, columns):
+    from coursesite.markup.mathml import latex_to_mathml
+
+    table = BeautifulSoup(latex_to_mathml(latex, display=True), "html.parser").find("mtable")
+    assert len(table.find_all("mtr")) == rows
+    assert {len(row.find_all("mtd")) for row in table.find_all("mtr")} == {columns}
+
+
+def test_a_line_break_in_display_math_is_kept():
+    from coursesite.markup.mathml import latex_to_mathml
+
+    mathml = latex_to_mathml("a \\\\ b", display=True)
+    assert '<mspace linebreak="newline">' in mathml
+
+
 def test_every_part_of_the_lesson_is_on_the_page(course_folder):
     page = lesson_page(render(course_folder, authoring_example()))
     stages = [s["id"] for s in page.select("section.stage")]

@@ -13,7 +13,7 @@ import html
 import re
 from xml.etree.ElementTree import Element, tostring
 
-ALLOWLIST_REVISION = 1  # raise when the lists below change: cached MathML is then redone
+ALLOWLIST_REVISION = 2  # raise when the lists below change: cached MathML is then redone
 
 MATHML_NAMESPACE = "http://www.w3.org/1998/Math/MathML"
 
@@ -32,7 +32,7 @@ MATHML_ATTRIBUTES = frozenset(
     """
     accent accentunder align close columnalign columnlines columnspacing columnspan
     columnwidth depth display displaystyle equalcolumns equalrows fence form frame height
-    largeop linethickness lspace mathbackground mathcolor mathsize mathvariant maxsize
+    largeop linebreak linethickness lspace mathbackground mathcolor mathsize mathvariant maxsize
     minsize movablelimits notation open rowalign rowlines rowspacing rowspan rspace
     scriptlevel separator separators stretchy symmetric voffset width xmlns
 """.split()
@@ -53,9 +53,17 @@ def latex_to_mathml(latex: str, display: bool) -> str:
     import latex2mathml.converter
 
     tree = latex2mathml.converter.convert_to_element(
-        latex, display="block" if display else "inline"
+        _EQNARRAY.sub(_as_array, latex), display="block" if display else "inline"
     )
     return tostring(_allowed(tree), encoding="unicode", short_empty_elements=False)
+
+
+# MathJax's eqnarray is a right-centre-left table; latex2mathml knows it as an array.
+_EQNARRAY = re.compile(r"\\(begin|end)\{eqnarray\*?\}")
+
+
+def _as_array(match: re.Match[str]) -> str:
+    return r"\begin{array}{rcl}" if match.group(1) == "begin" else r"\end{array}"
 
 
 def _allowed(element: Element) -> Element:
