@@ -144,6 +144,28 @@ def test_zip_holds_every_download(site):
     assert any(name.endswith(".json") and name.startswith("figures/") for name in names)
 
 
+def test_the_zip_carries_the_lessons_helper_module_and_its_main_py_runs_unzipped(
+    course_folder, tmp_path
+):
+    text = authoring_example().replace(
+        "ids = np.arange(11)\n", "from batching import make_ids\n\nids = make_ids(11)\n"
+    )
+    course_folder.write(text)
+    helper = "import numpy as np\n\n\ndef make_ids(n):\n    return np.arange(n)\n"
+    (course_folder.lesson_path.parent / "batching.py").write_text(helper)
+    build(course_folder.options(), RecordingProgress())
+    archive_path = next((course_folder.root / "site").rglob("count-batches.zip"))
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(archive_path) as archive:
+        assert archive.read("batching.py").decode() == helper
+        archive.extractall(unpacked)
+    ran = subprocess.run(
+        [sys.executable, "main.py"], cwd=unpacked, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.endswith("PASS: count-batches\n")
+
+
 def test_figure_data_carries_its_provenance(site):
     [path] = (lesson_dir(site, LESSONS[1]) / "figures").glob("*.json")
     data = json.loads(path.read_text())

@@ -112,6 +112,13 @@ class LessonBuild:
         expected = self.outlined().front.expected_outputs
         return self.inputs.get(os.path.normpath(expected)) if expected else None
 
+    def code_files(self) -> dict[str, bytes]:
+        """The files the code reads beside it, by the name its run gives them (execute.py):
+        local modules and data files, not the expected-outputs file the build reads."""
+        expected = self.outlined().front.expected_outputs
+        skipped = os.path.normpath(expected) if expected else None
+        return {Path(name).name: data for name, data in self.inputs.items() if name != skipped}
+
     def input_paths(self) -> list[Path]:
         folder = self.path.parent
         return [(folder / name).resolve() for name in self.inputs]

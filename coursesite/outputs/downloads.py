@@ -11,7 +11,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,8 +224,8 @@ def record_json(record: ExecutionRecord) -> str:
     return json.dumps(record_to_json(record), indent=1) + "\n"  # block order: execution order
 
 
-def zip_bytes(files: dict[str, str]) -> bytes:
-    """A zip of `files` (name -> text) whose bytes depend only on names and contents."""
+def zip_bytes(files: Mapping[str, str | bytes]) -> bytes:
+    """A zip of `files` (name -> content) whose bytes depend only on names and contents."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(files):
@@ -271,6 +271,7 @@ def lesson_downloads(
     svgs: dict[str, str],
     captured: dict[str, list[FigureView]],
     context: dict,
+    inputs: Mapping[str, bytes] | None = None,
 ) -> dict[str, str | bytes]:
     """Every download of a lesson: file name -> content (download_list names them).
 
@@ -278,6 +279,8 @@ def lesson_downloads(
     matplotlib figures each block left open (pagefigures.captured_figures), which lesson.md
     shows from the files the page links to and the zip holds, and the notebooks as outputs.
     `context` carries what the Markdown templates need: resolve_link, live_values, figures.
+    `inputs` are the files the code reads beside it (local modules, data files), by the
+    name the lesson's run gave them: the zip holds them, so that its main.py runs as built.
     """
     context = {**context, "captured": captured}
     md = env.get_template("markdown.md").make_module(context)
@@ -325,5 +328,5 @@ def lesson_downloads(
         **{f"figures/{anchor}.svg": svg for anchor, svg in svgs.items()},
         **{view.full_size: str(view.svg) for views in captured.values() for view in views},
     }
-    files[f"{lesson.ref.slug}.zip"] = zip_bytes({**texts, **drawings})
+    files[f"{lesson.ref.slug}.zip"] = zip_bytes({**(inputs or {}), **texts, **drawings})
     return files

@@ -328,7 +328,7 @@ def render_lesson_files(
         "images": {src: image.name for src, image in images.items()},
     }
     captured = captured_figures(lesson, record, figure_cache)
-    downloads = lesson_downloads(env, lesson, record, svgs, captured, context)
+    downloads = lesson_downloads(env, lesson, record, svgs, captured, context, item.code_files())
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
 
