@@ -157,6 +157,38 @@ def test_a_step_declared_to_raise_keeps_its_place_in_main_py(course_folder):
     compile(main_py, "main.py", "exec")
 
 
+FUTURE_STEPS = """:::{step} 2. Batch and check
+```python
+from __future__ import annotations
+
+batches = [ids[i:i + 4] for i in range(0, len(ids), 4)]
+```
+:::
+
+:::{step} 3. Annotate with a name defined later
+```python
+def sizes_of(parts: list[Batch]) -> list[int]:
+    return [len(part) for part in parts]
+
+
+sizes = sizes_of(batches)
+assert sizes == [4, 4, 3]
+print("PASS: count-batches")
+```
+:::
+"""
+
+
+def test_a_future_import_reaches_later_blocks_and_tops_main_py(course_folder):
+    """As in a kernel: the annotation of step 3 is never evaluated (Batch is undefined)."""
+    text = replace_block(authoring_example(), ":::{step} 2.", FUTURE_STEPS)
+    record = run(course_folder, text)
+    assert record.blocks["step-3"].stdout == "PASS: count-batches\n"
+    main_py = next((course_folder.root / "site").rglob("count-batches/main.py")).read_text()
+    assert main_py.startswith("from __future__ import annotations\n")
+    assert main_py.count("from __future__") == 1
+
+
 def test_declared_exception_matches_subclasses(course_folder):
     text = with_experiment("raise KeyError('k')", ":raises: LookupError")
     assert run(course_folder, text).blocks["drop-the-remainder"].raised.type == "KeyError"

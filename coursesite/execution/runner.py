@@ -8,6 +8,8 @@ Markdown path, padded so that its line numbers are lines of that file; traceback
 point into the .md file the author edits.
 """
 
+import __future__
+
 import ast
 import base64
 import contextlib
@@ -327,6 +329,11 @@ def _drawn_texts(figure, text_type):
     return [t for t in figure.findobj(text_type) if t not in tick_labels] + drawn
 
 
+# The `from __future__` features earlier blocks turned on: as in a kernel (and in main.py,
+# which holds them at its top), they hold for every block after.
+future_flags = 0
+
+
 def split_display(code, line, source):
     """The block compiled as (statements, last expression or None), as IPython runs a cell.
 
@@ -334,12 +341,21 @@ def split_display(code, line, source):
     compiled apart, in 'eval' mode, unless its line ends with `;`. Both parts keep the line
     numbers of the lesson's Markdown file: the code is padded to start on its own line.
     """
+    global future_flags
     padded = "\n" * (line - 1) + code
     tree = ast.parse(padded, source, "exec")
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+            for alias in statement.names:
+                feature = getattr(__future__, alias.name, None)
+                future_flags |= feature.compiler_flag if feature else 0
     if not tree.body or not isinstance(tree.body[-1], ast.Expr) or silenced(padded, tree.body[-1]):
-        return compile(tree, source, "exec"), None
+        return compile(tree, source, "exec", future_flags, True), None
     last = ast.Expression(tree.body.pop().value)
-    return compile(tree, source, "exec"), compile(last, source, "eval")
+    return (
+        compile(tree, source, "exec", future_flags, True),
+        compile(last, source, "eval", future_flags, True),
+    )
 
 
 def silenced(padded, statement):

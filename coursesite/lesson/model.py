@@ -6,6 +6,7 @@ render stage's job.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -290,8 +291,8 @@ class Lesson:
     def main_py(self) -> str:
         """The lesson's program: every build step, in order, two blank lines apart (PEP 8's
         spacing between top-level definitions, which steps often end or begin with)."""
-        steps = [_as_program(block) for block in self.runs if block.program]
-        return "\n\n\n".join(steps) + "\n"
+        futures, steps = _hoisted_futures([_as_program(b) for b in self.runs if b.program])
+        return "".join(f"{line}\n" for line in futures) + "\n\n\n".join(steps) + "\n"
 
     def full_script(self, include_solutions: bool = True) -> str:
         """Every runnable block in execution order: the whole recorded run as one script.
@@ -311,7 +312,8 @@ class Lesson:
                     f'    print(f"{block.code.raises}: {{error}}")'
                 )
             parts.append(f"# --- {block.label} ---\n{source}")
-        return "\n\n".join(parts) + "\n"
+        futures, parts = _hoisted_futures(parts)
+        return "".join(f"{line}\n" for line in futures) + "\n\n".join(parts) + "\n"
 
     def runnable_blocks(self) -> list[RunnableBlock]:
         """Steps first (exactly main.py), then figures, experiments and solutions in order."""
@@ -348,3 +350,19 @@ def _as_program(block: RunnableBlock) -> str:
         f"try:\n{indented}\nexcept {block.code.raises}:\n"
         f"    pass  # {block.label} raises {block.code.raises} on purpose: the lesson shows it"
     )
+
+
+_FUTURE = re.compile(r"from __future__ import [\w ,()]+")
+
+
+def _hoisted_futures(parts: list[str]) -> tuple[list[str], list[str]]:
+    """The `from __future__` imports of `parts` (blocks of one script), and the parts
+    without them: Python takes them only at a script's top, a kernel in any cell."""
+    futures = [line for part in parts for line in part.splitlines() if _FUTURE.fullmatch(line)]
+    if not futures:
+        return [], parts
+    kept = [
+        "\n".join(line for line in part.splitlines() if not _FUTURE.fullmatch(line)).strip("\n")
+        for part in parts
+    ]
+    return list(dict.fromkeys(futures)), [part for part in kept if part]
