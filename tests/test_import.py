@@ -460,3 +460,41 @@ def test_an_attachment_that_is_not_base64_is_named_at_its_cell(course_folder):
     imported = course_folder.cli("import", "layout.ipynb", "--phase", "02")
     assert imported.returncode == 1
     assert "cell 1: attachment layout.png holds no readable image data" in imported.stderr
+
+
+PLOTTING_NOTEBOOK = """\
+---
+kernelspec:
+  name: python3
+  language: python
+---
+
+# Plotting without stored outputs
+
+A MyST notebook stores no outputs, so the import cannot see which cells draw.
+
+```{code-cell} ipython3
+import matplotlib.pyplot as plt
+```
+
+```{code-cell} ipython3
+fig, axes = plt.subplots()
+axes.plot([1, 2, 3])
+```
+"""
+
+
+def test_cells_that_may_draw_get_a_placeholder_the_build_accepts_and_check_lists(
+    course_folder,
+):
+    course_folder.write(authoring_example())
+    (course_folder.root / "plots.md").write_text(PLOTTING_NOTEBOOK)
+    imported = course_folder.cli("import", "plots.md", "--phase", "01", "--slug", "plots")
+    assert imported.returncode == 0, imported.stderr
+    text = (course_folder.root / "content" / "02-plots.md").read_text()
+    assert text.count(":alt: TODO: what the figure shows") == 2
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr  # step 1 draws nothing: still accepted
+    checked = course_folder.cli("check")
+    assert checked.returncode == 1
+    assert checked.stderr.count("placeholder left to fill in: :alt: TODO") == 2

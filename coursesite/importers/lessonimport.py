@@ -115,10 +115,10 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             )
         if cell.stdout or cell.display:
             stored[f"step-{number}"] = StoredOutput(cell.stdout, cell.display)
-        if cell.drew:
+        if _may_draw(cell, code):
             lesson.notes.append(
-                f"{cell.where}: it draws a figure, which the page shows under step {number}: "
-                "describe it in the step's :alt: option"
+                f"{cell.where}: it {'draws' if cell.drew else 'may draw'} a figure, which the "
+                f"page shows under step {number}: describe it in the step's :alt: option"
             )
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
@@ -255,6 +255,16 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     return converted.code
 
 
+# Code that plots: a MyST notebook stores no outputs to tell whether a cell drew.
+_PLOTTING = re.compile(r"\b(?:plt|pyplot|matplotlib)\b|\.(?:plot|imshow|scatter|hist|bar)\(")
+
+
+def _may_draw(cell: Cell, code: str) -> bool:
+    """Whether the step needs a text alternative: its stored run drew, or its code plots.
+    A placeholder the code does not need is listed by `build.py check`, not refused."""
+    return cell.drew or bool(_PLOTTING.search(code))
+
+
 def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
     """The cell's tags that fold what the page shows. A page never removes a step's code
     or output (readers see every line main.py runs and prints): it folds them."""
@@ -273,7 +283,7 @@ def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
 
 def _step(number: int, title: str, code: str, cell: Cell, raises: str, tags: list[str]) -> str:
     # A figure the code leaves open is captured, and needs its text alternative.
-    options = f":alt: {PLACEHOLDER} what the figure shows\n" if cell.drew else ""
+    options = f":alt: {PLACEHOLDER} what the figure shows\n" if _may_draw(cell, code) else ""
     options += f":raises: {raises}\n" if raises else ""
     options += f":tags: [{', '.join(tags)}]\n" if tags else ""
     return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"
