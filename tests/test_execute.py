@@ -189,6 +189,23 @@ def test_a_future_import_reaches_later_blocks_and_tops_main_py(course_folder):
     assert main_py.count("from __future__") == 1
 
 
+def test_a_logging_handler_made_in_one_step_writes_into_the_step_that_logs(course_folder):
+    """basicConfig keeps the sys.stderr of the block that called it; a later block's
+    message must still show under that later block."""
+    text = authoring_example().replace(
+        "ids = np.arange(11)\n",
+        "import logging\n\nlogging.basicConfig(level=logging.INFO, format='%(message)s')\n"
+        "ids = np.arange(11)\n",
+    )
+    text = text.replace(
+        'print("PASS: count-batches")\n',
+        'logging.info("batched %d records", len(ids))\nprint("PASS: count-batches")\n',
+    )
+    record = run(course_folder, text)
+    assert record.blocks["step-1"].stderr == ""
+    assert record.blocks["step-2"].stderr == "batched 11 records\n"
+
+
 def test_declared_exception_matches_subclasses(course_folder):
     text = with_experiment("raise KeyError('k')", ":raises: LookupError")
     assert run(course_folder, text).blocks["drop-the-remainder"].raised.type == "KeyError"

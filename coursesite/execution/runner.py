@@ -39,6 +39,7 @@ def main(job_path, result_path):
     linecache.cache[source] = (len(text), None, text.splitlines(True), source)
     use_figure_defaults(os.path.join(os.path.dirname(job_path), "figures.matplotlibrc"))
     namespace = become_main_py()
+    sys.stdout, sys.stderr = BLOCK_STDOUT, BLOCK_STDERR
     started = time.perf_counter()
     outputs, failure = [], None
     for block in job["blocks"]:
@@ -128,6 +129,47 @@ class CappedOutput(io.TextIOBase):
         return text
 
 
+class BlockStream(io.TextIOBase):
+    """sys.stdout or sys.stderr for the whole run, writing to the running block's output.
+
+    One object for the whole run, not one per block: a logging handler (logging's, absl's,
+    a library's) keeps the stream that was sys.stderr when it was made, and what it writes
+    in later blocks must still reach the block that is running then.
+    """
+
+    def __init__(self, name):
+        super().__init__()
+        self.name, self.target = name, None
+
+    @contextlib.contextmanager
+    def writing_to(self, output):
+        self.target = output
+        try:
+            yield
+        finally:
+            self.target = None
+
+    @property
+    def buffer(self):
+        return self.target.buffer if self.target else getattr(sys, f"__{self.name}__").buffer
+
+    encoding = "utf-8"
+
+    def writable(self):
+        return True
+
+    def flush(self):
+        getattr(sys, f"__{self.name}__").flush()
+
+    def write(self, text):
+        if self.target is None:  # between blocks: nothing of the lesson's runs there
+            return getattr(sys, f"__{self.name}__").write(text)
+        return self.target.write(text)
+
+
+BLOCK_STDOUT, BLOCK_STDERR = BlockStream("stdout"), BlockStream("stderr")
+
+
 class _BytesSink:
     def __init__(self, text_output):
         self.text_output = text_output
@@ -145,7 +187,7 @@ def run_block(block, namespace, source, limit):
     body, last = split_display(block["code"], block["line"], source)
     raised, failure, bundle = None, None, {}
     started = time.perf_counter()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+    with BLOCK_STDOUT.writing_to(stdout), BLOCK_STDERR.writing_to(stderr):
         try:
             exec(body, namespace)
             if last is not None:
