@@ -177,8 +177,8 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     # %time keeps its meaning: the cell prints its timings, which the lesson marks volatile.
     assert "import time\nstarted, cpu_started = time.perf_counter()" in text
     assert "volatile:" in text and "%time became a timing" in imported.stdout
-    # display(), a notebook builtin, prints the value's repr; its stored output is expected.
-    assert ':::{step} 4. Show sizes\n```python\nprint(*map(repr, (sizes,)), sep="\\n")\n```' in text
+    # A last display(), a notebook builtin, ends the step with the value it shows.
+    assert ":::{step} 4. Show sizes\n```python\nsizes\n```" in text
     assert "IPython" not in text
     # A failing cell keeps its place in the program, declaring what it raises.
     assert ":::{step} 6. A wrong conversion\n:raises: ValueError\n" in text

@@ -76,3 +76,11 @@ def test_any_other_magic_is_a_reported_comment_never_code():
     assert len(cell.notes) == 2 and all("rewrite it in Python" in note for note in cell.notes)
     unknown = cell_code("%%bash\necho hi", "cell 8")
     assert run(unknown.code) == "" and "%%bash" in unknown.notes[0]
+
+
+def test_a_last_display_ends_the_cell_with_its_value_and_others_print():
+    cell = cell_code("from IPython.display import display\ndisplay(x)\ndisplay(f(x))", "cell 9")
+    assert cell.code.splitlines() == ['print(*map(repr, (x,)), sep="\\n")', "f(x)"]
+    assert cell.shows_last
+    indented = cell_code("for i in range(2):\n    display(i)", "cell 10")
+    assert not indented.shows_last and "print(" in indented.code

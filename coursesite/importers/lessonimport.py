@@ -114,7 +114,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
                 + ("; name the exception it raises in :raises:" if not cell.raises else "")
             )
         if cell.stdout or cell.display:
-            stored[f"step-{number}"] = StoredOutput(cell.stdout, cell.display)
+            stored[f"step-{number}"] = _stored(cell)
         if _may_draw(cell, code):
             lesson.notes.append(
                 f"{cell.where}: it {'draws' if cell.drew else 'may draw'} a figure, which the "
@@ -247,8 +247,18 @@ def _closing_heading(text: str) -> tuple[str, str]:
     return (body.rstrip(), match.group(1)) if match else (text, "")
 
 
+def _stored(cell: Cell) -> StoredOutput:
+    """What the cell's stored run showed, as the step shows it: a last display(value),
+    which the step ends with as its bare value, is the step's value, not printed text."""
+    shown = cell.last_display.rstrip("\n") + "\n"
+    if cell.shows_last and cell.last_display and cell.stdout.endswith(shown):
+        return StoredOutput(cell.stdout[: -len(shown)], cell.last_display.rstrip("\n"))
+    return StoredOutput(cell.stdout, cell.display)
+
+
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     converted = cell_code(cell.source, cell.where)
+    cell.shows_last = converted.shows_last
     lesson.installs += converted.installs
     lesson.notes += converted.notes
     lesson.timed = lesson.timed or converted.timed

@@ -5,13 +5,15 @@ A lesson's code is Python that `python main.py` runs, so no magic may stay in it
 and print one line as IPython does; `%time` and `%%time` run the code once and print its
 CPU and wall time. Those lines differ on every run: TIMING_VOLATILE marks them, in the
 lesson and in the notebook's stored output alike. `!pip install` becomes the lesson's
-requirements; display settings (`%matplotlib`, `%xmode`, ...) go; `display()` prints the
-value's repr. Any other magic is dropped, kept as a comment for the author to rewrite.
-Every change is a line of the import report.
+requirements; display settings (`%matplotlib`, `%xmode`, ...) go; a cell's last
+`display(value)` becomes the bare `value`, which the page shows at its richest, and any
+other `display()` prints the value's repr. Any other magic is dropped, kept as a comment
+for the author to rewrite. Every change is a line of the import report.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
@@ -43,6 +45,7 @@ class CellCode:
     installs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timed: bool = False  # it prints timing lines (TIMING_VOLATILE)
+    shows_last: bool = False  # its last display(value) became the bare, displayed value
     modules: set[str] = field(default_factory=set)  # what the timing code imports
 
 
@@ -60,10 +63,32 @@ def cell_code(source: str, where: str) -> CellCode:
             "became a comment; rewrite it in Python"
         )
     else:
-        kept = [converted for line in lines for converted in _line(line, where, cell)]
+        last = _last_display(lines)
+        cell.shows_last = bool(last)
+        kept = [
+            converted
+            for number, line in enumerate(lines)
+            for converted in (
+                [last] if last and number == len(lines) - 1 else _line(line, where, cell)
+            )
+        ]
     imports = [f"import {name}" for name in sorted(cell.modules) if f"import {name}" not in lines]
     cell.code = "\n".join(imports + kept).strip("\n")
     return cell
+
+
+def _last_display(lines: list[str]) -> str:
+    """The value a cell's last line `display(value)` shows, to end the step with: a bare
+    last value shows its richest representation (an image, a table), as in the notebook."""
+    shown = _DISPLAY.match(lines[-1]) if lines else None
+    if not shown or shown.group(1):
+        return ""
+    try:
+        arguments = ast.parse(f"f({shown.group(2)})", mode="eval").body
+    except SyntaxError:
+        return ""
+    single = isinstance(arguments, ast.Call) and len(arguments.args) == 1 and not arguments.keywords
+    return shown.group(2).strip() if single else ""
 
 
 def _line(line: str, where: str, cell: CellCode) -> list[str]:

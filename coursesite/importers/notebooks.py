@@ -31,6 +31,8 @@ class Cell:
     where: str  # "cell 3" or "line 40": where the author finds it in the notebook
     stdout: str = ""
     display: str = ""  # text/plain of the stored execute_result
+    last_display: str = ""  # text/plain of a display() that was the cell's last output
+    shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
     raises: str = ""  # the exception the stored run ended with
     drew: bool = False  # the stored outputs hold an image
     tags: tuple[str, ...] = ()
@@ -163,6 +165,7 @@ def _attachments(attachments: dict) -> tuple[dict[str, bytes], list[str]]:
 
 def _stored_outputs(cell: Cell, outputs: list) -> None:
     for output in outputs:
+        cell.last_display = ""
         kind = output.get("output_type")
         data = output.get("data", {})
         if kind == "stream" and output.get("name") == "stdout":
@@ -173,7 +176,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             cell.drew = True
         elif kind == "display_data" and "text/plain" in data:
             # display(value): the lesson prints the value's repr in its place (lessonimport).
-            cell.stdout += str(data["text/plain"]).rstrip("\n") + "\n"
+            cell.last_display = _text(data["text/plain"], f"an output of {cell.where}")
+            cell.stdout += cell.last_display.rstrip("\n") + "\n"
         elif kind == "error":
             # The name goes into the lesson's `:raises:` line: only a dotted Python name may.
             name = str(output.get("ename", ""))
