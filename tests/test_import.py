@@ -498,3 +498,20 @@ def test_cells_that_may_draw_get_a_placeholder_the_build_accepts_and_check_lists
     checked = course_folder.cli("check")
     assert checked.returncode == 1
     assert checked.stderr.count("placeholder left to fill in: :alt: TODO") == 2
+
+
+def test_the_import_reports_modules_the_build_would_lack(course_folder):
+    course_folder.write(authoring_example())
+    notebook = PLOTTING_NOTEBOOK.replace(
+        "import matplotlib.pyplot as plt\n",
+        "import matplotlib.pyplot as plt\nimport tabulated_frames\nfrom notebook_helpers import f\n",
+    )
+    (course_folder.root / "plots.md").write_text(notebook)
+    (course_folder.root / "notebook_helpers.py").write_text("def f():\n    return 1\n")
+    imported = course_folder.cli("import", "plots.md", "--phase", "01", "--slug", "plots")
+    assert imported.returncode == 0, imported.stderr
+    assert "imports tabulated_frames, which is not installed where you build" in imported.stdout
+    assert "imports notebook_helpers, the notebook's own module: copy notebook_helpers.py" in (
+        imported.stdout
+    )
+    assert "imports matplotlib" not in imported.stdout  # installed: nothing to say

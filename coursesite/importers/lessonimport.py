@@ -49,6 +49,7 @@ class ImportedLesson:
     linked_images: list[tuple[str, str]] = field(default_factory=list)  # (path, cell.where)
     refusals: list[tuple[str, str]] = field(default_factory=list)  # (message, hint) by cell
     timed: bool = False  # a cell prints timings: the lesson marks them volatile
+    code: list[str] = field(default_factory=list)  # every step's code, in order
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
@@ -262,6 +263,7 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     lesson.installs += converted.installs
     lesson.notes += converted.notes
     lesson.timed = lesson.timed or converted.timed
+    lesson.code.append(converted.code)
     return converted.code
 
 
@@ -394,6 +396,7 @@ def import_notebook(request: ImportRequest) -> list[str]:
     notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name)
     _check_images(lesson, folder, course.root, request.notebook)
+    lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
     try:
@@ -429,6 +432,31 @@ def import_notebook(request: ImportRequest) -> list[str]:
                 made_folder.rmdir()
         raise
     return _report(lesson, request, path, written, course.root)
+
+
+def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
+    """What the build would fail on for want of a module, said before any build: a module
+    of the notebook's own that is not beside the lesson yet, or a package not installed."""
+    import importlib.util
+
+    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+
+    notes = []
+    for module in sorted(modules_imported_by(tuple(lesson.code))):
+        if local_module_file(module, folder):
+            continue
+        if local_module_file(module, beside):
+            notes.append(
+                f"the code imports {module}, the notebook's own module: copy {module}.py "
+                f"next to the lesson ({folder.name}/)"
+            )
+        elif importlib.util.find_spec(module) is None:
+            notes.append(
+                f"the code imports {module}, which is not installed where you build: add its "
+                f"package to your requirements (pip install {module}, or its distribution's "
+                "name) before the next build"
+            )
+    return notes
 
 
 def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:
