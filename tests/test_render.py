@@ -44,6 +44,19 @@ def test_printed_html_is_escaped_never_executed(course_folder):
     assert outputs == ["<script>alert(1)</script>\n"]
 
 
+def test_an_experiments_outcome_waits_for_the_reader_to_predict(course_folder):
+    page = lesson_page(render(course_folder, experiment('print("eight survive")')))
+    section = page.select_one("#drop-the-remainder")
+    predict = section.select_one(".predict")
+    reveal = section.select_one("details.reveal")
+    assert reveal is not None and not reveal.has_attr("open")
+    assert predict.find_next("details") is reveal  # the question comes before the answer
+    for shown in (".output", ".expected", ".takeaway"):
+        assert reveal.select_one(shown) is not None, shown
+        assert all(found.find_parent("details") for found in section.select(shown))
+    assert section.select_one(".code-block").find_parent("details") is None
+
+
 def test_raw_html_in_markdown_is_refused_at_its_line(course_folder):
     text = experiment("x = 1", takeaway='<script>bad()</script> and <b onclick="x">bold</b>')
     text = text.replace(":::{pause} What", ":::{pause} What <i>exactly</i>")
