@@ -504,7 +504,9 @@ def test_the_import_reports_modules_the_build_would_lack(course_folder):
     course_folder.write(authoring_example())
     notebook = PLOTTING_NOTEBOOK.replace(
         "import matplotlib.pyplot as plt\n",
-        "import matplotlib.pyplot as plt\nimport tabulated_frames\nfrom notebook_helpers import f\n",
+        "import matplotlib.pyplot as plt\n"
+        "import tabulated_frames\n"
+        "from notebook_helpers import f\n",
     )
     (course_folder.root / "plots.md").write_text(notebook)
     (course_folder.root / "notebook_helpers.py").write_text("def f():\n    return 1\n")

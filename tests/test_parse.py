@@ -220,6 +220,21 @@ def test_check_needs_exactly_one_right_answer(course_folder):
     assert error.line == line_of(text, ":::{check}")
 
 
+def test_a_check_answers_later_paragraphs_are_its_feedback(course_folder):
+    text = authoring_example().replace(
+        "- [ ] The shuffle lost a record.\n",
+        "- [ ] The shuffle lost a record.\n\n  A shuffle reorders; it drops nothing.\n"
+        "  Count the IDs to see it.\n",
+    )
+    lesson = parse_lesson(course_folder.write(text).lessons[0])
+    [check] = [item for stage in lesson.stages for item in stage.items if isinstance(item, Check)]
+    first, second, third = check.choices
+    assert first.markdown == "The shuffle lost a record."
+    assert first.feedback == "A shuffle reorders; it drops nothing.\nCount the IDs to see it."
+    assert (second.feedback, third.feedback) == ("", "")
+    assert second.correct and not first.correct
+
+
 def test_math_that_cannot_render_is_an_error_with_line(course_folder):
     text = authoring_example().replace("$11 - 8 = 3$", "$\\frac{1}{$")
     [error] = parse_errors(course_folder, text)

@@ -6,6 +6,7 @@ layout if its code becomes a notebook cell, and its one registration. Their temp
 from __future__ import annotations
 
 import re
+import textwrap
 import typing
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,8 @@ from coursesite.lesson.model import (
 from coursesite.markup.markdown import MARKDOWN, parse_nodes
 
 if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
+
     from coursesite.outputs.downloads import NotebookBuilder
 
 _STEP_RE = re.compile(r"^(\d+)\.\s+(\S.*)$")
@@ -248,18 +251,29 @@ def build_check(context: BlockContext, raw: RawBlock) -> Check | None:
     return Check(raw.title, context.anchor("check your understanding"), choices, merged)
 
 
+def _choice(lines: list[str], item: SyntaxTreeNode) -> Choice | None:
+    """One '- [x] answer' item; paragraphs after its first are the feedback a learner who
+    picks it reads."""
+    assert item.map is not None and item.children  # block-level nodes carry their lines
+    first = item.children[0]
+    end = first.map[1] if first.map else item.map[1]
+    match = _CHOICE_RE.match("\n".join(lines[item.map[0] : end]).strip().lstrip("-*+").strip())
+    if not match:
+        return None
+    feedback = textwrap.dedent("\n".join(lines[end : item.map[1]])).strip()
+    return Choice(match.group(2).strip(), match.group(1) != " ", feedback)
+
+
 def _choices(prose: Prose, rest: list[Prose | None]) -> list[Choice]:
     """Split a prose part into '- [x] answer' choices and whatever prose follows them."""
     choices: list[Choice] = []
     for node in parse_nodes(prose.markdown):
         if node.type == "bullet_list" and not choices:
             for item in node.children:
-                assert item.map is not None  # block-level nodes carry their lines
-                text = "\n".join(prose.markdown.splitlines()[item.map[0] : item.map[1]])
-                match = _CHOICE_RE.match(text.strip().lstrip("-*+").strip())
-                if not match:
+                choice = _choice(prose.markdown.splitlines(), item)
+                if choice is None:
                     return []
-                choices.append(Choice(match.group(2).strip(), match.group(1) != " "))
+                choices.append(choice)
         else:
             assert node.map is not None  # block-level nodes carry their lines
             lines = prose.markdown.splitlines()[node.map[0] : node.map[1]]

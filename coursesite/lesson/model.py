@@ -128,6 +128,7 @@ class Exercise:
 class Choice:
     markdown: str
     correct: bool
+    feedback: str = ""  # Markdown: why this answer is right or not, for whoever picks it
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,11 @@ def test_quiz_gives_feedback(page, base_url):
     check.get_by_role("button", name="Check my answer").click()
     expect(check.locator(".quiz-feedback")).to_contain_text("Not quite")
     assert not answer.evaluate("d => d.open")
+    # The picked answer's own note says why it is not it; the others' notes stay hidden.
+    why = wrong.locator("xpath=ancestor::li[1]").locator(".choice-feedback")
+    expect(why).to_be_visible()
+    expect(why).to_contain_text("only counts rows")
+    expect(check.locator(".choices .choice-feedback:visible")).to_have_count(1)
     right.check()  # by keyboard-reachable radio, as a screen reader would
     page.keyboard.press("Enter")
     expect(check.locator(".quiz-feedback")).to_contain_text("Correct")

@@ -353,7 +353,12 @@
       form.addEventListener("submit", function (event) {
         event.preventDefault();
         var picked = choices.filter(function (choice) { return choice.checked; })[0];
-        choices.forEach(function (choice) { choice.closest("li").classList.remove("is-right", "is-wrong"); });
+        choices.forEach(function (choice) {
+          var item = choice.closest("li");
+          item.classList.remove("is-right", "is-wrong");
+          var why = item.querySelector(".choice-feedback");
+          if (why) { why.hidden = true; }
+        });
         feedback.classList.remove("is-right", "is-wrong");
         if (!picked) {
           feedback.textContent = "Pick an answer first.";
@@ -362,18 +367,25 @@
         var number = choices.indexOf(picked) + 1;
         var right = picked.hasAttribute("data-correct");
         picked.closest("li").classList.add(right ? "is-right" : "is-wrong");
+        var reason = picked.closest("li").querySelector(".choice-feedback");
+        if (reason) { reason.hidden = false; }
         feedback.classList.add(right ? "is-right" : "is-wrong");
         if (right) {
           feedback.textContent = "Correct: answer " + number + ". The explanation is open below.";
           if (answer) { answer.open = true; }
         } else {
-          feedback.textContent = "Not quite: answer " + number + " is not it. Try another, or open the explanation below.";
+          feedback.textContent = "Not quite: answer " + number + " is not it" + (reason ? ", and the note under it says why" : "") + ". Try another, or open the explanation below.";
         }
       });
       form.addEventListener("change", function () {
         feedback.textContent = "";
         feedback.classList.remove("is-right", "is-wrong");
-        choices.forEach(function (choice) { choice.closest("li").classList.remove("is-right", "is-wrong"); });
+        choices.forEach(function (choice) {
+          var item = choice.closest("li");
+          item.classList.remove("is-right", "is-wrong");
+          var why = item.querySelector(".choice-feedback");
+          if (why) { why.hidden = true; }
+        });
       });
       actions.hidden = false;
     });
