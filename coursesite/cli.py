@@ -233,7 +233,7 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
 
 def import_command(arguments: argparse.Namespace) -> int:
     from coursesite.errors import BuildError, environment_failures_reported
-    from coursesite.importers.lessonimport import ImportRequest, import_notebook
+    from coursesite.importers.importcommand import ImportRequest, import_notebook
 
     request = ImportRequest(arguments.notebook, arguments.manifest, arguments.phase, arguments.slug)
     try:

@@ -391,7 +391,7 @@ def test_an_import_that_fails_while_writing_leaves_no_folder(course_folder, monk
     """The folders an import made for the new phase go too when it cannot finish (here the
     disk fills as the lesson file is written, after its pasted image)."""
     from coursesite import files
-    from coursesite.importers import lessonimport
+    from coursesite.importers import importcommand
 
     course_folder.write(authoring_example())
     counting_notebook(course_folder.root / "counting.ipynb")
@@ -404,11 +404,11 @@ def test_an_import_that_fails_while_writing_leaves_no_folder(course_folder, monk
         real_write(path, content)
 
     monkeypatch.setattr(files, "write_atomically", disk_full_at_the_lesson)
-    request = lessonimport.ImportRequest(
+    request = importcommand.ImportRequest(
         course_folder.root / "counting.ipynb", course_folder.manifest, "02"
     )
     with pytest.raises(OSError):
-        lessonimport.import_notebook(request)
+        importcommand.import_notebook(request)
     assert everything_under(course_folder.root) == before
 
 

@@ -33,7 +33,7 @@ def test_references_outside_the_notebook_become_their_text_with_a_note_each():
     for gone in ("{ref}`jit-compilation`", "{doc}", "{eq}", "{download}", "](key-"):
         assert gone not in settled.split("```")[0], gone
     prose = settled.split("```")[0]
-    assert "jit-compilation, key-concepts, {term}`tracing`," in prose  # a term shows its text
+    assert "jit compilation, key-concepts, {term}`tracing`," in prose  # a term shows its text
     assert "`data.csv`" in prose and "Tracers," in prose
     assert "{py:class}`jax.Array`" in prose  # a role lessons render is kept
     assert "[the home](#plain-label)" in prose and "[JAX](https://docs.jax.dev)" in prose
@@ -48,3 +48,13 @@ def test_code_fences_are_left_as_written():
 def test_text_around_fences_keeps_its_lines():
     text = "```python norun\nx = 1\n```\nAfter {doc}`elsewhere`.\n\n"
     assert settle(text, []) == "```python norun\nx = 1\n```\nAfter elsewhere.\n\n"
+
+
+def test_references_in_a_directive_body_are_settled_too():
+    notes: list[str] = []
+    text = "```{note}\nSee {ref}`prng-design-jep` for the design.\n```"
+    assert settle(text, notes) == "```{note}\nSee prng design jep for the design.\n```"
+    assert notes == [
+        "cell 2: {ref}`prng-design-jep` points at a label outside this notebook: it became "
+        "the text 'prng design jep'"
+    ]

@@ -20,6 +20,15 @@ def test_a_summary_skips_labels_comments_and_badges():
     assert summary_of(understand) == "Random numbers in JAX are explicit."
 
 
+def test_a_summary_skips_a_line_of_links_and_keeps_roles_as_words():
+    understand = ["[Open in Colab](https://colab.example/nb)", "Use {func}`jax.jit` to compile."]
+    assert summary_of(understand) == "Use {func}`jax.jit` to compile."
+    assert plain_text(summary_of(understand)) == "Use jax.jit to compile."
+    assert step_title("{func}`~jax.vmap` also maps over one axis.", "f()") == (
+        "vmap also maps over one axis"
+    )
+
+
 def test_step_titles_come_from_the_prose_leading_in_or_from_the_code():
     assert step_title("Let's first check some cases:", "f(1)") == "Let's first check some cases"
     long = "We now compile the function and time it against the plain Python version."

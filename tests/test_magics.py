@@ -84,3 +84,13 @@ def test_a_last_display_ends_the_cell_with_its_value_and_others_print():
     assert cell.shows_last
     indented = cell_code("for i in range(2):\n    display(i)", "cell 10")
     assert not indented.shows_last and "print(" in indented.code
+
+
+def test_timing_code_keeps_to_the_line_length_a_course_checks():
+    cell = cell_code("%timeit -n10 -r3 f(x)\n%time f(x)", "cell 2")
+    assert max(len(line) for line in cell.code.splitlines()) <= 79
+
+
+def test_a_cell_of_only_shell_commands_leaves_only_comments():
+    cell = cell_code("!ls\n!cat notes.txt", "cell 3")
+    assert all(line.startswith("#") for line in cell.code.splitlines())

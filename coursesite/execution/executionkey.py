@@ -77,7 +77,7 @@ def execution_key(
 
 @functools.cache
 def _runner_digest() -> str:
-    return short_digest(RUNNER.read_bytes())
+    return short_digest(RUNNER.read_bytes() + RUNNER.with_name("lessonoutputs.py").read_bytes())
 
 
 def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:

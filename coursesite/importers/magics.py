@@ -135,8 +135,8 @@ def _timeit(statement: str, options: str, cell: CellCode) -> list[str]:
         f"timer = timeit.Timer({statement}, globals=globals())",
         f"loops = {loops.group(1)}" if loops else "loops = timer.autorange()[0]",
         f"seconds = min(timer.repeat(repeat={repeat}, number=loops)) / loops",
-        f'print(f"{{seconds * 1e6:,.2f}} µs per loop (best of {repeat} runs, {{loops}} '
-        'loops each)")',
+        'print(f"{seconds * 1e6:,.2f} µs per loop "',
+        f'      f"(best of {repeat} runs, {{loops}} loops each)")',
     ]
 
 

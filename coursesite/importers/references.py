@@ -18,6 +18,7 @@ from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, s
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -45,6 +46,8 @@ def settle_references(text: str, labels: NotebookLabels, where: str, notes: list
     inside: str | None = None
     for line in text.split("\n"):
         fence = _FENCE.match(line)
+        if inside is None and fence and _DIRECTIVE.match(line[fence.end() :]):
+            fence = None  # a MyST directive (```{note}): its body is prose like any other
         if inside is None and fence:
             if chunk:
                 settled.append(_settled("\n".join(chunk), labels, where, notes))
@@ -74,10 +77,12 @@ def _role(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[
         anchor = labels.anchors.get(target)
         if anchor is not None:
             return f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
+        shown = text or re.sub(r"[-_]+", " ", target)
         notes.append(
-            f"{where}: {match.group(0)} points at a label outside this notebook: it became its text"
+            f"{where}: {match.group(0)} points at a label outside this notebook: it became "
+            f"the text '{shown}'"
         )
-        return text or target
+        return shown
     if name == "value" or (name in KNOWN_ROLES and name != "doc"):
         return match.group(0)
     shown = text or target

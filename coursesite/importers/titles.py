@@ -18,6 +18,8 @@ from coursesite.markup.markdown import plain_text
 _MACHINERY = re.compile(r"^\s*(?:\([^)\n]+\)=\s*$|%|<!--.*-->\s*$|\+\+\+)")
 # An image, or a badge (an image inside a link): nothing a sentence can be made of.
 _PICTURES = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
+# Links alone (an "Open in Colab" line) say nothing a summary or a title could use.
+_LINKS = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")
 _NOT_PARAGRAPHS = ("#", "```", "~~~", ":::", "|", "-", "*", "$$", ">")
 TITLE_WORDS = 8
 
@@ -28,7 +30,8 @@ def paragraphs(text: str) -> list[str]:
     for block in text.split("\n\n"):
         lines = [line for line in block.splitlines() if not _MACHINERY.match(line)]
         paragraph = " ".join(_PICTURES.sub("", " ".join(lines)).split())
-        if paragraph and not paragraph.startswith(_NOT_PARAGRAPHS):
+        words = _LINKS.sub("", paragraph).strip(" .,;:|·-")
+        if paragraph and words and not paragraph.startswith(_NOT_PARAGRAPHS):
             found.append(paragraph)
     return found
 

@@ -31,7 +31,7 @@ from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
 from coursesite.markup.mathml import latex_to_mathml
-from coursesite.markup.myst import References, plain_roles, resolve_roles
+from coursesite.markup.myst import References, plain_roles, resolve_roles, split_role_text
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -275,9 +275,19 @@ def plain_text(markdown: str) -> str:
     for token in _PARSER.parseInline(markdown)[0].children or []:
         if token.type in ("text", "code_inline", "math_inline"):
             pieces.append(token.content)
+        elif token.type == "myst_role":
+            pieces.append(_role_text(token.content))
         elif token.type in ("softbreak", "hardbreak"):
             pieces.append(" ")
     return " ".join("".join(pieces).split())
+
+
+def _role_text(content: str) -> str:
+    """The words a role shows: {ref}`its text <label>`, {func}`~jax.jit` as jit."""
+    text, target = split_role_text(content)
+    if text:
+        return text
+    return target[1:].rsplit(".", 1)[-1] if target.startswith("~") else target
 
 
 # `[text](lesson:…)` with or without a title, and a reference definition `[ref]: lesson:…`.

@@ -1,0 +1,167 @@
+"""What a lesson's block leaves besides its text, read in the lesson's own process.
+
+The companion of runner.py, loaded by it from this file and, like it, importing nothing
+from the generator: the rich representations of a displayed value (IPython's MIME bundle),
+the matplotlib figures a block left open (as SVG, with the text they drew past their
+edges), and a {figure} block's data as plain JSON values.
+"""
+
+import base64
+import contextlib
+import io
+import json
+import os
+import sys
+
+# The rich representations a notebook shows of a value, by the IPython method giving each.
+REPR_METHODS = {
+    "text/html": "_repr_html_",
+    "text/markdown": "_repr_markdown_",
+    "text/latex": "_repr_latex_",
+    "image/svg+xml": "_repr_svg_",
+    "image/png": "_repr_png_",
+    "image/jpeg": "_repr_jpeg_",
+}
+BINARY_TYPES = ("image/png", "image/jpeg")  # kept as base64 text, as notebooks store them
+RICH_LIMIT_FACTOR = 4  # a representation may be this many times settings.output_limit
+
+
+def rich_representations(value, limit):
+    """The rich part of `value`'s MIME bundle, as IPython's formatters build it (the repr is
+    its text/plain), and a message when one is too large to keep. A representation comes
+    from `_repr_mimebundle_` or the `_repr_*_` methods; one that fails or gives None is left
+    out, as IPython leaves it out."""
+    found = {}
+    with contextlib.suppress(Exception):
+        offered = value._repr_mimebundle_(include=None, exclude=None)
+        found.update(offered[0] if isinstance(offered, tuple) else offered)
+    for mime, name in REPR_METHODS.items():
+        if mime not in found:
+            with contextlib.suppress(Exception):
+                found[mime] = getattr(value, name)()
+    bundle = {}
+    for mime, data in found.items():
+        data = data[0] if isinstance(data, tuple) else data  # (data, metadata)
+        if isinstance(data, bytes) and mime in BINARY_TYPES:
+            data = base64.b64encode(data).decode("ascii")
+        elif isinstance(data, list) and all(isinstance(line, str) for line in data):
+            data = "".join(data)
+        if not isinstance(data, str) or mime == "text/plain" or not data:
+            continue
+        if len(data) > limit:
+            return {}, (
+                f"the value of its last line offers {mime} of {len(data):,} characters, "
+                f"more than the {limit:,} a page keeps"
+            )
+        bundle[mime] = data
+    return bundle, None
+
+
+# Defaults for the figures a lesson draws with matplotlib, read when it imports matplotlib:
+# sized for the page's column, so that at a phone's 375 px its text is 11 CSS px or more.
+FIGURE_DEFAULTS = """\
+backend: Agg
+figure.figsize: 4.5, 3.0
+font.size: 11
+font.family: sans-serif
+svg.fonttype: none
+svg.hashsalt: coursesite-figure
+"""
+# Applied again when a figure is saved, whatever the lesson set: text stays <text>, and
+# ids and bytes depend only on what was drawn.
+SVG_SETTINGS = {"svg.fonttype": "none", "svg.hashsalt": "coursesite-figure"}
+
+
+def use_figure_defaults(path):
+    """Make `path` the matplotlibrc of this process, before any lesson code runs: Agg
+    draws without a display (plt.show() does nothing) and nothing is imported now."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(FIGURE_DEFAULTS)
+    os.environ["MATPLOTLIBRC"] = path
+    os.environ["MPLBACKEND"] = "Agg"
+
+
+def capture_figures():
+    """The SVG of every matplotlib figure the block left open, which are then closed; the
+    text they drew past their edges; and a message when one cannot be saved. Nothing to do
+    when the lesson never imported pyplot: importing it just to ask would cost every lesson
+    a third of a second."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return [], [], None
+    svgs: list[str] = []
+    clipped: list[str] = []
+    for number in pyplot.get_fignums():
+        figure = pyplot.figure(number)
+        buffer = io.StringIO()
+        try:
+            with pyplot.rc_context(SVG_SETTINGS):
+                figure.savefig(buffer, format="svg", metadata={"Date": None})
+                clipped += clipped_texts(figure)
+        except Exception as error:
+            return (
+                svgs,
+                clipped,
+                f"the figure it drew cannot be saved as SVG: {type(error).__name__}: {error}",
+            )
+        finally:
+            pyplot.close(figure)
+        svgs.append(buffer.getvalue())
+    return svgs, clipped, None
+
+
+def clipped_texts(figure):
+    """The words of `figure` (titles, labels, tick labels, legend entries, free text) that
+    its last drawing put past its edges, where a page shows them cut ("batch 1" of
+    "batch 16")."""
+    from matplotlib.text import Text
+
+    # Lay the figure out again at its own dpi: saving as SVG placed its text at 72 dpi.
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    edge = figure.bbox
+    cut = []
+    for text in _drawn_texts(figure, Text):
+        words = text.get_text().strip()
+        if not words or not text.get_visible() or not text.get_in_layout():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.width and (
+            box.x0 < edge.x0 - 1
+            or box.x1 > edge.x1 + 1
+            or box.y0 < edge.y0 - 1
+            or box.y1 > edge.y1 + 1
+        ):
+            cut.append(words)
+    return cut
+
+
+def _drawn_texts(figure, text_type):
+    """The figure's Text artists that its drawing shows: an axis keeps labels for ticks
+    outside its limits too, which are never drawn."""
+    tick_labels: set = set()
+    drawn: list = []
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                tick_labels.update((tick.label1, tick.label2))
+            for tick in axis._update_ticks():  # the ticks within the limits: those drawn
+                drawn += [label for label in (tick.label1, tick.label2) if label.get_visible()]
+    return [t for t in figure.findobj(text_type) if t not in tick_labels] + drawn
+
+
+def plain_figure(figure):
+    """The figure data as plain JSON values, or a message saying why it is not."""
+    if not isinstance(figure, dict):
+        return None, "the figure block did not assign a dictionary to `figure`"
+    try:
+        return json.loads(json.dumps(figure, default=to_plain)), None
+    except (TypeError, ValueError) as error:
+        return None, f"the figure data is not plain data: {error}"
+
+
+def to_plain(value):
+    """JSON fallback for figure data: NumPy scalars and arrays become plain values."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"figure data holds a {type(value).__name__}, which is not plain data")

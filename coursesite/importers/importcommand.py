@@ -1,0 +1,182 @@
+"""`build.py import NOTEBOOK --phase ID`: check the request, convert the notebook
+(lessonimport.convert), settle what the build would otherwise find (images it cannot
+publish, modules it would lack), then write the lesson and list it in lessons.yaml, whole
+or not at all, and say what is left to do."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from coursesite.config.manifest import PHASE_ID
+from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
+from coursesite.importers.lessonimport import ImportedLesson, convert, lesson_slug, notebook_title
+from coursesite.lesson.completeness import PLACEHOLDER
+from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
+
+
+@dataclass
+class ImportRequest:
+    notebook: Path
+    manifest: Path
+    phase: str
+    slug: str | None = None
+
+
+def import_notebook(request: ImportRequest) -> list[str]:
+    """Write the lesson and list it in lessons.yaml; return what to tell the author.
+
+    Raises BuildError/BuildErrors (nothing written) on a notebook or manifest it cannot use.
+    """
+    from coursesite.config.manifest import load_course
+    from coursesite.errors import BuildError
+    from coursesite.files import write_atomically
+    from coursesite.importers.notebooks import read_notebook
+
+    if not re.fullmatch(PHASE_ID, request.phase):
+        raise BuildError(
+            f"'{request.phase}' is not a phase id",
+            hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "06"',
+        )
+    course = load_course(request.manifest)
+    cells = read_notebook(request.notebook)
+    title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
+    slug = request.slug or lesson_slug(title)
+    if any(ref.slug == slug for ref in course.lessons):
+        raise BuildError(
+            f"a lesson with the slug '{slug}' is already listed",
+            request.manifest,
+            hint="choose another with --slug",
+        )
+    phase = next((p for p in course.phases if p.id == request.phase), None)
+    members = [ref for ref in course.lessons if ref.phase.id == request.phase]
+    if members:
+        folder = members[0].source.parent
+    else:
+        phase_slug = _free_slug(lesson_slug(title), {p.slug for p in course.phases})
+        folder = course.root / "content" / f"{request.phase}-{phase_slug}"
+    path = folder / f"{len(members) + 1:02d}-{slug}.md"
+    expected_path = path.with_name(f"{slug}.expected.yaml")
+    for taken in (path, expected_path):
+        if taken.exists():
+            raise BuildError(
+                "a file is already there", taken, hint="move it away, or choose another --slug"
+            )
+    # Named relative to the course: the course must not carry this machine's paths.
+    notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
+    lesson = convert(cells, title, notebook.as_posix(), expected_path.name)
+    _check_images(lesson, folder, course.root, request.notebook)
+    lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
+    source = path.relative_to(course.root).as_posix()
+    new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
+    try:
+        manifest = with_lesson(course.manifest_text, request.phase, slug, source, new_phase)
+    except ManifestLayoutError as problem:
+        raise BuildError(
+            f"cannot add the lesson: {problem}",
+            request.manifest,
+            hint=f"list it by hand: slug: {slug}, source: {source}",
+        ) from None
+    images = {folder / name: content for name, content in lesson.images.items()}
+    for taken in images:
+        if taken.exists():
+            raise BuildError(
+                "a file is already there", taken, hint="move it away, then import again"
+            )
+    written = [path] + ([expected_path] if lesson.expected else []) + list(images)
+    made = [f for f in (folder / "images", folder) if not f.exists()]
+    try:
+        for image, content in images.items():
+            write_atomically(image, content)
+        write_atomically(path, lesson.text)
+        if lesson.expected:
+            write_atomically(expected_path, lesson.expected)
+        write_atomically(request.manifest, manifest)
+        load_course(request.manifest)  # the manifest as the next build will read it
+    except BaseException:  # an interrupt too: an import happens whole or not at all
+        write_atomically(request.manifest, course.manifest_text)
+        for file in written:
+            file.unlink(missing_ok=True)
+        for made_folder in made:
+            with contextlib.suppress(OSError):
+                made_folder.rmdir()
+        raise
+    return _report(lesson, request, path, written, course.root)
+
+
+def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
+    """What the build would fail on for want of a module, said before any build: a module
+    of the notebook's own that is not beside the lesson yet, or a package not installed."""
+    import importlib.util
+
+    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+
+    notes = []
+    for module in sorted(modules_imported_by(tuple(lesson.code))):
+        if local_module_file(module, folder):
+            continue
+        if local_module_file(module, beside):
+            notes.append(
+                f"the code imports {module}, the notebook's own module: copy {module}.py "
+                f"next to the lesson ({folder.name}/)"
+            )
+        elif importlib.util.find_spec(module) is None:
+            notes.append(
+                f"the code imports {module}, which is not installed where you build: add its "
+                f"package to your requirements (pip install {module}, or its distribution's "
+                "name) before the next build"
+            )
+    return notes
+
+
+def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:
+    """BuildErrors, by cell, for each image the lesson could not publish: an attachment
+    that is not a clean image, a linked file that is private, outside or not an image. A
+    linked file not beside the lesson yet is a note: the author may copy it in."""
+    from coursesite.errors import BuildError, BuildErrors
+
+    refusals = list(lesson.refusals)
+    for src, where in lesson.linked_images:
+        try:
+            check_image_file(folder / src, root, src)
+        except MissingAsset:
+            lesson.notes.append(
+                f"{where}: image {src} is not beside the lesson: copy it to "
+                f"{(folder.relative_to(root) / src).as_posix()}"
+            )
+        except RefusedAsset as refused:
+            refusals.append((f"{where}: {refused.message}", refused.hint))
+    if refusals:
+        raise BuildErrors([BuildError(m, notebook, hint=hint) for m, hint in refusals])
+
+
+def _free_slug(slug: str, taken: set[str]) -> str:
+    candidate, number = slug, 2
+    while candidate in taken:
+        candidate, number = f"{slug}-{number}", number + 1
+    return candidate
+
+
+def _report(
+    lesson: ImportedLesson, request: ImportRequest, path: Path, written: list[Path], root: Path
+) -> list[str]:
+    lines = [f"imported {request.notebook} as {path.relative_to(root)}"]
+    if lesson.expected:
+        lines.append(
+            f"  its stored outputs are in {written[1].name}: the next build compares the "
+            "fresh output of every step with them and warns about each difference"
+        )
+    if lesson.images:
+        lines.append(f"  saved {len(lesson.images)} image(s) pasted into the notebook in images/")
+    if lesson.installs:
+        lines.append(f"  the notebook installs: {' '.join(lesson.installs)}")
+        lines.append("    (install them where you build the site before the next build)")
+    lines += [f"  {request.notebook}: {note}" for note in lesson.notes]
+    lines.append(
+        f"  to finish: fill in the {PLACEHOLDER} lines and the empty stages "
+        "(`build.py check` lists them), then run `python build.py`"
+    )
+    return lines
