@@ -187,6 +187,14 @@ class LessonParser(MystScanner):
             elif node.type == "link" and str(node.attrs.get("href", "")).startswith("lesson:"):
                 slug, _, anchor = str(node.attrs["href"])[len("lesson:") :].partition("#")
                 self.links.append(LessonLink(slug, anchor or None, at))
+            elif node.type == "link" and _points_into_the_site(str(node.attrs.get("href", ""))):
+                self.error(
+                    f"the link to '{node.attrs['href']}' points at a file of the site, "
+                    "which the build does not publish there",
+                    at,
+                    "link a lesson with lesson:SLUG (lesson:SLUG#anchor for a place in it), a "
+                    "place on this page with #anchor, or a web page with https://",
+                )
             else:
                 self.scan_myst(node, at)
         self.check_footnotes(nodes, offset)
@@ -374,6 +382,15 @@ class LessonParser(MystScanner):
         item = spec.build(self.context, raw)
         if item is not None:
             stage.items.append(item)
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _points_into_the_site(href: str) -> bool:
+    """A relative or root-relative link: a page or file the site would have to hold, which
+    only `lesson:` links and images reach (the site may be served from any path)."""
+    return bool(href) and not href.startswith(("#", "//")) and not _SCHEME.match(href)
 
 
 def _shown_python(info: str) -> bool:
