@@ -222,17 +222,34 @@ def test_check_needs_exactly_one_right_answer(course_folder):
 
 def test_a_check_answers_later_paragraphs_are_its_feedback(course_folder):
     text = authoring_example().replace(
-        "- [ ] The shuffle lost a record.\n",
-        "- [ ] The shuffle lost a record.\n\n  A shuffle reorders; it drops nothing.\n"
-        "  Count the IDs to see it.\n",
+        "  A shuffle reorders records; it drops none. Count the IDs to see it.\n",
+        "  A shuffle reorders; it drops nothing.\n  Count the IDs to see it.\n",
     )
     lesson = parse_lesson(course_folder.write(text).lessons[0])
-    [check] = [item for stage in lesson.stages for item in stage.items if isinstance(item, Check)]
+    [check] = lesson.items(Check)
     first, second, third = check.choices
     assert first.markdown == "The shuffle lost a record."
     assert first.feedback == "A shuffle reorders; it drops nothing.\nCount the IDs to see it."
-    assert (second.feedback, third.feedback) == ("", "")
-    assert second.correct and not first.correct
+    assert second.correct and second.feedback.startswith("Right: two full batches")
+    assert not first.correct and third.feedback.startswith("Only when the count")
+
+
+def test_an_answer_without_feedback_is_a_warning_at_its_check(course_folder):
+    from coursesite.lesson.completeness import unfinished_parts
+
+    text = authoring_example().replace(
+        "\n  Only when the count leaves a remainder: twelve records make three full batches.\n",
+        "",
+    )
+    lesson = parse_lesson(course_folder.write(text).lessons[0])
+    [warning] = [w for w in unfinished_parts(lesson) if "says nothing" in w.message]
+    assert warning.message.startswith("answer 3 of the check 'Why is the last batch short?'")
+    assert warning.line == line_of(text, ":::{check}")
+    assert not [
+        w
+        for w in unfinished_parts(parse_lesson(course_folder.write(authoring_example()).lessons[0]))
+        if "says nothing" in w.message
+    ]
 
 
 def test_math_that_cannot_render_is_an_error_with_line(course_folder):

@@ -248,7 +248,7 @@ def build_check(context: BlockContext, raw: RawBlock) -> Check | None:
             "explain after the list why the right answer is right",
         )
         return None
-    return Check(raw.title, context.anchor("check your understanding"), choices, merged)
+    return Check(raw.title, context.anchor("check your understanding"), choices, merged, raw.line)
 
 
 def _choice(lines: list[str], item: SyntaxTreeNode) -> Choice | None:

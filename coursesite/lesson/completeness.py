@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from coursesite.errors import BuildError
-from coursesite.lesson.model import Lesson, Prose
+from coursesite.lesson.model import Check, Lesson, Prose
 
 PLACEHOLDER = "TODO:"
 # A placeholder opens a value or a paragraph (`outcomes:\n  - 'TODO: ...'`); a `# TODO:`
@@ -29,6 +29,18 @@ def unfinished_parts(lesson: Lesson) -> list[BuildError]:
         )
         for stage in lesson.stages
         if not any(not isinstance(item, Prose) or item.markdown.strip() for item in stage.items)
+    ]
+    warnings += [
+        BuildError(
+            f"answer {number} of the check '{check.question}' says nothing to whoever picks it",
+            lesson.path,
+            check.line,
+            hint="indent a paragraph under the answer that says why it is right or not "
+            "(see 'Checks' in docs/authoring.md)",
+        )
+        for check in lesson.items(Check)
+        for number, choice in enumerate(check.choices, start=1)
+        if not choice.feedback
     ]
     # str.find, not a loop over every line: this runs for every lesson on every build.
     text = lesson.text

@@ -137,6 +137,7 @@ class Check:
     anchor: str
     choices: list[Choice]
     explanation: Prose
+    line: int = 0  # of its opening line
 
 
 @dataclass(frozen=True)
