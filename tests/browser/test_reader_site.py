@@ -169,6 +169,24 @@ def test_quiz_gives_feedback(page, base_url):
     expect(answer.locator(".correct-answer")).to_be_visible()
 
 
+def test_an_experiment_asks_for_a_prediction_before_it_shows_the_output(page, base_url):
+    page.goto(base_url + LESSON_1)
+    experiment = page.locator("section.experiment").first
+    output = experiment.locator("details.reveal .output").first
+    expect(output).to_be_hidden()
+    box = experiment.locator(".portfolio textarea")
+    box.fill("The same eleven IDs, in another order.")
+    expect(experiment.locator(".portfolio-status")).to_contain_text("Saved in this browser,")
+    page.reload()
+    expect(experiment.locator(".portfolio textarea")).to_have_value(
+        "The same eleven IDs, in another order."
+    )
+    experiment.locator("details.reveal > summary").focus()
+    page.keyboard.press("Enter")  # as a keyboard user opens it
+    expect(output).to_be_visible()
+    expect(experiment.locator(".takeaway")).to_be_visible()
+
+
 def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):
     page.goto(base_url + LESSON_2)
     exercise = page.locator("section.exercise").first
