@@ -158,7 +158,14 @@ def test_the_zip_carries_the_lessons_helper_module_and_its_main_py_runs_unzipped
     unpacked = tmp_path / "unpacked"
     with zipfile.ZipFile(archive_path) as archive:
         assert archive.read("batching.py").decode() == helper
+        requirements = archive.read("requirements.txt").decode()
+        readme = archive.read("README.md").decode()
         archive.extractall(unpacked)
+    import numpy
+
+    assert requirements == f"numpy=={numpy.__version__}\n"
+    assert readme.startswith("# Count what a batch holds\n")
+    assert "python -m pip install -r requirements.txt" in readme
     ran = subprocess.run(
         [sys.executable, "main.py"], cwd=unpacked, capture_output=True, text=True, timeout=120
     )

@@ -177,7 +177,7 @@ class BlockStream(io.TextIOBase):
         getattr(sys, f"__{self.name}__").flush()
 
     def write(self, text):
-        if self.target is None:  # between blocks: nothing of the lesson's runs there
+        if self.target is None:  # outside any block: the process's own stream
             return getattr(sys, f"__{self.name}__").write(text)
         return self.target.write(text)
 

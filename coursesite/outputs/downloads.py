@@ -328,5 +328,12 @@ def lesson_downloads(
         **{f"figures/{anchor}.svg": svg for anchor, svg in svgs.items()},
         **{view.full_size: str(view.svg) for views in captured.values() for view in views},
     }
-    files[f"{lesson.ref.slug}.zip"] = zip_bytes({**(inputs or {}), **texts, **drawings})
+    # The zip unpacks into a folder that says how to run it, and with what.
+    alongside = {
+        "README.md": env.get_template("zip-readme.md").render(context, lesson=lesson),
+        "requirements.txt": "".join(f"{line}\n" for line in context.get("requirements", [])),
+    }
+    files[f"{lesson.ref.slug}.zip"] = zip_bytes(
+        {**(inputs or {}), **texts, **drawings, **alongside}
+    )
     return files

@@ -328,6 +328,8 @@ def render_lesson_files(
         "images": {src: image.name for src, image in images.items()},
     }
     captured = captured_figures(lesson, record, figure_cache)
+    requirements = install_line(lesson_distributions(lesson, item.inputs), record.packages)
+    context["requirements"] = requirements.split()
     downloads = lesson_downloads(env, lesson, record, svgs, captured, context, item.code_files())
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
