@@ -3,6 +3,8 @@ in the page's sans-serif, and the full-size link under each figure opens its dra
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from .conftest import Watcher
 
 LESSON_3 = "recovery/checkpoint-and-resume-a-training-step/index.html"
@@ -49,3 +51,15 @@ def test_full_size_link_opens_the_drawing(browser, base_url):
     # host's /favicon.ico, which is not the site's to serve.
     assert [p for p in watcher.problems if "favicon.ico" not in p and "404" not in p] == []
     assert not any(".svg" in p for p in watcher.problems), watcher.problems
+
+
+def test_a_figures_code_link_opens_the_code_it_names(page, base_url):
+    page.goto(base_url + LESSON_3)
+    code = page.locator("details.figure-code").first
+    expect(code).not_to_have_attribute("open", "")
+    page.locator(".figure-block .figure-links a[href^='#'][href$='-code']").first.click()
+    expect(code).to_have_attribute("open", "")
+    expect(code.locator("pre").first).to_be_visible()
+    page.goto(base_url + LESSON_3 + "#" + code.get_attribute("id"))  # arriving from elsewhere
+    page.reload()
+    expect(page.locator("details.figure-code").first).to_have_attribute("open", "")

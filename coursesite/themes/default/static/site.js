@@ -511,7 +511,23 @@
     });
   }
 
+  // A link to a place inside a collapsed block (a figure's "Code", a solution) opens the
+  // blocks around it, so the reader lands on what the link names.
+  function openLinkTargets() {
+    function openAround() {
+      var id = decodeURIComponent(window.location.hash.slice(1));
+      var target = id && document.getElementById(id);
+      for (var block = target; block; block = block.parentElement) {
+        if (block.tagName === "DETAILS") { block.open = true; }
+      }
+      if (target && target.tagName === "DETAILS") { target.scrollIntoView(); }
+    }
+    window.addEventListener("hashchange", openAround);
+    openAround();
+  }
+
   setupThemeToggle();
+  openLinkTargets();
   addHeadingLinks();
   addCopyButtons();
   setupTabs();
