@@ -23,6 +23,7 @@ from markdown_it.token import Token
 from coursesite.config.yamlmodel import dump_yaml
 from coursesite.execution.expectedoutputs import StoredOutput, dump_expected
 from coursesite.files import short_digest
+from coursesite.importers.formulas import settle_math
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, settle_references
@@ -82,6 +83,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             continue
         if cell.kind == "markdown":
             portable = settle_references(_portable(cell, lesson), labels, cell.where, lesson.notes)
+            portable = settle_math(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)

@@ -1,0 +1,47 @@
+"""An imported notebook's math, kept where a page can show it and shown as source where not.
+
+A notebook renders its formulas with MathJax in the reader's browser; a lesson turns them
+into MathML when it is built (markup/mathml.py), which takes most but not all of what
+MathJax does. A formula the build could not show becomes its LaTeX source, as code (a
+`latex` block for display math), each with a line of the import report, so that the first
+build does not stop on it.
+"""
+
+from __future__ import annotations
+
+from coursesite.markup.markdown import math_to_mathml, parse_nodes
+
+_DISPLAY = {"math_inline": False, "math_inline_double": True, "math_block": True}
+
+
+def settle_math(text: str, where: str, notes: list[str]) -> str:
+    """`text` (a Markdown cell) with each formula MathML cannot carry shown as source."""
+    lines = text.split("\n")
+    inline: list[str] = []
+    for top in reversed(parse_nodes(text)):  # from the end: earlier line numbers hold
+        for node in top.walk():
+            if node.type not in _DISPLAY or _shows(node.content, _DISPLAY[node.type]):
+                continue
+            formula = " ".join(node.content.split())
+            notes.append(
+                f"{where}: the formula {formula[:60]!r} cannot be shown as MathML: it is "
+                "shown as its LaTeX source; rewrite it, or keep it as source"
+            )
+            if node.type == "math_block" and node.map:
+                first, end = node.map
+                lines[first:end] = ["```latex", *node.content.strip("\n").split("\n"), "```"]
+            else:
+                inline.append(node.markup + node.content + node.markup)
+    text = "\n".join(lines)
+    for source in inline:
+        ticks = "``" if "`" in source else "`"
+        text = text.replace(source, f"{ticks}{source}{ticks}", 1)
+    return text
+
+
+def _shows(latex: str, display: bool) -> bool:
+    try:
+        math_to_mathml(latex, display)
+    except Exception:  # latex2mathml raises many kinds; UnsafeMath too
+        return False
+    return True
