@@ -10,7 +10,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import RecordingProgress, authoring_example, build_real_course, line_of
+from conftest import (
+    RecordingProgress,
+    authoring_example,
+    build_lesson,
+    build_real_course,
+    line_of,
+)
 from coursesite.errors import BuildErrors
 from coursesite.execution.executionrecord import mask_volatile
 from coursesite.pipeline import build
@@ -207,6 +213,17 @@ def test_every_lesson_page_links_each_download(site):
             f"{slug}.zip",
         ):
             assert f'href="{name}"' in page, (slug, name)
+
+
+def test_object_addresses_and_temporary_paths_differ_between_runs_by_rule(course_folder):
+    """A function's repr holds its address, a temporary file its random name: both differ
+    in the reader's main.py run, and neither is a difference."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'import tempfile\nprint("Batch sizes:", sizes, len)\nprint(object(), tempfile.mkdtemp())',
+    )
+    record = build_lesson(course_folder, text)
+    assert " at 0x" in record.blocks["step-2"].stdout and "/tmp" in record.blocks["step-2"].stdout
 
 
 def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder):
