@@ -517,3 +517,19 @@ def test_the_import_reports_modules_the_build_would_lack(course_folder):
         imported.stdout
     )
     assert "imports matplotlib" not in imported.stdout  # installed: nothing to say
+
+
+def test_a_figures_caption_from_the_cells_metadata_is_its_alt_text(course_folder):
+    course_folder.write(authoring_example())
+    notebook = PLOTTING_NOTEBOOK.replace(
+        "```{code-cell} ipython3\nfig, axes",
+        "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: |\n"
+        "      A line rising from 1 to 3.\n    name: rising-line\n---\nfig, axes",
+    )
+    (course_folder.root / "plots.md").write_text(notebook)
+    imported = course_folder.cli("import", "plots.md", "--phase", "01", "--slug", "plots")
+    assert imported.returncode == 0, imported.stderr
+    text = (course_folder.root / "content" / "02-plots.md").read_text()
+    assert ":alt: A line rising from 1 to 3.\n```python\nfig, axes" in text
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

@@ -115,7 +115,7 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             )
         if cell.stdout or cell.display:
             stored[f"step-{number}"] = _stored(cell)
-        if _may_draw(cell, code):
+        if _may_draw(cell, code) and not cell.alt:
             lesson.notes.append(
                 f"{cell.where}: it {'draws' if cell.drew else 'may draw'} a figure, which the "
                 f"page shows under step {number}: describe it in the step's :alt: option"
@@ -280,7 +280,7 @@ _PLOTTING = re.compile(r"\b(?:plt|pyplot|matplotlib)\b|\.(?:plot|imshow|scatter|
 def _may_draw(cell: Cell, code: str) -> bool:
     """Whether the step needs a text alternative: its stored run drew, or its code plots.
     A placeholder the code does not need is listed by `build.py check`, not refused."""
-    return cell.drew or bool(_PLOTTING.search(code))
+    return cell.drew or bool(cell.alt) or bool(_PLOTTING.search(code))
 
 
 def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
@@ -301,7 +301,8 @@ def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
 
 def _step(number: int, title: str, code: str, cell: Cell, raises: str, tags: list[str]) -> str:
     # A figure the code leaves open is captured, and needs its text alternative.
-    options = f":alt: {PLACEHOLDER} what the figure shows\n" if _may_draw(cell, code) else ""
+    alt = cell.alt or f"{PLACEHOLDER} what the figure shows"
+    options = f":alt: {alt}\n" if _may_draw(cell, code) else ""
     options += f":raises: {raises}\n" if raises else ""
     options += f":tags: [{', '.join(tags)}]\n" if tags else ""
     return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"

@@ -36,6 +36,7 @@ class Cell:
     raises: str = ""  # the exception the stored run ended with
     drew: bool = False  # the stored outputs hold an image
     tags: tuple[str, ...] = ()
+    alt: str = ""  # the text alternative its metadata gives what it draws (figure_alt)
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
     unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
 
@@ -119,7 +120,8 @@ def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
         cell = _mapping(cell, where)
         if cell.get("cell_type") not in ("markdown", "code"):
             continue  # raw cells hold no lesson content (nbconvert templates and the like)
-        tags = _mapping(cell.get("metadata", {}), f"{where}'s metadata").get("tags", [])
+        metadata = _mapping(cell.get("metadata", {}), f"{where}'s metadata")
+        tags = metadata.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
             raise _Malformed(f"{where}'s tags are not a list of words")
         imported = Cell(
@@ -127,6 +129,7 @@ def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
             _text(cell.get("source", ""), f"{where}'s source"),
             where,
             tags=tuple(tags),
+            alt=figure_alt(metadata),
         )
         if cell["cell_type"] == "code":
             outputs = cell.get("outputs", [])
@@ -271,12 +274,14 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
     header are read for tags."""
     body = content.splitlines()
     tags: tuple[str, ...] = ()
+    alt = ""
     if body and body[0].strip() == "---":
         closing = next((i for i, row in enumerate(body[1:], 1) if row.strip() == "---"), None)
         if closing is None:
             raise BuildError("code cell options opened with '---' are never closed", path, line)
         options = _yaml_mapping("\n".join(body[1:closing]), path, line + 2, "code cell options")
         tags, body = _tags(options.get("tags"), path, line), body[closing + 1 :]
+        alt = figure_alt(options)
     else:
         at = line + 1
         while body and body[0].startswith(":") and ":" in body[0][1:]:
@@ -284,7 +289,20 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
             if key.strip() == "tags":
                 tags = _tags(_yaml(value, path, at), path, at)
             body, at = body[1:], at + 1
-    return Cell("code", "\n".join(body), f"line {line}", tags=tags)
+    return Cell("code", "\n".join(body), f"line {line}", tags=tags, alt=alt)
+
+
+def figure_alt(options: dict) -> str:
+    """The text alternative MyST-NB's cell options give the figure a cell draws: the
+    image's `alt`, else the figure's `caption` (`mystnb: {image: {alt}, figure: {caption}}`,
+    or the older top-level `image:`/`figure:`)."""
+    mystnb = options.get("mystnb")
+    for where in (mystnb if isinstance(mystnb, dict) else {}, options):
+        for key, field_name in (("image", "alt"), ("figure", "caption")):
+            entry = where.get(key)
+            if isinstance(entry, dict) and isinstance(entry.get(field_name), str):
+                return " ".join(entry[field_name].split())
+    return ""
 
 
 def _yaml(text: str, path: Path, line: int) -> object:
