@@ -143,6 +143,17 @@ def test_an_ipython_image_shows_as_the_same_published_image(built):
     assert ipython["src"] == page.select_one("#step-4 .output-display img")["src"]
 
 
+def test_lesson_md_and_the_zip_show_a_displayed_image(built):
+    import zipfile
+
+    _, page_path, page = built
+    src = page.select_one("#step-4 .output-display img")["src"]
+    markdown = (page_path.parent / "lesson.md").read_text(encoding="utf-8")
+    assert f"![{PNG_ALT}]({src})" in markdown
+    with zipfile.ZipFile(page_path.parent / "count-batches.zip") as archive:
+        assert archive.read(src) == (page_path.parent / src).read_bytes()
+
+
 def test_latex_is_mathml_and_markdown_has_no_raw_html(built):
     _, _, page = built
     step = page.select_one("#step-5")

@@ -279,8 +279,9 @@ def lesson_downloads(
     matplotlib figures each block left open (pagefigures.captured_figures), which lesson.md
     shows from the files the page links to and the zip holds, and the notebooks as outputs.
     `context` carries what the Markdown templates need: resolve_link, live_values, figures.
-    `inputs` are the files the code reads beside it (local modules, data files), by the
-    name the lesson's run gave them: the zip holds them, so that its main.py runs as built.
+    `inputs` are the files that travel with the lesson in its zip: those its code reads
+    (local modules, data files, by the name its run gave them, so that the zip's main.py
+    runs as built) and the images its values displayed, which lesson.md shows.
     """
     context = {**context, "captured": captured}
     md = env.get_template("markdown.md").make_module(context)

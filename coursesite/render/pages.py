@@ -330,7 +330,12 @@ def render_lesson_files(
     captured = captured_figures(lesson, record, figure_cache)
     requirements = install_line(lesson_distributions(lesson, item.inputs), record.packages)
     context["requirements"] = requirements.split()
-    downloads = lesson_downloads(env, lesson, record, svgs, captured, context, item.code_files())
+    context["displayed"] = displayed = page_displays(lesson, record)
+    # Displayed images: beside lesson.md (the page job writes the same files) and in the zip.
+    shown_files = {name: data for view in displayed.values() for name, data in view.files.items()}
+    downloads = lesson_downloads(
+        env, lesson, record, svgs, captured, context, {**item.code_files(), **shown_files}
+    )
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
 
