@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from .conftest import LESSON_1, LESSON_2
@@ -19,6 +20,19 @@ def test_header_box_opens_the_search_page_with_the_query_and_runs_it(page, base_
     expect(page.locator("#search-input")).to_have_value("snapshot")
     result = page.locator(f".search-result-title a[href$='{LESSON_2}']")
     expect(result).to_have_count(1)
+
+
+@pytest.mark.parametrize("query", ["xyzzyqq", "checkpont"])
+def test_a_word_the_lessons_never_use_finds_nothing(page, base_url, query):
+    """Pagefind answers an unknown word with its longest indexed prefix ("x", "check")."""
+    page.goto(base_url + f"search/index.html?q={query}")
+    expect(page.locator("#search-status")).to_have_text(f"No lesson matches “{query}”.")
+    expect(page.locator(".search-result")).to_have_count(0)
+
+
+def test_a_stemmed_form_still_finds_its_word(page, base_url):
+    page.goto(base_url + "search/index.html?q=batching")
+    expect(page.locator(".search-result-title a").first).to_be_visible()
 
 
 def test_header_box_works_without_javascript(browser, base_url):

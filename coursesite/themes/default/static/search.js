@@ -88,6 +88,33 @@
       : "No lesson matches “" + query + "”.";
   }
 
+  // Pagefind answers a word it has not indexed with the longest prefix it has ("xyzzyqq"
+  // finds every lone "x", "checkpont" finds "check"): a result is kept only when a word it
+  // marks shares most of its beginning with a word of the query. Stemming stays: "batching"
+  // still finds "batches". Only the best CHECKED results are loaded to be checked.
+  var CHECKED = 50;
+  function sharedStart(a, b) {
+    var n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) { n++; }
+    return n;
+  }
+  function markedWords(data) {
+    var excerpts = [data.excerpt || ""].concat((data.sub_results || []).map(function (sub) { return sub.excerpt || ""; }));
+    var words = [];
+    excerpts.forEach(function (excerpt) {
+      excerpt.replace(/<mark>([^<]*)<\/mark>/g, function (_, word) { words.push(word.toLowerCase()); return ""; });
+    });
+    return words;
+  }
+  function matchesAWord(data, query) {
+    var terms = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(function (term) { return term.length >= 3; });
+    if (!terms.length) { return true; }
+    var marked = markedWords(data);
+    return terms.some(function (term) {
+      return marked.some(function (word) { return sharedStart(word, term) >= Math.ceil(0.6 * term.length); });
+    });
+  }
+
   var latest = 0;
   function run(query) {
     var id = ++latest;
@@ -102,9 +129,10 @@
       return module.search(query);
     }).then(function (search) {
       if (id !== latest) { return null; }
-      return Promise.all(search.results.slice(0, 10).map(function (result) { return result.data(); }))
+      return Promise.all(search.results.slice(0, CHECKED).map(function (result) { return result.data(); }))
         .then(function (results) {
-          if (id === latest) { show(results, search.results.length, query); }
+          var found = results.filter(function (data) { return matchesAWord(data, query); });
+          if (id === latest) { show(found.slice(0, 10), found.length, query); }
         });
     }).catch(function (error) {
       if (id === latest) { status.textContent = "Search could not load its index (" + error.message + ")."; }
