@@ -78,12 +78,36 @@ def _hint(failure: dict, job: FailedJob) -> str:
             if exception
             else "the reference solution must run without error: fix it"
         )
+    if library := _library_hint(message):
+        return library
     if exception:
         return (
             f"fix the code; if raising {exception} is what this block shows, declare it: "
             f"':raises: {exception}' on the line after the block's opening line"
         )
     return "fix the code"
+
+
+def _library_hint(message: str) -> str:
+    """For what the environment, not the code, lacks: a package that is not installed, or
+    a name an installed package no longer (or not yet) has, as code written for another of
+    its versions meets (an imported tutorial, often)."""
+    if missing := re.match(
+        r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'", message
+    ):
+        module = missing.group(1).split(".")[0]
+        return (
+            f"{module} is not installed where the site is built: install its package there "
+            f"(pip install {module}, or its distribution's name) and build again"
+        )
+    if absent := re.match(r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", message):
+        module, name = absent.groups()
+        return (
+            f"the installed {module.split('.')[0]} has no {module}.{name}: the code was written "
+            "for another version of it; write it for the version installed (the page's setup "
+            "help lists it), or install the version the code needs"
+        )
+    return ""
 
 
 def _live_value_hint(message: str, names: list[str]) -> str:
