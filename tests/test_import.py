@@ -56,6 +56,11 @@ print(bump(), bump(), bump())
 jax.debug.breakpoint()
 ```
 
+```{code-cell} ipython3
+:tags: [hide-cell]
+print("folded whole")
+```
+
 +++ {"tags": ["remove-cell"]}
 
 This paragraph is for the documentation build only.
@@ -246,7 +251,7 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert (
         ":::{step} 1. JAX traces functions once, so a side effect…\n```python\ncounter = 0" in text
     )
-    assert ":::{step} 3." in text and "Step 3" not in text
+    assert ":::{step} 3." in text and "Step 3" not in text  # the folded cell
     # Tags keep their meaning: hide-output folds the output, remove-cell leaves the cell
     # out (so the introduction stays in Understand), skip-execution shows code never run.
     assert (
@@ -255,9 +260,10 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert "xmode" not in text and "documentation build only" not in text
     assert "```python norun\njax.debug.breakpoint()\n```" in text
     assert "tagged remove-cell" in imported.stdout and "tagged skip-execution" in imported.stdout
+    assert ':tags: [hide-input, hide-output]\n```python\nprint("folded whole")' in text
     assert "expected_outputs" not in text  # a MyST notebook stores no outputs
     # A cell tagged as failing stays a step, declared to raise an exception.
-    assert ":::{step} 3. Counting past the end\n:raises: Exception\n" in text
+    assert ":::{step} 4. Counting past the end\n:raises: Exception\n" in text
     assert "name the exception it raises" in imported.stdout
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr

@@ -40,6 +40,15 @@ def test_step_titles_come_from_the_prose_leading_in_or_from_the_code():
     assert step_title("(label)=", "pass") == "Run the code"
 
 
+def test_a_title_cut_short_keeps_its_code_and_math_whole():
+    prose = (
+        "Consider a function $f: \\mathbb{C} \\to \\mathbb{C}$ that `jax.grad` differentiates well."
+    )
+    assert step_title(prose, "f()") == (
+        "Consider a function $f: \\mathbb{C} \\to \\mathbb{C}$ that `jax.grad` differentiates well"
+    )
+
+
 def test_plain_text_keeps_the_words_of_inline_markdown():
     assert plain_text("Advanced `Dataset` usage") == "Advanced Dataset usage"
     assert plain_text("A **bold** [link](https://example.com) & more") == "A bold link & more"

@@ -290,6 +290,8 @@ def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
     for tag in cell.tags:
         if tag in ("hide-input", "hide-output"):
             folded.add(tag)
+        elif tag == "hide-cell":  # MyST-NB: the code and its output, under one toggle
+            folded.update(("hide-input", "hide-output"))
         elif tag in ("remove-input", "remove-output"):
             folded.add(tag.replace("remove", "hide"))
             lesson.notes.append(

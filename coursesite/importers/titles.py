@@ -53,11 +53,17 @@ def step_title(prose_before: str, code: str) -> str:
     """A title for a step with no heading of its own."""
     leading = paragraphs(prose_before)
     if leading:
-        words = plain_text(first_sentence(leading[-1])).rstrip(".:;!?").split()
+        words = _words(plain_text(first_sentence(leading[-1]), keep_code=True).rstrip(".:;!?"))
         if words:
             shown = " ".join(words[:TITLE_WORDS])
             return shown + ("…" if len(words) > TITLE_WORDS else "")
     return _what_code_does(code)
+
+
+def _words(markdown: str) -> list[str]:
+    """Words, a code span or formula counting as one: a title cut after some of them
+    never cuts one in half."""
+    return re.findall(r"`[^`]*`|\$[^$]*\$|\S+", markdown)
 
 
 def _what_code_does(code: str) -> str:

@@ -268,12 +268,15 @@ def parse_nodes(text: str) -> list[SyntaxTreeNode]:
     return SyntaxTreeNode(_PARSER.parse(text)).children
 
 
-def plain_text(markdown: str) -> str:
+def plain_text(markdown: str, keep_code: bool = False) -> str:
     """One line of inline Markdown (a title, a summary) as the text it shows, for where no
-    markup may go: a page's <title>, a sidebar, a link preview. Code keeps its text."""
+    markup may go: a page's <title>, a sidebar, a link preview. Code keeps its text; with
+    `keep_code`, code and math keep their markup too (`x`, $x$), for inline Markdown."""
     pieces = []
     for token in _PARSER.parseInline(markdown)[0].children or []:
-        if token.type in ("text", "code_inline", "math_inline"):
+        if keep_code and token.type in ("code_inline", "math_inline"):
+            pieces.append(f"{token.markup}{token.content}{token.markup}")
+        elif token.type in ("text", "code_inline", "math_inline"):
             pieces.append(token.content)
         elif token.type == "myst_role":
             pieces.append(_role_text(token.content))
