@@ -44,3 +44,17 @@ def test_code_that_scrolls_sideways_takes_keyboard_focus(browser, base_url):
     )
     context.close()
     assert overflowing and set(overflowing) == {"0"}
+
+
+def test_a_block_that_scrolls_sideways_shows_it_at_the_cut_edge(browser, base_url):
+    context = browser.new_context(viewport={"width": 375, "height": 900})
+    page = context.new_page()
+    page.goto(base_url + LESSON_2)
+    wide = page.locator("pre.scrolls").first
+    assert "scrolls-right" in wide.get_attribute("class")
+    assert wide.evaluate("pre => getComputedStyle(pre).maskImage") != "none"
+    wide.evaluate("pre => { pre.scrollLeft = pre.scrollWidth; }")
+    page.wait_for_timeout(100)
+    classes = wide.get_attribute("class").split()
+    context.close()
+    assert "scrolls-left" in classes and "scrolls-right" not in classes

@@ -477,9 +477,17 @@
   // Code, output, tables and display formulas that scroll sideways take keyboard focus, so
   // that they can be scrolled without a mouse. Checked again when a collapsed block opens
   // and when the page resizes.
+  // A block wider than its column also says so: its cut edge fades (style.css, .scrolls)
+  // until it is scrolled to that end.
   function focusWideBlocks() {
+    function edges(block) {
+      var left = block.scrollLeft > 1;
+      var right = block.scrollLeft + block.clientWidth < block.scrollWidth - 1;
+      block.classList.toggle("scrolls-left", left);
+      block.classList.toggle("scrolls-right", right);
+    }
     function mark() {
-      var wide = document.querySelectorAll("pre, table, math[display='block']");
+      var wide = document.querySelectorAll("pre, table, math[display='block'], .output-html");
       Array.prototype.forEach.call(wide, function (block) {
         var scrolls = block.scrollWidth > block.clientWidth + 1;
         if (scrolls && !block.hasAttribute("tabindex")) {
@@ -489,6 +497,12 @@
           block.removeAttribute("tabindex");
           block.removeAttribute("data-scroll-focus");
         }
+        block.classList.toggle("scrolls", scrolls);
+        if (scrolls && !block.hasAttribute("data-scroll-edges")) {
+          block.setAttribute("data-scroll-edges", "");
+          block.addEventListener("scroll", function () { edges(block); }, { passive: true });
+        }
+        edges(block);
       });
     }
     document.addEventListener("toggle", mark, true);
