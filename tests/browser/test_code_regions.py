@@ -58,3 +58,13 @@ def test_a_block_that_scrolls_sideways_shows_it_at_the_cut_edge(browser, base_ur
     classes = wide.get_attribute("class").split()
     context.close()
     assert "scrolls-left" in classes and "scrolls-right" not in classes
+
+
+def test_before_you_start_gives_its_values_the_whole_width_on_a_phone(browser, base_url):
+    context = browser.new_context(viewport={"width": 375, "height": 900})
+    page = context.new_page()
+    page.goto(base_url + LESSON_2)
+    box = page.locator(".before-you-start").bounding_box()
+    downloads = page.locator(".before-you-start dd details").first.bounding_box()
+    context.close()
+    assert downloads["width"] > 0.85 * (box["width"] - 40), (downloads, box)
