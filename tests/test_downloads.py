@@ -258,3 +258,16 @@ def test_an_unseeded_random_number_is_named_at_its_step(course_folder):
     [error] = caught.value.errors
     assert ", first in the output of step 2, its line 2: 'sample " in error.message
     assert "np.random.default_rng(0)" in error.hint
+
+
+def test_lesson_md_names_only_the_packages_the_lesson_used(site):
+    lines = {
+        slug: next(
+            line
+            for line in (lesson_dir(site, slug) / "lesson.md").read_text().splitlines()
+            if line.startswith("Recorded run:")
+        )
+        for slug in LESSONS
+    }
+    for slug, line in lines.items():
+        assert ("JAX not used" in line) != (" · jax " in line), (slug, line)

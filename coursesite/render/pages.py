@@ -328,8 +328,9 @@ def render_lesson_files(
         "images": {src: image.name for src, image in images.items()},
     }
     captured = captured_figures(lesson, record, figure_cache)
-    requirements = install_line(lesson_distributions(lesson, item.inputs), record.packages)
-    context["requirements"] = requirements.split()
+    distributions = lesson_distributions(lesson, item.inputs)
+    context["requirements"] = install_line(distributions, record.packages).split()
+    context["imported"] = packages_used(record.packages, distributions, record.devices)
     context["displayed"] = displayed = page_displays(lesson, record)
     # Displayed images: beside lesson.md (the page job writes the same files) and in the zip.
     shown_files = {name: data for view in displayed.values() for name, data in view.files.items()}
