@@ -213,6 +213,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert built.stderr.count("differs from the output stored in counting.ipynb") == 1
     where = line_of(text, "import time")
     assert f"01-counting-batches.md:{where}: output of step-3 differs" in built.stderr
+    assert "stored in counting.ipynb (cell 6)" in built.stderr  # where the author looks
     assert "-[4, 4, 2]" in built.stderr and "+[4, 4, 3]" in built.stderr
     # check fails until the author fills in what a notebook cannot say.
     checked = course_folder.cli("check")

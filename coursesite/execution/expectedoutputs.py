@@ -24,6 +24,7 @@ from coursesite.lesson.model import Lesson
 class StoredOutput(msgspec.Struct, forbid_unknown_fields=True):
     stdout: str = ""
     display: str = ""
+    cell: str = ""  # where the notebook holds it ("cell 5", "line 40"); older files lack it
 
 
 class ExpectedOutputs(msgspec.Struct, forbid_unknown_fields=True):
@@ -74,7 +75,8 @@ def output_drift(lesson: Lesson, record: ExecutionRecord, data: bytes) -> list[B
         if difference:
             warnings.append(
                 BuildError(
-                    f"output of {block_id} differs from the output stored in {expected.source}",
+                    f"output of {block_id} differs from the output stored in {expected.source}"
+                    + (f" ({stored.cell})" if stored.cell else ""),
                     lesson.path,
                     lines[block_id],
                     hint=f"if the new output is right, remove '{block_id}' from {name}",

@@ -259,8 +259,8 @@ def _stored(cell: Cell) -> StoredOutput:
     which the step ends with as its bare value, is the step's value, not printed text."""
     shown = cell.last_display.rstrip("\n") + "\n"
     if cell.shows_last and cell.last_display and cell.stdout.endswith(shown):
-        return StoredOutput(cell.stdout[: -len(shown)], cell.last_display.rstrip("\n"))
-    return StoredOutput(cell.stdout, cell.display)
+        return StoredOutput(cell.stdout[: -len(shown)], cell.last_display.rstrip("\n"), cell.where)
+    return StoredOutput(cell.stdout, cell.display, cell.where)
 
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
