@@ -95,7 +95,10 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
         new_markdown_cell(
             "# Counting batches\n\nEleven records do not divide by four. We check it.\n\n## Setup"
         ),
-        new_code_cell("!pip install numpy\n%matplotlib inline\nimport numpy as np"),
+        new_code_cell(
+            "!pip install numpy\n%matplotlib inline\nimport numpy as np",
+            outputs=[new_output("stream", name="stdout", text="pip: command not found\n")],
+        ),
         new_markdown_cell(
             "## Make the records\n\nEleven IDs, `0` to `10`.<br>One per record.\n\n"
             '<div align="center">centred</div>\n\n'
@@ -157,6 +160,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
     assert imported.returncode == 0, imported.stderr
     assert "the notebook installs: numpy" in imported.stdout
+    assert "cell 2: its stored output is partly a shell command's" in imported.stdout
     assert "raises ValueError; step 6 declares it (:raises:)" in imported.stdout
     lesson = course_folder.root / "content" / "02-counting-batches" / "01-counting-batches.md"
     text = lesson.read_text()

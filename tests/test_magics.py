@@ -94,3 +94,8 @@ def test_timing_code_keeps_to_the_line_length_a_course_checks():
 def test_a_cell_of_only_shell_commands_leaves_only_comments():
     cell = cell_code("!ls\n!cat notes.txt", "cell 3")
     assert all(line.startswith("#") for line in cell.code.splitlines())
+
+
+def test_a_cell_that_ran_shell_commands_says_so():
+    assert cell_code("!pip install grain\nimport grain", "cell 1").shell
+    assert not cell_code("x = 1  # not !shell", "cell 2").shell

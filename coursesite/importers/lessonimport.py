@@ -113,7 +113,12 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
                 "and main.py goes on past it"
                 + ("; name the exception it raises in :raises:" if not cell.raises else "")
             )
-        if cell.stdout or cell.display:
+        if (cell.stdout or cell.display) and cell.shell:
+            lesson.notes.append(
+                f"{cell.where}: its stored output is partly a shell command's, which the step "
+                "no longer runs: it is not compared"
+            )
+        elif cell.stdout or cell.display:
             stored[f"step-{number}"] = _stored(cell)
         if _may_draw(cell, code) and not cell.alt:
             lesson.notes.append(
@@ -265,7 +270,7 @@ def _stored(cell: Cell) -> StoredOutput:
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
     converted = cell_code(cell.source, cell.where)
-    cell.shows_last = converted.shows_last
+    cell.shows_last, cell.shell = converted.shows_last, converted.shell
     lesson.installs += converted.installs
     lesson.notes += converted.notes
     lesson.timed = lesson.timed or converted.timed

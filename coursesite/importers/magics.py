@@ -46,6 +46,7 @@ class CellCode:
     notes: list[str] = field(default_factory=list)
     timed: bool = False  # it prints timing lines (TIMING_VOLATILE)
     shows_last: bool = False  # its last display(value) became the bare, displayed value
+    shell: bool = False  # it ran shell commands (`!pip`, `!ls`), whose output is no lesson's
     modules: set[str] = field(default_factory=set)  # what the timing code imports
 
 
@@ -92,6 +93,7 @@ def _last_display(lines: list[str]) -> str:
 
 
 def _line(line: str, where: str, cell: CellCode) -> list[str]:
+    cell.shell = cell.shell or line.lstrip().startswith("!")
     if install := _INSTALL.match(line):
         cell.installs += [word for word in install.group(1).split() if not word.startswith("-")]
         return []

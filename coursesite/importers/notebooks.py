@@ -33,6 +33,7 @@ class Cell:
     display: str = ""  # text/plain of the stored execute_result
     last_display: str = ""  # text/plain of a display() that was the cell's last output
     shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
+    shell: bool = False  # it ran shell commands: its stored output is not the lesson's
     raises: str = ""  # the exception the stored run ended with
     drew: bool = False  # the stored outputs hold an image
     tags: tuple[str, ...] = ()
