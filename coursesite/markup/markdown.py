@@ -31,7 +31,13 @@ from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
 from coursesite.markup.mathml import latex_to_mathml
-from coursesite.markup.myst import References, plain_roles, resolve_roles, split_role_text
+from coursesite.markup.myst import (
+    References,
+    api_name,
+    plain_roles,
+    resolve_roles,
+    split_role_text,
+)
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -288,9 +294,7 @@ def plain_text(markdown: str, keep_code: bool = False) -> str:
 def _role_text(content: str) -> str:
     """The words a role shows: {ref}`its text <label>`, {func}`~jax.jit` as jit."""
     text, target = split_role_text(content)
-    if text:
-        return text
-    return target[1:].rsplit(".", 1)[-1] if target.startswith("~") else target
+    return text or api_name(target)[0]
 
 
 # `[text](lesson:…)` with or without a title, and a reference definition `[ref]: lesson:…`.

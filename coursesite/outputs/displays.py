@@ -89,6 +89,11 @@ def chosen_view(output: BlockOutput, context: DisplayContext) -> DisplayView | N
     return None
 
 
+def display_files(views: dict[str, DisplayView]) -> dict[str, bytes]:
+    """The files the views publish beside the page (its displayed rasters), by path."""
+    return {name: data for view in views.values() for name, data in view.files.items()}
+
+
 def notebook_bundle(output: BlockOutput) -> dict[str, str]:
     """The block's value as a notebook download carries it: its whole MIME bundle, its
     HTML through the same allowlist as the page's (a notebook viewer may trust it)."""

@@ -31,7 +31,7 @@ from coursesite.lesson.links import link_resolver, relative_url
 from coursesite.lesson.model import Figure, Lesson, Prose
 from coursesite.markup.markdown import plain_text
 from coursesite.markup.myst import References
-from coursesite.outputs.displays import page_displays
+from coursesite.outputs.displays import display_files, page_displays
 from coursesite.outputs.downloads import download_list, lesson_downloads
 from coursesite.outputs.images import CopiedImage, lesson_images
 from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
@@ -333,9 +333,14 @@ def render_lesson_files(
     context["imported"] = packages_used(record.packages, distributions, record.devices)
     context["displayed"] = displayed = page_displays(lesson, record)
     # Displayed images: beside lesson.md (the page job writes the same files) and in the zip.
-    shown_files = {name: data for view in displayed.values() for name, data in view.files.items()}
     downloads = lesson_downloads(
-        env, lesson, record, svgs, captured, context, {**item.code_files(), **shown_files}
+        env,
+        lesson,
+        record,
+        svgs,
+        captured,
+        context,
+        {**item.code_files(), **display_files(displayed)},
     )
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
@@ -396,9 +401,7 @@ def render_lesson(
     folder = lesson.ref.url.rpartition("/")[0]
     files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
     files += [
-        OutputFile(f"{folder}/{name}", content)
-        for view in displayed.values()
-        for name, content in view.files.items()
+        OutputFile(f"{folder}/{name}", data) for name, data in display_files(displayed).items()
     ]
     return [OutputFile(lesson.ref.url, page), *files]
 
