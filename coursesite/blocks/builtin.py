@@ -174,6 +174,9 @@ def figure_cells(cells: NotebookBuilder, figure: Figure) -> None:
     cells.run(figure)
 
 
+EXERCISE_FENCES = ("python scaffold", "python solution", "python check")
+
+
 def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
     kind = raw.options.get("kind", "")
     if kind and kind not in EXERCISE_KINDS:
@@ -183,14 +186,19 @@ def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
             "kinds are: " + ", ".join(EXERCISE_KINDS),
         )
     for part in raw.parts:
-        if part.kind == "code" and part.info not in ("python scaffold", "python solution"):
+        if part.kind == "code" and part.info not in EXERCISE_FENCES:
             context.error(
-                "in an exercise, mark code as ```python scaffold or ```python solution",
+                "in an exercise, mark code as ```python scaffold, ```python solution "
+                "or ```python check",
                 part.line,
-                "the scaffold is what readers start from; the solution runs and is checked",
+                "the scaffold is what readers start from; the solution runs and is checked; "
+                "a check asserts what a finished attempt achieves",
             )
     scaffold = context.code_part(raw, "python scaffold")
     solution = context.code_part(raw, "python solution")
+    check = None
+    if context.code_anchor(raw, "python check") is not None:
+        check = context.code_part(raw, "python check")
     task, _ = context.prose_around(raw, context.code_anchor(raw, "python scaffold"))
     _, reasoning = context.prose_around(raw, context.code_anchor(raw, "python solution"))
     hint = context.sub_block(raw, "hint", required=False)
@@ -211,6 +219,7 @@ def build_exercise(context: BlockContext, raw: RawBlock) -> Exercise | None:
         hint,
         solution,
         reasoning,
+        check,
     )
 
 
@@ -219,6 +228,8 @@ def exercise_cells(cells: NotebookBuilder, exercise: Exercise) -> None:
     where the solution is gone) the reference solution under a rule and a heading."""
     cells.markdown(cells.md.exercise_task(exercise, in_notebook=True))
     cells.scaffold(exercise.scaffold)
+    if exercise.check is not None:
+        cells.attempt_check(exercise.check)
     if exercise.solution is not None:  # None in the student edition
         cells.markdown(cells.md.notebook_solution_heading())
         cells.run(exercise)
@@ -387,6 +398,8 @@ register(
             label="solution of '{item.title}'",
             solution=True,
             with_solution=("reasoning",),
+            check="check",
+            starter="scaffold",
         ),
         notebook=exercise_cells,
     )

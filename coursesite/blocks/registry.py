@@ -20,7 +20,15 @@ from typing import Any
 from urllib.parse import unquote
 
 from coursesite.errors import BuildError, did_you_mean
-from coursesite.lesson.model import Code, LessonImage, Prose, RunnableBlock, Section, Stage
+from coursesite.lesson.model import (
+    Attempt,
+    Code,
+    LessonImage,
+    Prose,
+    RunnableBlock,
+    Section,
+    Stage,
+)
 from coursesite.markup.markdown import slugify
 from coursesite.outputs.assets import RefusedAsset, check_location
 
@@ -70,6 +78,11 @@ class Runs:
     # With `solution`: the item's other fields that go with the solution (its reasoning),
     # emptied with it in the student edition.
     with_solution: tuple[str, ...] = ()
+    # A checkable task: the item's fields holding the check (a Code, or None when the
+    # author wrote none) and the starter code the learner edits, which the check must fail.
+    check: str = ""
+    starter: str = ""
+    check_label: str = "check of '{item.title}'"
 
     def block(self, item: Any) -> RunnableBlock:
         return RunnableBlock(
@@ -199,6 +212,28 @@ def runnable_blocks(stages: list[Stage]) -> list[RunnableBlock]:
         if (runs := view_of(item).runs) is not None
     ]
     return [b for b in blocks if b.program] + [b for b in blocks if not b.program]
+
+
+def attempts(stages: list[Stage]) -> list[Attempt]:
+    """The checkable tasks of a lesson, in page order, each with its file in the zip."""
+    found: list[Attempt] = []
+    for stage in stages:
+        for item in stage.items:
+            runs = view_of(item).runs
+            if runs is None or not runs.check or getattr(item, runs.check) is None:
+                continue
+            block = runs.block(item)
+            found.append(
+                Attempt(
+                    block.id,
+                    getattr(item, "title", ""),
+                    runs.check_label.format(item=item),
+                    f"exercises/{len(found) + 1}-{block.id}.py",
+                    getattr(item, runs.starter),
+                    getattr(item, runs.check),
+                )
+            )
+    return found
 
 
 def merge_prose(proses: list[Prose | None]) -> Prose | None:

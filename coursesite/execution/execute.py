@@ -72,6 +72,11 @@ class LessonJob:
         return Path(self.source)
 
 
+def check_id(solution_id: str) -> str:
+    """How the runner names the check of the solution block `solution_id`."""
+    return f"{solution_id}/check"
+
+
 StartCallback = Callable[[LessonJob], None]  # a lesson's processes exist
 DoneCallback = Callable[[LessonJob, "ExecutionRecord"], None]  # a lesson ran
 
@@ -105,8 +110,20 @@ def prepare_job(
                 "line": b.code.line,
                 "raises": b.code.raises,
                 "is_figure": b.is_figure,
+                "program": b.program,
             }
             for b in blocks
+        ],
+        # Each check is proved after main.py: it must pass after its solution, fail after
+        # the starter (runner.py, prove_checks).
+        "attempts": [
+            {
+                "id": check_id(a.solution_id),
+                "solution": a.solution_id,
+                "starter": {"code": a.starter.source, "line": a.starter.line},
+                "check": {"code": a.check.source, "line": a.check.line},
+            }
+            for a in lesson.attempts
         ],
         "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
         "output_limit": settings.output_limit,
@@ -119,7 +136,10 @@ def prepare_job(
         main_py=lesson.main_py(),
         inputs={Path(name).name: content for name, content in inputs.items()},
         step_ids=lesson.program_ids(),
-        labels={b.id: b.label for b in blocks},
+        labels={
+            **{b.id: b.label for b in blocks},
+            **{check_id(a.solution_id): a.label for a in lesson.attempts},
+        },
         volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds,
         memory_mb=settings.memory_limit_mb,

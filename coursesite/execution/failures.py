@@ -61,6 +61,8 @@ def _hint(failure: dict, job: FailedJob) -> str:
         )
     if block == "live-values":
         return _live_value_hint(message, failure.get("names", []))
+    if hint := CHECK_HINTS.get(failure.get("kind", "")):
+        return hint
     solution = block in job.solution_ids
     if exception == "AssertionError":
         if solution:
@@ -86,6 +88,20 @@ def _hint(failure: dict, job: FailedJob) -> str:
             f"':raises: {exception}' on the line after the block's opening line"
         )
     return "fix the code"
+
+
+# A check is proved as the lesson's check.py runs it: main.py, then one file, then the check.
+CHECK_HINTS = {
+    "check-after-solution": (
+        "the check runs after main.py and the reference solution alone, as a learner's "
+        "check.py runs it (no experiment or other exercise ran): fix the check, or the "
+        "solution if it uses names only those define"
+    ),
+    "check-after-starter": (
+        "assert what the task asks for, which the starter scaffold does not do yet: a check "
+        "must fail until the learner's code is right"
+    ),
+}
 
 
 def _library_hint(message: str) -> str:

@@ -56,12 +56,15 @@ def main(job_path, result_path):
     namespace = become_main_py()
     sys.stdout, sys.stderr = BLOCK_STDOUT, BLOCK_STDERR
     started = time.perf_counter()
-    outputs, failure = [], None
-    for block in job["blocks"]:
-        output, failure = run_block(block, namespace, source, job["output_limit"])
-        outputs.append(output)
-        if failure:
-            break
+    limit = job["output_limit"]
+    program = [block for block in job["blocks"] if block["program"]]
+    outputs, failure = run_blocks(program, namespace, source, limit)
+    if failure is None:
+        failure = prove_checks(job, namespace, source, limit)
+    if failure is None:
+        rest = [block for block in job["blocks"] if not block["program"]]
+        more, failure = run_blocks(rest, namespace, source, limit)
+        outputs += more
     values = {}
     if failure is None:
         values, failure = evaluate_values(job["values"], namespace)
@@ -195,6 +198,63 @@ class _BytesSink:
 
     def flush(self):
         pass
+
+
+def run_blocks(blocks, namespace, source, limit):
+    """Each block's output, in order, up to the first that fails; and that failure."""
+    outputs = []
+    for block in blocks:
+        output, failure = run_block(block, namespace, source, limit)
+        outputs.append(output)
+        if failure:
+            return outputs, failure
+    return outputs, None
+
+
+def prove_checks(job, namespace, source, limit):
+    """The failure of the first check that does not tell a finished attempt from a
+    starter, or None.
+
+    Each runs as the lesson's check.py runs it: after main.py alone (this is `namespace`
+    once the program blocks ran), in a copy of its namespace. It must pass after the
+    reference solution and fail (raise anything) after the starter code.
+    """
+    solutions = {block["id"]: block for block in job["blocks"]}
+    for attempt in job["attempts"]:
+        solution = solutions[attempt["solution"]]
+        error = checked_attempt(solution, attempt["check"], namespace, source, limit)
+        if error is not None:
+            failure = describe_failure(error, source, {**solution, "id": attempt["id"]})
+            failure["message"] = f"it fails after the reference solution: {failure['message']}"
+            failure["kind"] = "check-after-solution"
+            return failure
+        if checked_attempt(attempt["starter"], attempt["check"], namespace, source, limit) is None:
+            return {
+                "block": attempt["id"],
+                "line": attempt["check"]["line"],
+                "traceback": "",
+                "message": "it passes on the starter scaffold, so a learner who changed "
+                "nothing would read PASS",
+                "kind": "check-after-starter",
+            }
+    return None
+
+
+def checked_attempt(attempt, check, namespace, source, limit):
+    """What `attempt` then `check` raised, run in a copy of `namespace`; None if nothing.
+    What they print and draw belongs to no block and is dropped."""
+    trial = dict(namespace)
+    dropped = CappedOutput(limit)
+    with BLOCK_STDOUT.writing_to(dropped), BLOCK_STDERR.writing_to(dropped):
+        try:
+            for part in (attempt, check):
+                padded = "\n" * (part["line"] - 1) + part["code"]
+                exec(compile(padded, source, "exec", future_flags, True), trial)
+        except BaseException as error:  # SystemExit too: a lesson must not end the build
+            return error
+        finally:
+            leftovers.capture_figures()
+    return None
 
 
 def run_block(block, namespace, source, limit):

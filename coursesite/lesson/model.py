@@ -122,6 +122,7 @@ class Exercise:
     hint: Prose | None
     solution: Code | None  # None in the student edition (lesson/edition.py)
     reasoning: Prose | None
+    check: Code | None = None  # assertions a learner's attempt must pass (```python check)
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,25 @@ class RunnableBlock:
 
 
 @dataclass(frozen=True)
+class Attempt:
+    """A task whose answer a learner can check: the starter code they edit (the zip's
+    `file`), and the check it must pass. The build proves the check on every run: it passes
+    after the block `solution_id` (the reference solution) and fails after the starter."""
+
+    solution_id: str
+    title: str  # lesson Markdown
+    label: str  # how build messages name the check
+    file: str  # the learner's copy of the starter in the zip: "exercises/1-<anchor>.py"
+    starter: Code
+    check: Code
+
+    @property
+    def check_file(self) -> str:
+        """The check's file in the zip, where the lesson's check.py looks for it."""
+        return "checks/" + self.file.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
 class Lesson:
     ref: LessonRef
     path: Path
@@ -276,6 +296,8 @@ class Lesson:
     targets: list[Target] = field(default_factory=list)
     label_refs: list[LabelRef] = field(default_factory=list)
     images: list[LessonImage] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    """The checkable tasks, in page order; they stay in the student edition."""
     edition: str = "full"  # "student": its solutions are taken out (lesson/edition.py)
 
     def items(self, kind: type) -> list:
@@ -316,6 +338,10 @@ class Lesson:
             parts.append(f"# --- {block.label} ---\n{source}")
         futures, parts = _hoisted_futures(parts)
         return "".join(f"{line}\n" for line in futures) + "\n\n".join(parts) + "\n"
+
+    def attempt_files(self) -> dict[str, str]:
+        """The zip's file of each checkable task, by the id of its solution block."""
+        return {attempt.solution_id: attempt.file for attempt in self.attempts}
 
     def runnable_blocks(self) -> list[RunnableBlock]:
         """Steps first (exactly main.py), then figures, experiments and solutions in order."""

@@ -19,6 +19,7 @@ from coursesite.blocks.registry import (
     BlockContext,
     Part,
     RawBlock,
+    attempts,
     block_names,
     kind_named,
     parent_of,
@@ -436,6 +437,7 @@ def parse_lesson(
         ],
         parser.label_refs,
         parser.context.images,
+        attempts(stages),
     )
 
 

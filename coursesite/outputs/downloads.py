@@ -13,6 +13,7 @@ import json
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment
@@ -35,6 +36,7 @@ from coursesite.outputs.displays import notebook_bundle
 from coursesite.outputs.pagefigures import FigureView
 
 SVG = "image/svg+xml"
+LEARNER_CHECK = Path(__file__).with_name("learnercheck.py")  # the zip's check.py
 STUDENT_NOTEBOOK = "lesson-student.ipynb"  # the notebook without the reference solutions
 
 
@@ -120,18 +122,24 @@ class NotebookBuilder:
         else:
             self.cells.append(cell)
 
-    def scaffold(self, code: Code) -> None:
+    def scaffold(self, code: Code, tag: str = "exercise-scaffold") -> None:
         """A starter scaffold: a code cell the learner fills in. It is never run (it does
         not work until filled in): no outputs, and tagged so that a notebook runner that
         honours `raises-exception` (nbclient) goes on past it."""
         cell: dict[str, Any] = {
             "cell_type": "code",
             "execution_count": None,
-            "metadata": {"tags": ["exercise-scaffold", "raises-exception"]},
+            "metadata": {"tags": [tag, "raises-exception"]},
             "outputs": [],
             "source": code.source.rstrip(),
         }
         (self.deferred if self.deferred is not None else self.cells).append(cell)
+
+    def attempt_check(self, check: Code) -> None:
+        """The check of the attempt in the cell above: it raises until the attempt does
+        what the task asks, then says PASS. Never run, as the scaffold it checks."""
+        source = f'{check.source.rstrip()}\nprint("PASS")'
+        self.scaffold(Code(source, check.line), tag="exercise-check")
 
     def outputs(self, block_id: str) -> list:
         block: BlockOutput = self.record.blocks[block_id]
@@ -224,6 +232,22 @@ def record_json(record: ExecutionRecord) -> str:
     return json.dumps(record_to_json(record), indent=1) + "\n"  # block order: execution order
 
 
+def attempt_files(env: Environment, context: dict, lesson: Lesson) -> dict[str, str]:
+    """The zip's exercises to edit (each its starter), their checks, and check.py, which
+    runs them (outputs/learnercheck.py); nothing if no exercise has a check."""
+    if not lesson.attempts:
+        return {}
+    files = {"check.py": LEARNER_CHECK.read_text(encoding="utf-8")}
+    for attempt in lesson.attempts:
+        for template, name in (
+            ("attempts/exercise.py.jinja", attempt.file),
+            ("attempts/check.py.jinja", attempt.check_file),
+        ):
+            text = env.get_template(template).render(context, lesson=lesson, attempt=attempt)
+            files[name] = text.rstrip() + "\n"
+    return files
+
+
 def zip_bytes(files: Mapping[str, str | bytes]) -> bytes:
     """A zip of `files` (name -> content) whose bytes depend only on names and contents."""
     buffer = io.BytesIO()
@@ -261,7 +285,10 @@ def download_list(lesson: Lesson) -> list[Download]:
         for figure in lesson.items(Figure)
     ]
     archive = f"{lesson.ref.slug}.zip"
-    return [*listed, Download(archive, "all of the above in one file", "Everything (zip)")]
+    everything = "all of the above in one file"
+    if lesson.attempts:
+        everything += ", with the exercises to edit and check.py to check them"
+    return [*listed, Download(archive, everything, "Everything (zip)")]
 
 
 def lesson_downloads(
@@ -333,6 +360,7 @@ def lesson_downloads(
     alongside = {
         "README.md": env.get_template("zip-readme.md").render(context, lesson=lesson),
         "requirements.txt": "".join(f"{line}\n" for line in context.get("requirements", [])),
+        **attempt_files(env, context, lesson),
     }
     files[f"{lesson.ref.slug}.zip"] = zip_bytes(
         {**(inputs or {}), **texts, **drawings, **alongside}
