@@ -25,11 +25,13 @@ LESSONS = [
     "design-an-input-pipeline",
     "load-batch-and-checkpoint-order-with-grain",
     "checkpoint-and-resume-a-training-step",
+    "write-checkpoints-that-survive-a-crash",
 ]
 VOLATILE = {
     "design-an-input-pipeline": ["^Preparation time:"],
     "load-batch-and-checkpoint-order-with-grain": [],
     "checkpoint-and-resume-a-training-step": [],
+    "write-checkpoints-that-survive-a-crash": [],
 }
 
 

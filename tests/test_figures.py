@@ -1,10 +1,12 @@
 """Figures: data drawn by the build, matplotlib figures a block leaves open, and how a
 page shows them (inline, allow-listed, with text as text)."""
 
+import itertools
 import json
 import re
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 import nbformat
 import pytest
@@ -370,3 +372,51 @@ def test_student_edition_leaves_out_what_solutions_drew_everywhere(editions):
     assert shown == {f"figures/{path.name}" for path in (full / "figures").glob("*.svg")} - set(
         full_size_links(full, "batch-by-three")
     )
+
+
+def test_long_labels_wrap_so_that_none_runs_past_the_figure_or_into_its_neighbour():
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    data = {
+        "kind": "bar",
+        "labels": ["at 0%", "at 1/3", "at 2/3", "after last byte", "not killed"],
+        "series": [
+            {"label": "in-place writer", "values": [0, 0, 0, 3, 3]},
+            {"label": "temporary name, rename, manifest", "values": [2, 2, 2, 2, 3]},
+        ],
+        "xlabel": "when the child process saving step 3 of the run was killed",
+        "ylabel": "newest step the restore found afterwards",
+    }
+    svg = ElementTree.fromstring(render_svg(data, "Bars of restored steps"))
+    height = float(svg.get("viewBox").split()[3])
+    measure = TextToPath()
+
+    def width(text: str) -> float:
+        return measure.get_text_width_height_descent(text, FontProperties(size=11), False)[0]
+
+    texts = [t for t in svg.iter("{http://www.w3.org/2000/svg}text") if t.text]
+    upright, along_y = [], []
+    for text in texts:
+        transform = text.get("transform", "")
+        if transform.startswith("translate("):  # a line of wrapped text, placed by its start
+            x, y = (float(v) for v in transform[10:].split(")")[0].split())
+            middle = (x + width(text.text) / 2, y)
+        else:  # one line, placed by its middle
+            x, y = float(text.get("x")), float(text.get("y"))
+            middle = (x, y)
+        if "rotate(-90" not in transform:
+            upright.append((*middle, text.text))
+        elif transform.startswith("translate("):  # runs up from where it starts
+            along_y.append((y - width(text.text), y, text.text))
+        else:
+            along_y.append((y - width(text.text) / 2, y + width(text.text) / 2, text.text))
+    ylabel = [t for _, _, t in along_y]
+    assert " ".join(ylabel) == data["ylabel"] and len(ylabel) > 1  # wrapped, nothing lost
+    for low, high, text in along_y:
+        assert low >= 0 and high <= height, text
+    first_row = min(y for _, y, text in upright if text == "at 0%")
+    ticks = sorted((x, text) for x, y, text in upright if abs(y - first_row) < 4)
+    assert [text for _, text in ticks] == ["at 0%", "at 1/3", "at 2/3", "after", "not"]
+    for (x1, left), (x2, right) in itertools.pairwise(ticks):
+        assert x1 + width(left) / 2 < x2 - width(right) / 2, (left, right)

@@ -24,6 +24,7 @@ LESSONS = [
     "design-an-input-pipeline",
     "load-batch-and-checkpoint-order-with-grain",
     "checkpoint-and-resume-a-training-step",
+    "write-checkpoints-that-survive-a-crash",
 ]
 
 

@@ -72,11 +72,6 @@ class LessonJob:
         return Path(self.source)
 
 
-def check_id(solution_id: str) -> str:
-    """How the runner names the check of the solution block `solution_id`."""
-    return f"{solution_id}/check"
-
-
 StartCallback = Callable[[LessonJob], None]  # a lesson's processes exist
 DoneCallback = Callable[[LessonJob, "ExecutionRecord"], None]  # a lesson ran
 
@@ -118,7 +113,7 @@ def prepare_job(
         # the starter (runner.py, prove_checks).
         "attempts": [
             {
-                "id": check_id(a.solution_id),
+                "id": a.check_id,
                 "solution": a.solution_id,
                 "starter": {"code": a.starter.source, "line": a.starter.line},
                 "check": {"code": a.check.source, "line": a.check.line},
@@ -138,7 +133,7 @@ def prepare_job(
         step_ids=lesson.program_ids(),
         labels={
             **{b.id: b.label for b in blocks},
-            **{check_id(a.solution_id): a.label for a in lesson.attempts},
+            **{a.check_id: a.label for a in lesson.attempts},
         },
         volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds,

@@ -40,7 +40,7 @@ def code_parts(lesson: Lesson) -> dict[str, str]:
         for block in lesson.runnable_blocks()
     }
     for attempt in lesson.attempts:  # proved on every run: passes after the solution only
-        parts[f"code:{attempt.solution_id}/check"] = short_digest(
+        parts[f"code:{attempt.check_id}"] = short_digest(
             f"{attempt.starter.source}\0{attempt.check.source}"
         )
     parts["values"] = short_digest("\0".join(sorted({v.expression for v in lesson.values})))

@@ -59,12 +59,15 @@ def main(job_path, result_path):
     limit = job["output_limit"]
     program = [block for block in job["blocks"] if block["program"]]
     outputs, failure = run_blocks(program, namespace, source, limit)
-    if failure is None:
-        failure = prove_checks(job, namespace, source, limit)
+    # The checks start from what main.py defined, as check.py does; they run last, so that
+    # what they do to files does not change what the blocks after main.py show.
+    after_main_py = dict(namespace)
     if failure is None:
         rest = [block for block in job["blocks"] if not block["program"]]
         more, failure = run_blocks(rest, namespace, source, limit)
         outputs += more
+    if failure is None:
+        failure = prove_checks(job, after_main_py, source, limit)
     values = {}
     if failure is None:
         values, failure = evaluate_values(job["values"], namespace)
@@ -215,8 +218,8 @@ def prove_checks(job, namespace, source, limit):
     """The failure of the first check that does not tell a finished attempt from a
     starter, or None.
 
-    Each runs as the lesson's check.py runs it: after main.py alone (this is `namespace`
-    once the program blocks ran), in a copy of its namespace. It must pass after the
+    Each runs as the lesson's check.py runs it: after main.py alone (`namespace` is what
+    the program blocks defined), in a copy of that namespace. It must pass after the
     reference solution and fail (raise anything) after the starter code.
     """
     solutions = {block["id"]: block for block in job["blocks"]}

@@ -276,6 +276,11 @@ class Attempt:
     check: Code
 
     @property
+    def check_id(self) -> str:
+        """How the run and its messages name the check (its key in the execution key)."""
+        return f"{self.solution_id}/check"
+
+    @property
     def check_file(self) -> str:
         """The check's file in the zip, where the lesson's check.py looks for it."""
         return "checks/" + self.file.rsplit("/", 1)[-1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+import textwrap
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,10 @@ STYLE: dict[RcKeyType, Any] = {
 }
 # 324 pt wide: a 343 px column (375 px less the page's margins) shows 11 pt text at 11.6 px.
 SIZE_INCHES = (4.5, 3.0)
+# About how many 11-point characters fit along each axis of a figure of that size: labels
+# longer than that are wrapped onto more lines, so that none is cut at the figure's edge or
+# runs into its neighbour.
+ACROSS, UP = 44, 24
 KINDS = ("line", "scatter", "bar", "histogram")
 KEYS = (
     "kind",
@@ -166,8 +171,7 @@ def render_svg(data: dict, description: str) -> str:
         for axis, scale in ((axes.xaxis, data.get("xscale")), (axes.yaxis, data.get("yscale"))):
             if scale == "log":
                 _log_axis(axes, axis)
-        axes.set_xlabel(data.get("xlabel", ""))
-        axes.set_ylabel(data.get("ylabel", ""))
+        axes.set_xlabel(fitted(data.get("xlabel", ""), ACROSS))
         if data.get("title"):
             axes.set_title(data["title"])
         if len(data["series"]) > 1:
@@ -175,10 +179,27 @@ def render_svg(data: dict, description: str) -> str:
             labels = sum(len(str(s.get("label", ""))) for s in data["series"])
             columns = len(data["series"]) if labels <= 36 else 1
             fig.legend(frameon=False, loc="outside lower center", ncols=columns)
+        _fit_ylabel(fig, axes, data.get("ylabel", ""))
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Description": description})
         plt.close(fig)
     return buffer.getvalue()
+
+
+def _fit_ylabel(fig: Any, axes: Axes, label: str) -> None:
+    """The y label on as few lines as fit the height the layout leaves the axes: the
+    label runs along the axes, and a longer one is cut at the figure's edges."""
+    for width in range(UP, 7, -2):
+        axes.set_ylabel(fitted(label, width))
+        fig.draw_without_rendering()
+        extent = axes.yaxis.label.get_window_extent()
+        if extent.y0 >= 0 and extent.y1 <= fig.bbox.height:
+            return
+
+
+def fitted(text: str, width: int) -> str:
+    """`text` on lines of at most `width` characters (a longer word keeps its own line)."""
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False)) or text
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -238,7 +259,8 @@ def _draw_bars(axes: Axes, data: dict) -> None:
     for index, entry in enumerate(data["series"]):
         offsets = [i + (index - (count - 1) / 2) * width for i in range(len(data["labels"]))]
         axes.bar(offsets, entry["values"], width=width, label=entry.get("label", ""))
-    axes.set_xticks(range(len(data["labels"])), data["labels"])
+    room = max(ACROSS // len(data["labels"]) - 1, 4)
+    axes.set_xticks(range(len(data["labels"])), [fitted(str(t), room) for t in data["labels"]])
     if all(_whole(entry["values"]) for entry in data["series"]):
         _integer_ticks(axes.yaxis)
 

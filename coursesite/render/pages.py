@@ -35,7 +35,6 @@ from coursesite.outputs.displays import display_files, page_displays
 from coursesite.outputs.downloads import download_list, lesson_downloads
 from coursesite.outputs.images import CopiedImage, lesson_images
 from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
-from coursesite.plugins import active_plugins_digest
 from coursesite.render.templating import create_environment, render_page
 
 
@@ -103,9 +102,12 @@ def plan_site(
     image_digests = ImageDigests(cache / "images.json") if cache else None
     refusals: list[BuildError] = []
     # Every page shows the course title and navigation, so all keys include them.
+    # The generator's own code draws figures and prepares what templates show: a new
+    # version of it renders every page again (parser_version covers plugins too).
+    generator = parser_version()
     shared = digest(
         folder_digest(*templates),
-        active_plugins_digest(),  # a plugin's kinds may show any lesson differently
+        generator,
         course.manifest_text,
         [
             (
@@ -121,13 +123,14 @@ def plan_site(
         references,
     )
     downloads_key = digest(
+        generator,
         sorted(_effective_templates(templates, "*.md").items()),
         course.manifest_text,
         publication,
         references,
     )
     # What every lesson page's prose HTML depends on besides the lesson itself.
-    prose_base = digest(course.manifest_text, references, parser_version())
+    prose_base = digest(course.manifest_text, references, generator)
     # Grouped once: selecting each phase's lessons from all of them was quadratic.
     members_of: dict[str, list[LessonBuild]] = {phase.slug: [] for phase in course.phases}
     for item in lessons:
