@@ -26,12 +26,14 @@ LESSONS = [
     "load-batch-and-checkpoint-order-with-grain",
     "checkpoint-and-resume-a-training-step",
     "write-checkpoints-that-survive-a-crash",
+    "shard-the-input-pipeline-across-processes",
 ]
 VOLATILE = {
     "design-an-input-pipeline": ["^Preparation time:"],
     "load-batch-and-checkpoint-order-with-grain": [],
     "checkpoint-and-resume-a-training-step": [],
     "write-checkpoints-that-survive-a-crash": [],
+    "shard-the-input-pipeline-across-processes": [],
 }
 
 
@@ -114,9 +116,10 @@ def test_scaffolds_are_code_cells_to_fill_in_and_solutions_only_in_the_full_note
         assert "pad-the-short-batch-and-mask-the-mean" in solutions  # the full run had it
         assert not any("np.pad(" in c["source"] for c in cells if c["cell_type"] == "code")
     else:
-        # The solution follows the scaffold, after a rule and a heading of its own.
-        assert headings[0] == at + 1 and cells[at + 1]["source"].startswith("---")
-        assert cells[at + 2]["cell_type"] == "code" and "np.pad(" in cells[at + 2]["source"]
+        # The solution follows the scaffold and its check, after a rule and a heading.
+        assert "exercise-check" in cells[at + 1]["metadata"]["tags"]
+        assert headings[0] == at + 2 and cells[at + 2]["source"].startswith("---")
+        assert cells[at + 3]["cell_type"] == "code" and "np.pad(" in cells[at + 3]["source"]
 
 
 def test_full_script_reproduces_the_whole_recorded_run(site, tmp_path):

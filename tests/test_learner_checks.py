@@ -25,6 +25,7 @@ LESSONS = [
     "load-batch-and-checkpoint-order-with-grain",
     "checkpoint-and-resume-a-training-step",
     "write-checkpoints-that-survive-a-crash",
+    "shard-the-input-pipeline-across-processes",
 ]
 
 

@@ -70,7 +70,7 @@ def test_the_real_lessons_are_under_the_limit(tmp_path):
     built = build_real_course("--out", str(site))
     assert built.returncode == 0, built.stderr
     weights = page_weights(site)
-    assert len(weights) == 4
+    assert len(weights) == 5
     limit = Settings().page_weight_kib * 1024
     assert limit == 150 * 1024  # the default
     assert all(0 < weight.compressed <= limit for weight in weights), weights
