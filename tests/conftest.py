@@ -202,3 +202,12 @@ def build_real_course(*arguments: str, timeout: int = 900) -> subprocess.Complet
         text=True,
         timeout=timeout,
     )
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> Path:
+    """The project's own course, built once for every test that only reads its site."""
+    out = tmp_path_factory.mktemp("real") / "site"
+    result = build_real_course("--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return out

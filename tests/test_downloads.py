@@ -14,7 +14,6 @@ from conftest import (
     RecordingProgress,
     authoring_example,
     build_lesson,
-    build_real_course,
     line_of,
 )
 from coursesite.errors import BuildErrors
@@ -37,12 +36,9 @@ VOLATILE = {
 }
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("downloads") / "site"
-    result = build_real_course("--out", str(out))
-    assert result.returncode == 0, result.stderr
-    return out
+@pytest.fixture
+def site(real_site) -> Path:
+    return real_site
 
 
 def lesson_dir(site: Path, slug: str) -> Path:

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import authoring_example, build_errors, build_real_course, line_of
+from conftest import authoring_example, build_errors, line_of
 from coursesite.config.manifest import load_course
 from coursesite.lesson.model import Exercise
 from coursesite.lesson.parse import parse_lesson
@@ -24,12 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSONS = [ref.slug for ref in load_course(ROOT / "lessons.yaml").lessons]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("checks") / "site"
-    result = build_real_course("--out", str(out))
-    assert result.returncode == 0, result.stderr
-    return out
+@pytest.fixture
+def site(real_site) -> Path:
+    return real_site
 
 
 def unpacked(site: Path, slug: str, into: Path) -> Path:
@@ -135,21 +132,25 @@ def with_check(check: str, solution: str | None = None) -> str:
     return text
 
 
-def test_a_check_that_passes_on_the_scaffold_is_an_error_at_its_line(course_folder):
-    text = with_check('assert len(ids) == 11, "eleven IDs"\n')
+@pytest.mark.parametrize(
+    ("check", "problem"),
+    [
+        ('assert len(ids) == 11, "eleven IDs"', "passes on the starter scaffold"),
+        (
+            'assert len(threes) == 3, "three batches"',
+            "fails after the reference solution: AssertionError: three batches",
+        ),
+    ],
+)
+def test_a_check_that_cannot_tell_an_attempt_from_a_solution_is_an_error_at_its_line(
+    course_folder, check, problem
+):
+    text = with_check(check + "\n")
     errors = build_errors(course_folder, text)
     assert len(errors) == 1
-    assert errors[0].line == line_of(text, 'assert len(ids) == 11, "eleven IDs"')
-    assert "passes on the starter scaffold" in errors[0].message
+    assert errors[0].line == line_of(text, check)
+    assert problem in errors[0].message
     assert "check of 'Batch by three'" in errors[0].message
-
-
-def test_a_check_that_fails_after_the_solution_is_an_error_at_the_failed_assert(course_folder):
-    text = with_check('assert len(threes) == 3, "three batches"\n')
-    errors = build_errors(course_folder, text)
-    assert len(errors) == 1
-    assert errors[0].line == line_of(text, 'assert len(threes) == 3, "three batches"')
-    assert "fails after the reference solution: AssertionError: three batches" in errors[0].message
 
 
 def test_a_solution_that_needs_an_experiments_names_fails_its_check_as_check_py_would(

@@ -4,7 +4,7 @@ its weight and what makes it heavy."""
 
 import re
 
-from conftest import authoring_example, build_real_course
+from conftest import authoring_example
 from coursesite.config.manifest import Settings
 from coursesite.publish.sitecheck import page_weights
 
@@ -65,11 +65,8 @@ def test_a_page_over_150_kib_fails_check_naming_the_page_its_weight_and_biggest_
     assert weight_lines(checked.stdout)[PAGE] == weight
 
 
-def test_the_real_lessons_are_under_the_limit(tmp_path):
-    site = tmp_path / "site"
-    built = build_real_course("--out", str(site))
-    assert built.returncode == 0, built.stderr
-    weights = page_weights(site)
+def test_the_real_lessons_are_under_the_limit(real_site):
+    weights = page_weights(real_site)
     assert len(weights) == 5
     limit = Settings().page_weight_kib * 1024
     assert limit == 150 * 1024  # the default

@@ -251,8 +251,10 @@ def checked_attempt(attempt, check, namespace, source, limit):
     with BLOCK_STDOUT.writing_to(dropped), BLOCK_STDERR.writing_to(dropped):
         try:
             for part in (attempt, check):
-                padded = "\n" * (part["line"] - 1) + part["code"]
-                exec(compile(padded, source, "exec", future_flags, True), trial)
+                body, last = split_display(part["code"], part["line"], source)
+                exec(body, trial)
+                if last is not None:
+                    eval(last, trial)
         except BaseException as error:  # SystemExit too: a lesson must not end the build
             return error
         finally:

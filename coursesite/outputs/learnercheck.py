@@ -97,16 +97,22 @@ def _described(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
+def _last_frame_in(error: BaseException, path: Path) -> traceback.FrameSummary | None:
+    """The innermost frame of the error's traceback that runs code of the file `path`."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(path)]
+    return frames[-1] if frames else None
+
+
 def _where(error: BaseException, path: Path) -> str:
-    lines = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == str(path)]
-    return f" (line {lines[-1]})" if lines else ""
+    frame = _last_frame_in(error, path)
+    return f" (line {frame.lineno})" if frame else ""
 
 
 def _failed_line(error: BaseException, path: Path) -> str:
     """'checks/1-name.py line 4: assert ...', the check's line that raised."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(path)]
+    frame = _last_frame_in(error, path)
     where = f"checks/{path.name}"
-    return f"{where} line {frames[-1].lineno}: {frames[-1].line}" if frames else where
+    return f"{where} line {frame.lineno}: {frame.line}" if frame else where
 
 
 if __name__ == "__main__":
