@@ -16,6 +16,7 @@ LESSON_2 = "recovery/load-batch-and-checkpoint-order-with-grain/index.html"
 LESSON_3 = "recovery/checkpoint-and-resume-a-training-step/index.html"
 LESSON_4 = "recovery/write-checkpoints-that-survive-a-crash/index.html"
 LESSON_5 = "recovery/shard-the-input-pipeline-across-processes/index.html"
+LESSON_6 = "recovery/run-a-preemption-drill/index.html"
 
 
 def run_build(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -43,17 +44,17 @@ def page(site: Path, path: str) -> BeautifulSoup:
 def test_course_home_lists_every_lesson_in_order(site):
     home = page(site, "index.html")
     links = [a["href"] for a in home.select(".lesson-list a")]
-    assert links == [LESSON_1, LESSON_2, LESSON_3, LESSON_4, LESSON_5]
+    assert links == [LESSON_1, LESSON_2, LESSON_3, LESSON_4, LESSON_5, LESSON_6]
     assert home.h1.get_text() == "JAX Pathways"
 
 
 def test_phase_page_has_the_study_guide(site):
     phase = page(site, "recovery/index.html")
     assert phase.select_one(".study-guide") is not None
-    assert len(phase.select(".lesson-list > li")) == 5
+    assert len(phase.select(".lesson-list > li")) == 6
 
 
-@pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3, LESSON_4, LESSON_5])
+@pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3, LESSON_4, LESSON_5, LESSON_6])
 def test_lesson_page_has_five_stages_and_numbered_steps(site, path):
     lesson = page(site, path)
     titles = [h.get_text(" ", strip=True) for h in lesson.select("section.stage > h2.stage-title")]
@@ -124,7 +125,7 @@ def test_solutions_hints_and_answers_are_collapsed(site):
         assert lesson.select_one("details.answer") is not None
 
 
-@pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3, LESSON_4, LESSON_5])
+@pytest.mark.parametrize("path", [LESSON_1, LESSON_2, LESSON_3, LESSON_4, LESSON_5, LESSON_6])
 def test_figure_is_a_valid_svg_with_text(site, path):
     lesson = page(site, path)
     drawing = lesson.select_one("figure .figure-svg")
@@ -175,6 +176,7 @@ def test_no_page_requests_anything_from_another_host(site):
         "checkpoint-and-resume-a-training-step",
         "write-checkpoints-that-survive-a-crash",
         "shard-the-input-pipeline-across-processes",
+        "run-a-preemption-drill",
     ],
 )
 def test_downloaded_main_py_runs_on_its_own(site, tmp_path, lesson):

@@ -26,6 +26,7 @@ LESSONS = [
     "checkpoint-and-resume-a-training-step",
     "write-checkpoints-that-survive-a-crash",
     "shard-the-input-pipeline-across-processes",
+    "run-a-preemption-drill",
 ]
 VOLATILE = {
     "design-an-input-pipeline": ["^Preparation time:"],
@@ -33,6 +34,7 @@ VOLATILE = {
     "checkpoint-and-resume-a-training-step": [],
     "write-checkpoints-that-survive-a-crash": [],
     "shard-the-input-pipeline-across-processes": [],
+    "run-a-preemption-drill": [],
 }
 
 

@@ -38,9 +38,16 @@ def errors_of(manifest: Path) -> list:
 
 def test_real_manifest_orders_and_numbers_lessons():
     course = load_course(ROOT / "lessons.yaml")
-    assert [ref.number for ref in course.lessons] == ["06.01", "06.02", "06.03", "06.04", "06.05"]
+    assert [ref.number for ref in course.lessons] == [
+        "06.01",
+        "06.02",
+        "06.03",
+        "06.04",
+        "06.05",
+        "06.06",
+    ]
     assert course.lessons[1].url == "recovery/load-batch-and-checkpoint-order-with-grain/index.html"
-    assert [(ref.index, ref.count) for ref in course.lessons] == [(i, 5) for i in range(1, 6)]
+    assert [(ref.index, ref.count) for ref in course.lessons] == [(i, 6) for i in range(1, 7)]
     assert course.settings.record_packages == ["jax", "grain", "numpy"]
 
 

@@ -57,7 +57,7 @@ def test_search_indexes_the_lessons_words_not_their_metadata_downloads_or_proven
 ):
     page.goto(base_url + "search/index.html")
     texts = page.evaluate(INDEXED_TEXT)
-    assert len(texts) == 5
+    assert len(texts) == 6
     for text in texts:
         assert "Understand" in text
         for ignored in (
