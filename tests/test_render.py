@@ -48,13 +48,42 @@ def test_an_experiments_outcome_waits_for_the_reader_to_predict(course_folder):
     page = lesson_page(render(course_folder, experiment('print("eight survive")')))
     section = page.select_one("#drop-the-remainder")
     predict = section.select_one(".predict")
-    reveal = section.select_one("details.reveal")
-    assert reveal is not None and not reveal.has_attr("open")
-    assert predict.find_next("details") is reveal  # the question comes before the answer
+    gate = section.select_one(".predict-gate")
+    outcome = gate.select_one(".gated")
+    # The question, the code, the prediction box and its buttons come before the outcome.
+    assert predict.find_next(class_="predict-gate") is gate
+    assert section.select_one(".code-block").find_parent(class_="gated") is None
+    assert gate.select_one(".portfolio textarea").find_next(class_="gated") is outcome
+    assert gate.select_one("[data-gate-show]").get_text() == "Show what it printed"
+    assert gate.select_one("[data-gate-skip]").get_text() == "Show without predicting"
     for shown in (".output", ".expected", ".takeaway"):
-        assert reveal.select_one(shown) is not None, shown
-        assert all(found.find_parent("details") for found in section.select(shown))
-    assert section.select_one(".code-block").find_parent("details") is None
+        assert outcome.select_one(shown) is not None, shown
+        assert all(found.find_parent(class_="gated") for found in section.select(shown))
+    # In the HTML the outcome is not hidden: without JavaScript, in print and in search it
+    # is all there. What My learning keeps beside the prediction is what the run printed.
+    assert not outcome.has_attr("hidden") and outcome.find_parent("details") is None
+    assert gate["data-observed"] == "eight survive\n"
+    assert gate["data-predict-gate"] == "drop-the-remainder-prediction"
+
+
+@pytest.mark.parametrize("asks", [True, False])
+def test_a_figure_waits_for_a_prediction_only_when_it_asks_for_one(course_folder, asks):
+    text = authoring_example()
+    alt = ":alt: Bar chart: two batches of four records and a final batch of three.\n"
+    assert alt in text
+    if asks:
+        text = text.replace(alt, alt + ":predict: How tall is the last bar?\n")
+    section = lesson_page(render(course_folder, text)).select_one("#batch-sizes")
+    gate = section.select_one(".predict-gate")
+    if not asks:
+        assert gate is None and section.select_one("figure .figure-svg") is not None
+        return
+    outcome = gate.select_one(".gated")
+    for shown in ("figure .figure-svg", "figcaption", "#batch-sizes-read"):
+        assert outcome.select_one(shown) is not None, shown
+    assert gate.select_one("[data-gate-show]").get_text() == "Show the figure"
+    assert gate["data-observed"] == alt.removeprefix(":alt: ").strip()
+    assert section.select_one(".figure-code").find_parent(class_="gated") is None
 
 
 def test_raw_html_in_markdown_is_refused_at_its_line(course_folder):

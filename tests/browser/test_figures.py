@@ -39,6 +39,9 @@ def test_full_size_link_opens_the_drawing(browser, base_url):
     context.on("page", watcher.attach)
     page = context.new_page()
     page.goto(base_url + LESSON_3)
+    page.locator(".figure-block").first.get_by_role(
+        "button", name="Show without predicting"
+    ).click()
     link = page.locator(".figure-block .figure-full-size").first
     response_url = link.evaluate("a => a.href")
     with page.expect_navigation():
@@ -57,6 +60,10 @@ def test_a_figures_code_link_opens_the_code_it_names(page, base_url):
     page.goto(base_url + LESSON_3)
     code = page.locator("details.figure-code").first
     expect(code).not_to_have_attribute("open", "")
+    page.locator(".figure-block").first.get_by_role("button", name="Show the figure").click()
+    expect(page.locator(".figure-block .gate-status").first).to_contain_text("prediction first")
+    page.locator(".figure-block textarea").first.fill("Two curves, one on the other.")
+    page.locator(".figure-block").first.get_by_role("button", name="Show the figure").click()
     page.locator(".figure-block .figure-links a[href^='#'][href$='-code']").first.click()
     expect(code).to_have_attribute("open", "")
     expect(code.locator("pre").first).to_be_visible()

@@ -172,19 +172,53 @@ def test_quiz_gives_feedback(page, base_url):
 def test_an_experiment_asks_for_a_prediction_before_it_shows_the_output(page, base_url):
     page.goto(base_url + LESSON_1)
     experiment = page.locator("section.experiment").first
-    output = experiment.locator("details.reveal .output").first
+    output = experiment.locator(".gated .output").first
+    expect(output).to_be_hidden()
+    show = experiment.get_by_role("button", name="Show what it printed")
+    show.focus()
+    page.keyboard.press("Enter")  # with nothing written, it asks for a prediction first
+    expect(experiment.locator(".gate-status")).to_contain_text("Write your prediction first")
     expect(output).to_be_hidden()
     box = experiment.locator(".portfolio textarea")
-    box.fill("The same eleven IDs, in another order.")
-    expect(experiment.locator(".portfolio-status")).to_contain_text("Saved in this browser,")
-    page.reload()
-    expect(experiment.locator(".portfolio textarea")).to_have_value(
-        "The same eleven IDs, in another order."
-    )
-    experiment.locator("details.reveal > summary").focus()
-    page.keyboard.press("Enter")  # as a keyboard user opens it
+    expect(box).to_be_focused()
+    page.keyboard.type("The same eleven IDs, in another order.")
+    show.focus()
+    page.keyboard.press("Enter")
     expect(output).to_be_visible()
     expect(experiment.locator(".takeaway")).to_be_visible()
+    expect(experiment.locator(".gated")).to_be_focused()  # a screen reader lands on it
+    expect(show).to_be_hidden()
+    page.reload()
+    expect(box).to_have_value("The same eleven IDs, in another order.")
+    expect(output).to_be_visible()  # opened once, open after a reload
+    # The other gates stay closed: opening one opens only that one.
+    expect(page.locator("section.experiment").nth(1).locator(".gated .output").first).to_be_hidden()
+    printed = experiment.locator(".gated .output-stdout pre").inner_text()
+    page.goto(base_url + "my-learning/index.html")
+    note = page.locator(".saved-note", has_text="The same eleven IDs")
+    # Beside the prediction, what the lesson printed.
+    expect(note.locator(".saved-note-observed pre")).to_have_text(printed.strip())
+
+
+def test_a_figure_can_be_shown_without_predicting_and_stays_visible_without_javascript(
+    page, base_url, browser
+):
+    page.goto(base_url + LESSON_1)
+    figure = page.locator("section.figure-block").first
+    drawing = figure.locator(".gated .figure-svg")
+    expect(drawing).to_be_hidden()
+    figure.get_by_role("button", name="Show without predicting").click()
+    expect(drawing).to_be_visible()
+    page.emulate_media(media="print")
+    expect(page.locator("section.experiment .gated .output").first).to_be_visible()
+    page.emulate_media(media="screen")
+    context = browser.new_context(java_script_enabled=False)
+    plain = context.new_page()
+    plain.goto(base_url + LESSON_1)
+    expect(plain.locator("section.figure-block .gated .figure-svg").first).to_be_visible()
+    expect(plain.locator("section.experiment .gated .output").first).to_be_visible()
+    expect(plain.locator(".gate-actions").first).to_be_hidden()
+    context.close()
 
 
 def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):

@@ -55,6 +55,11 @@
       if (note.saved) { meta.push("saved " + site.formatTime(note.saved)); }
       item.querySelector(".saved-note-meta").textContent = meta.join(" · ");
       item.querySelector(".saved-note-text").textContent = note.text;
+      if (typeof note.observed === "string" && note.observed) {
+        var observed = item.querySelector(".saved-note-observed");
+        observed.querySelector("pre").textContent = note.observed;
+        observed.hidden = false;
+      }
       section.querySelector(".saved-notes").appendChild(item);
       section.hidden = false;
     });

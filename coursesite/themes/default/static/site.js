@@ -33,8 +33,8 @@
     }
   };
 
-  // Portfolio notes are stored under "<lesson slug>:<anchor>"; other names (theme, shell)
-  // have no colon.
+  // Portfolio notes are stored under "<lesson slug>:<anchor>"; other names have no colon
+  // (theme, shell) or two ("opened:<lesson slug>:<anchor>", a predict gate the reader opened).
   var portfolio = {
     name: function (lesson, anchor) { return lesson + ":" + anchor; },
     read: function (name) {
@@ -391,6 +391,51 @@
     });
   }
 
+  // Predict, then see: an experiment's output or a figure waits (style.css hides it from the
+  // first paint) until the reader writes a prediction or skips. Opening is remembered, and
+  // what the lesson showed is kept beside the prediction for My learning.
+  function setupPredictGates() {
+    var article = document.querySelector("article[data-lesson]");
+    var gates = article ? article.querySelectorAll("[data-predict-gate]") : [];
+    if (!gates.length) { return; }
+    var lesson = article.getAttribute("data-lesson");
+    var canSave = storage.set("probe", "1");
+    storage.remove("probe");
+    Array.prototype.forEach.call(gates, function (gate) {
+      var name = portfolio.name(lesson, gate.getAttribute("data-predict-gate"));
+      var opened = "opened:" + name;
+      var outcome = gate.querySelector(".gated");
+      var area = gate.querySelector(".portfolio textarea");
+      var status = gate.querySelector(".gate-status");
+      function open(focus) {
+        gate.classList.add("is-open");
+        storage.set(opened, "1");
+        var note = portfolio.read(name);
+        if (note && note.text.trim()) {
+          note.observed = gate.getAttribute("data-observed");
+          portfolio.write(name, note);
+        }
+        if (focus) { outcome.focus(); }
+      }
+      if (!canSave || storage.get(opened) === "1") {
+        gate.classList.add("is-open");  // nowhere to write a prediction, or predicted before
+        return;
+      }
+      gate.querySelector("[data-gate-show]").addEventListener("click", function () {
+        if (area.value.trim()) { open(true); return; }
+        status.textContent = "Write your prediction first, or choose “Show without predicting”.";
+        area.focus();
+      });
+      gate.querySelector("[data-gate-skip]").addEventListener("click", function () { open(true); });
+      function openIfTarget() {
+        var target = window.location.hash ? document.getElementById(window.location.hash.slice(1)) : null;
+        if (target && outcome.contains(target)) { open(false); target.scrollIntoView(); }
+      }
+      openIfTarget();
+      window.addEventListener("hashchange", openIfTarget);
+    });
+  }
+
   // The portfolio: a text area on each exercise and on the evidence, saved as you type.
   function setupPortfolio() {
     var article = document.querySelector("article[data-lesson]");
@@ -430,6 +475,8 @@
           text: text, saved: new Date().toISOString(), title: box.getAttribute("data-portfolio-title"),
           lessonTitle: lessonTitle, url: pagePath + "#" + anchor
         };
+        var before = portfolio.read(name);
+        if (before && before.observed) { note.observed = before.observed; }
         if (portfolio.write(name, note)) { showSaved(note); } else { status.textContent = "Could not save: this browser’s storage is full or blocked."; }
       }
       area.addEventListener("input", function () {
@@ -549,6 +596,7 @@
   setupPageContents();
   setupQuizzes();
   setupPortfolio();
+  setupPredictGates();
   setupPrint();
   focusWideBlocks();
 })();
