@@ -263,3 +263,19 @@ def test_figure_problems_are_specific(data, problem):
     if "increasing" in problem or "finite" in problem:
         with pytest.raises(ValueError):  # what drawing it would have done instead
             render_svg(data, "d")
+
+
+def test_prediction_choices_are_offered_on_the_page_and_listed_in_the_downloads(course_folder):
+    text = experiment('print("eight survive")', options=":choices: 8 | 11 | `None`\n")
+    files = render(course_folder, text)
+    gate = lesson_page(files).select_one("#drop-the-remainder .predict-gate")
+    radios = gate.select(".prediction-choices input[type=radio]")
+    assert [radio["value"] for radio in radios] == ["8", "11", "`None`"]
+    assert len({radio["name"] for radio in radios}) == 1  # one group: one pick
+    labels = gate.select(".prediction-choices label")
+    assert labels[2].code is not None and labels[2].get_text(strip=True) == "None"
+    # Shown by the script only where a pick can be saved, like the prediction box.
+    assert gate.select_one(".prediction-choices").has_attr("hidden")
+    folder = course_folder.root / "site" / "basics" / "count-batches"
+    markdown = (folder / "lesson.md").read_text(encoding="utf-8")
+    assert "**Predict before running:** p\n\n- [ ] 8\n- [ ] 11\n- [ ] `None`\n" in markdown

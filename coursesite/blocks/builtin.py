@@ -99,7 +99,28 @@ def build_experiment(context: BlockContext, raw: RawBlock) -> Experiment | None:
         intro,
         code,
         takeaway,
+        prediction_choices(context, raw),
     )
+
+
+def prediction_choices(context: BlockContext, raw: RawBlock) -> tuple[str, ...]:
+    """`:choices: a | b | c`: the predictions a reader may pick from (or write their own)."""
+    if "choices" not in raw.options:
+        return ()
+    choices = tuple(choice.strip() for choice in raw.options["choices"].split("|"))
+    problem = None
+    if "predict" not in raw.options:
+        problem = "':choices:' needs the ':predict:' question they answer"
+    elif len(choices) < 2 or not all(choices):
+        problem = "':choices:' needs two or more answers separated by '|', none empty"
+    elif len(set(choices)) < len(choices):
+        problem = "':choices:' lists an answer twice"
+    if problem:
+        # Options are the lines right under the block's opening line, in the file's order.
+        line = raw.line + 1 + list(raw.options).index("choices")
+        context.error(problem, line, "write e.g. ':choices: above | below | on it'")
+        return ()
+    return choices
 
 
 def experiment_cells(cells: NotebookBuilder, experiment: Experiment) -> None:
@@ -128,6 +149,7 @@ def build_figure(context: BlockContext, raw: RawBlock) -> Figure | Picture | Non
         code,
         read,
         connect,
+        prediction_choices(context, raw),
     )
 
 
@@ -147,7 +169,7 @@ def build_picture(context: BlockContext, raw: RawBlock) -> Picture | None:
             raw.parts[0].line,
             "use ':::{figure} path' to give an image a caption",
         )
-    for name in ("predict", "caption"):
+    for name in ("predict", "caption", "choices"):
         if name in raw.options:
             context.error(
                 f"an image figure takes no ':{name}:'",
@@ -364,9 +386,9 @@ register(
         Experiment,
         build_experiment,
         stages=("experiment",),
-        options=("predict", "expected", "raises", "alt", "tags"),
+        options=("predict", "choices", "expected", "raises", "alt", "tags"),
         required=("predict", "expected"),
-        markdown_options=("predict", "expected"),
+        markdown_options=("predict", "choices", "expected"),
         runs=Runs(label="experiment '{item.title}'"),
         notebook=experiment_cells,
     )
@@ -376,9 +398,9 @@ register(
         "figure",
         Figure,
         build_figure,
-        options=("alt", "predict", "caption", "tags"),
+        options=("alt", "predict", "choices", "caption", "tags"),
         required=("alt",),
-        markdown_options=("predict", "caption"),
+        markdown_options=("predict", "choices", "caption"),
         sub_blocks=("read", "connect"),
         runs=Runs(label="figure '{item.title}'", figure=True),
         notebook=figure_cells,

@@ -97,6 +97,7 @@ class Experiment:
     intro: Prose | None
     code: Code
     takeaway: Prose
+    choices: tuple[str, ...] = ()  # answers the reader may pick as a prediction
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Figure:
     code: Code
     read: Prose
     connect: Prose
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

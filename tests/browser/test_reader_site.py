@@ -221,6 +221,23 @@ def test_a_figure_can_be_shown_without_predicting_and_stays_visible_without_java
     context.close()
 
 
+def test_a_prediction_can_be_picked_from_the_authors_choices(page, base_url):
+    page.goto(base_url + "recovery/run-a-preemption-drill/index.html")
+    figure = page.locator("section.figure-block").first
+    choices = figure.locator(".prediction-choices")
+    box = figure.locator(".portfolio textarea")
+    choices.get_by_label("exactly on it", exact=True).check()
+    expect(box).to_have_value("Picked: exactly on it")
+    box.fill("Picked: exactly on it\nThe same steps on the same state.")
+    choices.get_by_label("above it", exact=True).check()  # a new pick keeps the reasoning
+    expect(box).to_have_value("Picked: above it\nThe same steps on the same state.")
+    figure.get_by_role("button", name="Show the figure").click()
+    expect(figure.locator(".gated .figure-svg")).to_be_visible()
+    page.reload()
+    expect(choices.get_by_label("above it", exact=True)).to_be_checked()
+    expect(choices.get_by_label("exactly on it", exact=True)).not_to_be_checked()
+
+
 def test_portfolio_saves_lists_exports_and_imports(page, base_url, tmp_path):
     page.goto(base_url + LESSON_2)
     exercise = page.locator("section.exercise").first

@@ -410,6 +410,7 @@
       function open(focus) {
         gate.classList.add("is-open");
         storage.set(opened, "1");
+        area.dispatchEvent(new Event("blur"));  // a prediction still being saved is saved now
         var note = portfolio.read(name);
         if (note && note.text.trim()) {
           note.observed = gate.getAttribute("data-observed");
@@ -417,6 +418,7 @@
         }
         if (focus) { outcome.focus(); }
       }
+      if (canSave) { offerChoices(gate, area); }
       if (!canSave || storage.get(opened) === "1") {
         gate.classList.add("is-open");  // nowhere to write a prediction, or predicted before
         return;
@@ -434,6 +436,28 @@
       openIfTarget();
       window.addEventListener("hashchange", openIfTarget);
     });
+  }
+
+  // A gate's choices write the picked one as the first line of the prediction ("Picked: …"),
+  // keeping what the reader wrote under it; the portfolio saves it as typed text.
+  function offerChoices(gate, area) {
+    var choices = gate.querySelector(".prediction-choices");
+    if (!choices) { return; }
+    var picked = /^Picked: (.*)$/m;
+    var radios = Array.prototype.slice.call(choices.querySelectorAll("input[type=radio]"));
+    var first = area.value.split("\n")[0].match(picked);
+    radios.forEach(function (radio) {
+      radio.checked = Boolean(first) && first[1] === radio.value;
+      radio.addEventListener("change", function () {
+        var rest = area.value.split("\n");
+        if (picked.test(rest[0])) { rest.shift(); }
+        area.value = ["Picked: " + radio.value].concat(rest.filter(function (line, i) {
+          return i > 0 || line.trim();
+        })).join("\n");
+        area.dispatchEvent(new Event("input"));
+      });
+    });
+    choices.hidden = false;
   }
 
   // The portfolio: a text area on each exercise and on the evidence, saved as you type.
@@ -475,8 +499,10 @@
           text: text, saved: new Date().toISOString(), title: box.getAttribute("data-portfolio-title"),
           lessonTitle: lessonTitle, url: pagePath + "#" + anchor
         };
-        var before = portfolio.read(name);
-        if (before && before.observed) { note.observed = before.observed; }
+        var gate = box.closest("[data-predict-gate]");
+        if (gate && gate.classList.contains("is-open")) {
+          note.observed = gate.getAttribute("data-observed");  // a prediction, once compared
+        }
         if (portfolio.write(name, note)) { showSaved(note); } else { status.textContent = "Could not save: this browser’s storage is full or blocked."; }
       }
       area.addEventListener("input", function () {
