@@ -30,6 +30,23 @@ def test_a_word_the_lessons_never_use_finds_nothing(page, base_url, query):
     expect(page.locator(".search-result")).to_have_count(0)
 
 
+@pytest.mark.parametrize(
+    ("query", "lesson"),
+    [
+        ("iterator state", LESSON_2),
+        ("grain iterator", LESSON_2),
+        ("preemption", "recovery/run-a-preemption-drill/index.html"),
+    ],
+)
+def test_the_lesson_about_a_topic_ranks_above_those_that_mention_it(page, base_url, query, lesson):
+    """Several lessons use these words; the one whose summary and outcomes are about them
+    comes first, because those weigh more than body text (data-pagefind-weight)."""
+    page.goto(base_url + f"search/index.html?q={query}")
+    first = page.locator(".search-result-title a").first
+    expect(first).to_have_attribute("href", re.compile(re.escape(lesson) + "$"))
+    expect(page.locator(".search-result")).not_to_have_count(1)  # others mention it too
+
+
 def test_a_stemmed_form_still_finds_its_word(page, base_url):
     page.goto(base_url + "search/index.html?q=batching")
     expect(page.locator(".search-result-title a").first).to_be_visible()
