@@ -84,6 +84,62 @@ class Settings(StrictModel, frozen=True, kw_only=True):
         return msgspec.json.encode(fields).decode()
 
 
+RepositoryUrl = Annotated[
+    str,
+    Meta(
+        pattern=describe_pattern(
+            r"^https://[A-Za-z0-9.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/?\Z",
+            "is not a repository address: write https://HOST/OWNER/NAME, "
+            "like https://github.com/jax-pathways/training-systems",
+        )
+    ),
+]
+Ref = Annotated[
+    str,
+    Meta(pattern=describe_pattern(r"^[^\s~^:?*\[\\]+\Z", "is not a branch name")),
+]
+SiteFolder = Annotated[
+    str,
+    Meta(
+        pattern=describe_pattern(
+            r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\s?#]*\Z",
+            "is not a folder of the repository: write a relative path like docs, or leave "
+            "it out for the branch's root",
+        )
+    ),
+]
+HttpsUrl = Annotated[
+    str,
+    Meta(pattern=describe_pattern(r"^https://[^\s?#]+\Z", "is not an https:// address")),
+]
+
+
+# Binder's names for the hosts it builds from; Colab opens notebooks from GitHub only.
+BINDER_PROVIDERS = {"github.com": "gh", "gitlab.com": "gl"}
+
+
+class Repository(StrictModel, frozen=True, kw_only=True):
+    """Where the built site is published from; lesson pages then offer their notebook in
+    hosted Jupyter services (Colab for GitHub, Binder when `binder_url` is set)."""
+
+    url: RepositoryUrl
+    branch: Ref = "gh-pages"
+    site_folder: SiteFolder = ""
+    binder_url: HttpsUrl | None = None
+
+    @property
+    def host_owner_name(self) -> tuple[str, str, str]:
+        host, owner, name = self.url.removeprefix("https://").rstrip("/").split("/")
+        return host.lower(), owner, name.removesuffix(".git")
+
+    def services(self) -> list[str]:
+        """The hosted Jupyter services that can open notebooks from this repository."""
+        host = self.host_owner_name[0]
+        colab = host == "github.com"
+        binder = self.binder_url is not None and host in BINDER_PROVIDERS
+        return ["Colab"] * colab + ["Binder"] * binder
+
+
 class LessonEntry(StrictModel, frozen=True, kw_only=True):
     slug: Slug
     source: Text
@@ -121,6 +177,7 @@ class Manifest(StrictModel, frozen=True, kw_only=True):
     plugins: list[PluginName] = msgspec.field(default_factory=list)
     """Python modules (in the course folder, or installed) that extend the generator."""
     phases: Annotated[list[PhaseEntry], Meta(min_length=1)]
+    repository: Repository | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +210,7 @@ class Course:
     lessons: list[LessonRef]
     manifest_text: str  # what the manifest said, for keys of work that depends on it
     plugins: list[tuple[str, int]] = field(default_factory=list)  # module, its manifest line
+    repository: Repository | None = None
 
     def lesson(self, slug: str) -> LessonRef | None:
         return next((ref for ref in self.lessons if ref.slug == slug), None)
@@ -177,6 +235,7 @@ def load_course(manifest_path: Path) -> Course:
     manifest, node = load_yaml_model(text, Manifest, manifest_path)
     root = manifest_path.parent
     _check_references(manifest, manifest_path, node)
+    _check_repository(manifest.repository, manifest_path, node)
     lessons = [
         LessonRef(entry.slug, root / entry.source, phase, index, len(phase.lessons), root)
         for phase in manifest.phases
@@ -184,7 +243,14 @@ def load_course(manifest_path: Path) -> Course:
     ]
     plugins = [(name, line_at(node, ("plugins", i))) for i, name in enumerate(manifest.plugins)]
     return Course(
-        root, manifest.course, manifest.settings, list(manifest.phases), lessons, text, plugins
+        root,
+        manifest.course,
+        manifest.settings,
+        list(manifest.phases),
+        lessons,
+        text,
+        plugins,
+        manifest.repository,
     )
 
 
@@ -226,6 +292,24 @@ def _check_references(manifest: Manifest, path: Path, root_node: yaml.Node) -> N
             )
     if errors:
         raise BuildErrors(errors)
+
+
+def _check_repository(repository: Repository | None, path: Path, root: yaml.Node) -> None:
+    """A repository is named so that notebooks open from it: some service must be able to."""
+    if repository is None or repository.services():
+        return
+    host = repository.host_owner_name[0]
+    raise BuildErrors(
+        [
+            BuildError(
+                f"no launch service opens notebooks from {host}",
+                path,
+                _key_line(_mapping_get(root, "repository"), "url"),
+                hint="Colab opens notebooks from github.com; for Binder (github.com, "
+                "gitlab.com) set binder_url: https://mybinder.org",
+            )
+        ]
+    )
 
 
 def _file_problems(what: str, name: str, manifest: Path, line: int) -> list[BuildError]:

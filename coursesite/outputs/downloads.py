@@ -260,6 +260,12 @@ def zip_bytes(files: Mapping[str, str | bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def learner_notebook(lesson: Lesson) -> str:
+    """The site path of the notebook a learner works in: without the reference solutions."""
+    name = "lesson.ipynb" if lesson.edition == STUDENT else STUDENT_NOTEBOOK
+    return f"{lesson.ref.url.rpartition('/')[0]}/{name}"
+
+
 def download_list(lesson: Lesson) -> list[Download]:
     """The downloads a lesson page lists, in the order it lists them."""
     student = lesson.edition == STUDENT

@@ -32,9 +32,10 @@ from coursesite.lesson.model import Figure, Lesson, Prose
 from coursesite.markup.markdown import plain_text
 from coursesite.markup.myst import References
 from coursesite.outputs.displays import display_files, page_displays
-from coursesite.outputs.downloads import download_list, lesson_downloads
+from coursesite.outputs.downloads import download_list, learner_notebook, lesson_downloads
 from coursesite.outputs.images import CopiedImage, lesson_images
 from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
+from coursesite.render.launch import launch_links
 from coursesite.render.templating import create_environment, render_page
 
 
@@ -393,6 +394,7 @@ def render_lesson(
         next=neighbours[1] and neighbours[1].lesson,
         titles=titles,
         downloads=download_list(lesson),
+        launch=launch_links(course.repository, learner_notebook(lesson)),
         page_title=plain_text(lesson.front.title),
         page_description=plain_text(lesson.front.summary),
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
