@@ -60,6 +60,7 @@ def test_every_exercise_fails_as_downloaded_and_passes_with_its_reference_soluti
     assert len(files) == len(exercises) >= 3  # every exercise of the phase has a check
     as_downloaded = check_py(folder)
     assert as_downloaded.returncode == 1, as_downloaded.stdout + as_downloaded.stderr
+    assert as_downloaded.stderr.startswith("check.py: running main.py first")
     verdicts = as_downloaded.stdout.splitlines()[:-1]
     assert [line.split()[:2] for line in verdicts] == [
         ["FAIL", f"exercises/{file.name}:"] for file in files

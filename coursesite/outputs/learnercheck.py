@@ -4,7 +4,7 @@
     python check.py exercises/1-name.py      one of them
 
 Edit the files in exercises/ (each starts as the page's starter scaffold), then run this.
-For each one it runs main.py (quietly: it prints nothing), then your file, then the checks
+For each one it runs main.py (its output hidden), then your file, then the checks
 the lesson's author wrote for it (checks/, the same name), and prints PASS, or FAIL with
 what went wrong. It exits with 0 only when every exercise it checked passes.
 
@@ -33,6 +33,9 @@ def main(arguments: list[str]) -> int:
         return 2
     os.chdir(HERE)  # main.py reads its data files from here
     sys.path.insert(0, str(HERE))  # and imports the lesson's own modules from here
+    # main.py can take a while and prints nothing here: say what is happening, on stderr so
+    # that standard output holds only the verdicts.
+    print("check.py: running main.py first (its output is hidden) ...", file=sys.stderr)
     base = _run_main_py()
     if base is None:
         return 2
