@@ -420,3 +420,33 @@ def test_long_labels_wrap_so_that_none_runs_past_the_figure_or_into_its_neighbou
     assert [text for _, text in ticks] == ["at 0%", "at 1/3", "at 2/3", "after", "not"]
     for (x1, left), (x2, right) in itertools.pairwise(ticks):
         assert x1 + width(left) / 2 < x2 - width(right) / 2, (left, right)
+
+
+@pytest.mark.parametrize(
+    ("change", "cut"),
+    [
+        # One word too long for the figure's width: no wrapping can save it.
+        ('"xlabel": "batch"', '"xlabel": "' + "batch_index_" * 8 + '"'),
+        # Words that fit once wrapped at spaces: a long title is not cut.
+        ('"xlabel": "batch"', '"xlabel": "batch", "title": "' + "records per batch " * 6 + '"'),
+    ],
+)
+def test_figure_data_whose_text_is_cut_at_its_edge_is_a_warning_at_its_code(
+    course_folder, change, cut
+):
+    text = authoring_example()
+    assert change in text
+    text = text.replace(change, cut)
+    course_folder.write(text)
+    result = build(course_folder.options(), RecordingProgress())
+    warnings = [w for w in result.warnings if "draws text past its edge" in w.message]
+    if "title" in cut:
+        assert warnings == []
+        return
+    [warning] = warnings
+    assert warning.message == (
+        "figure 'Batch sizes' draws text past its edge, which the page shows cut: "
+        f"'{'batch_index_' * 8}'"
+    )
+    assert warning.line == line_of(text, "figure = {")
+    assert "put spaces into it" in warning.hint

@@ -12,7 +12,7 @@ from coursesite.lesson.completeness import long_code_lines, unfinished_parts
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.model import Figure
 from coursesite.outputs.displays import display_errors
-from coursesite.outputs.pagefigures import figure_block_errors, figure_data_error
+from coursesite.outputs.pagefigures import figure_block_errors, figure_data_cut, figure_data_error
 
 
 def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
@@ -39,6 +39,8 @@ def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
     lesson, record, stored = item.parsed(), item.ran(), item.expected_outputs()
     warnings = output_drift(lesson, record, stored) if stored is not None else []
     warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
+    cut = [figure_data_cut(lesson, record, figure) for figure in lesson.items(Figure)]
+    warnings += [warning for warning in cut if warning]
     for block in lesson.runnable_blocks():
         output = record.blocks.get(block.id)
         if output is not None and output.clipped:

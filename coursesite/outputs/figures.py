@@ -7,6 +7,7 @@ page's column: at a phone's 375 px, its text shows at 11 CSS px or more.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import math
@@ -14,8 +15,13 @@ import textwrap
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
+from coursesite.execution.lessonoutputs import clipped_texts
+
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 STYLE: dict[RcKeyType, Any] = {
@@ -155,6 +161,21 @@ def _whole(values: list) -> bool:
 
 def render_svg(data: dict, description: str) -> str:
     """An SVG drawing of valid figure data (see figure_problems); `description` is its <desc>."""
+    buffer = io.StringIO()
+    with _drawing(data) as fig:
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Description": description})
+    return buffer.getvalue()
+
+
+def cut_words(data: dict) -> list[str]:
+    """The words a drawing of valid figure data still puts past its edges, where the page
+    shows them cut: labels are wrapped at spaces, so only a long unbroken word is left."""
+    with _drawing(data) as fig:
+        return clipped_texts(fig)
+
+
+@contextlib.contextmanager
+def _drawing(data: dict) -> Iterator[Figure]:
     # Imported here: matplotlib costs ~0.5 s and most rebuilds draw nothing new.
     import matplotlib
 
@@ -173,17 +194,21 @@ def render_svg(data: dict, description: str) -> str:
                 _log_axis(axes, axis)
         axes.set_xlabel(fitted(data.get("xlabel", ""), ACROSS))
         if data.get("title"):
-            axes.set_title(data["title"])
+            axes.set_title(fitted(data["title"], ACROSS))
         if len(data["series"]) > 1:
             # Under the plot, never over the data; the column is too narrow to put it beside.
             labels = sum(len(str(s.get("label", ""))) for s in data["series"])
             columns = len(data["series"]) if labels <= 36 else 1
             fig.legend(frameon=False, loc="outside lower center", ncols=columns)
         _fit_ylabel(fig, axes, data.get("ylabel", ""))
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Description": description})
-        plt.close(fig)
-    return buffer.getvalue()
+        try:
+            yield fig
+        finally:
+            plt.close(fig)
+
+
+def _legend_label(series: dict) -> str:
+    return fitted(str(series.get("label", "")), ACROSS)
 
 
 def _fit_ylabel(fig: Any, axes: Axes, label: str) -> None:
@@ -245,7 +270,7 @@ def _draw_lines(axes: Axes, data: dict) -> None:
             markerfacecolor="none",  # hollow: a marker drawn later does not hide one below
             # Each later series a little thinner, so that one covering another leaves its edge.
             linewidth=max(2.2 - 0.5 * index, 1.0),
-            label=entry.get("label", ""),
+            label=_legend_label(entry),
         )
     if _whole(data["x"]):
         _integer_ticks(axes.xaxis)
@@ -258,7 +283,7 @@ def _draw_bars(axes: Axes, data: dict) -> None:
     width = 0.8 / count
     for index, entry in enumerate(data["series"]):
         offsets = [i + (index - (count - 1) / 2) * width for i in range(len(data["labels"]))]
-        axes.bar(offsets, entry["values"], width=width, label=entry.get("label", ""))
+        axes.bar(offsets, entry["values"], width=width, label=_legend_label(entry))
     room = max(ACROSS // len(data["labels"]) - 1, 4)
     axes.set_xticks(range(len(data["labels"])), [fitted(str(t), room) for t in data["labels"]])
     if all(_whole(entry["values"]) for entry in data["series"]):
@@ -284,7 +309,7 @@ def _draw_histogram(axes: Axes, data: dict) -> None:
             linestyle=DASHES[index % len(DASHES)],
             linewidth=max(2.2 - 0.5 * index, 1.0) if several else 1.0,
             edgecolor=None if several else "white",
-            label=entry.get("label", ""),
+            label=_legend_label(entry),
         )
     _integer_ticks(axes.yaxis)  # counts
     if whole:

@@ -20,7 +20,7 @@ from coursesite.files import short_digest
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.lesson.model import Figure, Lesson, RunnableBlock
 from coursesite.markup.svgclean import UnsafeSvg
-from coursesite.outputs.figures import figure_problems
+from coursesite.outputs.figures import cut_words, figure_problems
 
 FIGURE_HINT = "see 'Figures' in docs/authoring.md"
 
@@ -136,6 +136,21 @@ def figure_data_error(lesson: Lesson, record: ExecutionRecord, figure: Figure) -
         lesson.path,
         figure.code.line,
         hint=f"{FIGURE_HINT} for the expected keys",
+    )
+
+
+def figure_data_cut(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> BuildError | None:
+    """A warning when the drawing of a {figure} block's data shows some of its text cut."""
+    cut = cut_words(record.blocks[figure.anchor].figure or {})
+    if not cut:
+        return None
+    return BuildError(
+        f"figure '{figure.title}' draws text past its edge, which the page shows cut: "
+        + ", ".join(repr(words) for words in cut[:4]),
+        lesson.path,
+        figure.code.line,
+        hint="figure data wraps its labels and title at spaces: shorten the word that "
+        "is too long, or put spaces into it",
     )
 
 
