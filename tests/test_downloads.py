@@ -250,6 +250,45 @@ def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder)
     assert "seed every random generator" in error.hint
 
 
+@pytest.mark.parametrize(
+    "clock",
+    [
+        "__import__('datetime').date.today()",
+        "__import__('datetime').datetime.now().strftime('%A %H')",
+        "__import__('time').strftime('%Y')",
+        "int(__import__('time').time() // 86400)",
+    ],
+)
+def test_a_line_that_depends_on_the_date_or_clock_is_caught_at_once(course_folder, clock):
+    """The reader-style main.py runs with its wall clock 400 days and 5 hours ahead, so a
+    printed date or time differs now, not only when the build is rerun the next day."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)', f'print("Batch sizes:", sizes)\nprint("on", {clock})'
+    )
+    course_folder.write(text)
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    [error] = caught.value.errors
+    assert ", first in the output of step 2, its line 2: 'on " in error.message
+    assert error.line == line_of(text, "batches = [ids[i:i + 4]")
+    assert "clock 400 days ahead" in error.hint
+
+
+def test_the_shifted_clock_leaves_durations_and_other_dates_alone(course_folder):
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'print("Batch sizes:", sizes)\n'
+        "import datetime, time\n"
+        "start = time.perf_counter()\n"
+        "time.sleep(0.05)\n"
+        'print("slept", 0.04 < time.perf_counter() - start < 60)\n'
+        "print(datetime.date(2020, 1, 2) + datetime.timedelta(days=1),"
+        " isinstance(datetime.datetime.fromisoformat('2020-01-01'), datetime.date))",
+    )
+    record = build_lesson(course_folder, text)
+    assert "slept True\n2020-01-03 True\n" in record.blocks["step-2"].stdout
+
+
 def test_an_unseeded_random_number_is_named_at_its_step(course_folder):
     text = authoring_example().replace(
         'print("Batch sizes:", sizes)',

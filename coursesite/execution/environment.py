@@ -8,6 +8,7 @@ few the build sets itself, and those the course names in `settings.pass_environm
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -41,4 +42,28 @@ def lesson_environment(work: Path, threads: int, passed: list[str]) -> dict[str,
     if threads == 1:
         flags = env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
         env["XLA_FLAGS"] = flags.strip()
+    return env
+
+
+IMPORT_GUARD = Path(__file__).with_name("importguard.py")
+SHIFTED_CLOCK = Path(__file__).with_name("shiftedclock.py")
+# How far ahead the reader-style main.py run's wall clock is: a year, a month, days and
+# hours, so that a printed year, month, day, weekday or hour all differ from the build's.
+CLOCK_SHIFT_SECONDS = (400 * 24 + 5) * 3600 + 17 * 60
+
+
+def reader_environment(
+    folder: Path, threads: int, passed: list[str], hidden: dict[str, str]
+) -> dict[str, str]:
+    """The reader-style `python main.py` run's environment: the lesson's, with only the
+    distributions a reader installs importable (`hidden` are not) and its wall clock
+    ahead, through a sitecustomize in `folder`/guard."""
+    guard = folder / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
+    (guard / "_coursesite_clock.py").write_bytes(SHIFTED_CLOCK.read_bytes())
+    env = lesson_environment(folder / "reader", threads, passed)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
+    env["COURSESITE_HIDDEN"] = json.dumps(hidden)
+    env["COURSESITE_CLOCK_SHIFT"] = str(CLOCK_SHIFT_SECONDS)
     return env

@@ -23,7 +23,7 @@ from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs
-from coursesite.execution.environment import lesson_environment
+from coursesite.execution.environment import lesson_environment, reader_environment
 from coursesite.execution.executionrecord import (
     ExecutionRecord,
     hardware_kind,
@@ -36,7 +36,6 @@ from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_f
 from coursesite.lesson.model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
-IMPORT_GUARD = Path(__file__).with_name("importguard.py")
 
 
 @dataclass(frozen=True)
@@ -206,7 +205,10 @@ def run_job(
         # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
         # Its stdout may hold what every step printed; once past that, it is stopped.
         main = guardian.add(
-            "main", [sys.executable, "main.py"], reader, _reader_environment(folder, job, threads)
+            "main",
+            [sys.executable, "main.py"],
+            reader,
+            reader_environment(folder, threads, job.passed_environment, job.hidden),
         )
         runner = guardian.add(
             "runner",
@@ -377,17 +379,6 @@ def _verify_main_py(
 _HIDDEN_IMPORT = re.compile(
     r"No module named '([^']+)': distribution '([^']+)' is not installed by"
 )
-
-
-def _reader_environment(folder: Path, job: LessonJob, threads: int) -> dict[str, str]:
-    """main.py's environment: the lesson's, and only the distributions a reader installs."""
-    guard = folder / "guard"
-    guard.mkdir()
-    (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
-    env = lesson_environment(folder / "reader", threads, job.passed_environment)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
-    env["COURSESITE_HIDDEN"] = json.dumps(job.hidden)
-    return env
 
 
 def _capture(

@@ -160,8 +160,8 @@ def _printed_before(result: dict, block: str) -> str:
 NONDETERMINISM_HINT = (
     "the same steps printed something else on a second run: seed every random generator "
     "(np.random.default_rng(0), random.seed(0), jax.random.key(0)), print no object "
-    "addresses, ids, dates or times, or mark lines that must vary with `volatile:` in "
-    "the front matter"
+    "addresses, ids, dates or times (main.py runs with its clock 400 days ahead to find "
+    "them), or mark lines that must vary with `volatile:` in the front matter"
 )
 
 

@@ -24,3 +24,8 @@ class HiddenDistributions:
 
 
 sys.meta_path.insert(0, HiddenDistributions(json.loads(os.environ.pop("COURSESITE_HIDDEN", "{}"))))
+
+if "COURSESITE_CLOCK_SHIFT" in os.environ:  # beside this file: shiftedclock.py
+    import _coursesite_clock  # type: ignore[import-not-found]
+
+    _coursesite_clock.shift(float(os.environ.pop("COURSESITE_CLOCK_SHIFT")))
