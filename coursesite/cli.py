@@ -219,6 +219,13 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--slug", metavar="SLUG", help="the lesson's slug (default: from the notebook's title)"
     )
+    parser.add_argument(
+        "--from",
+        dest="origin",
+        metavar="SITE",
+        help="the site in lessons.yaml's references: that the notebook comes from: its "
+        "{doc} and relative page links point there (default: the one site that names pages)",
+    )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)
     from coursesite.config.manifest import PHASE_ID, SLUG
@@ -235,7 +242,9 @@ def import_command(arguments: argparse.Namespace) -> int:
     from coursesite.errors import BuildError, environment_failures_reported
     from coursesite.importers.importcommand import ImportRequest, import_notebook
 
-    request = ImportRequest(arguments.notebook, arguments.manifest, arguments.phase, arguments.slug)
+    request = ImportRequest(
+        arguments.notebook, arguments.manifest, arguments.phase, arguments.slug, arguments.origin
+    )
     try:
         with environment_failures_reported():  # an unreadable file, a full disk: no traceback
             report = import_notebook(request)

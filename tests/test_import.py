@@ -544,3 +544,50 @@ def test_a_figures_caption_from_the_cells_metadata_is_its_alt_text(course_folder
     assert ":alt: A line rising from 1 to 3.\n```python\nfig, axes" in text
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+REFERENCES = """
+references:
+  jax:
+    url: https://docs.jax.dev/en/latest/
+    labels:
+      key-concepts-tracing: key-concepts.html#tracing
+    pages: .html
+"""
+LINKING_NOTEBOOK = MYST_NOTEBOOK.replace(
+    "JAX traces functions once, so a side effect runs once. A counter shows it.",
+    "JAX traces functions once, so a side effect runs once. A counter shows it.\n\n"
+    "See {ref}`key-concepts-tracing` and {doc}`jit-compilation`.",
+)
+
+
+def test_references_to_a_mapped_site_become_links_and_the_lesson_builds(course_folder):
+    course_folder.write(authoring_example())
+    course_folder.manifest.write_text(course_folder.manifest.read_text() + REFERENCES)
+    (course_folder.root / "pure.md").write_text(LINKING_NOTEBOOK)
+    imported = course_folder.cli(
+        "import", "pure.md", "--phase", "01", "--slug", "pure", "--from", "jax"
+    )
+    assert imported.returncode == 0, imported.stderr
+    text = (course_folder.root / "content" / "02-pure.md").read_text()
+    jax = "https://docs.jax.dev/en/latest/"
+    assert (
+        f"See [key concepts tracing]({jax}key-concepts.html#tracing) and "
+        f"[jit-compilation]({jax}jit-compilation.html)." in text
+    )
+    assert f"became a link to {jax}key-concepts.html#tracing" in imported.stdout
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site" / "basics" / "pure" / "index.html").read_text()
+    assert f'href="{jax}jit-compilation.html"' in page
+
+
+def test_an_import_from_a_site_the_manifest_does_not_name_is_refused(course_folder):
+    course_folder.write(authoring_example())
+    course_folder.manifest.write_text(course_folder.manifest.read_text() + REFERENCES)
+    (course_folder.root / "pure.md").write_text(LINKING_NOTEBOOK)
+    imported = course_folder.cli("import", "pure.md", "--phase", "01", "--from", "flax")
+    assert imported.returncode == 1
+    assert "--from names 'flax', which is not a site in references:" in imported.stderr
+    assert "sites in lessons.yaml's references: jax" in imported.stderr
+    assert not (course_folder.root / "content" / "02-pure.md").exists()

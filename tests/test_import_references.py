@@ -3,7 +3,8 @@ what points inside the notebook is kept, the rest becomes its text, each in the 
 
 from __future__ import annotations
 
-from coursesite.importers.references import NotebookLabels, settle_references
+from coursesite.config.manifest import ReferenceSite
+from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 
 CELLS = [
     "(autodiff-linear logistic regression)=\n## Logistic regression\n\n(plain-label)=\n## Plain",
@@ -57,4 +58,60 @@ def test_references_in_a_directive_body_are_settled_too():
     assert notes == [
         "cell 2: {ref}`prng-design-jep` points at a label outside this notebook: it became "
         "the text 'prng design jep'"
+    ]
+
+
+JAX = ReferenceSite(
+    url="https://docs.jax.dev/en/latest/",
+    labels={
+        "key-concepts-tracing": "key-concepts.html#tracing",
+        "jit-compilation": "jit-compilation.html",
+    },
+    pages=".html",
+)
+GRAIN = ReferenceSite(
+    url="https://google-grain.readthedocs.io/en/latest/",
+    labels={"jit-compilation": "elsewhere.html"},  # the same label on another site
+)
+
+
+def test_labels_and_pages_of_mapped_sites_become_links_with_a_note_each():
+    notes: list[str] = []
+    sites = OtherSites.of({"grain": GRAIN, "jax": JAX}, origin="jax")
+    settled = settle_references(CELLS[1], NotebookLabels.of(CELLS), "cell 2", notes, sites)
+    prose = settled.split("```")[0]
+    jax = "https://docs.jax.dev/en/latest/"
+    assert f"[jit compilation]({jax}jit-compilation.html)" in prose  # the origin's label
+    assert f"[key-concepts]({jax}key-concepts.html)" in prose  # {doc} becomes its page
+    assert f"[Tracers]({jax}key-concepts.html#tracing)" in prose  # a link naming a label
+    assert "{ref}`plain-label`" in prose  # the notebook's own labels stay references
+    assert f"cell 2: {{ref}}`jit-compilation` became a link to {jax}jit-compilation.html" in notes
+    assert sum("became a link to" in note for note in notes) == 3
+
+
+def test_relative_page_links_point_at_the_site_the_notebook_came_from():
+    text = "See [the JIT page](../jit-compilation.md#caching) and [data](data.csv)."
+    notes: list[str] = []
+    sites = OtherSites.of({"jax": JAX}, origin=None)  # the one site that names its pages
+    settled = settle_references(text, NotebookLabels(), "cell 1", notes, sites)
+    assert "[the JIT page](https://docs.jax.dev/en/latest/jit-compilation.html#caching)" in (
+        settled
+    )
+    # A file that is not a page of the site is not guessed at: it becomes its text.
+    assert "and data." in settled
+    without_pages = OtherSites.of({"grain": GRAIN}, origin=None)
+    assert settle_references(text, NotebookLabels(), "cell 1", [], without_pages) == (
+        "See the JIT page and data."
+    )
+
+
+def test_a_label_of_no_mapped_site_still_becomes_its_text():
+    notes: list[str] = []
+    sites = OtherSites.of({"jax": JAX}, origin="jax")
+    assert settle_references("{ref}`nowhere-known`", NotebookLabels(), "cell 3", notes, sites) == (
+        "nowhere known"
+    )
+    assert notes == [
+        "cell 3: {ref}`nowhere-known` points at a label outside this notebook: it became "
+        "the text 'nowhere known'"
     ]

@@ -140,6 +140,30 @@ class Repository(StrictModel, frozen=True, kw_only=True):
         return ["Colab"] * colab + ["Binder"] * binder
 
 
+SiteUrl = Annotated[
+    str,
+    Meta(
+        pattern=describe_pattern(
+            r"^https?://[^\s?#]+/\Z",
+            "is not a site's address: write its http(s) URL ending in /, like "
+            "https://docs.jax.dev/en/latest/",
+        )
+    ),
+]
+
+
+class ReferenceSite(StrictModel, frozen=True, kw_only=True):
+    """Another site that imported notebooks point at (like Sphinx's intersphinx): its
+    `{ref}` labels, and how its pages are named, so that the import links to them."""
+
+    url: SiteUrl
+    labels: dict[Text, Text] = msgspec.field(default_factory=dict)
+    """A label -> its page and anchor on the site, like key-concepts.html#tracing."""
+    pages: str | None = None
+    """What the site's page files end in (".html"): a notebook from this site then keeps
+    its `{doc}` and relative page links, pointed at the site."""
+
+
 class LessonEntry(StrictModel, frozen=True, kw_only=True):
     slug: Slug
     source: Text
@@ -178,6 +202,8 @@ class Manifest(StrictModel, frozen=True, kw_only=True):
     """Python modules (in the course folder, or installed) that extend the generator."""
     phases: Annotated[list[PhaseEntry], Meta(min_length=1)]
     repository: Repository | None = None
+    references: dict[Slug, ReferenceSite] = msgspec.field(default_factory=dict)
+    """Other sites, by a name, whose labels and pages imported notebooks point at."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +237,7 @@ class Course:
     manifest_text: str  # what the manifest said, for keys of work that depends on it
     plugins: list[tuple[str, int]] = field(default_factory=list)  # module, its manifest line
     repository: Repository | None = None
+    references: dict[str, ReferenceSite] = field(default_factory=dict)
 
     def lesson(self, slug: str) -> LessonRef | None:
         return next((ref for ref in self.lessons if ref.slug == slug), None)
@@ -251,6 +278,7 @@ def load_course(manifest_path: Path) -> Course:
         text,
         plugins,
         manifest.repository,
+        dict(manifest.references),
     )
 
 

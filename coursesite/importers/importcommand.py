@@ -14,6 +14,7 @@ from pathlib import Path
 from coursesite.config.manifest import PHASE_ID
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.lessonimport import ImportedLesson, convert, lesson_slug, notebook_title
+from coursesite.importers.references import OtherSites
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
 
@@ -24,6 +25,7 @@ class ImportRequest:
     manifest: Path
     phase: str
     slug: str | None = None
+    origin: str | None = None  # the references: site the notebook comes from
 
 
 def import_notebook(request: ImportRequest) -> list[str]:
@@ -42,6 +44,13 @@ def import_notebook(request: ImportRequest) -> list[str]:
             hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "06"',
         )
     course = load_course(request.manifest)
+    if request.origin is not None and request.origin not in course.references:
+        names = ", ".join(course.references) or "none"
+        raise BuildError(
+            f"--from names '{request.origin}', which is not a site in references:",
+            request.manifest,
+            hint=f"sites in lessons.yaml's references: {names} (docs/authoring.md)",
+        )
     cells = read_notebook(request.notebook)
     title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
     slug = request.slug or lesson_slug(title)
@@ -67,7 +76,8 @@ def import_notebook(request: ImportRequest) -> list[str]:
             )
     # Named relative to the course: the course must not carry this machine's paths.
     notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
-    lesson = convert(cells, title, notebook.as_posix(), expected_path.name)
+    sites = OtherSites.of(course.references, request.origin)
+    lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()

@@ -26,7 +26,7 @@ from coursesite.files import short_digest
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
-from coursesite.importers.references import NotebookLabels, settle_references
+from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.titles import step_title, summary_of
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.markup.markdown import slugify
@@ -59,8 +59,15 @@ def notebook_title(cells: list[Cell], fallback: str) -> str:
     return fallback
 
 
-def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> ImportedLesson:
-    """The lesson for `cells`; `source` names the notebook in notes and outputs."""
+def convert(
+    cells: list[Cell],
+    title: str,
+    source: str,
+    expected_name: str,
+    sites: OtherSites | None = None,
+) -> ImportedLesson:
+    """The lesson for `cells`; `source` names the notebook in notes and outputs; `sites`
+    are the other sites (lessons.yaml `references:`) its references may link to."""
     lesson = ImportedLesson()
     markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
     shift = _heading_shift(markdown)
@@ -82,7 +89,9 @@ def convert(cells: list[Cell], title: str, source: str, expected_name: str) -> I
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
-            portable = settle_references(_portable(cell, lesson), labels, cell.where, lesson.notes)
+            portable = settle_references(
+                _portable(cell, lesson), labels, cell.where, lesson.notes, sites
+            )
             portable = settle_math(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)
             # A heading right above the code is the block's title, not a section of its own.

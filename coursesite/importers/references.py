@@ -3,8 +3,10 @@
 A tutorial points at its own documentation: `{ref}` labels and `{doc}` pages of the site it
 came from, relative links to its sibling pages, Sphinx roles a course has no use for. The
 lesson keeps what reaches inside the notebook (its own `(label)=` targets, any MyST label,
-slugged where a page anchor needs it) and turns the rest into its plain text, each change a
-line of the import report: nothing is left for the first build to refuse one at a time.
+slugged where a page anchor needs it), links what `references:` in lessons.yaml maps to
+another site (its labels; the pages of the site the notebook came from), and turns the
+rest into its plain text, each change a line of the import report: nothing is left for the
+first build to refuse one at a time.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from coursesite.config.manifest import ReferenceSite
 from coursesite.markup.markdown import slugify
 from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
 
@@ -20,6 +23,7 @@ _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_PAGE_FILE = re.compile(r"\.(md|ipynb|rst|html)(#|$)|/")  # a link to a page, not a label
 
 
 @dataclass
@@ -38,9 +42,53 @@ class NotebookLabels:
         return labels
 
 
-def settle_references(text: str, labels: NotebookLabels, where: str, notes: list[str]) -> str:
-    """`text` (a Markdown cell) with every reference the lesson can keep kept, and the rest
-    as plain text, noted in `notes`. Code fences are left as they are."""
+@dataclass(frozen=True)
+class OtherSites:
+    """What `references:` in lessons.yaml says of other sites: the address of each label
+    they define, and where the pages of the notebook's own site are."""
+
+    labels: dict[str, str] = field(default_factory=dict)  # label -> its absolute address
+    pages: ReferenceSite | None = None  # the site the notebook came from, if it names pages
+
+    @classmethod
+    def of(cls, sites: dict[str, ReferenceSite], origin: str | None) -> OtherSites:
+        """The sites' labels (the origin's first); relative links resolve against the
+        origin, or against the one site that names its pages when no origin is given."""
+        order = sorted(sites, key=lambda name: name != origin)
+        labels = {
+            label: sites[name].url + path
+            for name in reversed(order)
+            for label, path in sites[name].labels.items()
+        }
+        with_pages = [site for site in sites.values() if site.pages]
+        if origin is not None:
+            pages = sites[origin] if sites[origin].pages else None
+        else:
+            pages = with_pages[0] if len(with_pages) == 1 else None
+        return cls(labels, pages)
+
+    def page(self, target: str) -> str | None:
+        """The address of a page of the notebook's site, named as `{doc}` or a relative
+        link names it (`key-concepts`, `../jit.md#caching`)."""
+        if self.pages is None:
+            return None
+        path, hash_mark, anchor = target.partition("#")
+        stem = re.sub(r"\.(md|ipynb|rst|html)$", "", path)
+        # Where the notebook sat in its site is not known: a path is read from the root.
+        stem = re.sub(r"^(\.\.?/|/)+", "", stem)
+        return self.pages.url + stem + (self.pages.pages or "") + hash_mark + anchor
+
+
+def settle_references(
+    text: str,
+    labels: NotebookLabels,
+    where: str,
+    notes: list[str],
+    sites: OtherSites | None = None,
+) -> str:
+    """`text` (a Markdown cell) with every reference the lesson can keep kept, links into
+    `sites`, and the rest as plain text, noted in `notes`. Code fences are left as they are."""
+    sites = sites or OtherSites()
     settled: list[str] = []
     chunk: list[str] = []
     inside: str | None = None
@@ -50,7 +98,7 @@ def settle_references(text: str, labels: NotebookLabels, where: str, notes: list
             fence = None  # a MyST directive (```{note}): its body is prose like any other
         if inside is None and fence:
             if chunk:
-                settled.append(_settled("\n".join(chunk), labels, where, notes))
+                settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
             chunk, inside = [], fence.group(1)[0]
             settled.append(line)
         elif inside is not None:
@@ -60,17 +108,26 @@ def settle_references(text: str, labels: NotebookLabels, where: str, notes: list
         else:
             chunk.append(line)
     if chunk:
-        settled.append(_settled("\n".join(chunk), labels, where, notes))
+        settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
     return "\n".join(settled)
 
 
-def _settled(text: str, labels: NotebookLabels, where: str, notes: list[str]) -> str:
+def _settled(
+    text: str, labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
+) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({labels.anchors[m.group(2).strip()]})=", text)
-    text = ROLE_SOURCE.sub(lambda m: _role(m, labels, where, notes), text)
-    return _LINK.sub(lambda m: _link(m, where, notes), text)
+    text = ROLE_SOURCE.sub(lambda m: _role(m, labels, where, notes, sites), text)
+    return _LINK.sub(lambda m: _link(m, where, notes, sites), text)
 
 
-def _role(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str]) -> str:
+def _linked(shown: str, address: str, what: str, where: str, notes: list[str]) -> str:
+    notes.append(f"{where}: {what} became a link to {address}")
+    return f"[{shown}]({address})"
+
+
+def _role(
+    match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
+) -> str:
     name, content = role_kind(match.group(1)), match.group(2)
     text, target = split_role_text(content)
     if name == "ref":
@@ -78,6 +135,8 @@ def _role(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[
         if anchor is not None:
             return f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
         shown = text or re.sub(r"[-_]+", " ", target)
+        if target in sites.labels:
+            return _linked(shown, sites.labels[target], match.group(0), where, notes)
         notes.append(
             f"{where}: {match.group(0)} points at a label outside this notebook: it became "
             f"the text '{shown}'"
@@ -86,6 +145,8 @@ def _role(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[
     if name == "value" or (name in KNOWN_ROLES and name != "doc"):
         return match.group(0)
     shown = text or target
+    if name == "doc" and (page := sites.page(target)):
+        return _linked(shown, page, match.group(0), where, notes)
     notes.append(
         f"{where}: {match.group(0)} is "
         + ("a page outside the course" if name == "doc" else f"a role ({{{name}}}) lessons lack")
@@ -94,10 +155,14 @@ def _role(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[
     return f"`{shown}`" if name in ("download", "nb-download", "file", "envvar") else shown
 
 
-def _link(match: re.Match[str], where: str, notes: list[str]) -> str:
+def _link(match: re.Match[str], where: str, notes: list[str], sites: OtherSites) -> str:
     text, target = match.group(1), match.group(2)
     if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
         return match.group(0)
+    # MyST lets a link name a label ([Tracers](key-concepts-tracing)) or a page.
+    address = sites.labels.get(target) or (_PAGE_FILE.search(target) and sites.page(target))
+    if address:
+        return _linked(text, address, f"the link [{text}]({target})", where, notes)
     notes.append(
         f"{where}: the link [{text}]({target}) points at a page beside the notebook, which "
         "the course does not have: it became its text"
