@@ -14,30 +14,32 @@ from coursesite.config.paths import INSIDE_HINT, is_inside
 from coursesite.config.yamlmodel import StrictModel, describe_pattern, line_at, load_yaml_model
 from coursesite.errors import BuildError, BuildErrors, decode_utf8
 
+
+def matching(pattern: str, problem: str) -> Meta:
+    """A string constraint whose error says what is wrong with the value, not the regex."""
+    return Meta(pattern=describe_pattern(pattern, problem))
+
+
 # Slugs become folder names in site/, so they may not contain '/', '..' or spaces. msgspec
 # searches the pattern: `\Z`, not `$`, which would let a trailing newline (`slug: |`) in.
 SLUG = r"[a-z0-9]+(-[a-z0-9]+)*"
 PHASE_ID = r"[0-9A-Za-z]+"
 Slug = Annotated[
     str,
-    Meta(
-        pattern=describe_pattern(
-            rf"^{SLUG}\Z",
-            "is not a slug: use lowercase letters, digits and single "
-            "hyphens, like 'grain-order' (it names a folder in site/)",
-        )
+    matching(
+        rf"^{SLUG}\Z",
+        "is not a slug: use lowercase letters, digits and single "
+        "hyphens, like 'grain-order' (it names a folder in site/)",
     ),
 ]
-Text = Annotated[str, Meta(pattern=describe_pattern(r"\S", "is empty: write some text"))]
+Text = Annotated[str, matching(r"\S", "is empty: write some text")]
 Positive = Annotated[int, Meta(gt=0)]
 ApiPattern = Annotated[
     str,
-    Meta(
-        pattern=describe_pattern(
-            r"^https?://[^\s{}]*\{name\}[^\s{}]*\Z",
-            "is not an API docs address: write an http(s) URL with {name} where the "
-            'dotted name goes, like "https://docs.jax.dev/en/latest/_autosummary/{name}.html"',
-        )
+    matching(
+        r"^https?://[^\s{}]*\{name\}[^\s{}]*\Z",
+        "is not an API docs address: write an http(s) URL with {name} where the "
+        'dotted name goes, like "https://docs.jax.dev/en/latest/_autosummary/{name}.html"',
     ),
 ]
 
@@ -86,32 +88,22 @@ class Settings(StrictModel, frozen=True, kw_only=True):
 
 RepositoryUrl = Annotated[
     str,
-    Meta(
-        pattern=describe_pattern(
-            r"^https://[A-Za-z0-9.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/?\Z",
-            "is not a repository address: write https://HOST/OWNER/NAME, "
-            "like https://github.com/jax-pathways/training-systems",
-        )
+    matching(
+        r"^https://[A-Za-z0-9.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/?\Z",
+        "is not a repository address: write https://HOST/OWNER/NAME, "
+        "like https://github.com/jax-pathways/training-systems",
     ),
 ]
-Ref = Annotated[
-    str,
-    Meta(pattern=describe_pattern(r"^[^\s~^:?*\[\\]+\Z", "is not a branch name")),
-]
+Ref = Annotated[str, matching(r"^[^\s~^:?*\[\\]+\Z", "is not a branch name")]
 SiteFolder = Annotated[
     str,
-    Meta(
-        pattern=describe_pattern(
-            r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\s?#]*\Z",
-            "is not a folder of the repository: write a relative path like docs, or leave "
-            "it out for the branch's root",
-        )
+    matching(
+        r"^(?!/)(?!.*(^|/)\.\.(/|$))[^\s?#]*\Z",
+        "is not a folder of the repository: write a relative path like docs, or leave "
+        "it out for the branch's root",
     ),
 ]
-HttpsUrl = Annotated[
-    str,
-    Meta(pattern=describe_pattern(r"^https://[^\s?#]+\Z", "is not an https:// address")),
-]
+HttpsUrl = Annotated[str, matching(r"^https://[^\s?#]+\Z", "is not an https:// address")]
 
 
 # Binder's names for the hosts it builds from; Colab opens notebooks from GitHub only.
@@ -142,12 +134,10 @@ class Repository(StrictModel, frozen=True, kw_only=True):
 
 SiteUrl = Annotated[
     str,
-    Meta(
-        pattern=describe_pattern(
-            r"^https?://[^\s?#]+/\Z",
-            "is not a site's address: write its http(s) URL ending in /, like "
-            "https://docs.jax.dev/en/latest/",
-        )
+    matching(
+        r"^https?://[^\s?#]+/\Z",
+        "is not a site's address: write its http(s) URL ending in /, like "
+        "https://docs.jax.dev/en/latest/",
     ),
 ]
 
@@ -171,12 +161,7 @@ class LessonEntry(StrictModel, frozen=True, kw_only=True):
 
 class PhaseEntry(StrictModel, frozen=True, kw_only=True):
     id: Annotated[
-        str,
-        Meta(
-            pattern=describe_pattern(
-                rf"^{PHASE_ID}\Z", 'is not a phase id: use letters and digits, like "06"'
-            )
-        ),
+        str, matching(rf"^{PHASE_ID}\Z", 'is not a phase id: use letters and digits, like "06"')
     ]
     slug: Slug
     title: Text
@@ -186,11 +171,9 @@ class PhaseEntry(StrictModel, frozen=True, kw_only=True):
 
 PluginName = Annotated[
     str,
-    Meta(
-        pattern=describe_pattern(
-            r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z",
-            "is not a module name: write it as in an import, like course_blocks",
-        )
+    matching(
+        r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z",
+        "is not a module name: write it as in an import, like course_blocks",
     ),
 ]
 
