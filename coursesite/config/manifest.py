@@ -127,9 +127,12 @@ class Repository(StrictModel, frozen=True, kw_only=True):
     def services(self) -> list[str]:
         """The hosted Jupyter services that can open notebooks from this repository."""
         host = self.host_owner_name[0]
-        colab = host == "github.com"
-        binder = self.binder_url is not None and host in BINDER_PROVIDERS
-        return ["Colab"] * colab + ["Binder"] * binder
+        services = []
+        if host == "github.com":
+            services.append("Colab")
+        if self.binder_url is not None and host in BINDER_PROVIDERS:
+            services.append("Binder")
+        return services
 
 
 SiteUrl = Annotated[

@@ -23,7 +23,8 @@ _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_PAGE_FILE = re.compile(r"\.(md|ipynb|rst|html)(#|$)|/")  # a link to a page, not a label
+_PAGE_SUFFIX = r"\.(md|ipynb|rst|html)"  # what a documentation page's source file ends in
+_PAGE_FILE = re.compile(_PAGE_SUFFIX + r"(#|$)|/")  # a link to a page, not to a label
 
 
 @dataclass
@@ -54,18 +55,18 @@ class OtherSites:
     def of(cls, sites: dict[str, ReferenceSite], origin: str | None) -> OtherSites:
         """The sites' labels (the origin's first); relative links resolve against the
         origin, or against the one site that names its pages when no origin is given."""
+        # Later entries of the dict win: the origin comes last, the first site listed in
+        # lessons.yaml just before it.
         order = sorted(sites, key=lambda name: name != origin)
         labels = {
             label: sites[name].url + path
             for name in reversed(order)
             for label, path in sites[name].labels.items()
         }
-        with_pages = [site for site in sites.values() if site.pages]
         if origin is not None:
-            pages = sites[origin] if sites[origin].pages else None
-        else:
-            pages = with_pages[0] if len(with_pages) == 1 else None
-        return cls(labels, pages)
+            return cls(labels, sites[origin] if sites[origin].pages else None)
+        with_pages = [site for site in sites.values() if site.pages]
+        return cls(labels, with_pages[0] if len(with_pages) == 1 else None)
 
     def page(self, target: str) -> str | None:
         """The address of a page of the notebook's site, named as `{doc}` or a relative
@@ -73,7 +74,7 @@ class OtherSites:
         if self.pages is None:
             return None
         path, hash_mark, anchor = target.partition("#")
-        stem = re.sub(r"\.(md|ipynb|rst|html)$", "", path)
+        stem = re.sub(_PAGE_SUFFIX + "$", "", path)
         # Where the notebook sat in its site is not known: a path is read from the root.
         stem = re.sub(r"^(\.\.?/|/)+", "", stem)
         return self.pages.url + stem + (self.pages.pages or "") + hash_mark + anchor

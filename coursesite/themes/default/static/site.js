@@ -21,6 +21,12 @@
     remove: function (name) {
       try { window.localStorage.removeItem(PREFIX + name); return true; } catch (error) { return false; }
     },
+    // Whether anything can be saved: a privacy setting or a full quota makes writes fail.
+    usable: function () {
+      var works = storage.set("probe", "1");
+      storage.remove("probe");
+      return works;
+    },
     names: function () {
       var names = [];
       try {
@@ -399,8 +405,7 @@
     var gates = article ? article.querySelectorAll("[data-predict-gate]") : [];
     if (!gates.length) { return; }
     var lesson = article.getAttribute("data-lesson");
-    var canSave = storage.set("probe", "1");
-    storage.remove("probe");
+    var canSave = storage.usable();
     Array.prototype.forEach.call(gates, function (gate) {
       var name = portfolio.name(lesson, gate.getAttribute("data-predict-gate"));
       var opened = "opened:" + name;
@@ -470,10 +475,9 @@
       ? window.location.pathname.slice(rootURL.pathname.length) : "";
     var boxes = Array.prototype.slice.call(article.querySelectorAll(".portfolio[data-portfolio]"));
     if (!boxes.length) { return; }
-    if (!storage.set("probe", "1")) {
+    if (!storage.usable()) {
       return;  // nowhere to save: leave the boxes hidden rather than lose what is typed
     }
-    storage.remove("probe");
 
     var areas = boxes.map(function (box) {
       var anchor = box.getAttribute("data-portfolio");
