@@ -399,28 +399,62 @@ def test_an_import_with_a_bad_phase_makes_nothing_anywhere(course_folder, phase)
 
 
 def test_an_import_that_fails_while_writing_leaves_no_folder(course_folder, monkeypatch):
-    """The folders an import made for the new phase go too when it cannot finish (here the
-    disk fills as the lesson file is written, after its pasted image)."""
-    from coursesite import files
-    from coursesite.importers import importcommand
+    """Nothing of an import that cannot finish stays (here the disk fills as the lesson
+    file is written, after its pasted image), not even its staging folder."""
+    from coursesite.importers import importcommand, staging
 
     course_folder.write(authoring_example())
     counting_notebook(course_folder.root / "counting.ipynb")
     before = everything_under(course_folder.root)
-    real_write = files.write_atomically
+    real_store = staging._store
 
     def disk_full_at_the_lesson(path, content):
         if path.suffix == ".md":
             raise OSError(28, "No space left on device")
-        real_write(path, content)
+        real_store(path, content)
 
-    monkeypatch.setattr(files, "write_atomically", disk_full_at_the_lesson)
+    monkeypatch.setattr(staging, "_store", disk_full_at_the_lesson)
     request = importcommand.ImportRequest(
         course_folder.root / "counting.ipynb", course_folder.manifest, "02"
     )
     with pytest.raises(OSError):
         importcommand.import_notebook(request)
     assert everything_under(course_folder.root) == before
+    assert not (course_folder.root / ".cache" / "import").exists()
+
+
+def test_an_import_that_fails_as_it_moves_into_place_takes_back_what_it_moved(
+    course_folder, monkeypatch
+):
+    """The lesson's folder is in place when lessons.yaml cannot be replaced: it goes, and
+    lessons.yaml is the author's, byte for byte."""
+    import os
+
+    from coursesite.importers import importcommand
+
+    course_folder.write(authoring_example())
+    course_folder.manifest.write_text("# mine\n" + course_folder.manifest.read_text())
+    manifest = course_folder.manifest.read_bytes()
+    counting_notebook(course_folder.root / "counting.ipynb")
+    before = everything_under(course_folder.root)
+    real_replace = os.replace
+    moved = []
+
+    def manifest_refused(source, target):
+        if str(target).endswith("lessons.yaml") and "import" in str(source):
+            raise PermissionError(13, "Permission denied", str(target))
+        moved.append(target)
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", manifest_refused)
+    request = importcommand.ImportRequest(
+        course_folder.root / "counting.ipynb", course_folder.manifest, "02"
+    )
+    with pytest.raises(PermissionError):
+        importcommand.import_notebook(request)
+    assert any(path.name == "02-counting-batches" for path in moved)  # it got that far
+    assert everything_under(course_folder.root) == before
+    assert course_folder.manifest.read_bytes() == manifest
 
 
 @pytest.mark.parametrize(
@@ -591,3 +625,119 @@ def test_an_import_from_a_site_the_manifest_does_not_name_is_refused(course_fold
     assert "--from names 'flax', which is not a site in references:" in imported.stderr
     assert "sites in lessons.yaml's references: jax" in imported.stderr
     assert not (course_folder.root / "content" / "02-pure.md").exists()
+
+
+def notebook_with_many_images(path, count: int, size: int) -> None:
+    """A notebook with `count` distinct pasted PNG images of `size` bytes each: an import
+    that takes long enough to be killed halfway through."""
+    import base64
+    import os
+
+    notebook = new_notebook()
+    notebook.cells = [new_markdown_cell("# Pictures\n\nMany pictures.")]
+    for start in range(0, count, 10):
+        names = [f"picture{number}.png" for number in range(start, min(start + 10, count))]
+        notebook.cells.append(
+            new_markdown_cell(
+                "\n\n".join(f"![picture](attachment:{name})" for name in names),
+                attachments={
+                    name: {
+                        "image/png": base64.b64encode(
+                            b"\x89PNG\r\n\x1a\n" + os.urandom(size)
+                        ).decode()
+                    }
+                    for name in names
+                },
+            )
+        )
+    notebook.cells.append(new_code_cell("print(11)"))
+    nbformat.write(notebook, path)
+
+
+def files_and_bytes(root):
+    return {
+        path.relative_to(root): path.read_bytes() if path.is_file() else None
+        for path in root.rglob("*")
+        if ".cache" not in path.parts
+    }
+
+
+def test_an_import_killed_midway_leaves_nothing_and_the_next_import_works(course_folder):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    course_folder.write(authoring_example())
+    notebook_with_many_images(course_folder.root / "pictures.ipynb", count=150, size=150_000)
+    before = files_and_bytes(course_folder.root)
+    staged = course_folder.root / ".cache" / "import" / "tree"
+    importing = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "import", "pictures.ipynb", "--phase", "02"],
+        cwd=course_folder.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not any(staged.glob("content/*/images/*.png")):  # some images written, not all
+        assert importing.poll() is None, "the import ended before it could be killed"
+        assert time.monotonic() < deadline
+    importing.send_signal(signal.SIGKILL)
+    assert importing.wait() == -signal.SIGKILL
+    assert len(list(staged.glob("content/*/images/*.png"))) < 150  # killed midway
+    assert files_and_bytes(course_folder.root) == before
+
+    imported = course_folder.cli("import", "pictures.ipynb", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    folder = course_folder.root / "content" / "02-pictures"
+    assert len(list((folder / "images").iterdir())) == 150
+    assert not (course_folder.root / ".cache" / "import").exists()
+    assert "content/02-pictures/01-pictures.md" in course_folder.manifest.read_text()
+
+
+KILLED_AT_THE_MANIFEST = """\
+import os, signal, sys
+real_replace = os.replace
+def replace(source, target):
+    if str(target).endswith("lessons.yaml") and "import" in str(source):
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_replace(source, target)
+os.replace = replace
+sys.path.insert(0, sys.argv[1])
+from coursesite.cli import main
+main(["import", "counting.ipynb", "--phase", "02"])
+"""
+
+
+def test_an_import_killed_as_it_moves_into_place_is_taken_back_by_the_next(course_folder):
+    """Killed with its lesson folder in place but lessons.yaml not yet replaced: the next
+    import takes that folder back (it was never listed), then imports."""
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    course_folder.write(authoring_example())
+    counting_notebook(course_folder.root / "counting.ipynb")
+    manifest = course_folder.manifest.read_bytes()
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AT_THE_MANIFEST, str(ROOT)],
+        cwd=course_folder.root,
+        capture_output=True,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    folder = course_folder.root / "content" / "02-counting-batches"
+    assert (folder / "01-counting-batches.md").exists()  # moved, never listed
+    assert course_folder.manifest.read_bytes() == manifest
+    (course_folder.root / "mine.md").write_text("the author's")
+
+    imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert len(list((folder / "images").iterdir())) == 1
+    assert course_folder.manifest.read_text().count("01-counting-batches.md") == 1
+    assert (course_folder.root / "mine.md").read_text() == "the author's"
+    assert not (course_folder.root / ".cache" / "import").exists()

@@ -5,13 +5,12 @@ or not at all, and say what is left to do."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursesite.config.manifest import PHASE_ID
+from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.lessonimport import ImportedLesson, convert, lesson_slug, notebook_title
 from coursesite.importers.references import OtherSites
@@ -28,6 +27,17 @@ class ImportRequest:
     origin: str | None = None  # the references: site the notebook comes from
 
 
+@dataclass
+class PlannedLesson:
+    """What an import will write, all of it known before anything is."""
+
+    lesson: ImportedLesson
+    path: Path  # the lesson file
+    expected_path: Path
+    images: dict[Path, bytes]
+    manifest: str  # lessons.yaml with the lesson listed
+
+
 def import_notebook(request: ImportRequest) -> list[str]:
     """Write the lesson and list it in lessons.yaml; return what to tell the author.
 
@@ -35,15 +45,35 @@ def import_notebook(request: ImportRequest) -> list[str]:
     """
     from coursesite.config.manifest import load_course
     from coursesite.errors import BuildError
-    from coursesite.files import write_atomically
-    from coursesite.importers.notebooks import read_notebook
+    from coursesite.importers.staging import staged_import
 
     if not re.fullmatch(PHASE_ID, request.phase):
         raise BuildError(
             f"'{request.phase}' is not a phase id",
             hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "06"',
         )
-    course = load_course(request.manifest)
+    course = load_course(request.manifest)  # a course, before anything is made in it
+    with staged_import(course.root, request.manifest) as staging:
+        if request.manifest.read_text(encoding="utf-8") != course.manifest_text:
+            course = load_course(request.manifest)  # an import finished meanwhile
+        plan = _plan(request, course)
+        # Images first: the many large files, while nothing of the import is in place.
+        for image, content in plan.images.items():
+            staging.write(image, content)
+        staging.write(plan.path, plan.lesson.text)
+        if plan.lesson.expected:
+            staging.write(plan.expected_path, plan.lesson.expected)
+        staging.commit(plan.manifest, lambda: load_course(request.manifest))
+    written = [plan.path] + ([plan.expected_path] if plan.lesson.expected else [])
+    return _report(plan.lesson, request, plan.path, written + list(plan.images), course.root)
+
+
+def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
+    """Convert the notebook and settle where everything goes; BuildError/BuildErrors for
+    anything that stops the import."""
+    from coursesite.errors import BuildError
+    from coursesite.importers.notebooks import read_notebook
+
     if request.origin is not None and request.origin not in course.references:
         names = ", ".join(course.references) or "none"
         raise BuildError(
@@ -96,25 +126,7 @@ def import_notebook(request: ImportRequest) -> list[str]:
             raise BuildError(
                 "a file is already there", taken, hint="move it away, then import again"
             )
-    written = [path] + ([expected_path] if lesson.expected else []) + list(images)
-    made = [f for f in (folder / "images", folder) if not f.exists()]
-    try:
-        for image, content in images.items():
-            write_atomically(image, content)
-        write_atomically(path, lesson.text)
-        if lesson.expected:
-            write_atomically(expected_path, lesson.expected)
-        write_atomically(request.manifest, manifest)
-        load_course(request.manifest)  # the manifest as the next build will read it
-    except BaseException:  # an interrupt too: an import happens whole or not at all
-        write_atomically(request.manifest, course.manifest_text)
-        for file in written:
-            file.unlink(missing_ok=True)
-        for made_folder in made:
-            with contextlib.suppress(OSError):
-                made_folder.rmdir()
-        raise
-    return _report(lesson, request, path, written, course.root)
+    return PlannedLesson(lesson, path, expected_path, images, manifest)
 
 
 def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:

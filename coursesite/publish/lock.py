@@ -27,6 +27,18 @@ def build_lock(cache: Path) -> Iterator[None]:
 
 
 @contextmanager
+def import_lock(cache: Path) -> Iterator[None]:
+    """Hold the course's import lock for the block: two imports at once would each add
+    their lesson to the lessons.yaml they read, and the second would drop the first's."""
+    with _exclusive(
+        cache / "import.lock",
+        "another import into this course is running",
+        "two imports at once would each rewrite lessons.yaml",
+    ):
+        yield
+
+
+@contextmanager
 def output_lock(out: Path) -> Iterator[None]:
     """Hold the output folder's lock for the block: builds of two checkouts, or with two
     caches, into the same folder would replace each other's files. The lock file is named
