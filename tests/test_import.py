@@ -741,3 +741,65 @@ def test_an_import_killed_as_it_moves_into_place_is_taken_back_by_the_next(cours
     assert course_folder.manifest.read_text().count("01-counting-batches.md") == 1
     assert (course_folder.root / "mine.md").read_text() == "the author's"
     assert not (course_folder.root / ".cache" / "import").exists()
+
+
+def long_output_notebook(path, lines: int) -> None:
+    """Two cells that print `lines` lines each; the first stored what it prints now, the
+    second stored other lines (the notebook ran an older version of it)."""
+    notebook = new_notebook()
+    printed = "".join(f"line {number}\n" for number in range(lines))
+    notebook.cells = [
+        new_markdown_cell("# Long outputs\n\nTwo cells that print a lot."),
+        new_code_cell(
+            f"for number in range({lines}):\n    print(f'line {{number}}')",
+            outputs=[new_output("stream", name="stdout", text=printed)],
+        ),
+        new_code_cell(
+            f"for number in range({lines}):\n    print(f'row {{number}}')",
+            outputs=[new_output("stream", name="stdout", text=printed)],
+        ),
+    ]
+    nbformat.write(notebook, path)
+
+
+def test_a_huge_stored_output_is_capped_and_its_drift_is_a_bounded_diff(course_folder):
+    course_folder.write(authoring_example())
+    manifest = course_folder.manifest.read_text()
+    course_folder.manifest.write_text(
+        manifest.replace("  timeout_seconds:", "  output_limit: 3000000\n  timeout_seconds:")
+    )
+    long_output_notebook(course_folder.root / "long.ipynb", lines=200_000)
+    assert (course_folder.root / "long.ipynb").stat().st_size > 4_000_000
+    imported = course_folder.cli("import", "long.ipynb", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert "cell 2: its stored output is 2,288,890 characters" in imported.stdout
+    assert "keeps its first 20,000 and last 5,000" in imported.stdout
+    folder = course_folder.root / "content" / "02-long-outputs"
+    expected_file = folder / "long-outputs.expected.yaml"
+    expected = yaml.safe_load(expected_file.read_text())["blocks"]["step-1"]["stdout"]
+    assert expected_file.stat().st_size < 100_000  # two outputs of 2.3 MB
+    assert expected.startswith("line 0\nline 1\n") and expected.endswith("line 199999\n")
+    assert "characters left out: only the first and last lines are kept" in expected
+
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    # step-1 prints what the notebook stored: its capped output is the same, no warning.
+    assert "output of step-1 differs" not in built.stderr
+    assert "output of step-2 differs" in built.stderr
+    warning = built.stderr[built.stderr.index("output of step-2 differs") :]
+    full = course_folder.root / ".cache" / "drift" / "long-outputs" / "step-2.diff"
+    shown = [line for line in warning.splitlines() if line.startswith("  | ")]
+    assert 40 < len(shown) < 45, warning
+    assert shown[-1].endswith(f" more lines, full diff in {full}")
+    assert "-line 199999" in full.read_text() and "+row 199999" in full.read_text()
+    assert len(built.stderr) < 20_000
+
+    # check's drift against records/ is cut the same way.
+    lesson = folder / "01-long-outputs.md"
+    lesson.write_text(lesson.read_text().replace("print(f'row", "print(f'rows"))
+    checked = course_folder.cli("check")
+    assert "long-outputs: output differs from its committed record" in checked.stdout
+    record_diff = course_folder.root / ".cache" / "drift" / "long-outputs" / "record.diff"
+    assert f"more lines, full diff in {record_diff}" in checked.stdout
+    assert "+rows 199999" in record_diff.read_text()
+    assert len(checked.stdout) < 20_000

@@ -6,6 +6,7 @@ from coursesite.cache import fingerprint
 from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError, environment_failures_reported
 from coursesite.execution import records
+from coursesite.execution.diffreport import bounded_diff
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.pipeline import (
     Build,
@@ -58,6 +59,9 @@ def _drift(item: LessonBuild, options: BuildOptions, accept: bool) -> tuple[str,
             if committed is None
             else records.drift(committed.record, item.ran(), item.parsed().front.volatile)
         )
+    if committed is not None:
+        full = options.cache / "drift" / item.slug / "record.diff"
+        difference = bounded_diff(difference, full)
     if accept and (difference or committed is None):
         records.save(options.records, item.keyed(), item.ran())
     return (item.slug, difference) if difference else None

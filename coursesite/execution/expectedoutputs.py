@@ -5,6 +5,11 @@ names it in the front matter (`expected_outputs:`). After every run, each block'
 output is compared with it, volatile lines masked as `build.py check` masks them, and each
 difference is a warning (so `build.py check` fails) at the block's line, with the diff.
 Once the author has read the differences, they delete the file and the front-matter line.
+
+A stored output too long to keep whole (a notebook may store megabytes) is kept as its first
+and last lines around a marker (`capped`); the fresh output is cut the same way before the
+two are compared, so a long output that did not change gives no warning. A difference shows
+its first lines; the whole diff is written beside the cache (diffreport.py).
 """
 
 from __future__ import annotations
@@ -17,8 +22,31 @@ import yaml
 
 from coursesite.config.yamlmodel import dump_yaml
 from coursesite.errors import BuildError
+from coursesite.execution.diffreport import bounded_diff
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord, mask_volatile
 from coursesite.lesson.model import Lesson
+
+# Characters of a stored output the expected-outputs file keeps, from its start and its end.
+KEPT_HEAD, KEPT_TAIL = 20_000, 5_000
+
+
+def capped(text: str) -> str:
+    """`text`, or when it is longer than KEPT_HEAD + KEPT_TAIL (and a marker's room), its
+    first and last whole lines with a line between them saying what was left out. The
+    result is short enough to stay as it is when capped again."""
+    if len(text) <= KEPT_HEAD + KEPT_TAIL + 200:
+        return text
+    head, tail = text[:KEPT_HEAD], text[-KEPT_TAIL:]
+    if "\n" in head:
+        head = head[: head.rindex("\n") + 1]
+    if "\n" in tail[:-1]:
+        tail = tail[tail.index("\n") + 1 :]
+    left = text[len(head) : len(text) - len(tail)]
+    marker = (
+        f"[… {left.count(chr(10)):,} lines, {len(left):,} characters left out: only the "
+        "first and last lines are kept and compared …]\n"
+    )
+    return head + ("" if head.endswith("\n") else "\n") + marker + tail
 
 
 class StoredOutput(msgspec.Struct, forbid_unknown_fields=True):
@@ -43,8 +71,11 @@ def dump_expected(source: str, blocks: dict[str, StoredOutput]) -> str:
     return header + dump_yaml(data)
 
 
-def output_drift(lesson: Lesson, record: ExecutionRecord, data: bytes) -> list[BuildError]:
-    """A warning per block whose fresh output differs from the stored one."""
+def output_drift(
+    lesson: Lesson, record: ExecutionRecord, data: bytes, reports: Path
+) -> list[BuildError]:
+    """A warning per block whose fresh output differs from the stored one; a long diff is
+    cut, and written whole to `reports`/BLOCK.diff."""
     name = lesson.front.expected_outputs or ""
     path = lesson.path.parent / name
     try:
@@ -80,7 +111,7 @@ def output_drift(lesson: Lesson, record: ExecutionRecord, data: bytes) -> list[B
                     lesson.path,
                     lines[block_id],
                     hint=f"if the new output is right, remove '{block_id}' from {name}",
-                    detail=difference,
+                    detail=bounded_diff(difference, reports / f"{block_id}.diff"),
                 )
             )
     return warnings
@@ -88,8 +119,8 @@ def output_drift(lesson: Lesson, record: ExecutionRecord, data: bytes) -> list[B
 
 def _difference(stored: StoredOutput, fresh: BlockOutput, volatile: list[str], source: str) -> str:
     def comparable(stdout: str, display: str) -> list[str]:
-        return mask_volatile(stdout, volatile) + [
-            "Out: " + line for line in mask_volatile(display, volatile)
+        return mask_volatile(capped(stdout), volatile) + [
+            "Out: " + line for line in mask_volatile(capped(display), volatile)
         ]
 
     return "\n".join(

@@ -34,10 +34,12 @@ def validation_key(item: LessonBuild, width: int) -> str:
     )
 
 
-def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
-    """Problems that do not stop a build but fail `build.py check`."""
+def lesson_warnings(item: LessonBuild, width: int, reports: Path) -> list[BuildError]:
+    """Problems that do not stop a build but fail `build.py check` (`reports`: the folder
+    for the whole of each long diff, one folder per lesson in it)."""
     lesson, record, stored = item.parsed(), item.ran(), item.expected_outputs()
-    warnings = output_drift(lesson, record, stored) if stored is not None else []
+    drift = reports / item.slug
+    warnings = output_drift(lesson, record, stored, drift) if stored is not None else []
     warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
     cut = [figure_data_cut(lesson, record, figure) for figure in lesson.items(Figure)]
     warnings += [warning for warning in cut if warning]

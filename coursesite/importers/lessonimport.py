@@ -21,7 +21,13 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.config.yamlmodel import dump_yaml
-from coursesite.execution.expectedoutputs import StoredOutput, dump_expected
+from coursesite.execution.expectedoutputs import (
+    KEPT_HEAD,
+    KEPT_TAIL,
+    StoredOutput,
+    capped,
+    dump_expected,
+)
 from coursesite.files import short_digest
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
@@ -128,7 +134,7 @@ def convert(
                 "no longer runs: it is not compared"
             )
         elif cell.stdout or cell.display:
-            stored[f"step-{number}"] = _stored(cell)
+            stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
         if _may_draw(cell, code) and not cell.alt:
             lesson.notes.append(
                 f"{cell.where}: it {'draws' if cell.drew else 'may draw'} a figure, which the "
@@ -268,13 +274,23 @@ def _has_statements(code: str) -> bool:
         return True
 
 
-def _stored(cell: Cell) -> StoredOutput:
+def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOutput:
     """What the cell's stored run showed, as the step shows it: a last display(value),
-    which the step ends with as its bare value, is the step's value, not printed text."""
+    which the step ends with as its bare value, is the step's value, not printed text.
+    An output too long to keep whole is capped, and the report says so."""
     shown = cell.last_display.rstrip("\n") + "\n"
     if cell.shows_last and cell.last_display and cell.stdout.endswith(shown):
-        return StoredOutput(cell.stdout[: -len(shown)], cell.last_display.rstrip("\n"), cell.where)
-    return StoredOutput(cell.stdout, cell.display, cell.where)
+        stdout, display = cell.stdout[: -len(shown)], cell.last_display.rstrip("\n")
+    else:
+        stdout, display = cell.stdout, cell.display
+    for text in (stdout, display):
+        if capped(text) != text:
+            lesson.notes.append(
+                f"{cell.where}: its stored output is {len(text):,} characters; {expected_name} "
+                f"keeps its first {KEPT_HEAD:,} and last {KEPT_TAIL:,} or so, and the build "
+                "compares those parts of the fresh output with them"
+            )
+    return StoredOutput(capped(stdout), capped(display), cell.where)
 
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
