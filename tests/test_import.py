@@ -662,7 +662,10 @@ def files_and_bytes(root):
     }
 
 
-def test_an_import_killed_midway_leaves_nothing_and_the_next_import_works(course_folder):
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_an_import_killed_midway_leaves_nothing_and_the_next_import_works(
+    course_folder, signal_name
+):
     import signal
     import subprocess
     import sys
@@ -674,19 +677,30 @@ def test_an_import_killed_midway_leaves_nothing_and_the_next_import_works(course
     notebook_with_many_images(course_folder.root / "pictures.ipynb", count=150, size=150_000)
     before = files_and_bytes(course_folder.root)
     staged = course_folder.root / ".cache" / "import" / "tree"
+    images = staged / "content" / "02-pictures" / "images"
     importing = subprocess.Popen(
         [sys.executable, str(ROOT / "build.py"), "import", "pictures.ipynb", "--phase", "02"],
         cwd=course_folder.root,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 120
-    while not any(staged.glob("content/*/images/*.png")):  # some images written, not all
-        assert importing.poll() is None, "the import ended before it could be killed"
+    # Stopped as its first images are staged: each is flushed to disk, so writing the 150
+    # takes a while (half a second here).
+    while not images.exists():
+        assert importing.poll() is None, "the import ended before it could be stopped"
         assert time.monotonic() < deadline
-    importing.send_signal(signal.SIGKILL)
-    assert importing.wait() == -signal.SIGKILL
-    assert len(list(staged.glob("content/*/images/*.png"))) < 150  # killed midway
+    sent = getattr(signal, signal_name)
+    importing.send_signal(sent)
+    _, stderr = importing.communicate(timeout=60)
+    if sent == signal.SIGKILL:
+        assert importing.returncode == -signal.SIGKILL
+        assert len(list(images.iterdir())) < 150  # killed midway
+    else:  # stopped midway, and cleared up after itself
+        assert importing.returncode == 130, stderr
+        assert stderr == "import interrupted; nothing written\n"
+        assert not (course_folder.root / ".cache" / "import").exists()
     assert files_and_bytes(course_folder.root) == before
 
     imported = course_folder.cli("import", "pictures.ipynb", "--phase", "02")
@@ -803,3 +817,17 @@ def test_a_huge_stored_output_is_capped_and_its_drift_is_a_bounded_diff(course_f
     assert f"more lines, full diff in {record_diff}" in checked.stdout
     assert "+rows 199999" in record_diff.read_text()
     assert len(checked.stdout) < 20_000
+
+
+def test_a_second_import_at_the_same_time_is_refused_clearly(course_folder):
+    from coursesite.publish.lock import import_lock
+
+    course_folder.write(authoring_example())
+    counting_notebook(course_folder.root / "counting.ipynb")
+    before = files_and_bytes(course_folder.root)
+    with import_lock(course_folder.root / ".cache"):  # as an import running meanwhile does
+        imported = course_folder.cli("import", "counting.ipynb", "--phase", "02")
+    assert imported.returncode == 1 and "Traceback" not in imported.stderr
+    assert "another import into this course is running (pid " in imported.stderr
+    assert files_and_bytes(course_folder.root) == before
+    assert course_folder.cli("import", "counting.ipynb", "--phase", "02").returncode == 0

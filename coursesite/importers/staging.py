@@ -135,7 +135,12 @@ def _identity(path: Path) -> dict[str, int]:
 
 
 def _store(path: Path, content: bytes) -> None:
-    path.write_bytes(content)
+    # On disk before the moves that make it part of the course: after a power cut, a
+    # file renamed into place before its data was written can come back empty.
+    with open(path, "xb") as stream:
+        stream.write(content)
+        stream.flush()
+        os.fsync(stream.fileno())
 
 
 def _remove(folder: Path) -> None:
