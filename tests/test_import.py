@@ -778,16 +778,22 @@ def long_output_notebook(path, lines: int) -> None:
 
 def test_a_huge_stored_output_is_capped_and_its_drift_is_a_bounded_diff(course_folder):
     course_folder.write(authoring_example())
-    manifest = course_folder.manifest.read_text()
-    course_folder.manifest.write_text(
-        manifest.replace("  timeout_seconds:", "  output_limit: 3000000\n  timeout_seconds:")
-    )
     long_output_notebook(course_folder.root / "long.ipynb", lines=200_000)
     assert (course_folder.root / "long.ipynb").stat().st_size > 4_000_000
     imported = course_folder.cli("import", "long.ipynb", "--phase", "02")
     assert imported.returncode == 0, imported.stderr
-    assert "cell 2: its stored output is 2,288,890 characters" in imported.stdout
+    assert "cell 2: its stored output is 2,288,890 characters;" in imported.stdout
     assert "keeps its first 20,000 and last 5,000" in imported.stdout
+    # The build would refuse so long an output at the default limit: the report says so.
+    assert "the build refuses a step that prints more than settings.output_limit (200,000)" in (
+        imported.stdout
+    )
+    assert imported.stdout.count("raise output_limit in lessons.yaml") == 2
+    course_folder.manifest.write_text(
+        course_folder.manifest.read_text().replace(
+            "  timeout_seconds:", "  output_limit: 3000000\n  timeout_seconds:"
+        )
+    )
     folder = course_folder.root / "content" / "02-long-outputs"
     expected_file = folder / "long-outputs.expected.yaml"
     expected = yaml.safe_load(expected_file.read_text())["blocks"]["step-1"]["stdout"]

@@ -109,6 +109,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     sites = OtherSites.of(course.references, request.origin)
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     _check_images(lesson, folder, course.root, request.notebook)
+    lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
@@ -127,6 +128,17 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
                 "a file is already there", taken, hint="move it away, then import again"
             )
     return PlannedLesson(lesson, path, expected_path, images, manifest)
+
+
+def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
+    """What the build would refuse: a step that prints more than the page can show."""
+    return [
+        f"{where}: its stored output is {size:,} characters, and the build refuses a step "
+        f"that prints more than settings.output_limit ({limit:,}): make it print less (a "
+        "count, the first lines), or raise output_limit in lessons.yaml"
+        for where, size in lesson.printed.items()
+        if size > limit
+    ]
 
 
 def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:

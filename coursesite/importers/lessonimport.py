@@ -54,6 +54,7 @@ class ImportedLesson:
     refusals: list[tuple[str, str]] = field(default_factory=list)  # (message, hint) by cell
     timed: bool = False  # a cell prints timings: the lesson marks them volatile
     code: list[str] = field(default_factory=list)  # every step's code, in order
+    printed: dict[str, int] = field(default_factory=dict)  # cell.where: longest stored output
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
@@ -283,6 +284,7 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
         stdout, display = cell.stdout[: -len(shown)], cell.last_display.rstrip("\n")
     else:
         stdout, display = cell.stdout, cell.display
+    lesson.printed[cell.where] = max(len(stdout), len(display))
     for text in (stdout, display):
         if capped(text) != text:
             lesson.notes.append(
