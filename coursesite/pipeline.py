@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coursesite import hooks
 from coursesite.cache import fingerprint
 from coursesite.cache.caches import ExecutionCache, FormulaMemo, cached_hidden_modules
 from coursesite.cache.parsecache import ParseCache
@@ -122,6 +123,13 @@ def load_manifest(state: Build) -> None:
     state.formulas.load(options.cache / "mathml", distribution_version("latex2mathml"))
     state.course = state.result.course = load_course(options.manifest)
     state.plugins = load_plugins(state.course, options.manifest)
+    for hook in hooks.hooked("on_config"):
+        try:
+            changed = hooks.call(hook, state.course)
+        except BuildError as error:
+            raise BuildErrors([error]) from None
+        if changed is not None:
+            state.course = state.result.course = _as_course(hook, changed)
     state.lessons = [LessonBuild(ref) for ref in state.course.lessons]
     if options.only and state.course.lesson(options.only) is None:
         slugs = [ref.slug for ref in state.course.lessons]
@@ -254,6 +262,19 @@ def validate_records(state: Build) -> None:
     state.result.warnings = warnings
 
 
+def lesson_hooks(state: Build) -> None:
+    """Each plugin's on_lesson hook, for each lesson: all that fail are reported."""
+    errors = []
+    for hook in hooks.hooked("on_lesson"):
+        for item in state.lessons:
+            try:
+                hooks.call(hook, item)
+            except BuildError as error:
+                errors.append(error)
+    if errors:
+        raise BuildErrors(errors)
+
+
 def apply_edition(state: Build) -> None:
     """What readers get: every stage after this one renders each lesson as
     LessonBuild.shown() gives it (the student edition: without its solutions)."""
@@ -354,6 +375,7 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
     ("look-up", look_up_records),
     ("execute", execute_lessons),
     ("validate", validate_records),
+    ("on-lesson", lesson_hooks),
     ("edition", apply_edition),
     ("plan", plan_pages),
     ("render", render_pages),
@@ -363,6 +385,13 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
 
 
 # -- what the stages use -----------------------------------------------------------------
+
+
+def _as_course(hook: hooks.Hook, changed: object) -> Course:
+    if not isinstance(changed, Course):
+        problem = TypeError(f"returned {type(changed).__name__}, not a Course or None")
+        raise BuildErrors([hooks.hook_error(hook, problem)])
+    return changed
 
 
 def template_folders(options: BuildOptions, plugins: list[LoadedPlugin]) -> list[Path]:

@@ -5,8 +5,8 @@ A plugin is a module with a `register(api)` function, found in the course folder
 then among the installed packages, the way `md.use(plugin)` or an MkDocs plugin is. Through
 the `PluginAPI` it is given, it adds block kinds (coursesite.blocks.registry.BlockKind),
 renderers of output types (coursesite.outputs.displays) and the template folders that show
-them. A plugin's source is part of every parse and page
-key, so editing it rebuilds what it may change; a changed plugin is loaded again in a
+them, and build hooks (coursesite.hooks). A plugin's source is part of every parse and
+page key, so editing it rebuilds what it may change; a changed plugin is loaded again in a
 long-running `serve`.
 """
 
@@ -15,11 +15,13 @@ from __future__ import annotations
 import importlib
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from coursesite import PACKAGE
+from coursesite import PACKAGE, hooks
 from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.config.manifest import Course
 from coursesite.errors import BuildError, BuildErrors
@@ -45,6 +47,7 @@ class PluginAPI:
     kinds: list[str] = field(default_factory=list)
     template_folders: list[Path] = field(default_factory=list)
     output_types: list[str] = field(default_factory=list)
+    build_hooks: list[hooks.Hook] = field(default_factory=list)
 
     def block_kind(self, kind: BlockKind) -> BlockKind:
         """Add a block kind, as the built-in kinds are added (docs/extending.md)."""
@@ -58,6 +61,14 @@ class PluginAPI:
         priorities are chosen first: the built-in text/html is 10, text/plain 100."""
         register_renderer(OutputRenderer(mime, render, priority))
         self.output_types.append(mime)
+
+    def hook(self, event: str, function: Callable[..., Any]) -> None:
+        """Call `function` at `event` of every build: one of coursesite.hooks.EVENTS."""
+        if event not in hooks.EVENTS:
+            raise ValueError(f"no build event '{event}'; the events are {', '.join(hooks.EVENTS)}")
+        if not callable(function):
+            raise TypeError(f"the {event} hook must be a function, not {type(function).__name__}")
+        self.build_hooks.append(hooks.Hook(self.module.__name__, event, function))
 
     def unregister(self) -> None:
         """Take back everything this plugin registered."""
@@ -96,6 +107,7 @@ def load_plugins(course: Course, manifest: Path) -> list[LoadedPlugin]:
     """Import and register each plugin the course names; BuildErrors at the manifest line
     of each one that cannot be imported or fails to register."""
     _ACTIVE.clear()
+    hooks.activate([])
     if not course.plugins:
         return []
     root = str(course.root.resolve())
@@ -110,6 +122,7 @@ def load_plugins(course: Course, manifest: Path) -> list[LoadedPlugin]:
     if errors:
         raise BuildErrors(errors)
     _ACTIVE.extend(loaded)
+    hooks.activate([hook for plugin in loaded for hook in plugin.api.build_hooks])
     return loaded
 
 

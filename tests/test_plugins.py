@@ -93,3 +93,97 @@ def test_a_plugin_that_cannot_load_is_named_at_its_manifest_line(
     assert "Traceback" not in result.stderr and "coursesite/" not in result.stderr
     if source and "1 / 0" in source:
         assert 'course_blocks.py", line 2, in register' in result.stderr
+
+
+HOOKED = "plugins: [course_blocks, course_hooks]\n"
+HOOKS = PLUGIN / "course_hooks.py"
+
+
+def site_files(course_folder):
+    site = course_folder.root / "site"
+    return {path: path.read_bytes() for path in site.rglob("*") if path.is_file()}
+
+
+def test_build_hooks_change_the_course_each_page_and_the_site(course_folder):
+    with_plugin(course_folder, HOOKED)
+    assert course_folder.cli("-q").returncode == 0
+    lesson = page(course_folder)
+    assert "(hooked)" in lesson.title.get_text()
+    meta = lesson.select_one('meta[name="hooked"]')["content"]
+    assert meta == "basics/count-batches/index.html count-batches"
+    site = course_folder.root / "site"
+    home = BeautifulSoup((site / "index.html").read_text(), "html.parser")
+    assert home.select_one('meta[name="hooked"]')["content"] == "index.html "
+    listed = (site / "pages.txt").read_text().split()
+    assert "index.html" in listed and "basics/count-batches/index.html" in listed
+    # A build that renders one page again still runs on_site on the whole new site.
+    course_folder.lesson_path.write_text(course_folder.lesson_path.read_text() + "\nMore.\n")
+    assert course_folder.cli("-q").returncode == 0
+    assert (site / "pages.txt").read_text().split() == listed
+
+
+def test_editing_a_hook_renders_the_pages_again(course_folder):
+    with_plugin(course_folder, HOOKED)
+    assert course_folder.cli("-q").returncode == 0
+    hooks = course_folder.root / "course_hooks.py"
+    hooks.write_text(hooks.read_text().replace('name="hooked"', 'name="hooked-v2"'))
+    assert course_folder.cli("-q").returncode == 0
+    assert page(course_folder).select_one('meta[name="hooked-v2"]') is not None
+
+
+def test_an_on_lesson_hook_reports_a_problem_at_the_lessons_line(course_folder):
+    with_plugin(course_folder, HOOKED)
+    assert course_folder.cli("-q").returncode == 0
+    before = site_files(course_folder)
+    text = course_folder.lesson_path.read_text().replace('"demo says"', '"TODO"')
+    course_folder.lesson_path.write_text(text)
+    result = course_folder.cli("-q")
+    assert result.returncode == 1
+    line = line_of(text, 'print("TODO"')
+    assert f"lesson.md:{line}: demo 'Count the answer' printed TODO" in result.stderr
+    assert site_files(course_folder) == before
+
+
+@pytest.mark.parametrize(
+    ("event", "statement"),
+    [
+        ("on_config", "    info = msgspec"),
+        ("on_lesson", "    for block in lesson"),
+        ("on_page", "    slug = page"),
+        ("on_site", "    site.write("),
+    ],
+)
+def test_a_hook_that_raises_is_named_at_its_line_and_leaves_the_site(
+    course_folder, event, statement
+):
+    with_plugin(course_folder, HOOKED)
+    assert course_folder.cli("-q").returncode == 0
+    before = site_files(course_folder)
+    hooks = course_folder.root / "course_hooks.py"
+    source = hooks.read_text().replace(statement, "    1 / 0\n" + statement, 1)
+    hooks.write_text(source)
+    result = course_folder.cli("-q")
+    assert result.returncode == 1
+    assert f"plugin 'course_hooks': its {event} hook failed: ZeroDivisionError" in result.stderr
+    assert f"course_hooks.py:{line_of(source, '1 / 0')}: " in result.stderr
+    assert "Traceback" not in result.stderr and "coursesite/" not in result.stderr
+    assert site_files(course_folder) == before
+
+
+def test_a_hook_for_no_event_is_refused_at_the_manifest_line(course_folder):
+    with_plugin(course_folder, HOOKED)
+    hooks = course_folder.root / "course_hooks.py"
+    source = hooks.read_text().replace('"on_site"', '"on_sight"')
+    hooks.write_text(source)
+    result = course_folder.cli("-q")
+    assert result.returncode == 1
+    manifest = course_folder.manifest.read_text()
+    assert f"lessons.yaml:{line_of(manifest, 'plugins:')}: " in result.stderr
+    assert "no build event 'on_sight'; the events are on_config, on_lesson" in result.stderr
+    assert f'course_hooks.py", line {line_of(source, "on_sight")}, in register' in result.stderr
+
+
+def test_the_documented_hook_example_is_the_tested_plugin():
+    guide = (ROOT / "docs" / "extending.md").read_text()
+    source = HOOKS.read_text()
+    assert "```python\n" + source[source.index("import dataclasses") :] + "```" in guide

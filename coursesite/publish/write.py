@@ -19,10 +19,12 @@ from jinja2 import TemplateError
 from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.files import OutputFile
+from coursesite.hooks import call, hooked
 from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
 from coursesite.publish.searchindex import SEARCH, index_search, search_state
 from coursesite.publish.sitefolder import (
+    SiteFolder,
     discard,
     link_or_copy,
     remove_leftovers,
@@ -75,6 +77,7 @@ def write_site(
             for found in (out / SEARCH).rglob("*"):
                 if found.is_file():
                     link_or_copy(found, staging / found.relative_to(out))
+        run_site_hooks(SiteFolder(staging))
         staging.chmod(0o755)
         swap(staging, out, trash)
     except BaseException:
@@ -84,6 +87,15 @@ def write_site(
     finally:
         discard(trash)
     return indexing
+
+
+def run_site_hooks(site: SiteFolder) -> None:
+    """Each plugin's on_site hook, on the finished site before it replaces the old one."""
+    for hook in hooked("on_site"):
+        try:
+            call(hook, site)
+        except BuildError as error:
+            raise BuildErrors([error]) from None
 
 
 class WriteOutcome(NamedTuple):
