@@ -344,7 +344,7 @@ def save_records(state: Build) -> None:
     state.formulas.save()
     extra = sorted(
         {str(path) for item in state.lessons for path in item.input_paths()}
-        | {str(path) for plugin in state.plugins for path in plugin.files}
+        | {str(path) for plugin in state.plugins for path in plugin.inputs()}
     )
     course = state.course
     folders = sorted(

@@ -25,6 +25,8 @@ from coursesite import PACKAGE, hooks
 from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.config.manifest import Course
 from coursesite.errors import BuildError, BuildErrors
+from coursesite.execution import probes
+from coursesite.execution.probes import BUILT_IN, DeviceProbe
 from coursesite.files import short_digest
 from coursesite.outputs.displays import (
     OutputRenderer,
@@ -48,6 +50,7 @@ class PluginAPI:
     template_folders: list[Path] = field(default_factory=list)
     output_types: list[str] = field(default_factory=list)
     build_hooks: list[hooks.Hook] = field(default_factory=list)
+    device_probes: list[DeviceProbe] = field(default_factory=list)
 
     def block_kind(self, kind: BlockKind) -> BlockKind:
         """Add a block kind, as the built-in kinds are added (docs/extending.md)."""
@@ -70,6 +73,17 @@ class PluginAPI:
             raise TypeError(f"the {event} hook must be a function, not {type(function).__name__}")
         self.build_hooks.append(hooks.Hook(self.module.__name__, event, function))
 
+    def device_probe(self, module: str, name: str, file: str | Path) -> None:
+        """After a lesson that imported `module` ran, run `devices()` of the standalone
+        `file` (relative to the plugin's module) in its process: the platform of each device
+        the library `name` sees, for the run's receipt (coursesite.execution.probes)."""
+        path = self._beside(file)
+        if not path.is_file():
+            raise FileNotFoundError(f"no device probe file {path}")
+        if any(probe.module == module for probe in [*BUILT_IN, *self.device_probes]):
+            raise ValueError(f"the module '{module}' has a device probe already")
+        self.device_probes.append(DeviceProbe(module, name, path))
+
     def unregister(self) -> None:
         """Take back everything this plugin registered."""
         for kind in self.kinds:
@@ -80,8 +94,10 @@ class PluginAPI:
     def templates(self, folder: str | Path) -> None:
         """Look up templates in `folder` (relative to the plugin's module) after the course's
         own templates/ and before the theme's: where a plugin keeps its kinds' templates."""
-        base = Path(self.module.__file__ or ".").parent
-        self.template_folders.append((base / folder).resolve())
+        self.template_folders.append(self._beside(folder))
+
+    def _beside(self, relative: str | Path) -> Path:
+        return (Path(self.module.__file__ or ".").parent / relative).resolve()
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,10 @@ class LoadedPlugin:
     files: list[Path]  # its source: the module, or every module of its package
     digest: str  # of those files
     api: PluginAPI
+
+    def inputs(self) -> list[Path]:
+        """What the build reads of it: its source and its device probes' files."""
+        return [*self.files, *(probe.path for probe in self.api.device_probes)]
 
 
 # Kept for the life of the process: `serve` builds again and again in one process, and a
@@ -103,11 +123,38 @@ def active_plugins_digest() -> str:
     return "".join(f"{plugin.name}={plugin.digest};" for plugin in _ACTIVE)
 
 
+def _probing_twice(
+    loaded: list[LoadedPlugin], named: list[tuple[str, int]], manifest: Path
+) -> list[BuildError]:
+    """An error at the line of each plugin that probes a module an earlier one probes."""
+    lines, errors = dict(named), []
+    probed = {probe.module: "coursesite" for probe in BUILT_IN}
+    for plugin in loaded:
+        for probe in plugin.api.device_probes:
+            if probe.module in probed:
+                errors.append(
+                    BuildError(
+                        f"plugin '{plugin.name}' adds a device probe for '{probe.module}', "
+                        f"which plugin '{probed[probe.module]}' probes already",
+                        manifest,
+                        lines[plugin.name],
+                        hint="a run's receipt asks one probe per module: keep one of them",
+                    )
+                )
+            probed[probe.module] = plugin.name
+    return errors
+
+
+def _active_probes() -> list[DeviceProbe]:
+    return [probe for plugin in _ACTIVE for probe in plugin.api.device_probes]
+
+
 def load_plugins(course: Course, manifest: Path) -> list[LoadedPlugin]:
     """Import and register each plugin the course names; BuildErrors at the manifest line
     of each one that cannot be imported or fails to register."""
     _ACTIVE.clear()
     hooks.activate([])
+    probes.activate([])
     if not course.plugins:
         return []
     root = str(course.root.resolve())
@@ -119,10 +166,12 @@ def load_plugins(course: Course, manifest: Path) -> list[LoadedPlugin]:
             loaded.append(_load(name))
         except Exception as error:  # the plugin's own code: any failure is reported at its line
             errors.append(_plugin_error(name, error, manifest, line))
+    errors += _probing_twice(loaded, course.plugins, manifest)
     if errors:
         raise BuildErrors(errors)
     _ACTIVE.extend(loaded)
     hooks.activate([hook for plugin in loaded for hook in plugin.api.build_hooks])
+    probes.activate(_active_probes())
     return loaded
 
 

@@ -77,6 +77,17 @@ def test_without_the_plugin_the_block_is_an_error_at_its_line(course_folder):
         ("plugins: [../evil]\n", None, "'../evil' is not a module name"),
         ("plugins: [course_blocks]\n", "def register(api):\n    1 / 0\n", "ZeroDivisionError"),
         ("plugins: [course_blocks]\n", "x = 1\n", "has no register(api) function"),
+        (
+            "plugins: [course_blocks]\n",
+            "def register(api):\n    api.device_probe('jax', 'JAX', 'course_blocks.py')\n",
+            "ValueError: the module 'jax' has a device probe already",
+        ),
+        (
+            "plugins: [course_probes, course_blocks]\n",
+            "def register(api):\n    api.device_probe('fakeaccel', 'F', 'fakeaccel_probe.py')\n",
+            "plugin 'course_blocks' adds a device probe for 'fakeaccel', which plugin "
+            "'course_probes' probes already",
+        ),
     ],
 )
 def test_a_plugin_that_cannot_load_is_named_at_its_manifest_line(
@@ -187,3 +198,49 @@ def test_the_documented_hook_example_is_the_tested_plugin():
     guide = (ROOT / "docs" / "extending.md").read_text()
     source = HOOKS.read_text()
     assert "```python\n" + source[source.index("import dataclasses") :] + "```" in guide
+
+
+PROBED = "plugins: [course_blocks, course_probes]\n"
+
+
+def receipt(course_folder):
+    return page(course_folder).select_one(".recorded-run .environment").get_text()
+
+
+def test_a_plugin_probe_gives_the_receipt_of_a_lesson_that_imported_its_module(course_folder):
+    with_plugin(course_folder, PROBED)
+    (course_folder.root / "content" / "fakeaccel.py").write_text(
+        "def platforms():\n    return ['tpu', 'TPU']\n"
+    )
+    text = course_folder.lesson_path.read_text()
+    course_folder.lesson_path.write_text(
+        text.replace('print("demo says"', 'import fakeaccel\nprint("demo says"')
+    )
+    assert course_folder.cli("-q").returncode == 0, "built"
+    shown = receipt(course_folder)
+    assert shown.startswith("Verified on TPU · ")
+    assert shown.endswith(" · FakeAccel: 2 TPU devices")
+    record = (course_folder.root / "records" / "count-batches.yaml").read_text()
+    assert "devices: 'FakeAccel: 2 TPU devices'" in record
+
+
+def test_a_lesson_that_imports_no_probed_module_names_every_probe(course_folder):
+    with_plugin(course_folder, PROBED)
+    assert course_folder.cli("-q").returncode == 0
+    assert " · JAX or FakeAccel not used · " in receipt(course_folder)
+
+
+def test_editing_a_probe_runs_the_lessons_again(course_folder):
+    with_plugin(course_folder, PROBED)
+    (course_folder.root / "content" / "fakeaccel.py").write_text(
+        "def platforms():\n    return []\n"
+    )
+    text = course_folder.lesson_path.read_text()
+    course_folder.lesson_path.write_text(
+        text.replace("```python\n", "```python\nimport fakeaccel\n", 1)
+    )
+    assert course_folder.cli("-q").returncode == 0
+    probe = course_folder.root / "fakeaccel_probe.py"
+    probe.write_text(probe.read_text().replace("return fakeaccel.platforms()", "return ['gpu']"))
+    assert course_folder.cli("-q").returncode == 0
+    assert receipt(course_folder).endswith(" · FakeAccel: 1 GPU device")
