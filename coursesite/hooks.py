@@ -13,10 +13,14 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coursesite import PACKAGE
-from coursesite.errors import BuildError
+from coursesite.config.manifest import Course
+from coursesite.errors import BuildError, BuildErrors
+
+if TYPE_CHECKING:
+    from coursesite.lesson.lessonbuild import LessonBuild
 
 EVENTS = {
     "on_config": "on_config(course): after lessons.yaml is read; may return a changed Course",
@@ -60,6 +64,33 @@ def call(hook: Hook, *arguments: Any) -> Any:
         raise
     except Exception as error:  # the plugin's code: anything it raises is reported
         raise hook_error(hook, error) from None
+
+
+def configured(course: Course) -> Course:
+    """`course` after every `on_config` hook; a hook returning None leaves it as it is."""
+    try:
+        for hook in hooked("on_config"):
+            changed = call(hook, course)
+            if changed is not None and not isinstance(changed, Course):
+                problem = TypeError(f"returned {type(changed).__name__}, not a Course or None")
+                raise hook_error(hook, problem)
+            course = changed or course
+    except BuildError as error:
+        raise BuildErrors([error]) from None
+    return course
+
+
+def check_lessons(lessons: list[LessonBuild]) -> None:
+    """Every `on_lesson` hook on every lesson; BuildErrors for all that raised."""
+    errors = []
+    for hook in hooked("on_lesson"):
+        for lesson in lessons:
+            try:
+                call(hook, lesson)
+            except BuildError as error:
+                errors.append(error)
+    if errors:
+        raise BuildErrors(errors)
 
 
 def changed_page(html: str, page: Page) -> str:
