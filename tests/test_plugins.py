@@ -244,3 +244,13 @@ def test_editing_a_probe_runs_the_lessons_again(course_folder):
     probe.write_text(probe.read_text().replace("return fakeaccel.platforms()", "return ['gpu']"))
     assert course_folder.cli("-q").returncode == 0
     assert receipt(course_folder).endswith(" · FakeAccel: 1 GPU device")
+
+
+def test_a_broken_plugin_template_is_reported_at_its_line(course_folder):
+    with_plugin(course_folder)
+    template = course_folder.root / "plugin_templates" / "blocks" / "demo.html"
+    text = template.read_text().replace("{{ item.note | inline }}", "{{ item.no_such.x }}")
+    template.write_text(text)
+    result = course_folder.cli("-q")
+    assert result.returncode == 1
+    assert f"demo.html:{line_of(text, 'no_such')}: template error:" in result.stderr
