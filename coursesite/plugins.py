@@ -5,9 +5,9 @@ A plugin is a module with a `register(api)` function, found in the course folder
 then among the installed packages, the way `md.use(plugin)` or an MkDocs plugin is. Through
 the `PluginAPI` it is given, it adds block kinds (coursesite.blocks.registry.BlockKind),
 renderers of output types (coursesite.outputs.displays) and the template folders that show
-them, and build hooks (coursesite.hooks). A plugin's source is part of every parse and
-page key, so editing it rebuilds what it may change; a changed plugin is loaded again in a
-long-running `serve`.
+them, build hooks (coursesite.hooks) and device probes (coursesite.execution.probes). A
+plugin's source is part of every parse and page key, so editing it rebuilds what it may
+change; a changed plugin is loaded again in a long-running `serve`.
 """
 
 from __future__ import annotations
