@@ -33,7 +33,7 @@ commands:
                                  every change and reload the browser
   {prog} check                   re-run every lesson, compare with records/, and
                                  check the built site strictly
-  {prog} import NB --phase 06    turn a notebook into a lesson of phase 06
+  {prog} import NB --phase 01    turn a notebook into a lesson of phase 01
   {prog} new DIR                 start a new course in DIR, ready to build
 examples:
   {prog} --lesson design-an-input-pipeline
@@ -208,13 +208,13 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"{program_name()} import",
         description=IMPORT_DESCRIPTION,
-        epilog="example:\n  python build.py import notebooks/intro.ipynb --phase 06\n\n"
+        epilog="example:\n  python build.py import notebooks/intro.ipynb --phase 01\n\n"
         "what becomes what: 'Importing a notebook' in docs/authoring.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("notebook", type=Path, metavar="PATH", help="the notebook to import")
     parser.add_argument(
-        "--phase", required=True, metavar="ID", help='the phase\'s id in lessons.yaml ("06")'
+        "--phase", required=True, metavar="ID", help='the phase\'s id in lessons.yaml ("01")'
     )
     parser.add_argument(
         "--slug", metavar="SLUG", help="the lesson's slug (default: from the notebook's title)"
@@ -231,7 +231,7 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     from coursesite.config.manifest import PHASE_ID, SLUG
 
     if not re.fullmatch(PHASE_ID, arguments.phase):
-        parser.error('--phase takes the id of a phase in lessons.yaml: letters and digits ("06")')
+        parser.error('--phase takes the id of a phase in lessons.yaml: letters and digits ("01")')
     if arguments.slug is not None and not re.fullmatch(SLUG, arguments.slug):
         parser.error("--slug takes lowercase letters, digits and single hyphens")
     arguments.command = "import"

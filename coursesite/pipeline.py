@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coursesite import hooks
 from coursesite.cache import fingerprint
 from coursesite.cache.caches import ExecutionCache, FormulaMemo, cached_hidden_modules
 from coursesite.cache.parsecache import ParseCache
@@ -41,7 +42,8 @@ from coursesite.progress import Progress, QuietProgress
 from coursesite.publish.lock import build_lock, output_lock
 
 if TYPE_CHECKING:  # render and write load while lessons run: see execute_lessons
-    from coursesite.publish.write import RenderedSite
+    from coursesite.publish.write import SiteBefore
+    from coursesite.render.changed import RenderedPages
     from coursesite.render.pages import PageJob
 
 
@@ -71,7 +73,8 @@ class Build:
     parses: ParseCache | None = None  # set by the parse stage
     site_state: dict | None = None  # the output folder's state, once the write stage wrote it
     plugins: list[LoadedPlugin] = field(default_factory=list)  # set by the first stage
-    rendered: RenderedSite | None = None  # set by the render stage
+    site_before: SiteBefore | None = None  # the output folder as the render stage found it
+    rendered: RenderedPages | None = None  # set by the render stage
     result: BuildResult = field(default_factory=BuildResult)
 
     @property
@@ -122,6 +125,7 @@ def load_manifest(state: Build) -> None:
     state.formulas.load(options.cache / "mathml", distribution_version("latex2mathml"))
     state.course = state.result.course = load_course(options.manifest)
     state.plugins = load_plugins(state.course, options.manifest)
+    state.course = state.result.course = hooks.configured(state.course)
     state.lessons = [LessonBuild(ref) for ref in state.course.lessons]
     if options.only and state.course.lesson(options.only) is None:
         slugs = [ref.slug for ref in state.course.lessons]
@@ -254,6 +258,11 @@ def validate_records(state: Build) -> None:
     state.result.warnings = warnings
 
 
+def lesson_hooks(state: Build) -> None:
+    """Each plugin's on_lesson hook, for each lesson: all that fail are reported."""
+    hooks.check_lessons(state.lessons)
+
+
 def apply_edition(state: Build) -> None:
     """What readers get: every stage after this one renders each lesson as
     LessonBuild.shown() gives it (the student edition: without its solutions)."""
@@ -282,10 +291,17 @@ def plan_pages(state: Build) -> None:
 
 
 def render_pages(state: Build) -> None:
-    """The pages whose inputs changed, onto each lesson's build (and the course's pages)."""
-    from coursesite.publish.write import render_changed
+    """The pages whose inputs changed since the site was written, onto each lesson's build
+    (and the course's pages); the others are kept as the site holds them."""
+    from coursesite.publish.write import site_before
+    from coursesite.render.changed import render_changed
 
-    state.rendered = render_changed(state.pages, state.options)
+    options = state.options
+    before = state.site_before = site_before(options)
+    templates = template_folders(options, state.plugins)
+    state.rendered = render_changed(
+        state.pages, before.jobs, before.intact, templates, options.force
+    )
     by_job = state.rendered.by_job
     for item in state.lessons:
         jobs = [f"{part}:{item.slug}" for part in ("lesson", "downloads")]
@@ -296,8 +312,8 @@ def render_pages(state: Build) -> None:
 def write_pages(state: Build) -> None:
     from coursesite.publish.write import write_rendered
 
-    assert state.rendered is not None  # the render stage ran
-    outcome = write_rendered(state.rendered, state.options, state.progress)
+    assert state.site_before is not None and state.rendered is not None  # rendered first
+    outcome = write_rendered(state.site_before, state.rendered, state.options, state.progress)
     state.result.pages_rendered, state.result.written = outcome.rendered, outcome.written
     state.site_state = outcome.site_state
     if outcome.search_seconds:
@@ -323,7 +339,7 @@ def save_records(state: Build) -> None:
     state.formulas.save()
     extra = sorted(
         {str(path) for item in state.lessons for path in item.input_paths()}
-        | {str(path) for plugin in state.plugins for path in plugin.files}
+        | {str(path) for plugin in state.plugins for path in plugin.inputs()}
     )
     course = state.course
     folders = sorted(
@@ -354,6 +370,7 @@ STAGES: list[tuple[str, Callable[[Build], None]]] = [
     ("look-up", look_up_records),
     ("execute", execute_lessons),
     ("validate", validate_records),
+    ("on-lesson", lesson_hooks),
     ("edition", apply_edition),
     ("plan", plan_pages),
     ("render", render_pages),

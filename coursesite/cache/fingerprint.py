@@ -113,7 +113,7 @@ def save(
 ) -> None:
     """Remember the fingerprint taken when the (now finished) build started; None forgets
     it, so that the next build does the full work. The files it wrote, and their stamps,
-    are in the same state (see write.render_changed)."""
+    are in the same state (see render/changed.py)."""
     update_state(
         options,
         site_state,

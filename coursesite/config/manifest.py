@@ -29,7 +29,7 @@ Slug = Annotated[
     matching(
         rf"^{SLUG}\Z",
         "is not a slug: use lowercase letters, digits and single "
-        "hyphens, like 'grain-order' (it names a folder in site/)",
+        "hyphens, like 'batch-order' (it names a folder in site/)",
     ),
 ]
 Text = Annotated[str, matching(r"\S", "is empty: write some text")]
@@ -39,7 +39,7 @@ ApiPattern = Annotated[
     matching(
         r"^https?://[^\s{}]*\{name\}[^\s{}]*\Z",
         "is not an API docs address: write an http(s) URL with {name} where the "
-        'dotted name goes, like "https://docs.jax.dev/en/latest/_autosummary/{name}.html"',
+        'dotted name goes, like "https://numpy.org/doc/stable/reference/generated/{name}.html"',
     ),
 ]
 
@@ -91,7 +91,7 @@ RepositoryUrl = Annotated[
     matching(
         r"^https://[A-Za-z0-9.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/?\Z",
         "is not a repository address: write https://HOST/OWNER/NAME, "
-        "like https://github.com/jax-pathways/training-systems",
+        "like https://github.com/your-org/your-course",
     ),
 ]
 Ref = Annotated[str, matching(r"^[^\s~^:?*\[\\]+\Z", "is not a branch name")]
@@ -140,7 +140,7 @@ SiteUrl = Annotated[
     matching(
         r"^https?://[^\s?#]+/\Z",
         "is not a site's address: write its http(s) URL ending in /, like "
-        "https://docs.jax.dev/en/latest/",
+        "https://numpy.org/doc/stable/",
     ),
 ]
 
@@ -164,7 +164,7 @@ class LessonEntry(StrictModel, frozen=True, kw_only=True):
 
 class PhaseEntry(StrictModel, frozen=True, kw_only=True):
     id: Annotated[
-        str, matching(rf"^{PHASE_ID}\Z", 'is not a phase id: use letters and digits, like "06"')
+        str, matching(rf"^{PHASE_ID}\Z", 'is not a phase id: use letters and digits, like "01"')
     ]
     slug: Slug
     title: Text

@@ -264,7 +264,7 @@ def run_on_worker(job: LessonJob, build: str) -> ExecutionRecord | BuildError:
         record = run_job(job, threads)
     except BuildError as error:
         return error
-    # The worker's resources say where the lesson was sent; only its JAX devices say what it
+    # The worker's resources say where the lesson was sent; only its probed devices say what it
     # ran on. A gpu or tpu lesson that saw no such device fails rather than claim it.
     offered = worker.state.total_resources
     record = replace(

@@ -33,6 +33,7 @@ from coursesite.execution.executionrecord import (
 from coursesite.execution.failures import failure_error, main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
+from coursesite.execution.probes import probe_names, probes_payload
 from coursesite.lesson.model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -121,6 +122,7 @@ def prepare_job(
         ],
         "values": [{"expression": v.expression, "line": v.line} for v in lesson.values],
         "output_limit": settings.output_limit,
+        "probes": probes_payload(),
     }
     return LessonJob(
         slug=lesson.ref.slug,
@@ -464,10 +466,10 @@ def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | Non
     hardware it declares (every run satisfies a cpu lesson)."""
     if job.hardware == "cpu" or record.hardware == job.hardware:
         return None
-    kind = job.hardware.upper()
+    kind, names = job.hardware.upper(), probe_names()
     where = (
         f"the Dask worker {record.worker} offers {record.worker_resources or 'nothing'}, "
-        f"but JAX found no {kind} there; "
+        f"but {names} found no {kind} there; "
         if record.worker
         else ""
     )
@@ -475,8 +477,8 @@ def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | Non
         f"lesson declares hardware: {job.hardware} but its run saw no {kind} ({record.devices})",
         job.path,
         _front_matter_line(job.payload["source_text"], "hardware"),
-        hint=f"{where}run it on a machine or worker with a {kind} that JAX can use (a lesson "
-        "that does not import JAX uses none), or declare hardware: cpu",
+        hint=f"{where}run it on a machine or worker with a {kind} that {names} can use (a "
+        f"lesson that does not import {names} uses none), or declare hardware: cpu",
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from coursesite.config.manifest import Settings
 from coursesite.execution.dependencies import distribution_version, input_files, local_module_file
 from coursesite.execution.execute import RUNNER
+from coursesite.execution.probes import probes_digest
 from coursesite.files import short_digest
 from coursesite.lesson.model import Lesson, LessonOutline
 
@@ -64,6 +65,7 @@ def execution_key(
     # have seen, so a lesson moved from cpu to tpu runs again.
     parts["hardware"] = outline.front.hardware
     parts["runner"] = _runner_digest()
+    parts["probes"] = probes_digest()
     for module in sorted(outline.modules | set(settings.record_packages)):
         if local_module_file(module, folder) is None:
             parts[f"package:{module}"] = distribution_version(module, installed) or "not installed"

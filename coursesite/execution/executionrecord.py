@@ -60,7 +60,7 @@ class ExecutionRecord:
     host: str = ""  # the machine's name
     worker: str = ""  # the Dask worker's address; "" when the local pool ran it
     worker_resources: str = ""  # what that worker offered ("tpu=1"): where it was sent to
-    hardware: str = ""  # what it saw: its JAX devices' kind (cpu, gpu, tpu); cpu without JAX
+    hardware: str = ""  # its probed devices' kind (cpu, gpu, tpu): probes.py; cpu unprobed
     receipts: list[dict] = field(default_factory=list)  # other kinds' runs (records.receipt)
 
     def output_of(self, block_ids: list[str]) -> str:
@@ -96,7 +96,7 @@ def _with_hardware_seen(data: dict) -> dict:
     """An older record, with each run's hardware taken from the devices it lists.
 
     Records made before `worker_resources` existed may name a cluster worker's resource as
-    their `hardware` (or name none); the devices are what the lesson's JAX actually saw.
+    their `hardware` (or name none); the devices are what the lesson's probe actually saw.
     """
     receipts = [
         dict(receipt, hardware=hardware_kind(platforms_in(receipt["devices"])))
@@ -125,8 +125,8 @@ _ACCELERATORS = {"tpu": "tpu", "gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}
 
 
 def hardware_kind(platforms: list[str]) -> str:
-    """'tpu' when the lesson's JAX saw TPU devices, 'gpu' for GPU (CUDA, ROCm) ones; 'cpu'
-    when it saw neither or did not use JAX (`platforms` is then empty)."""
+    """'tpu' when the lesson's device probe saw TPU devices, 'gpu' for GPU (CUDA, ROCm)
+    ones; 'cpu' when it saw neither or no probe ran (`platforms` is then empty)."""
     kinds = {_ACCELERATORS[name] for name in platforms if name in _ACCELERATORS}
     return next((kind for kind in ("tpu", "gpu") if kind in kinds), "cpu")
 

@@ -21,9 +21,8 @@ from coursesite.execution.dependencies import (
     modules_imported_by,
     normalized_name,
 )
+from coursesite.execution.probes import probed_modules
 from coursesite.lesson.model import Lesson
-
-JAX_NOT_USED = "JAX not used"  # how runner.jax_devices describes a run without JAX
 
 
 def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
@@ -61,11 +60,11 @@ def install_line(distributions: list[str], recorded: dict[str, str | None]) -> s
 
 def packages_used(recorded: dict, distributions: list[str], devices: str) -> set[str]:
     """The names in a record's `packages` that the lesson used: the distributions its
-    code imports, and jax when the run's devices came from JAX (Grain imports it without
-    the lesson doing so). The record also names what `settings.record_packages` asks for."""
+    code imports, and those whose device probe the run's devices came from (Grain imports
+    jax without the lesson doing so). The record also names what `settings.record_packages`
+    asks for."""
     used = {normalized_name(name) for name in distributions}
-    if not devices.startswith(JAX_NOT_USED):
-        used.add("jax")
+    used |= {normalized_name(module) for module in probed_modules(devices)}
     return {name for name in recorded if normalized_name(name) in used}
 
 

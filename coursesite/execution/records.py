@@ -7,7 +7,8 @@ re-runs the lessons and diffs fresh output against them.
 
 A record also keeps *receipts*: when the same code printed the same output on another kind
 of hardware (JAX saw a TPU on a cluster's worker, say), the page lists each kind it was
-verified on. The kind is always what the lesson's JAX saw, never the worker's resources.
+verified on. The kind is always what the lesson's device probe saw (probes.py), never the
+worker's resources.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def main(job_path, result_path):
     values = {}
     if failure is None:
         values, failure = evaluate_values(job["values"], namespace)
-    devices, platforms = jax_devices()
+    devices, platforms = device_receipt(job["probes"])
     result = {
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
@@ -424,20 +424,32 @@ def package_versions(names):
     return versions
 
 
-def jax_devices():
-    """('4 TPU devices', ['tpu']): the devices the lesson's JAX saw and their platforms.
+def device_receipt(probes):
+    """('4 TPU devices', ['tpu']): the devices the probes of the modules the lesson imported
+    saw, and their platforms (execution/probes.py). Asked after the lesson ran, and only of
+    the probes whose module it imported; a lesson that imported none used no accelerator."""
+    ran = [probe for probe in probes if probe["module"] in sys.modules]
+    if not ran:
+        names = " or ".join(probe["name"] for probe in probes) or "no probed library"
+        return f"{names} not used · {os.cpu_count()} CPU cores", []
+    summaries, platforms = [], set()
+    for probe in ran:
+        summary, seen = probe_devices(probe)
+        summaries.append(summary if len(probes) == 1 else f"{probe['name']}: {summary}")
+        platforms.update(seen)
+    return " · ".join(summaries), sorted(platforms)
 
-    Asked after the lesson ran, and only if it imported jax: importing it just to ask costs
-    ~0.5 s, and a lesson without JAX used no accelerator (no platforms).
-    """
-    if "jax" not in sys.modules:
-        return f"JAX not used · {os.cpu_count()} CPU cores", []
+
+def probe_devices(probe):
+    """('2 GPU devices', ['gpu']): what one probe's devices() saw."""
+    namespace: dict = {"__name__": f"_coursesite_probe_{probe['module']}"}
     try:
-        import jax
-
-        platforms = [str(device.platform).lower() for device in jax.devices()]
+        exec(compile(probe["source"], probe["path"], "exec"), namespace)
+        platforms = [str(platform).lower() for platform in namespace["devices"]()]
     except Exception as error:  # no usable backend: say so in the record
-        return f"no JAX devices ({type(error).__name__})", []
+        return f"no {probe['name']} devices ({type(error).__name__})", []
+    if not platforms:
+        return f"no {probe['name']} devices", []
     counts = Counter(name.upper() for name in platforms)
     summary = ", ".join(f"{n} {kind} device{'s' if n != 1 else ''}" for kind, n in counts.items())
     return summary, sorted(set(platforms))

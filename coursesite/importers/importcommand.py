@@ -50,7 +50,7 @@ def import_notebook(request: ImportRequest) -> list[str]:
     if not re.fullmatch(PHASE_ID, request.phase):
         raise BuildError(
             f"'{request.phase}' is not a phase id",
-            hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "06"',
+            hint='--phase takes the id of a phase in lessons.yaml: letters and digits, like "01"',
         )
     course = load_course(request.manifest)  # a course, before anything is made in it
     with staged_import(course.root, request.manifest) as staging:

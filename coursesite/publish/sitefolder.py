@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from coursesite.publish.outfolder import MARKER
@@ -59,6 +60,21 @@ def write_file(path: Path, content: str | bytes) -> None:
     data = content.encode("utf-8") if isinstance(content, str) else content
     with open(path, "wb") as file:
         file.write(data)
+
+
+@dataclass(frozen=True)
+class SiteFolder:
+    """The new site as an on_site hook sees it: read its files below `path`; add or
+    replace one with `write` only, since a page kept from the site being replaced shares
+    that site's file, and writing into it would change the site readers see."""
+
+    path: Path
+
+    def write(self, relative: str, content: str | bytes) -> None:
+        target = self.path / relative
+        if not target.resolve().is_relative_to(self.path.resolve()):
+            raise ValueError(f"{relative!r} is not a path inside the site")
+        write_file(target, content)
 
 
 def swap(staging: Path, out: Path, trash: Path) -> None:

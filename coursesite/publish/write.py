@@ -1,4 +1,4 @@
-"""Stage 5: render the pages whose inputs changed and write the site.
+"""The write stage: write the site from what the render stage made.
 
 The site is replaced as a whole, so that readers only ever see a complete build
 (sitefolder.py); the files of unchanged pages are hard-linked from the site being replaced,
@@ -10,19 +10,19 @@ from __future__ import annotations
 import os
 import shutil
 import time
-import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
-
-from jinja2 import TemplateError
 
 from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.files import OutputFile
+from coursesite.hooks import call, hooked
 from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
 from coursesite.publish.searchindex import SEARCH, index_search, search_state
 from coursesite.publish.sitefolder import (
+    SiteFolder,
     discard,
     link_or_copy,
     remove_leftovers,
@@ -33,7 +33,8 @@ from coursesite.publish.sitefolder import (
     write_file,
 )
 from coursesite.publish.sitestate import file_stamps, files_intact, load_state, update_state
-from coursesite.render.pages import PageJob, folder_digest
+from coursesite.render.changed import RenderedPages
+from coursesite.render.pages import folder_digest
 
 
 def write_site(
@@ -75,6 +76,7 @@ def write_site(
             for found in (out / SEARCH).rglob("*"):
                 if found.is_file():
                     link_or_copy(found, staging / found.relative_to(out))
+        run_site_hooks(SiteFolder(staging))
         staging.chmod(0o755)
         swap(staging, out, trash)
     except BaseException:
@@ -86,6 +88,15 @@ def write_site(
     return indexing
 
 
+def run_site_hooks(site: SiteFolder) -> None:
+    """Each plugin's on_site hook, on the finished site before it replaces the old one."""
+    for hook in hooked("on_site"):
+        try:
+            call(hook, site)
+        except BuildError as error:
+            raise BuildErrors([error]) from None
+
+
 class WriteOutcome(NamedTuple):
     rendered: int  # files rendered in this build
     written: bool  # whether the site folder was replaced
@@ -93,59 +104,31 @@ class WriteOutcome(NamedTuple):
     search_seconds: float = 0.0  # of the write, spent on the search index
 
 
-class RenderedSite(NamedTuple):
-    """What the render stage made, for the write stage to publish."""
+@dataclass(frozen=True)
+class SiteBefore:
+    """The output folder as this build found it, read before the render stage: which page
+    jobs it was written from, and whether their files are still as written."""
 
-    state: dict  # the output folder's state before this build (sitestate)
-    previous: dict[str, dict]  # the page jobs that state records
-    rendered: list[OutputFile]  # the files of the jobs whose inputs changed
-    kept: list[str]  # the files of the others, unchanged in the site
-    jobs: dict[str, dict]  # job name -> its key and files, for the next build
-    by_job: dict[str, list[OutputFile]]  # job name -> the files rendered for it
+    out: Path
+    state: dict  # sitestate: the jobs, the files' stamps, the static digest, the search's
+    jobs: dict[str, dict]  # job name -> {"key", "files"}
+
+    def intact(self, files: list[str]) -> bool:
+        return files_intact(self.out, files, self.state.get("stamps"))
 
 
-def render_changed(jobs: list[PageJob], options: BuildOptions) -> RenderedSite:
-    """Render the jobs whose key changed or whose files in the site are not intact; keep
-    the others' files as the site holds them."""
+def site_before(options: BuildOptions) -> SiteBefore:
     state = load_state(options)
-    previous = _previous_jobs(state)
-    rendered: list[OutputFile] = []
-    by_job: dict[str, list[OutputFile]] = {}
-    kept: list[str] = []
-    new_jobs: dict[str, dict] = {}
-    errors: list[BuildError] = []
-    for job in jobs:
-        old = previous.get(job.name)
-        if (
-            old
-            and old["key"] == job.key
-            and not options.force
-            and files_intact(options.out, old["files"], state.get("stamps"))
-        ):
-            kept.extend(old["files"])
-            new_jobs[job.name] = old
-            continue
-        try:
-            files = job.render()
-        except BuildError as error:
-            errors.append(error)
-            continue
-        except TemplateError as problem:
-            errors.append(template_error(problem, options.template_folders))
-            continue
-        rendered.extend(files)
-        by_job[job.name] = files
-        new_jobs[job.name] = {"key": job.key, "files": [file.path for file in files]}
-    if errors:
-        raise BuildErrors(errors)
-    return RenderedSite(state, previous, rendered, kept, new_jobs, by_job)
+    return SiteBefore(options.out, state, _previous_jobs(state))
 
 
-def write_rendered(site: RenderedSite, options: BuildOptions, progress: Progress) -> WriteOutcome:
+def write_rendered(
+    before: SiteBefore, pages: RenderedPages, options: BuildOptions, progress: Progress
+) -> WriteOutcome:
     """Write the site, the rendered files and the kept ones, only if anything differs."""
-    state, rendered, kept = site.state, site.rendered, site.kept
+    state, rendered, kept = before.state, pages.rendered, pages.kept
     static = folder_digest(*options.static_folders)
-    previous_files = {path for job in site.previous.values() for path in job["files"]}
+    previous_files = {path for job in before.jobs.values() for path in job["files"]}
     if (
         not rendered
         and static == state.get("static")
@@ -172,30 +155,12 @@ def write_rendered(site: RenderedSite, options: BuildOptions, progress: Progress
         options,
         state,
         static=static,
-        jobs=site.jobs,
+        jobs=pages.jobs,
         search="current" if index else "stale",
         stamps=stamps,
     )
     progress.message(f"wrote {len(rendered)} file(s), kept {len(kept)}, in {options.out}")
     return WriteOutcome(len(rendered), True, state, indexing)
-
-
-def template_error(problem: TemplateError, templates: list[Path]) -> BuildError:
-    """A template that fails to render, at its file and line (a course may bring its own
-    templates/); Jinja keeps them in the traceback's template frames."""
-    frames = [
-        frame
-        for frame in traceback.extract_tb(problem.__traceback__)
-        if frame.filename
-        and any(Path(frame.filename).is_relative_to(folder.resolve()) for folder in templates)
-    ]
-    where = frames[-1] if frames else None
-    return BuildError(
-        f"template error: {problem}",
-        where and where.filename,
-        where and where.lineno,
-        hint="fix the template, or remove your copy from templates/ to use the generator's own",
-    )
 
 
 def _previous_jobs(state: dict) -> dict[str, dict]:

@@ -2,7 +2,8 @@
 
 Templates own every piece of markup; these filters turn lesson Markdown into HTML (or
 Markdown for the downloads) and highlight code, and `render_page` gives every page the
-same context: the course, the page's URL and how to link from it.
+same context: the course, the page's URL and how to link from it; plugins' on_page hooks
+may then change its HTML.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from markupsafe import Markup
 from coursesite.blocks.registry import view_of
 from coursesite.cache.caches import HighlightCache
 from coursesite.config.manifest import Course
+from coursesite.hooks import Page, changed_page
 from coursesite.lesson.links import link_resolver, relative_url
 from coursesite.lesson.model import STAGES, Prose
 from coursesite.markup.markdown import (
@@ -148,7 +150,7 @@ def _inline_filter(context: Context, text: str | None) -> Markup:
 
 
 def render_page(env: Environment, template: str, url: str, course: Course, **context: Any) -> str:
-    return env.get_template(template).render(
+    html = env.get_template(template).render(
         course=course,
         page_url=url,
         root=relative_url(url, "index.html").removesuffix("index.html"),
@@ -156,3 +158,4 @@ def render_page(env: Environment, template: str, url: str, course: Course, **con
         resolve_link=link_resolver(course, url),
         **context,
     )
+    return changed_page(html, Page(url, context.get("lesson")))
