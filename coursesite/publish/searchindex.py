@@ -20,9 +20,9 @@ import pagefind_bin
 
 from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError, BuildErrors
-from coursesite.files import short_digest, write_atomically
+from coursesite.files import write_atomically
 from coursesite.publish.sitefolder import link_all, link_or_copy
-from coursesite.publish.sitestate import load_state, update_state
+from coursesite.publish.sitestate import load_state, search_state, update_state
 
 SEARCH = "pagefind"  # the search index's folder in the site
 SHARD_PAGES = 50  # lesson pages a search shard holds at most; a prose edit re-indexes one
@@ -98,14 +98,6 @@ def index_search(
             state,
             json.dumps({"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}),
         )
-
-
-def search_state(options: BuildOptions) -> Path:
-    """What the index of the site `options.out` was built from (see `index_search`).
-
-    It may describe a newer index than the site's, if a build failed after indexing: the
-    pages it names then exist nowhere, so no shard is reused on its word."""
-    return options.cache / "search" / f"{short_digest(str(options.out.resolve()))}.json"
 
 
 def _shards(body: list[str], shard_pages: int) -> dict[str, list[str]]:

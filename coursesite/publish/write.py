@@ -21,7 +21,7 @@ from coursesite.errors import BuildError, BuildErrors
 from coursesite.files import OutputFile
 from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
-from coursesite.publish.searchindex import SEARCH, index_search, search_state
+from coursesite.publish.searchindex import SEARCH, index_search
 from coursesite.publish.sitefolder import (
     discard,
     link_or_copy,
@@ -32,7 +32,13 @@ from coursesite.publish.sitefolder import (
     trash_folder,
     write_file,
 )
-from coursesite.publish.sitestate import file_stamps, files_intact, load_state, update_state
+from coursesite.publish.sitestate import (
+    file_stamps,
+    files_intact,
+    load_state,
+    search_state,
+    update_state,
+)
 from coursesite.render.pages import PageJob, folder_digest
 
 
