@@ -9,6 +9,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursesite.errors import writing
+
 
 def short_digest(data: str | bytes) -> str:
     """The name every cache and state file is keyed by: 16 hex digits of SHA-256."""
@@ -22,7 +24,7 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     try:
         if isinstance(content, str):
             content = content.encode("utf-8")
-        with os.fdopen(handle, "wb") as stream:
+        with writing(path), os.fdopen(handle, "wb") as stream:
             stream.write(content)
         os.replace(temporary, path)
     except BaseException:

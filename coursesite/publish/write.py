@@ -8,7 +8,6 @@ and a build that changes nothing writes nothing.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 import traceback
 from pathlib import Path
@@ -23,6 +22,7 @@ from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
 from coursesite.publish.searchindex import SEARCH, index_search
 from coursesite.publish.sitefolder import (
+    copy_folder,
     discard,
     link_or_copy,
     remove_leftovers,
@@ -70,7 +70,7 @@ def write_site(
     try:
         write_file(staging / MARKER, MARKER_TEXT)
         for folder in static:
-            shutil.copytree(folder, staging / "static", dirs_exist_ok=True)
+            copy_folder(folder, staging / "static")
         for file in rendered:
             write_file(staging / file.path, file.content)
         if index or not (out / SEARCH).is_dir():

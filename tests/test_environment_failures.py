@@ -1,0 +1,130 @@
+"""The machine fails the build: a disk that fills up, Pagefind missing. Each is one clear
+error naming the file or the program and what to do, never a traceback, and the previous
+site stays as it was."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pagefind_bin
+import pytest
+
+from conftest import ROOT, authoring_example
+from coursesite import cli
+from coursesite.publish import sitefolder
+
+
+def previous_site(folder: Path) -> Path:
+    """A site a build wrote, in `folder`/site; return its page."""
+    page = folder / "site" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("the previous site")
+    (folder / "site" / ".coursesite").write_text("a site a build wrote")
+    return page
+
+
+def assert_clean_failure(stderr: str) -> None:
+    assert not re.search(r"^Traceback", stderr, re.M), stderr
+    assert "hint:" in stderr and "coursesite/" not in stderr
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A file system of 4 MB mounted at tmp_path/disk, for a test to fill (root only)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+@pytest.mark.parametrize("free_kib", [40, 200, 500])
+def test_a_full_disk_names_the_file_being_written_and_keeps_the_site(
+    course_folder, small_disk, free_kib
+):
+    """The site goes onto a real file system with `free_kib` left: too little for the
+    static files, for the pages, or for the search index: Pagefind leaves some of its
+    files empty there and exits with 0, and the build went on to publish the site with a
+    broken search index."""
+    course_folder.write(authoring_example())
+    page = previous_site(small_disk)
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * (4096 - 16 - free_kib) * 1024)
+    result = course_folder.cli("-q", "--out", str(small_disk / "site"))
+    assert result.returncode == 1, result.stderr
+    written = re.search(
+        r"error: (\S+): cannot write this file: no space left on device", result.stderr
+    )
+    assert written and Path(written.group(1)).is_relative_to(small_disk), result.stderr
+    assert "free some space on the disk that holds this file" in result.stderr
+    assert_clean_failure(result.stderr)
+    assert page.read_text() == "the previous site"
+
+
+class FullDisk(io.BytesIO):
+    """A file on a disk with no space left: the system's error names no file."""
+
+    def write(self, data: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_write_that_fails_for_space_names_its_file_in_process(course_folder, monkeypatch, capsys):
+    """The same without a mount (which needs root): the site's files are written through
+    a file that fails as a full disk does."""
+    course_folder.write(authoring_example())
+    page = previous_site(course_folder.root)
+    monkeypatch.chdir(course_folder.root)
+    monkeypatch.setattr(sitefolder, "open", lambda path, mode: FullDisk(), raising=False)
+    assert cli.main(["-q", "--jobs", "1"]) == 1
+    stderr = capsys.readouterr().err
+    staging = re.escape(str(course_folder.root.resolve() / ".site.new-"))
+    assert re.search(
+        staging + r"\w+/\.coursesite: cannot write this file: no space left on device", stderr
+    ), stderr
+    assert_clean_failure(stderr)
+    assert page.read_text() == "the previous site"
+
+
+@pytest.fixture(params=["program", "package"])
+def pagefind_gone(request, tmp_path) -> dict[str, str]:
+    """An environment in which pagefind_bin finds no program (its module without the
+    binary beside it), or cannot be imported at all."""
+    shadow = tmp_path / "shadow" / "pagefind_bin"
+    shadow.mkdir(parents=True)
+    if request.param == "program":
+        shutil.copy(Path(pagefind_bin.__file__), shadow / "__init__.py")
+    else:
+        (shadow / "__init__.py").write_text("raise ImportError('a broken install')\n")
+    return {**os.environ, "PYTHONPATH": str(shadow.parent)}
+
+
+def test_a_missing_pagefind_is_named_with_how_to_install_it(course_folder, pagefind_gone):
+    course_folder.write(authoring_example())
+    page = previous_site(course_folder.root)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        env=pagefind_gone,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "cannot build the search index: the program pagefind is missing" in result.stderr
+    assert "install the version the course pins with pip install -r requirements.txt" in (
+        result.stderr
+    )
+    assert "pip install pagefind-bin" in result.stderr
+    assert_clean_failure(result.stderr)
+    assert page.read_text() == "the previous site"
