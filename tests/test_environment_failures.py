@@ -128,3 +128,20 @@ def test_a_missing_pagefind_is_named_with_how_to_install_it(course_folder, pagef
     assert "pip install pagefind-bin" in result.stderr
     assert_clean_failure(result.stderr)
     assert page.read_text() == "the previous site"
+
+
+def test_a_cache_or_record_file_that_fills_the_disk_is_named(tmp_path, monkeypatch):
+    """Records, the cache and the site's state are written through a temporary file: the
+    error names the file meant, not the temporary one, nor none."""
+    from coursesite import files
+
+    def full_disk_file(handle: int, mode: str) -> FullDisk:
+        os.close(handle)
+        return FullDisk()
+
+    monkeypatch.setattr(files.os, "fdopen", full_disk_file)
+    target = tmp_path / "records" / "count-batches.json"
+    with pytest.raises(OSError) as caught:
+        files.write_atomically(target, "{}")
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(target)
+    assert list(target.parent.iterdir()) == []  # nor is the temporary file left
