@@ -1,5 +1,6 @@
 """`build.py check`: strict mode fails on warnings, broken links, missing alt text, bad HTML."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -97,3 +98,20 @@ def test_checks_leave_the_cache_holding_the_built_sites_state_alone(checked_cour
         result = run(checked_course, "check")
         assert result.returncode == 0, result.stderr
         assert states() == built
+
+
+def test_checks_leave_no_lock_file_of_their_temporary_sites(checked_course, tmp_path):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    environment = {**os.environ, "TMPDIR": str(temporary)}
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), "check"],
+            cwd=checked_course.root,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        assert list((temporary / "coursesite-locks").iterdir()) == []
