@@ -145,3 +145,29 @@ def test_a_cache_or_record_file_that_fills_the_disk_is_named(tmp_path, monkeypat
         files.write_atomically(target, "{}")
     assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(target)
     assert list(target.parent.iterdir()) == []  # nor is the temporary file left
+
+
+def test_an_index_pagefind_left_empty_is_an_error_not_a_site(tmp_path, monkeypatch):
+    """Pagefind exits with 0 when it could not write its files; an empty one is caught."""
+    from coursesite.errors import BuildErrors
+    from coursesite.publish import searchindex
+
+    fake = tmp_path / "pagefind"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "while [ $# -gt 0 ]; do\n"
+        '  if [ "$1" = --output-path ]; then mkdir -p "$2"; : > "$2/pagefind-entry.json"; fi\n'
+        "  shift\n"
+        "done\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(searchindex, "pagefind_executable", lambda: str(fake))
+    site = tmp_path / "site"
+    page = site / "lesson" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<html><body><main data-pagefind-body>Batches</main></body></html>")
+    with pytest.raises(BuildErrors) as caught:
+        searchindex.index_search(site)
+    assert "pagefind/pagefind-entry.json: the search index could not be built: pagefind did " in (
+        str(caught.value)
+    )

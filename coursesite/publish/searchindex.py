@@ -169,15 +169,21 @@ def _index_shard(site: Path, into: Path, folder: str, members: list[str]) -> Non
                 )
             ]
         )
-    _check_written(target)
+    _check_written(target, primary=not folder)
     _keep_loaded_files(target, primary=not folder)
 
 
-def _check_written(target: Path) -> None:
+def _check_written(target: Path, primary: bool) -> None:
     """Fail if Pagefind could not write its index into `target`: on a full disk it leaves
-    empty files and still exits with 0 (Pagefind 1.5), and no file it writes is empty."""
+    empty files and still exits with 0 (Pagefind 1.5), and no file it writes is empty.
+    The first shard's folder also holds the others (shards/), which other Pagefinds may be
+    writing at this moment: they are theirs to check."""
     entry = target / "pagefind-entry.json"
-    empty = [path for path in target.rglob("*") if path.is_file() and not path.stat().st_size]
+    empty = []
+    for folder, subfolders, names in os.walk(target):
+        if primary and folder == str(target):
+            subfolders[:] = [name for name in subfolders if name != "shards"]
+        empty += [Path(folder, name) for name in names if not os.path.getsize(Path(folder, name))]
     if entry.is_file() and not empty:
         return
     unwritten = empty[0] if empty else entry
