@@ -61,12 +61,12 @@ class BuildErrors(Exception):
 
 
 _FULL_DISK = (
-    "free some space on the disk that holds this file (df -h shows how full each disk is) "
-    "and build again; the previous site is unchanged"
+    "free some disk space (df -h shows how full each disk is) and build again; the "
+    "previous site is unchanged"
 )
 _ENVIRONMENT_HINTS = {
     errno.ENOSPC: _FULL_DISK,
-    errno.EDQUOT: _FULL_DISK.replace("free some space", "free some of your quota"),
+    errno.EDQUOT: _FULL_DISK.replace("free some disk space", "free some of your disk quota"),
     errno.EACCES: "check the permissions of that file or folder",
     errno.EPERM: "check the permissions (and immutable flags) of that file or folder",
     errno.EROFS: "the file system is read-only: build into another folder with --out",

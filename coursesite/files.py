@@ -17,6 +17,13 @@ def short_digest(data: str | bytes) -> str:
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()[:16]
 
 
+def write_in_place(path: Path, content: str | bytes) -> None:
+    """Write `path` directly, for a file nothing reads until it is written; an error that
+    names no file (a full disk) names it."""
+    with writing(path):
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+
+
 def write_atomically(path: Path, content: str | bytes) -> None:
     """Write through a temporary file and a rename, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ site stays as it was."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -49,6 +50,16 @@ def small_disk(tmp_path):
     subprocess.run(["umount", str(mount)], check=True)
 
 
+def fill_up(disk: Path, leave: int) -> None:
+    """Fill `disk` but for `leave` bytes."""
+    filler = disk / "filler"
+    with open(filler, "wb") as stream, contextlib.suppress(OSError):
+        while True:
+            stream.write(b"\0" * 65536)
+            stream.flush()
+    os.truncate(filler, filler.stat().st_size - leave)
+
+
 @pytest.mark.parametrize("free_kib", [40, 200, 500])
 def test_a_full_disk_names_the_file_being_written_and_keeps_the_site(
     course_folder, small_disk, free_kib
@@ -67,7 +78,28 @@ def test_a_full_disk_names_the_file_being_written_and_keeps_the_site(
         r"error: (\S+): cannot write this file: no space left on device", result.stderr
     )
     assert written and Path(written.group(1)).is_relative_to(small_disk), result.stderr
-    assert "free some space on the disk that holds this file" in result.stderr
+    assert "free some disk space (df -h shows how full each disk is)" in result.stderr
+    assert_clean_failure(result.stderr)
+    assert page.read_text() == "the previous site"
+
+
+def test_a_full_temporary_folder_names_the_file_being_written(course_folder, small_disk):
+    """Lessons run in folders under TMPDIR: on a full disk there, the error names the
+    lesson's file it could not write (it named none)."""
+    course_folder.write(authoring_example())
+    page = previous_site(course_folder.root)
+    fill_up(small_disk, leave=8192)  # a full disk is no temporary folder to Python
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        env={**os.environ, "TMPDIR": str(small_disk)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stderr
+    written = re.search(r"error: (\S+): cannot write this file: no space left", result.stderr)
+    assert written and Path(written.group(1)).is_relative_to(small_disk), result.stderr
     assert_clean_failure(result.stderr)
     assert page.read_text() == "the previous site"
 

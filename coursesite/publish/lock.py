@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from coursesite.errors import BuildError, BuildErrors
+from coursesite.errors import BuildError, BuildErrors, writing
 from coursesite.files import short_digest
 
 
@@ -64,8 +64,9 @@ def _exclusive(path: Path, busy: str, why: str) -> Iterator[None]:
             ) from None
         handle.seek(0)
         handle.truncate()
-        handle.write(f"pid {os.getpid()}, started {time.strftime('%H:%M:%S')}")
-        handle.flush()
+        with writing(path):  # the disk may be full: name the lock file
+            handle.write(f"pid {os.getpid()}, started {time.strftime('%H:%M:%S')}")
+            handle.flush()
         try:
             yield
         finally:
