@@ -53,10 +53,9 @@ def small_disk(tmp_path):
 def fill_up(disk: Path, leave: int) -> None:
     """Fill `disk` but for `leave` bytes."""
     filler = disk / "filler"
-    with open(filler, "wb") as stream, contextlib.suppress(OSError):
+    with open(filler, "wb", buffering=0) as stream, contextlib.suppress(OSError):
         while True:
             stream.write(b"\0" * 65536)
-            stream.flush()
     os.truncate(filler, filler.stat().st_size - leave)
 
 
