@@ -352,6 +352,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
     from coursesite.execution.checkdrift import check_drift
     from coursesite.pipeline import build
     from coursesite.progress import create_progress
+    from coursesite.publish.lock import forget_output_lock
     from coursesite.publish.sitecheck import (
         check_assets,
         check_links,
@@ -373,6 +374,7 @@ def check(options: BuildOptions, arguments: argparse.Namespace) -> int:
                 result = build(checked, None)
             finally:
                 forget_state(checked)  # the folder goes away; its state must not linger
+                forget_output_lock(site)
             problems = [str(w) for w in result.warnings]
             weights = page_weights(site)
             assert result.course is not None

@@ -60,9 +60,13 @@ class BuildErrors(Exception):
             print(f"error: {error}", file=sys.stderr)
 
 
+_FULL_DISK = (
+    "free some disk space (df -h shows how full each disk is) and build again; the "
+    "previous site is unchanged"
+)
 _ENVIRONMENT_HINTS = {
-    errno.ENOSPC: "free some disk space and build again; the previous site is unchanged",
-    errno.EDQUOT: "free some disk space and build again; the previous site is unchanged",
+    errno.ENOSPC: _FULL_DISK,
+    errno.EDQUOT: _FULL_DISK.replace("free some disk space", "free some of your disk quota"),
     errno.EACCES: "check the permissions of that file or folder",
     errno.EPERM: "check the permissions (and immutable flags) of that file or folder",
     errno.EROFS: "the file system is read-only: build into another folder with --out",
@@ -81,8 +85,13 @@ def environment_error(problem: OSError | UnicodeError) -> BuildError:
         )
     path = problem.filename if isinstance(problem.filename, (str, Path)) else None
     reason = problem.strerror or type(problem).__name__
+    if problem.errno in (errno.ENOSPC, errno.EDQUOT):
+        reason = reason[0].lower() + reason[1:]  # "no space left on device"
+        what = f"cannot write this file: {reason}"
+    else:
+        what = f"cannot use this file: {reason}"
     return BuildError(
-        f"cannot use this file: {reason}" if path else f"system error: {reason}",
+        what if path else f"system error: {reason}",
         path,
         hint=_ENVIRONMENT_HINTS.get(
             problem.errno or 0, "fix the cause and build again; the previous site is unchanged"
@@ -99,6 +108,19 @@ def environment_failures_reported() -> Iterator[None]:
         raise  # whoever read our output went away: there is no one to tell
     except (OSError, UnicodeError) as problem:
         raise BuildErrors([environment_error(problem)]) from None
+
+
+@contextlib.contextmanager
+def writing(path: Path | str) -> Iterator[None]:
+    """Name `path` in an OSError raised inside the block, where the system names no file
+    (a disk that fills up as a file is closed) or names the source of a copy: the author
+    needs to know which file was being written, and so where the disk is full."""
+    try:
+        yield
+    except OSError as problem:
+        if problem.errno is None or not (problem.filename is None or problem.filename2):
+            raise
+        raise OSError(problem.errno, problem.strerror, str(path)) from problem
 
 
 def decode_utf8(data: bytes, path: Path) -> str:

@@ -9,10 +9,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursesite.errors import writing
+
 
 def short_digest(data: str | bytes) -> str:
     """The name every cache and state file is keyed by: 16 hex digits of SHA-256."""
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()[:16]
+
+
+def write_in_place(path: Path, content: str | bytes) -> None:
+    """Write `path` directly, for a file nothing reads until it is written; an error that
+    names no file (a full disk) names it."""
+    with writing(path):
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
 
 
 def write_atomically(path: Path, content: str | bytes) -> None:
@@ -22,7 +31,7 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     try:
         if isinstance(content, str):
             content = content.encode("utf-8")
-        with os.fdopen(handle, "wb") as stream:
+        with writing(path), os.fdopen(handle, "wb") as stream:
             stream.write(content)
         os.replace(temporary, path)
     except BaseException:

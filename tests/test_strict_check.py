@@ -1,5 +1,6 @@
 """`build.py check`: strict mode fails on warnings, broken links, missing alt text, bad HTML."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -76,3 +77,41 @@ def test_invalid_html_is_reported_with_its_line(tmp_path):
     assert problems and all(p.path == "index.html" for p in problems)
     assert any(p.line == 2 and "invalid HTML" in p.message for p in problems)
     assert check_links(site) == []
+
+
+def test_checks_leave_the_cache_holding_the_built_sites_state_alone(checked_course):
+    """Each check builds into a temporary folder; its page and search state went with it
+    only in part, and every check left one more file in .cache/search/."""
+    cache = checked_course.root / ".cache"
+
+    def states() -> dict[str, list[str]]:
+        return {
+            kind: sorted(path.name for path in (cache / kind).iterdir())
+            for kind in ("site", "search")
+        }
+
+    built = states()
+    assert len(built["site"]) == len(built["search"]) == 1  # the site/ the fixture built
+    # What a check of an older version left: the next check removes it.
+    (cache / "search" / "0123456789abcdef.json").write_text("{}")
+    for _ in range(2):
+        result = run(checked_course, "check")
+        assert result.returncode == 0, result.stderr
+        assert states() == built
+
+
+def test_checks_leave_no_lock_file_of_their_temporary_sites(checked_course, tmp_path):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    environment = {**os.environ, "TMPDIR": str(temporary)}
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), "check"],
+            cwd=checked_course.root,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        assert list((temporary / "coursesite-locks").iterdir()) == []

@@ -34,6 +34,7 @@ from coursesite.execution.failures import failure_error, main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from coursesite.execution.probes import probe_names, probes_payload
+from coursesite.files import write_in_place
 from coursesite.lesson.model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -196,9 +197,9 @@ def run_job(
         for place in (work, reader):
             place.mkdir()
             for name, content in job.inputs.items():
-                (place / name).write_bytes(content)
-        (work / "job.json").write_text(json.dumps(job.payload), encoding="utf-8")
-        (reader / "main.py").write_text(job.main_py, encoding="utf-8")
+                write_in_place(place / name, content)
+        write_in_place(work / "job.json", json.dumps(job.payload))
+        write_in_place(reader / "main.py", job.main_py)
         # Both processes are the children of the lesson's guardian (guardian.py), which
         # kills them and all they started when they end, when the build ends, and when the
         # build is killed outright; and which holds the lesson to its memory limit.

@@ -48,7 +48,8 @@ from coursesite.lesson.model import (
     Step,
     Target,
 )
-from coursesite.markup.markdown import math_to_mathml, parse_nodes, slugify
+from coursesite.lesson.nesting import BLOCK_DEPTH_LIMIT, block_too_deep, checked_nodes
+from coursesite.markup.markdown import math_to_mathml, slugify
 from coursesite.markup.mathml import UnsafeMath
 from coursesite.markup.mystscan import BLOCK_RE, MystScanner, is_block, walk_with_lines
 
@@ -92,7 +93,7 @@ class LessonParser(MystScanner):
     def parse_stages(self) -> list[Stage]:
         stages: list[Stage] = []
         pending: list[SyntaxTreeNode] = []
-        nodes = parse_nodes("\n".join(self.lines))
+        nodes = checked_nodes(self.context, "\n".join(self.lines), 0)
         self.title_targets(nodes)
         for node in nodes:
             assert node.map is not None  # block-level nodes carry their lines
@@ -112,7 +113,7 @@ class LessonParser(MystScanner):
                 stages[-1].items.append(Section(title, self.anchor(title), line))
             elif is_block(node):
                 self.flush_prose(stages, pending)
-                block = self.read_block(node, 0)
+                block = self.read_block(node, 0, depth=1)
                 if block:
                     self.place_block(block, stages[-1])
             else:
@@ -164,7 +165,7 @@ class LessonParser(MystScanner):
 
     def scan_prose(self, markdown: str, line: int) -> None:
         """scan_nodes for text that has not been parsed yet (block options, guides)."""
-        self.scan_nodes(parse_nodes(markdown), line - 1)
+        self.scan_nodes(checked_nodes(self.context, markdown, line - 1), line - 1)
 
     def scan_nodes(self, nodes: list[SyntaxTreeNode], offset: int) -> None:
         """Collect lesson links and h3 anchors; check math now so rendering cannot fail.
@@ -250,9 +251,13 @@ class LessonParser(MystScanner):
 
     # -- blocks ------------------------------------------------------------------------
 
-    def read_block(self, node: SyntaxTreeNode, offset: int) -> RawBlock | None:
+    def read_block(self, node: SyntaxTreeNode, offset: int, depth: int) -> RawBlock | None:
+        """The block of `node`, `depth` blocks deep (1 for one in no other block)."""
         assert node.map is not None  # block-level nodes carry their lines
         line = offset + node.map[0] + 1
+        if depth > BLOCK_DEPTH_LIMIT:
+            block_too_deep(self.context, line)
+            return None
         if not self.check_closed(node, offset):
             return None
         match = BLOCK_RE.match(node.info.strip())
@@ -269,7 +274,7 @@ class LessonParser(MystScanner):
         body_start = offset + node.map[0] + 1
         body = self.lines[body_start : offset + node.map[1] - 1]
         options, skipped = self.read_options(kind, body, body_start)
-        parts = self.read_parts(body_start + skipped, body[skipped:])
+        parts = self.read_parts(body_start + skipped, body[skipped:], depth)
         return RawBlock(kind, match.group(2).strip(), line, options, parts)
 
     def read_options(self, kind: str, body: list[str], start: int) -> tuple[dict[str, str], int]:
@@ -295,7 +300,7 @@ class LessonParser(MystScanner):
                 self.scan_prose(value, start + count + 1)
         return options, count
 
-    def read_parts(self, start: int, body: list[str]) -> list[Part]:
+    def read_parts(self, start: int, body: list[str], depth: int) -> list[Part]:
         parts: list[Part] = []
         pending: list[SyntaxTreeNode] = []
 
@@ -305,7 +310,7 @@ class LessonParser(MystScanner):
                 parts.append(Part("prose", prose.line, prose=prose))
                 pending.clear()
 
-        nodes = parse_nodes("\n".join(body))
+        nodes = checked_nodes(self.context, "\n".join(body), start)
         self.title_targets(nodes)
         for node in nodes:
             assert node.map is not None  # block-level nodes carry their lines
@@ -317,7 +322,7 @@ class LessonParser(MystScanner):
                     parts.append(Part("code", line, code=code, info=node.info.strip()))
             elif is_block(node):
                 flush()
-                block = self.read_block(node, start)
+                block = self.read_block(node, start, depth + 1)
                 if block:
                     parts.append(Part("block", line, block=block))
             elif node.type == "heading":

@@ -36,6 +36,7 @@ from coursesite.markup.myst import (
     api_name,
     plain_roles,
     resolve_roles,
+    role_rule,
     split_role_text,
 )
 
@@ -245,6 +246,7 @@ def create_markdown(footnotes_at_end: bool = True) -> MarkdownIt:
     md.use(deflist_plugin)
     md.use(myst_block_plugin)
     md.use(myst_role_plugin)
+    md.inline.ruler.at("myst_role", role_rule)  # the plugin's renderer, our parsing rule
     md.use(
         dollarmath_plugin, renderer=_render_labelled_math, allow_digits=False, double_inline=True
     )
@@ -268,10 +270,43 @@ MARKDOWN = create_markdown()
 _PARSER = create_markdown(footnotes_at_end=False).disable(["resolve_roles", "wrap_in_elements"])
 
 
+MARKUP_DEPTH_LIMIT = 100
+"""How deep Markdown's elements may nest in one another (lists, quotes, emphasis)."""
+
+
+class MarkupTooDeep(Exception):
+    """Markdown nested past MARKUP_DEPTH_LIMIT, from the 0-based line `line` of its text."""
+
+    def __init__(self, line: int):
+        super().__init__(f"Markdown nested more than {MARKUP_DEPTH_LIMIT} deep")
+        self.line = line
+
+
 def parse_nodes(text: str) -> list[SyntaxTreeNode]:
     """The top-level nodes of `text`, each with its 0-based line map. Roles stay role
-    tokens here (the parse stage checks them) and footnote definitions stay in place."""
-    return SyntaxTreeNode(_PARSER.parse(text)).children
+    tokens here (the parse stage checks them) and footnote definitions stay in place.
+
+    Raises MarkupTooDeep rather than build a tree whose depth would exhaust the stack
+    (the tree and its walk recurse once a level): markdown-it bounds how deep blocks nest,
+    but not emphasis (2,000 `*` around a word make 1,000 levels)."""
+    tokens = _PARSER.parse(text)
+    _check_depth(tokens)
+    return SyntaxTreeNode(tokens).children
+
+
+def _check_depth(tokens: list[Token]) -> None:
+    depth = 0
+    line = 0
+    for token in tokens:
+        depth += token.nesting
+        line = token.map[0] if token.map else line
+        inner = depth
+        for child in token.children or ():
+            inner += child.nesting
+            if inner > MARKUP_DEPTH_LIMIT:
+                raise MarkupTooDeep(line)
+        if depth > MARKUP_DEPTH_LIMIT:
+            raise MarkupTooDeep(line)
 
 
 def plain_text(markdown: str, keep_code: bool = False) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from coursesite.errors import BuildError, BuildErrors
+from coursesite.errors import BuildError, BuildErrors, writing
 from coursesite.files import short_digest
 
 
@@ -44,13 +44,22 @@ def output_lock(out: Path) -> Iterator[None]:
     caches, into the same folder would replace each other's files. The lock file is named
     after the folder in the machine's temporary folder, so that nothing is left beside it."""
     out = out.resolve()
-    path = Path(tempfile.gettempdir()) / "coursesite-locks" / f"{short_digest(str(out))}.lock"
     with _exclusive(
-        path,
+        _output_lock_path(out),
         f"another build is writing {out}",
         "two builds into one folder would replace each other's files",
     ):
         yield
+
+
+def forget_output_lock(out: Path) -> None:
+    """Remove the lock file of an output folder no build will write again (`build.py
+    check`'s temporary one, whose name no other build can choose); each check left one."""
+    _output_lock_path(out.resolve()).unlink(missing_ok=True)
+
+
+def _output_lock_path(out: Path) -> Path:
+    return Path(tempfile.gettempdir()) / "coursesite-locks" / f"{short_digest(str(out))}.lock"
 
 
 @contextmanager
@@ -67,8 +76,9 @@ def _exclusive(path: Path, busy: str, why: str) -> Iterator[None]:
             ) from None
         handle.seek(0)
         handle.truncate()
-        handle.write(f"pid {os.getpid()}, started {time.strftime('%H:%M:%S')}")
-        handle.flush()
+        with writing(path):  # the disk may be full: name the lock file
+            handle.write(f"pid {os.getpid()}, started {time.strftime('%H:%M:%S')}")
+            handle.flush()
         try:
             yield
         finally:

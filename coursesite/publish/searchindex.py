@@ -6,6 +6,7 @@ again only the shards whose pages changed (see `index_search`).
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
@@ -16,13 +17,16 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pagefind_bin
+try:
+    import pagefind_bin
+except ImportError:  # a broken install: reported when the index is built, with the fix
+    pagefind_bin = None
 
 from coursesite.config.options import BuildOptions
-from coursesite.errors import BuildError, BuildErrors
-from coursesite.files import short_digest, write_atomically
+from coursesite.errors import BuildError, BuildErrors, environment_error, writing
+from coursesite.files import write_atomically
 from coursesite.publish.sitefolder import link_all, link_or_copy
-from coursesite.publish.sitestate import load_state, update_state
+from coursesite.publish.sitestate import load_state, search_state, update_state
 
 SEARCH = "pagefind"  # the search index's folder in the site
 SHARD_PAGES = 50  # lesson pages a search shard holds at most; a prose edit re-indexes one
@@ -92,20 +96,13 @@ def index_search(
             _link_shard(source, into / folder, primary=not folder)
         for future in indexing:
             future.result()
-    (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
+    with writing(into / SHARD_LIST):
+        (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
     if state is not None:
         write_atomically(
             state,
             json.dumps({"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}),
         )
-
-
-def search_state(options: BuildOptions) -> Path:
-    """What the index of the site `options.out` was built from (see `index_search`).
-
-    It may describe a newer index than the site's, if a build failed after indexing: the
-    pages it names then exist nowhere, so no shard is reused on its word."""
-    return options.cache / "search" / f"{short_digest(str(options.out.resolve()))}.json"
 
 
 def _shards(body: list[str], shard_pages: int) -> dict[str, list[str]]:
@@ -139,7 +136,7 @@ def _index_shard(site: Path, into: Path, folder: str, members: list[str]) -> Non
         for page in members:
             link_or_copy(site / page, pages / page)
         command = [
-            pagefind_bin.get_executable(),
+            pagefind_executable(),
             "--site",
             str(pages),
             "--keep-index-url",
@@ -172,7 +169,37 @@ def _index_shard(site: Path, into: Path, folder: str, members: list[str]) -> Non
                 )
             ]
         )
+    _check_written(target, primary=not folder)
     _keep_loaded_files(target, primary=not folder)
+
+
+def _check_written(target: Path, primary: bool) -> None:
+    """Fail if Pagefind could not write its index into `target`: on a full disk it leaves
+    empty files and still exits with 0 (Pagefind 1.5), and no file it writes is empty.
+    The first shard's folder also holds the others (shards/), which other Pagefinds may be
+    writing at this moment: they are theirs to check."""
+    entry = target / "pagefind-entry.json"
+    empty = []
+    for folder, subfolders, names in os.walk(target):
+        if primary and folder == str(target):
+            subfolders[:] = [name for name in subfolders if name != "shards"]
+        empty += [Path(folder, name) for name in names if not os.path.getsize(Path(folder, name))]
+    if entry.is_file() and not empty:
+        return
+    unwritten = empty[0] if empty else entry
+    if not os.statvfs(target).f_bavail:
+        full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(unwritten))
+        raise BuildErrors([environment_error(full)])
+    raise BuildErrors(
+        [
+            BuildError(
+                "the search index could not be built: pagefind did not write this file",
+                unwritten,
+                hint="build again; if it happens again, reinstall the pinned pagefind-bin "
+                "package (pip install -r requirements.txt)",
+            )
+        ]
+    )
 
 
 def _keep_loaded_files(target: Path, primary: bool) -> None:
@@ -208,10 +235,34 @@ def _index_state(state: Path | None) -> dict:
         return {}
 
 
+def pagefind_executable() -> str:
+    """The Pagefind program, which the pagefind-bin package puts beside its module; an
+    error saying how to install it when it is not there."""
+    try:
+        if pagefind_bin is None:
+            raise FileNotFoundError
+        return str(pagefind_bin.get_executable())
+    except FileNotFoundError:
+        where = (
+            f"not in {Path(pagefind_bin.__file__).parent}"
+            if pagefind_bin is not None
+            else "the Python package pagefind_bin is not installed"
+        )
+    raise BuildErrors(
+        [
+            BuildError(
+                f"cannot build the search index: the program pagefind is missing ({where})",
+                hint="Pagefind comes with the pagefind-bin package: install the version the "
+                "course pins with pip install -r requirements.txt (or pip install pagefind-bin)",
+            )
+        ]
+    )
+
+
 @functools.cache
 def _pagefind_identity() -> str:
     """Which Pagefind built an index: another one re-indexes every shard."""
-    executable = pagefind_bin.get_executable()
+    executable = pagefind_executable()
     stat = os.stat(executable)
     return f"{executable} {stat.st_size} {stat.st_mtime_ns}"
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursesite.errors import writing
 from coursesite.publish.outfolder import MARKER
 
 
@@ -58,7 +59,7 @@ def write_file(path: Path, content: str | bytes) -> None:
         if status.st_nlink > 1 or not stat.S_ISREG(status.st_mode):  # shared, or not a file
             _remove(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
-    with open(path, "wb") as file:
+    with writing(path), open(path, "wb") as file:
         file.write(data)
 
 
@@ -75,6 +76,18 @@ class SiteFolder:
         if not target.resolve().is_relative_to(self.path.resolve()):
             raise ValueError(f"{relative!r} is not a path inside the site")
         write_file(target, content)
+
+
+def copy_folder(source: Path, target: Path) -> None:
+    """Copy the files under `source` into `target`, replacing those of the same name. Not
+    shutil.copytree, which goes on after a failure and raises a list of them: on a full
+    disk, one error naming the file it could not write says enough."""
+    for folder, _, names in os.walk(source, followlinks=True):
+        into = target / os.path.relpath(folder, source)
+        into.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            with writing(into / name):
+                shutil.copy2(os.path.join(folder, name), into / name)
 
 
 def swap(staging: Path, out: Path, trash: Path) -> None:
@@ -131,7 +144,8 @@ def link_or_copy(source: Path, target: Path) -> None:
     try:
         os.link(source, target)
     except OSError:  # a file system without hard links
-        shutil.copy2(source, target)
+        with writing(target):
+            shutil.copy2(source, target)
 
 
 def link_all(source: Path, target: Path, paths: Iterable[str]) -> None:
@@ -148,7 +162,8 @@ def link_all(source: Path, target: Path, paths: Iterable[str]) -> None:
         try:
             os.link(origin, copy)
         except OSError:  # a file system without hard links
-            shutil.copy2(origin, copy)
+            with writing(copy):
+                shutil.copy2(origin, copy)
 
 
 def _prune(staging: Path, kept: dict[str, int | None], written: set[str], trash: Path) -> set[str]:

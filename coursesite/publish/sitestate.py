@@ -78,5 +78,22 @@ def _stamp(path: str) -> list[int] | None:
     return [status.st_size, status.st_mtime_ns, status.st_ino]
 
 
+def search_state(options: BuildOptions) -> Path:
+    """What the search index of the site `options.out` was built from (searchindex.py).
+
+    It may describe a newer index than the site's, if a build failed after indexing: the
+    pages it names then exist nowhere, so no shard is reused on its word."""
+    return options.cache / "search" / f"{short_digest(str(options.out.resolve()))}.json"
+
+
 def forget_state(options: BuildOptions) -> None:
+    """Remove what the cache holds about the output folder, which is going away (as
+    `build.py check`'s temporary site does), and the search states of folders forgotten
+    before this one learnt to remove them: a search state outlives its site's state only
+    when forgotten, since a build that indexes a site always records the site's state."""
     state_path(options).unlink(missing_ok=True)
+    search_state(options).unlink(missing_ok=True)
+    sites = options.cache / "site"
+    for path in (options.cache / "search").glob("*.json"):
+        if not (sites / path.name).exists():
+            path.unlink(missing_ok=True)

@@ -8,7 +8,6 @@ and a build that changes nothing writes nothing.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +19,10 @@ from coursesite.files import OutputFile
 from coursesite.hooks import call, hooked
 from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
-from coursesite.publish.searchindex import SEARCH, index_search, search_state
+from coursesite.publish.searchindex import SEARCH, index_search
 from coursesite.publish.sitefolder import (
     SiteFolder,
+    copy_folder,
     discard,
     link_or_copy,
     remove_leftovers,
@@ -32,7 +32,13 @@ from coursesite.publish.sitefolder import (
     trash_folder,
     write_file,
 )
-from coursesite.publish.sitestate import file_stamps, files_intact, load_state, update_state
+from coursesite.publish.sitestate import (
+    file_stamps,
+    files_intact,
+    load_state,
+    search_state,
+    update_state,
+)
 from coursesite.render.changed import RenderedPages
 from coursesite.render.pages import folder_digest
 
@@ -65,7 +71,7 @@ def write_site(
     try:
         write_file(staging / MARKER, MARKER_TEXT)
         for folder in static:
-            shutil.copytree(folder, staging / "static", dirs_exist_ok=True)
+            copy_folder(folder, staging / "static")
         for file in rendered:
             write_file(staging / file.path, file.content)
         if index or not (out / SEARCH).is_dir():
