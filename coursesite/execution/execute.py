@@ -405,13 +405,28 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
         raise _over_memory(process.guardian, job) or BuildError(
             f"lesson code ran longer than {job.timeout} s and was stopped",
             job.path,
-            hint="raise settings.timeout_seconds in lessons.yaml or make the code faster",
+            hint=STOPPED_GUARDIAN_HINT
+            if process.guardian.lost == "stopped"
+            else "raise settings.timeout_seconds in lessons.yaml or make the code faster",
         ) from None
     _stop(process)  # children it left behind
     if error := _over_memory(process.guardian, job):
         raise error
+    if process.guardian.lost:
+        raise BuildError(
+            "the lesson was stopped: its guardian, the parent process of lesson code, was killed",
+            job.path,
+            hint="lesson code must not signal its parent process (os.getppid()); if it does "
+            "not, something else killed the guardian (the out-of-memory killer?): build again",
+        )
     stdout, stderr = process.captured().finish()
     return subprocess.CompletedProcess(process.args, process.wait(), stdout, stderr)
+
+
+STOPPED_GUARDIAN_HINT = (
+    "the code stopped (SIGSTOP) its guardian, its parent process, which could then neither "
+    "see it end nor stop it: lesson code must not signal its parent process (os.getppid())"
+)
 
 
 def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
@@ -431,8 +446,7 @@ def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
 
 def _stop(process: LessonProcess) -> None:
     """Kill the process's whole session: the lesson and any child it started there."""
-    process.kill()
-    process.wait()
+    process.stop()
 
 
 def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
