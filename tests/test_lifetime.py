@@ -207,8 +207,15 @@ def test_a_lesson_that_kills_its_guardian_leaves_no_process_behind(course_folder
     they started in sessions of their own is then the build's to kill, and to reap."""
     marker = tmp_path / "pids"
     course_folder.write(escaping(marker, "import signal\nos.kill(os.getppid(), signal.SIGKILL)"))
-    with pytest.raises(BuildErrors) as caught:
-        build(course_folder.options(), RecordingProgress())
+    # A child of the build's own, in a session of its own too, is not the lesson's.
+    own = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        with pytest.raises(BuildErrors) as caught:
+            build(course_folder.options(), RecordingProgress())
+        assert own.poll() is None
+    finally:
+        own.kill()
+        own.wait()
     [error] = caught.value.errors
     assert "its guardian, the parent process of lesson code, was killed" in error.message
     pids = lesson_pids(marker)
