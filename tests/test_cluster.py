@@ -509,3 +509,5 @@ def test_a_cluster_that_cannot_be_used_is_one_line_naming_it(
     assert len(line) < 300
     if address.startswith(("tls", "ucx")):  # refused at once, not after a deadline
         assert time.monotonic() - started < 60
+        hint = "certificates" if address.startswith("tls") else "cannot connect to ucx://"
+        assert hint in result.stderr

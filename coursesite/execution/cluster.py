@@ -112,8 +112,7 @@ class DaskExecutor:
                 [
                     BuildError(
                         f"cannot reach the Dask scheduler at {self.address}: {_described(problem)}",
-                        hint="start one with `dask scheduler` (docs/scaling.md), or correct "
-                        "--cluster or settings.cluster in lessons.yaml",
+                        hint=_unreachable_hint(self.address),
                     )
                 ]
             ) from None
@@ -228,6 +227,25 @@ def _shake_hands(address: str, seconds: float) -> None:
         await asyncio.wait_for(shake(), seconds)
 
     asyncio.run(within_deadline())
+
+
+def _unreachable_hint(address: str) -> str:
+    scheme = address.partition("://")[0] if "://" in address else "tcp"
+    if scheme == "tls":
+        return (
+            "a tls:// scheduler needs this machine's certificates in Dask's configuration "
+            "(distributed.comm.tls: ca-file, client.cert, client.key); or give its tcp:// "
+            "address in --cluster or settings.cluster"
+        )
+    if scheme != "tcp":
+        return (
+            f"Dask cannot connect to {scheme}:// addresses in the build's environment; give "
+            "the scheduler's tcp:// address in --cluster or settings.cluster"
+        )
+    return (
+        "start one with `dask scheduler` (docs/scaling.md), or correct "
+        "--cluster or settings.cluster in lessons.yaml"
+    )
 
 
 def _close(client: Client) -> None:
