@@ -33,6 +33,7 @@ from coursesite.execution.executionrecord import (
 from coursesite.execution.failures import failure_error, main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
+from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.lesson.model import Lesson
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -402,46 +403,12 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
         process.wait(timeout=job.timeout)
     except subprocess.TimeoutExpired:
         _stop(process)
-        raise _over_memory(process.guardian, job) or BuildError(
-            f"lesson code ran longer than {job.timeout} s and was stopped",
-            job.path,
-            hint=STOPPED_GUARDIAN_HINT
-            if process.guardian.lost == "stopped"
-            else "raise settings.timeout_seconds in lessons.yaml or make the code faster",
-        ) from None
+        raise timed_out_error(process.guardian, job) from None
     _stop(process)  # children it left behind
-    if error := _over_memory(process.guardian, job):
+    if error := stopped_error(process.guardian, job):
         raise error
-    if process.guardian.lost:
-        raise BuildError(
-            "the lesson was stopped: its guardian, the parent process of lesson code, was killed",
-            job.path,
-            hint="lesson code must not signal its parent process (os.getppid()); if it does "
-            "not, something else killed the guardian (the out-of-memory killer?): build again",
-        )
     stdout, stderr = process.captured().finish()
     return subprocess.CompletedProcess(process.args, process.wait(), stdout, stderr)
-
-
-STOPPED_GUARDIAN_HINT = (
-    "the code stopped (SIGSTOP) its guardian, its parent process, which could then neither "
-    "see it end nor stop it: lesson code must not signal its parent process (os.getppid())"
-)
-
-
-def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
-    """The error for a lesson its guardian stopped for using too much memory, if it did."""
-    if not guardian.memory_used:
-        return None
-    run = "python main.py" if guardian.memory_user == "main" else "the build's run"
-    return BuildError(
-        f"the lesson used more than {job.memory_mb} MB (all its processes together: "
-        f"{guardian.memory_used // (1024 * 1024)} MB in {run}) and was stopped",
-        job.path,
-        hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
-        "all its processes together, the processes it starts included "
-        "(settings.memory_limit_mb in lessons.yaml)",
-    )
 
 
 def _stop(process: LessonProcess) -> None:
