@@ -162,17 +162,23 @@ def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped
     assert still_running([int(pid) for pid in marker.read_text().split()]) == []
 
 
-def test_a_lesson_that_stops_its_guardian_is_still_stopped_at_its_timeout(course_folder, tmp_path):
-    """SIGSTOP leaves the guardian unable to report or kill: the build gives it a deadline,
-    then kills it and everything the lesson started, and removes the lesson's folder."""
-    marker, guardians, temp = tmp_path / "pids", tmp_path / "guardians", tmp_path / "tmp"
-    temp.mkdir()
-    stop_the_guardian = (
+def stopping_its_guardian(guardians: Path, then: str = "") -> str:
+    """Lesson code that writes its guardian's pid (its parent's) to `guardians`, then stops
+    it with SIGSTOP; then `then`."""
+    return (
         "import signal\n"
         f"open({str(guardians)!r}, 'a').write(f'{{os.getppid()}}\\n')\n"
-        "os.kill(os.getppid(), signal.SIGSTOP)"
+        "os.kill(os.getppid(), signal.SIGSTOP)\n" + then
     )
-    course_folder.write(escaping(marker, stop_the_guardian), timeout=10)
+
+
+@contextlib.contextmanager
+def build_stopping_its_guardian(course_folder, tmp_path, timeout: int, then: str = ""):
+    """A real `build.py` of a lesson that leaves two sleepers and stops its guardian;
+    yields the build, once the guardian is stopped. Kills what is left, whatever happens."""
+    marker, guardians, temp = tmp_path / "pids", tmp_path / "guardians", tmp_path / "tmp"
+    temp.mkdir()
+    course_folder.write(escaping(marker, stopping_its_guardian(guardians, then)), timeout=timeout)
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "build.py"), "-q"],
         cwd=course_folder.root,
@@ -183,13 +189,7 @@ def test_a_lesson_that_stops_its_guardian_is_still_stopped_at_its_timeout(course
     )
     try:
         assert wait_for(guardians.exists, 120), "the lesson never started"
-        stopped = time.monotonic()
-        _, stderr = process.communicate(timeout=120)
-        assert time.monotonic() - stopped < 10 + 30  # the timeout, and a few seconds
-        assert process.returncode == 1
-        assert "lesson code ran longer than 10 s and was stopped" in stderr, stderr
-        assert "stopped (SIGSTOP) its guardian" in stderr, stderr
-        assert "Traceback" not in stderr
+        yield process
         pids = lesson_pids(marker) + lesson_pids(guardians)
         assert len(pids) >= 4 and still_running(pids) == []
         assert not lesson_folders(temp)
@@ -200,6 +200,31 @@ def test_a_lesson_that_stops_its_guardian_is_still_stopped_at_its_timeout(course
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_lesson_that_stops_its_guardian_is_still_stopped_at_its_timeout(course_folder, tmp_path):
+    """SIGSTOP leaves the guardian unable to report or kill: the build gives it a deadline,
+    then kills it and everything the lesson started, and removes the lesson's folder."""
+    with build_stopping_its_guardian(course_folder, tmp_path, timeout=10) as process:
+        stopped = time.monotonic()
+        _, stderr = process.communicate(timeout=120)
+        assert time.monotonic() - stopped < 10 + 30  # the timeout, and a few seconds
+        assert process.returncode == 1
+        assert "lesson code ran longer than 10 s and was stopped" in stderr, stderr
+        assert "stopped (SIGSTOP) its guardian" in stderr, stderr
+        assert "Traceback" not in stderr
+
+
+def test_a_build_stopped_while_its_lesson_holds_its_guardian_stopped_ends_at_once(
+    course_folder, tmp_path
+):
+    """SIGTERM ends the build within seconds, not at the end of a wait on the guardian."""
+    with build_stopping_its_guardian(
+        course_folder, tmp_path, timeout=120, then="time.sleep(120)"
+    ) as process:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=40)
+        assert process.returncode == 130 and "interrupted; site not changed" in stderr, stderr
 
 
 def test_a_lesson_that_kills_its_guardian_leaves_no_process_behind(course_folder, tmp_path):
