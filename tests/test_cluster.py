@@ -12,11 +12,14 @@ import os
 import platform
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 import zipfile
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,7 @@ from conftest import ROOT, RecordingProgress, authoring_example, line_of, replac
 from coursesite.cache.caches import ExecutionCache
 from coursesite.config.manifest import load_course
 from coursesite.errors import BuildErrors
+from coursesite.execution import cluster as dask_cluster
 from coursesite.execution import records
 from coursesite.execution.cluster import create_executor
 from coursesite.execution.execute import LocalExecutor
@@ -446,3 +450,64 @@ def test_a_local_build_never_imports_dask():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert imported.strip() == "[]"
+
+
+@pytest.fixture
+def silent_listener() -> Iterator[str]:
+    """The address of a socket on 127.0.0.1 that takes connections and never says a word."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)  # the kernel accepts connections into the backlog
+        yield f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+
+
+@pytest.fixture
+def web_server() -> Iterator[str]:
+    """The address of a plain HTTP server on 127.0.0.1, as if given for the scheduler."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+    server.RequestHandlerClass.log_message = lambda *arguments: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"tcp://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("server", ["silent_listener", "web_server"])
+def test_an_address_that_never_answers_fails_at_the_deadline_naming_it(
+    course_folder, monkeypatch, request, server
+):
+    address = request.getfixturevalue(server)
+    monkeypatch.setattr(dask_cluster, "CONNECT_SECONDS", 2.0)
+    course_folder.write(authoring_example())
+    started = time.monotonic()
+    thread, outcome = build_in_background(course_folder.options(cluster=address))
+    thread.join(60)
+    assert not thread.is_alive(), "the build waits for an answer that never comes"
+    assert time.monotonic() - started < 2 + 30  # the deadline, and slack for a busy machine
+    [error] = outcome["errors"]
+    assert error.message == (
+        f"cannot reach the Dask scheduler at {address}: no answer within 2 s "
+        "(is it a Dask scheduler's address?)"
+    )
+
+
+@pytest.mark.parametrize("address", ["silent", "tls://127.0.0.1:9", "ucx://127.0.0.1:9"])
+def test_a_cluster_that_cannot_be_used_is_one_line_naming_it(
+    course_folder, silent_listener, address
+):
+    """The real command line: exit status 1, the address in one line, no traceback, and no
+    20 s wait for a half-made client to close."""
+    address = silent_listener if address == "silent" else address
+    course_folder.write(authoring_example())
+    started = time.monotonic()
+    result = course_folder.cli("-q", "--cluster", address, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert f"cannot reach the Dask scheduler at {address}: " in result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    [line] = [line for line in result.stderr.splitlines() if address in line]
+    assert len(line) < 300
+    if address.startswith(("tls", "ucx")):  # refused at once, not after a deadline
+        assert time.monotonic() - started < 60
+        hint = "certificates" if address.startswith("tls") else "cannot connect to ucx://"
+        assert hint in result.stderr

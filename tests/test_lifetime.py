@@ -160,3 +160,90 @@ def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped
     )
     assert "settings.memory_limit_mb" in error.hint
     assert still_running([int(pid) for pid in marker.read_text().split()]) == []
+
+
+def stopping_its_guardian(guardians: Path, then: str = "") -> str:
+    """Lesson code that writes its guardian's pid (its parent's) to `guardians`, then stops
+    it with SIGSTOP; then `then`."""
+    return (
+        "import signal\n"
+        f"open({str(guardians)!r}, 'a').write(f'{{os.getppid()}}\\n')\n"
+        "os.kill(os.getppid(), signal.SIGSTOP)\n" + then
+    )
+
+
+@contextlib.contextmanager
+def build_stopping_its_guardian(course_folder, tmp_path, timeout: int, then: str = ""):
+    """A real `build.py` of a lesson that leaves two sleepers and stops its guardian;
+    yields the build, once the guardian is stopped. Kills what is left, whatever happens."""
+    marker, guardians, temp = tmp_path / "pids", tmp_path / "guardians", tmp_path / "tmp"
+    temp.mkdir()
+    course_folder.write(escaping(marker, stopping_its_guardian(guardians, then)), timeout=timeout)
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "-q"],
+        cwd=course_folder.root,
+        env=dict(os.environ, TMPDIR=str(temp)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_for(guardians.exists, 120), "the lesson never started"
+        yield process
+        pids = lesson_pids(marker) + lesson_pids(guardians)
+        assert len(pids) >= 4 and still_running(pids) == []
+        assert not lesson_folders(temp)
+    finally:
+        for pid in lesson_pids(marker) + lesson_pids(guardians):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_lesson_that_stops_its_guardian_is_still_stopped_at_its_timeout(course_folder, tmp_path):
+    """SIGSTOP leaves the guardian unable to report or kill: the build gives it a deadline,
+    then kills it and everything the lesson started, and removes the lesson's folder."""
+    with build_stopping_its_guardian(course_folder, tmp_path, timeout=10) as process:
+        stopped = time.monotonic()
+        _, stderr = process.communicate(timeout=120)
+        assert time.monotonic() - stopped < 10 + 30  # the timeout, and a few seconds
+        assert process.returncode == 1
+        assert "lesson code ran longer than 10 s and was stopped" in stderr, stderr
+        assert "stopped (SIGSTOP) its guardian" in stderr, stderr
+        assert "Traceback" not in stderr
+
+
+def test_a_build_stopped_while_its_lesson_holds_its_guardian_stopped_ends_at_once(
+    course_folder, tmp_path
+):
+    """SIGTERM ends the build within seconds, not at the end of a wait on the guardian."""
+    with build_stopping_its_guardian(
+        course_folder, tmp_path, timeout=120, then="time.sleep(120)"
+    ) as process:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=40)
+        assert process.returncode == 130 and "interrupted; site not changed" in stderr, stderr
+
+
+def test_a_lesson_that_kills_its_guardian_leaves_no_process_behind(course_folder, tmp_path):
+    """Killing the guardian ends the runner and main.py (their parent-death signal); what
+    they started in sessions of their own is then the build's to kill, and to reap."""
+    marker = tmp_path / "pids"
+    course_folder.write(escaping(marker, "import signal\nos.kill(os.getppid(), signal.SIGKILL)"))
+    # A child of the build's own, in a session of its own too, is not the lesson's.
+    own = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        with pytest.raises(BuildErrors) as caught:
+            build(course_folder.options(), RecordingProgress())
+        assert own.poll() is None
+    finally:
+        own.kill()
+        own.wait()
+    [error] = caught.value.errors
+    assert "its guardian, the parent process of lesson code, was killed" in error.message
+    pids = lesson_pids(marker)
+    assert len(pids) >= 3 and still_running(pids) == []
+    # Not zombies either: the build, their subreaper once the guardian was gone, reaped them.
+    assert wait_for(lambda: not [pid for pid in pids if Path(f"/proc/{pid}").exists()], 10)

@@ -34,6 +34,14 @@ Slug = Annotated[
 ]
 Text = Annotated[str, matching(r"\S", "is empty: write some text")]
 Positive = Annotated[int, Meta(gt=0)]
+SchedulerAddress = Annotated[
+    str,
+    matching(
+        r"^\S+\Z",
+        "is not a Dask scheduler's address: write one like tcp://host:8786, or leave "
+        "settings.cluster out to run the lessons on this machine",
+    ),
+]
 ApiPattern = Annotated[
     str,
     matching(
@@ -73,7 +81,7 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     """Environment variables lesson code may read besides the allowlisted ones (PATH, the
     locale, JAX_*, ...): the build's environment may hold secrets, which a print would
     publish."""
-    cluster: str | None = None
+    cluster: SchedulerAddress | None = None
     """A Dask scheduler (tcp://host:8786) to run lessons on; `--cluster` overrides it. Left
     out of the execution cache key: which machines ran a lesson does not change its output."""
 

@@ -13,6 +13,8 @@ started with `--resources "tpu=1"`; a `cpu` lesson needs no resource and runs on
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import pickle
 import queue
 import uuid
@@ -40,7 +42,8 @@ if TYPE_CHECKING:  # distributed is imported only when a build uses a cluster
     from distributed import Client, Future
 
 ATTEMPTS = 2  # a lesson whose worker dies is run once more, on whichever worker takes it
-CONNECT_SECONDS = 10
+CONNECT_SECONDS = 10.0  # for each network step of connecting: reaching, handshake, workers
+ANSWER_SECONDS = 30.0  # for the scheduler to say which workers it has, once connected
 CHECK_SECONDS = 2  # how often the cluster is asked whether a waiting lesson can still run
 GRACE_SECONDS = 30  # how long a lesson may wait for a worker with its hardware to (re)join
 MARGIN_SECONDS = 60  # beyond the lesson's timeout, before a started lesson counts as lost
@@ -94,27 +97,29 @@ class DaskExecutor:
             return outcomes
         finally:
             client.unsubscribe_topic(_starts_topic(build))
-            client.close()  # releases whatever is still queued on the scheduler
+            _close(client)  # releases whatever is still queued on the scheduler
 
     def _connect(self):
         from distributed import Client
 
         try:
+            # Dask's Client waits for the scheduler's handshake without a time limit: a
+            # server that accepts and never answers (or speaks HTTP) would hold the build.
+            _shake_hands(self.address, CONNECT_SECONDS)
             client = Client(self.address, timeout=CONNECT_SECONDS, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as problem:
+        except Exception as problem:  # whatever the address, one line naming it
             raise BuildErrors(
                 [
                     BuildError(
-                        f"cannot reach the Dask scheduler at {self.address}: {problem}",
-                        hint="start one with `dask scheduler` (docs/scaling.md), or correct "
-                        "--cluster or settings.cluster in lessons.yaml",
+                        f"cannot reach the Dask scheduler at {self.address}: {_described(problem)}",
+                        hint=_unreachable_hint(self.address),
                     )
                 ]
             ) from None
         try:
             client.wait_for_workers(1, timeout=CONNECT_SECONDS)
         except TimeoutError:
-            client.close()
+            _close(client)
             raise BuildErrors(
                 [
                     BuildError(
@@ -207,6 +212,54 @@ class DaskExecutor:
             f'--resources "{job.hardware}=1"` (docs/scaling.md); or build without a '
             "cluster, where the lesson runs on this machine",
         )
+
+
+def _shake_hands(address: str, seconds: float) -> None:
+    """Connect to the scheduler at `address` and exchange Dask's handshake, within `seconds`
+    in all, on an event loop of its own; raise if that fails or takes longer."""
+    from distributed.comm import connect
+
+    async def shake() -> None:
+        comm = await connect(address, timeout=seconds)
+        await comm.close()
+
+    async def within_deadline() -> None:
+        await asyncio.wait_for(shake(), seconds)
+
+    asyncio.run(within_deadline())
+
+
+def _unreachable_hint(address: str) -> str:
+    scheme = address.partition("://")[0] if "://" in address else "tcp"
+    if scheme == "tls":
+        return (
+            "a tls:// scheduler needs this machine's certificates in Dask's configuration "
+            "(distributed.comm.tls: ca-file, client.cert, client.key); or give its tcp:// "
+            "address in --cluster or settings.cluster"
+        )
+    if scheme != "tcp":
+        return (
+            f"Dask cannot connect to {scheme}:// addresses in the build's environment; give "
+            "the scheduler's tcp:// address in --cluster or settings.cluster"
+        )
+    return (
+        "start one with `dask scheduler` (docs/scaling.md), or correct "
+        "--cluster or settings.cluster in lessons.yaml"
+    )
+
+
+def _close(client: Client) -> None:
+    """Close the connection; a scheduler that no longer answers is left to notice."""
+    with contextlib.suppress(Exception):
+        client.close(timeout=CONNECT_SECONDS)
+
+
+def _described(problem: Exception) -> str:
+    """An exception in a few words, on one line."""
+    if isinstance(problem, TimeoutError):
+        return f"no answer within {CONNECT_SECONDS:g} s (is it a Dask scheduler's address?)"
+    text = " ".join(str(problem).split()) or type(problem).__name__
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _submit(client: Client, job: LessonJob, build: str, when_done: Callable[[], None]) -> Future:
@@ -305,9 +358,14 @@ def _outcome(future: Future, job: LessonJob) -> ExecutionRecord | BuildError:
 
 
 def _live_workers(client: Client) -> dict[str, dict] | None:
-    """Address -> resources of every live worker; None if the scheduler is not answering."""
+    """Address -> resources of every live worker; None if the scheduler is not answering
+    (within ANSWER_SECONDS: Client.scheduler_info would wait without a limit)."""
+    scheduler = client.scheduler
+    if scheduler is None:
+        return None
     try:
-        workers = client.scheduler_info(n_workers=-1)["workers"]
+        info = client.sync(scheduler.identity, n_workers=-1, callback_timeout=ANSWER_SECONDS)
+        workers = info["workers"]
     except (OSError, TimeoutError):
         return None
     return {address: worker.get("resources") or {} for address, worker in workers.items()}

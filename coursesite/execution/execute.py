@@ -34,6 +34,7 @@ from coursesite.execution.failures import failure_error, main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
 from coursesite.execution.probes import probe_names, probes_payload
+from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.files import write_in_place
 from coursesite.lesson.model import Lesson
 
@@ -405,37 +406,17 @@ def _finish(process: LessonProcess, job: LessonJob) -> subprocess.CompletedProce
         process.wait(timeout=job.timeout)
     except subprocess.TimeoutExpired:
         _stop(process)
-        raise _over_memory(process.guardian, job) or BuildError(
-            f"lesson code ran longer than {job.timeout} s and was stopped",
-            job.path,
-            hint="raise settings.timeout_seconds in lessons.yaml or make the code faster",
-        ) from None
+        raise timed_out_error(process.guardian, job) from None
     _stop(process)  # children it left behind
-    if error := _over_memory(process.guardian, job):
+    if error := stopped_error(process.guardian, job):
         raise error
     stdout, stderr = process.captured().finish()
     return subprocess.CompletedProcess(process.args, process.wait(), stdout, stderr)
 
 
-def _over_memory(guardian: Guardian, job: LessonJob) -> BuildError | None:
-    """The error for a lesson its guardian stopped for using too much memory, if it did."""
-    if not guardian.memory_used:
-        return None
-    run = "python main.py" if guardian.memory_user == "main" else "the build's run"
-    return BuildError(
-        f"the lesson used more than {job.memory_mb} MB (all its processes together: "
-        f"{guardian.memory_used // (1024 * 1024)} MB in {run}) and was stopped",
-        job.path,
-        hint=f"a run of the lesson may use at most {job.memory_mb} MB in "
-        "all its processes together, the processes it starts included "
-        "(settings.memory_limit_mb in lessons.yaml)",
-    )
-
-
 def _stop(process: LessonProcess) -> None:
     """Kill the process's whole session: the lesson and any child it started there."""
-    process.kill()
-    process.wait()
+    process.stop()
 
 
 def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:

@@ -19,14 +19,20 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from coursesite.execution import orphans
 from coursesite.execution.capture import OutputCapture
 
 GUARDIAN = Path(__file__).with_name("guardian.py")
+# How long a guardian may take to carry out a command (kill a process, end) before it is
+# taken as lost, stopped or killed by its lesson, and the build ends its processes itself.
+ANSWER_SECONDS = 5.0
+START_SECONDS = 60.0  # how long it may take to report both processes started
 _RUNNING: set[Guardian] = set()  # lessons' guardians, stopped when a build is interrupted
 
 
@@ -66,6 +72,13 @@ class LessonProcess:
         """Kill its session (SIGKILL): it and the children it started there."""
         self.guardian.send(f"kill {self.name}")
 
+    def stop(self) -> None:
+        """Kill its session and wait until it is gone. A guardian that does not report it
+        gone within ANSWER_SECONDS is lost: the build then ends the lesson's processes."""
+        self.kill()
+        if not self.ended.wait(ANSWER_SECONDS):
+            self.guardian.abandon()
+
     def ended_with(self, status: int) -> None:
         if self.returncode is None:
             self.returncode = status
@@ -84,7 +97,11 @@ class Guardian:
         self.memory_user = ""  # and the name of the process that (with its children) did
         self.errors: list[str] = []
         self.process: subprocess.Popen | None = None
+        self.started_at = 0  # the guardian's start time, in clock ticks since boot
+        self.lost = ""  # "stopped" (SIGSTOP) or "killed", when the guardian was lost
+        self.ending = False  # the build told the guardian to end, or ended it
         self._lock = threading.Lock()
+        self._abandon_lock = threading.Lock()
         self._reader: threading.Thread | None = None
 
     def add(self, name: str, command: list[str], work: Path, env: dict[str, str]) -> LessonProcess:
@@ -110,17 +127,20 @@ class Guardian:
         exist (or are reported ended, when one could not start)."""
         write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(GUARDIAN)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                pass_fds=write_ends,
-                start_new_session=True,
-            )  # the terminal's hangup and Ctrl-C are not for it
+            self.process = orphans.start_own(
+                lambda: subprocess.Popen(
+                    [sys.executable, "-I", "-S", str(GUARDIAN)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    pass_fds=write_ends,
+                    start_new_session=True,
+                )  # the terminal's hangup and Ctrl-C are not for it
+            )
         finally:
             for fd in write_ends:  # the guardian holds them now
                 os.close(fd)
+        self.started_at = _start_time(self.process.pid) or 0
         _RUNNING.add(self)
         self._reader = threading.Thread(
             target=self._read, daemon=True, name=f"guardian {self.process.pid}"
@@ -132,9 +152,11 @@ class Guardian:
             "children": self.specs,
         }
         self.send(json.dumps(job))
+        deadline = time.monotonic() + START_SECONDS
         for process in self.children.values():
             while not process.pid and not process.ended.wait(0.01):
-                pass
+                if time.monotonic() > deadline:
+                    self.abandon()
 
     def send(self, line: str) -> None:
         stdin = self.process.stdin if self.process else None
@@ -149,12 +171,14 @@ class Guardian:
         process = self.process
         if process is None:
             return
+        self.ending = True
         self.send("end")
         try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:  # never seen: the guardian kills, then exits
-            process.kill()
-            process.wait()
+            process.wait(timeout=ANSWER_SECONDS)
+        except subprocess.TimeoutExpired:  # stopped by the lesson, most likely
+            self.abandon()
+        if process.returncode != 0:  # killed by the lesson, say: its orphans are the build's
+            orphans.end_orphans(self.started_at)
         with self._lock, contextlib.suppress(OSError):
             if process.stdin:
                 process.stdin.close()
@@ -163,6 +187,24 @@ class Guardian:
         if process.stdout:
             process.stdout.close()
         _RUNNING.discard(self)
+        orphans.release_own(process.pid)
+
+    def abandon(self) -> None:
+        """End a guardian that stopped answering, and the lesson with it: SIGKILL (which
+        ends a stopped process too) ends the guardian, the runner and main.py die with it
+        (their parent-death signal), and whatever they started becomes the build's child
+        (orphans.py), killed and reaped here."""
+        process = self.process
+        with self._abandon_lock:
+            if process is None or process.returncode is not None:
+                return
+            self.ending = True
+            self.lost = "stopped" if _state_of(process.pid) == "stopped" else "killed"
+            process.kill()
+            process.wait()
+            orphans.end_orphans(self.started_at)
+        for child in self.children.values():
+            child.ended_with(-signal.SIGKILL)
 
     def _read(self) -> None:
         assert self.process is not None and self.process.stdout is not None
@@ -179,6 +221,8 @@ class Guardian:
                 self.memory_used = int(used)
             elif kind == "error":
                 self.errors.append(rest)
+        if not self.ending:  # killed, most likely by the lesson's code
+            self.lost = self.lost or "killed"
         for process in self.children.values():  # the guardian is gone, and so are they
             process.ended_with(-signal.SIGKILL)
 
@@ -237,6 +281,18 @@ def _start_time(pid: int) -> int | None:
             return int(handle.read().rsplit(b")", 1)[1].split()[19])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _state_of(pid: int) -> str:
+    """What /proc says process `pid` is doing, in words: "stopped", "sleeping", ..."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"State:"):
+                    return line.decode().split("(", 1)[-1].rstrip(")\n ")
+    except OSError:
+        pass
+    return "gone"
 
 
 def _pid_namespace() -> int:
