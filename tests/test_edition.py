@@ -1,11 +1,12 @@
 """The student edition is applied in one place (lesson/edition.py): the lesson and its
 record lose every solution before anything renders, whatever block kind holds it."""
 
+import json
 from dataclasses import dataclass
 
 import pytest
 
-from conftest import authoring_example, line_of
+from conftest import authoring_example, everything_readable, line_of
 from coursesite.blocks.registry import BlockContext, BlockKind, RawBlock, Runs, register, unregister
 from coursesite.lesson.edition import student_lesson
 from coursesite.lesson.model import Code, Exercise
@@ -83,3 +84,21 @@ def test_a_live_value_that_reads_a_solution_fails_the_student_edition_only(cours
     )
     assert "`sizes`" not in student.stderr  # a step defines sizes
     assert not (course_folder.root / "student-site").exists()
+
+
+def test_the_student_record_has_no_solution_block_and_nothing_a_solution_printed(course_folder):
+    text = authoring_example().replace(
+        SOLUTION, SOLUTION + '\nprint("what only the solution prints")', 1
+    )
+    course_folder.write(text)
+    assert course_folder.cli("-q").returncode == 0
+    student = course_folder.cli("-q", "--edition", "student", "--out", "student-site")
+    assert student.returncode == 0, student.stderr
+    full_site, student_site = course_folder.root / "site", course_folder.root / "student-site"
+    record = "basics/count-batches/record.json"
+    # The control: the full edition's record holds the solution's block and its output.
+    full = json.loads((full_site / record).read_text())["blocks"]
+    assert full["batch-by-three"]["stdout"] == "what only the solution prints\n"
+    blocks = json.loads((student_site / record).read_text())["blocks"]
+    assert "batch-by-three" not in blocks and "step-2" in blocks
+    assert "what only the solution prints" not in everything_readable(student_site)
