@@ -201,3 +201,29 @@ def test_main_py_drift_without_steps_says_no_where():
     )
     assert error.line is None and error.hint == NONDETERMINISM_HINT
     assert NONDETERMINISM_HINT.startswith("the same steps printed something else on a second run")
+
+
+def test_what_was_printed_is_shown_as_printed_and_only_the_failed_blocks():
+    assert failed("ValueError: x", printed="\nout  \nX\n").detail == (
+        "what it printed before it failed:\n\nout  \nX"
+    )
+    error = failure_error(
+        {"block": "step-2", "message": "ValueError: x", "line": 3, "traceback": ""},
+        {"blocks": [{"id": "step-1", "stdout": "not this\n"}]},
+        Job(),
+    )
+    assert error.detail is None
+    # A result whose blocks or names the runner left out still gives a message.
+    without = {"block": "live-values", "message": "NameError: name 'q' is not defined"}
+    error = failure_error({**without, "line": 1, "traceback": ""}, {}, Job())
+    assert error.detail is None
+    assert error.hint == "a live value may use only names the lesson's code defines"
+
+
+def test_drift_past_the_second_step_is_placed_in_its_own_step():
+    outputs = {"step-1": "a\n", "step-2": "b\n", "step-3": "c\nd\n"}
+    labels = {"step-1": "step 1", "step-2": "step 2", "step-3": "step 3"}
+    job = Job(labels=labels, step_lines={"step-3": 30})
+    error = main_py_drift_error(job, outputs, (list("abcd"), list("abcX")), "")
+    assert error.message.endswith("the output of step 3, its line 2: 'd' became 'X'")
+    assert error.line == 30

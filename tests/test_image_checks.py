@@ -41,6 +41,9 @@ CLEANED = (
         (b'\xef\xbb\xbf \t\r\n<?xml version="1.0"?>' + SVG.encode(), "SVG"),
         (b"<!-- drawn by hand -->" + SVG.encode(), "SVG"),
         (b"<!DOCTYPE svg>" + SVG.encode(), "SVG"),
+        (b" " * 2044 + SVG.encode(), "SVG"),  # it must start within the first 2 KB
+        (b" " * 2045 + SVG.encode(), None),
+        (b"X" + SVG.encode(), None),  # only a byte order mark and whitespace may come first
         (b"<?xml version='1.0'?><html></html>", None),  # XML, but no <svg>
         (b"<html><svg></svg></html>", None),
         (b"RIFF\x00\x00\x00\x00WAVEfmt ", None),
@@ -60,6 +63,10 @@ def test_a_raster_image_is_published_as_it_is_and_an_svg_as_the_allowlist_rebuil
     assert published_image(JPEG, ".jpeg", "a.jpeg", "p") is JPEG
     assert published_image(b"\xef\xbb\xbf" + SVG.encode(), ".svg", "a.svg", "p") == (
         CLEANED.encode()
+    )
+    marked = SVG.replace("<rect", '<marker id="m"/><rect marker-end="url(#m)"')
+    assert b'<marker id="lesson-m"></marker>' in published_image(
+        marked.encode(), ".svg", "a.svg", "lesson"
     )
 
 
@@ -176,8 +183,10 @@ def test_reading_follows_no_link_and_never_waits_on_a_fifo(course):
         TYPE_HINT,
     )
     (course / "content" / "text.png").write_text("not an image")
-    with pytest.raises(RefusedAsset, match="is not an image, though its name says PNG"):
+    with pytest.raises(RefusedAsset, match=r"^image 'text\.png' is not an image, though its name"):
         check_image_file(course / "content" / "text.png", course, "text.png")
+    with pytest.raises(MissingAsset, match=r"^image file 'gone\.png' not found$"):
+        check_image_file(course / "content" / "gone.png", course, "gone.png")
 
 
 # svgclean
@@ -195,7 +204,7 @@ def test_a_drawing_is_rebuilt_from_the_allowlist_with_its_references_prefixed():
         '  <inkscape:grid id="grid"><inkscape:x/></inkscape:grid>\n'
         '  <defs><clipPath id="clip1"><rect width="4"/></clipPath>'
         '<path id="m" d="M 0 0"/><path id="unused" d="M 1 1"/></defs>\n'
-        '  <g clip-path="url(#clip1)" style="fill: #fff; stroke:none;;" id="g1">'
+        '  <g inkscape:label="l" clip-path="url(#clip1)" style="fill: #fff;; stroke:none;" id="g1">'
         '<use xlink:href="#m" x="1"/><use href="#m"/></g>\n'
         '  <text x="1" xml:space="preserve">a &lt;b&gt; &amp; "c"<tspan dy="1">d</tspan>e</text>\n'
         "</svg>"
@@ -272,6 +281,11 @@ UNSAFE = {
         '<svg><rect fill="url(https://example.org/p.svg#x)"/></svg>',
         "'fill' on <rect> refers outside the figure: 'url(https://example.org/p.svg#x)'",
     ),
+    "outside url in a style": (
+        '<svg><rect style="fill: url(https://example.org/p.svg#x)"/></svg>',
+        "'fill' on <rect> refers outside the figure",
+    ),
+    "url with a space": ('<svg><rect fill="url (x.svg)"/></svg>', "'fill' on <rect> refers"),
     "url in capitals": ('<svg><rect fill="URL( x)"/></svg>', "'fill' on <rect> refers outside"),
     "escaped url": ('<svg><rect fill="u\\72l(x)"/></svg>', "'fill' on <rect> refers outside"),
     "odd id": (
@@ -289,6 +303,15 @@ UNSAFE = {
         '<svg><image href="data:image/svg+xml;base64,PHN2Zz4="/></svg>',
         "an <image> may only hold a PNG or JPEG inline",
     ),
+    "long remote image": (
+        '<svg><image href="https://example.org/' + "a" * 60 + '.png"/></svg>',
+        "an <image> may only hold a PNG or JPEG inline (a data: URL), not "
+        "'https://example.org/" + "a" * 20 + "'\n",
+    ),
+    "data after the padding": (
+        f'<svg><image href="{PNG_URL}AAAA"/></svg>',
+        "the image/png of an <image> is not valid base64",
+    ),
     "bad base64": (
         '<svg><image href="data:image/png;base64,iVBOR=w0"/></svg>',
         "the image/png of an <image> is not valid base64",
@@ -305,4 +328,4 @@ def test_what_could_run_script_or_load_something_is_refused(svg, message):
     svg = svg.replace("<svg", '<svg xmlns="http://www.w3.org/2000/svg"', 1)
     with pytest.raises(UnsafeSvg) as caught:
         clean_svg(svg, "p")
-    assert str(caught.value).startswith(message), str(caught.value)
+    assert (str(caught.value) + "\n").startswith(message), str(caught.value)
