@@ -138,6 +138,28 @@ def test_check_reports_drift_as_a_diff_and_accept_records_it(recorded, monkeypat
     assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
 
 
+def test_check_writes_a_record_only_when_accepting_one_that_differs(recorded, monkeypatch):
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    path = recorded.root / RECORD
+    committed = path.read_text()
+    progress = RecordingProgress()
+    assert check_drift(recorded.options(), progress, accept=True) == []
+    assert path.read_text() == committed  # the same run: no new timestamps to commit
+    assert progress.final("count-batches") == ("executed", "check")
+    drifted = committed.replace("PASS: count-batches", "PASS: old")
+    path.write_text(drifted)
+    assert check_drift(recorded.options(), RecordingProgress(), accept=False) != []
+    assert path.read_text() == drifted  # reported, never written without --accept
+    path.unlink()
+    missing = check_drift(recorded.options(), RecordingProgress(), accept=False)
+    assert missing == [("count-batches", "no committed record")] and not path.exists()
+    path.write_text("record: [unclosed\n")
+    [(slug, problem)] = check_drift(recorded.options(), RecordingProgress(), accept=False)
+    assert slug == "count-batches" and f"{RECORD}:2: not a readable record" in problem, problem
+    check_drift(recorded.options(), RecordingProgress(), accept=True)
+    assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
+
+
 def test_volatile_lines_never_count_as_drift(course_folder):
     text = authoring_example().replace("revision: v0.1.0", 'revision: v0.1.0\nvolatile: ["^took "]')
     text = text.replace(
