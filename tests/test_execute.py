@@ -1,6 +1,7 @@
 """Running lesson code, through the real build: what the committed record holds, and how
 lesson code fails."""
 
+import time
 from pathlib import Path
 
 from conftest import ROOT, authoring_example, build_errors, build_lesson, line_of, replace_block
@@ -245,6 +246,15 @@ def test_code_runs_in_a_temporary_folder_not_the_course(course_folder):
 def test_endless_code_is_stopped_at_the_timeout(course_folder):
     error = failure(course_folder, with_experiment("while True:\n    pass"), timeout=2)
     assert "longer than 2 s" in error.message
+
+
+def test_code_that_never_ends_is_stopped_near_its_timeout_not_long_after(course_folder):
+    started = time.monotonic()
+    error = failure(course_folder, with_experiment("import time\ntime.sleep(10**6)"), timeout=3)
+    assert "longer than 3 s" in error.message
+    # Starting the lesson's processes and stopping them takes moments, even on a busy
+    # machine; a build that waited some multiple of the timeout (15 s for 5x) would not.
+    assert time.monotonic() - started < 3 + 8
 
 
 def test_a_crashed_interpreter_is_reported(course_folder):

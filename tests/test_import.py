@@ -86,7 +86,7 @@ PIXEL = (  # a 1x1 PNG, as a notebook stores a pasted image
 )
 
 
-def counting_notebook(path, stored_sizes="[4, 4, 3]"):
+def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 2])"):
     """An .ipynb with stored outputs, magics, a failing cell and a title heading."""
     notebook = new_notebook(
         metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
@@ -112,7 +112,7 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]"):
             "ids = np.arange(11)\nprint(len(ids))\nids[:3]",
             outputs=[
                 new_output("stream", name="stdout", text="11\n"),
-                new_output("execute_result", data={"text/plain": "array([0, 1, 2])"}),
+                new_output("execute_result", data={"text/plain": stored_head}),
             ],
         ),
         new_markdown_cell("## Batch them"),
@@ -242,6 +242,20 @@ def test_matching_stored_outputs_give_no_warning(course_folder):
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     assert "differs from the output stored" not in built.stderr
+
+
+def test_a_stored_value_that_differs_is_reported_though_the_printed_output_agrees(
+    course_folder,
+):
+    """A cell's Out: (its last expression's value) is stored output too, as its prints are."""
+    course_folder.write(authoring_example())
+    counting_notebook(course_folder.root / "counting.ipynb", stored_head="array([0, 1, 9])")
+    assert course_folder.cli("import", "counting.ipynb", "--phase", "01").returncode == 0
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    assert built.stderr.count("differs from the output stored in counting.ipynb") == 1
+    assert "02-counting-batches.md:" in built.stderr and "output of step-2 differs" in built.stderr
+    assert "-Out: array([0, 1, 9])" in built.stderr and "+Out: array([0, 1, 2])" in built.stderr
 
 
 def test_a_myst_notebook_builds_without_edits(course_folder):

@@ -80,6 +80,20 @@ def test_code_edit_reruns_and_says_which_block(built, old, new, reason):
     assert progress.final("count-batches") == ("executed", reason)
 
 
+def test_a_changed_raises_option_alone_runs_the_block_again(built):
+    edit(built, 'print("Omitted:", np.setdiff1d(ids, kept).tolist())', 'raise ValueError("no")')
+    edit(built, ":predict: How many records", ":raises: ValueError\n:predict: How many records")
+    assert rebuild(built)[0].executed == ["count-batches"]
+    # Only the declaration changes, not the code: the cached run raised what was declared
+    # then, and only running the block again shows that it raises something else now.
+    edit(built, ":raises: ValueError", ":raises: TypeError")
+    progress = RecordingProgress()
+    with pytest.raises(BuildErrors) as caught:
+        build(built.options(), progress)
+    assert "ValueError: no" in str(caught.value)
+    assert ("count-batches", "running", "'drop-the-remainder' changed") in progress.events
+
+
 def test_package_version_change_reruns(built, monkeypatch):
     original = cache_module.distribution_version
     monkeypatch.setattr(

@@ -34,6 +34,9 @@ def test_hostile_text_is_shown_as_text_and_the_pages_pass_the_audit(hostile_site
     lesson = (hostile_site / PAGE).read_text()
     assert "&lt;script\tsrc=main.py&gt;&lt;/script&gt;" in lesson  # the formula's text
     assert "&lt;script&gt;window.__injected=&#39;output&#39;&lt;/script&gt;" in lesson
+    # The same payload past the 40 lines an output shows before it folds the rest away.
+    assert "&lt;script&gt;window.__injected=&#39;folded output&#39;&lt;/script&gt;" in lesson
+    assert '<details class="output-fold">' in lesson
     # latex2mathml keeps the spaces of \text as no-break spaces
     assert "<mtext>&lt;svg\u00a0onload=window.__injected='title'&gt;</mtext>" in lesson
     guide = (hostile_site / "basics" / "index.html").read_text()

@@ -7,7 +7,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import ROOT, RecordingProgress, authoring_example
+from conftest import ROOT, RecordingProgress, authoring_example, replace_block
 from coursesite.errors import BuildErrors
 from coursesite.execution import records
 from coursesite.execution.checkdrift import check_drift
@@ -138,6 +138,28 @@ def test_check_reports_drift_as_a_diff_and_accept_records_it(recorded, monkeypat
     assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
 
 
+def test_check_writes_a_record_only_when_accepting_one_that_differs(recorded, monkeypatch):
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    path = recorded.root / RECORD
+    committed = path.read_text()
+    progress = RecordingProgress()
+    assert check_drift(recorded.options(), progress, accept=True) == []
+    assert path.read_text() == committed  # the same run: no new timestamps to commit
+    assert progress.final("count-batches") == ("executed", "check")
+    drifted = committed.replace("PASS: count-batches", "PASS: old")
+    path.write_text(drifted)
+    assert check_drift(recorded.options(), RecordingProgress(), accept=False) != []
+    assert path.read_text() == drifted  # reported, never written without --accept
+    path.unlink()
+    missing = check_drift(recorded.options(), RecordingProgress(), accept=False)
+    assert missing == [("count-batches", "no committed record")] and not path.exists()
+    path.write_text("record: [unclosed\n")
+    [(slug, problem)] = check_drift(recorded.options(), RecordingProgress(), accept=False)
+    assert slug == "count-batches" and f"{RECORD}:2: not a readable record" in problem, problem
+    check_drift(recorded.options(), RecordingProgress(), accept=True)
+    assert check_drift(recorded.options(), RecordingProgress(), accept=False) == []
+
+
 def test_volatile_lines_never_count_as_drift(course_folder):
     text = authoring_example().replace("revision: v0.1.0", 'revision: v0.1.0\nvolatile: ["^took "]')
     text = text.replace(
@@ -205,3 +227,68 @@ def test_receipts_never_vouch_for_a_tpu_that_no_run_saw(recorded, monkeypatch):
     page = (recorded.root / "site" / "basics" / "count-batches" / "index.html").read_text()
     assert "Verified on CPU · " in page and "TPU" not in page
     assert "receipts: []" in path.read_text()  # rewritten: it held claims, now it holds none
+
+
+def test_check_compares_live_values_and_stderr_as_well_as_stdout(course_folder):
+    text = authoring_example().replace(
+        "Eleven records do not", "Sizes: {value}`sizes`. Eleven records do not"
+    )
+    text = text.replace(
+        'print("Batch sizes:", sizes)',
+        'import sys\nprint("Batch sizes:", sizes)\nprint("a warning", file=sys.stderr)',
+    )
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
+    path = course_folder.root / RECORD
+    committed = path.read_text()
+    for old, new, shown in [
+        ("a warning", "an older warning", "-stderr: an older warning\n+stderr: a warning"),
+        ("sizes: '[4, 4, 3]'", "sizes: '[4, 4, 4]'", "-value sizes = [4, 4, 4]\n"),
+    ]:
+        assert old in committed, committed
+        path.write_text(committed.replace(old, new))
+        drifts = check_drift(course_folder.options(), RecordingProgress(), accept=False)
+        assert [slug for slug, _ in drifts] == ["count-batches"], f"{new!r} went unnoticed"
+        assert shown in drifts[0][1], drifts[0][1]
+
+
+# Lesson code standing in for JAX on a TPU host (as in test_cluster.py, without a cluster):
+# where FAKE_TPU_HOST is set, the runner finds a jax whose devices are TPUs; the lesson also
+# prints HAS_DEVICE, so that one run's output can differ from another's.
+SEES_A_TPU_WHERE_TOLD = (
+    "import os, sys, types\n"
+    "if os.environ.get('FAKE_TPU_HOST'):\n"
+    "    tpu = types.SimpleNamespace(platform='tpu')\n"
+    "    sys.modules['jax'] = types.SimpleNamespace(devices=lambda: [tpu] * 4)\n"
+    "print('device', os.environ.get('HAS_DEVICE'))"
+)
+
+
+def test_a_receipt_is_kept_for_the_same_output_and_dropped_once_the_output_drifted(
+    course_folder, monkeypatch
+):
+    experiment = (
+        ":::{experiment} Drop the remainder\n:predict: p\n:expected: e\n\n```python\n"
+        + SEES_A_TPU_WHERE_TOLD
+        + "\n```\n\nTakeaway.\n:::\n"
+    )
+    course_folder.write(replace_block(authoring_example(), ":::{experiment}", experiment))
+    page = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
+    monkeypatch.setenv("HAS_DEVICE", "1")
+    monkeypatch.setenv("FAKE_TPU_HOST", "1")
+    build(course_folder.options(), RecordingProgress())
+    assert records.load(course_folder.root / "records", "count-batches").record.hardware == "tpu"
+    # The same output on a CPU: the TPU run stays, as a receipt.
+    monkeypatch.delenv("FAKE_TPU_HOST")
+    build(course_folder.options(force=True), RecordingProgress())
+    record = records.load(course_folder.root / "records", "count-batches").record
+    assert record.hardware == "cpu" and [r["hardware"] for r in record.receipts] == ["tpu"]
+    assert "Verified on TPU" in page.read_text()
+    # Other output on the TPU: the CPU run vouched for output this one no longer prints.
+    monkeypatch.setenv("FAKE_TPU_HOST", "1")
+    monkeypatch.setenv("HAS_DEVICE", "2")
+    build(course_folder.options(force=True), RecordingProgress())
+    record = records.load(course_folder.root / "records", "count-batches").record
+    assert record.hardware == "tpu" and record.receipts == []
+    assert "Verified on TPU" in page.read_text() and "Verified on CPU" not in page.read_text()

@@ -1,0 +1,229 @@
+"""How a failed block reads to its author (execution/failures.py): the error at the block's
+line, the hint for that exception in that kind of block, and what the block printed first.
+In-process and fast: the corpus (test_bad_input.py) shows the same messages through the
+real command line."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from coursesite.execution.failures import (
+    CHECK_HINTS,
+    NONDETERMINISM_HINT,
+    PRINTED_LINES,
+    failure_error,
+    main_py_drift_error,
+)
+
+LESSON = Path("content/lesson.md")
+
+
+@dataclass(frozen=True)
+class Job:
+    labels: dict[str, str] = field(
+        default_factory=lambda: {"step-1": "step 1", "step-2": "step 2", "sol": "solution of 'X'"}
+    )
+    memory_mb: int = 512
+    solution_ids: list[str] = field(default_factory=lambda: ["sol"])
+    step_lines: dict[str, int] = field(default_factory=lambda: {"step-1": 10, "step-2": 20})
+    path: Path = LESSON
+
+
+def failed(message, block="step-2", printed="", traceback="", **extra):
+    failure = {"block": block, "message": message, "line": 23, "traceback": traceback, **extra}
+    result = {
+        "blocks": [{"id": "step-1", "stdout": "not this\n"}, {"id": block, "stdout": printed}]
+    }
+    return failure_error(failure, result, Job())
+
+
+def test_a_failure_is_named_by_its_block_at_its_line_with_traceback_and_output():
+    error = failed(
+        "AssertionError: sizes", printed="Batch sizes: [4, 4, 3]\n", traceback="  | 23 assert"
+    )
+    assert (error.message, error.path, error.line) == (
+        "step 2 failed: AssertionError: sizes",
+        LESSON,
+        23,
+    )
+    assert error.detail == (
+        "  | 23 assert\nwhat it printed before it failed:\nBatch sizes: [4, 4, 3]"
+    )
+    assert error.hint == (
+        "an assert failed: the code did not produce what the assert expects; the "
+        "traceback shows which, and the output it printed first is below"
+    )
+    assert failed("ValueError: x", block="nowhere").message == "prose failed: ValueError: x"
+
+
+def test_without_traceback_or_output_there_is_no_detail():
+    assert failed("ValueError: x").detail is None
+    assert failed("ValueError: x", traceback="tb").detail == "tb"
+    assert failed("ValueError: x", printed="out\n").detail == (
+        "what it printed before it failed:\nout"
+    )
+
+
+def test_only_the_last_lines_printed_are_shown():
+    lines = [f"line {n}" for n in range(PRINTED_LINES + 5)]
+    error = failed("ValueError: x", printed="\n".join(lines) + "\n")
+    shown = error.detail.split("\n")[1:]
+    assert shown == ["[... 5 earlier lines]", *lines[5:]]
+    exactly = failed("ValueError: x", printed="\n".join(lines[:PRINTED_LINES]))
+    assert exactly.detail.split("\n")[1:] == lines[:PRINTED_LINES]
+    assert PRINTED_LINES == 20
+
+
+def test_a_solution_that_fails_is_told_to_run_clean():
+    assert failed("AssertionError", block="sol").hint == (
+        "the reference solution fails its own check: fix the solution, which must "
+        "run and pass (the traceback shows the assert)"
+    )
+    assert failed("KeyError: 'k'", block="sol").hint == (
+        "the reference solution must run without error: fix what raised KeyError"
+    )
+    assert failed("the lesson stopped", block="sol").hint == (
+        "the reference solution must run without error: fix it"
+    )
+
+
+def test_an_exception_gets_the_raises_option_and_anything_else_a_plain_hint():
+    assert failed("ZeroDivisionError: division by zero").hint == (
+        "fix the code; if raising ZeroDivisionError is what this block shows, declare it: "
+        "':raises: ZeroDivisionError' on the line after the block's opening line"
+    )
+    assert failed("numpy.linalg.LinAlgError: singular").hint.startswith(
+        "fix the code; if raising numpy.linalg.LinAlgError is"
+    )
+    assert failed("ValueError").hint.startswith("fix the code; if raising ValueError is")
+    assert failed("the code stopped: 3 things").hint == "fix the code"
+    assert failed("9Error: x").hint == "fix the code"
+
+
+def test_memory_comes_first_and_names_the_limit():
+    for block in ("step-2", "sol", "live-values"):
+        assert failed("MemoryError", block=block).hint == (
+            "the lesson may use at most 512 MB (settings.memory_limit_mb in lessons.yaml)"
+        )
+
+
+@pytest.mark.parametrize("kind", sorted(CHECK_HINTS))
+def test_a_check_gets_the_hint_of_its_kind(kind):
+    assert failed("AssertionError", block="sol", kind=kind).hint == CHECK_HINTS[kind]
+    assert "after main.py and the reference solution alone" in CHECK_HINTS["check-after-solution"]
+    assert CHECK_HINTS["check-after-starter"].startswith("assert what the task asks for")
+
+
+def test_what_the_environment_lacks_is_named_not_the_code():
+    assert failed("ModuleNotFoundError: No module named 'tabulated_frames.io'").hint == (
+        "tabulated_frames is not installed where the site is built: install its package there "
+        "(pip install tabulated_frames, or its distribution's name) and build again"
+    )
+    assert failed("ImportError: No module named 'yaml'").hint.startswith("yaml is not installed")
+    assert failed("AttributeError: module 'numpy.random' has no attribute 'arange_all'").hint == (
+        "the installed numpy has no numpy.random.arange_all: the code was written "
+        "for another version of it; write it for the version installed (the page's setup "
+        "help lists it), or install the version the code needs"
+    )
+    # An attribute missing from an object, not a module, is the code's own mistake.
+    assert failed("AttributeError: 'list' object has no attribute 'x'").hint.startswith(
+        "fix the code; if raising AttributeError"
+    )
+
+
+def test_a_live_value_gets_the_names_the_lesson_defines():
+    def hint(message, names):
+        return failed(message, block="live-values", names=names).hint
+
+    assert hint("NameError: name 'sizez' is not defined", ["ids", "sizes"]) == (
+        "a live value may use only names the lesson's code defines (did you mean 'sizes'?)"
+    )
+    assert hint("NameError: name 'q' is not defined", ["ids", "sizes"]) == (
+        "a live value may use only names the lesson's code defines: ids, sizes"
+    )
+    many = [f"name{n}" for n in range(13)]
+    assert hint("NameError: name 'q' is not defined", many).endswith(
+        ": " + ", ".join(many[:12]) + ", ..."
+    )
+    assert hint("NameError: name 'q' is not defined", many[:12]).endswith(many[11])
+    assert hint("NameError: name 'q' is not defined", []) == (
+        "a live value may use only names the lesson's code defines"
+    )
+    assert hint("live value is 5,000 characters long", []) == (
+        "show something short in prose: a count, a summary, or the first few items"
+    )
+    assert hint("TypeError: bad", []) == (
+        "fix the expression in {value}`...`: it runs after every block, in their namespace"
+    )
+    assert hint("NameError: name 'q' is not defined", None or []).startswith("a live value")
+    assert failed("NameError: x", block="live-values").hint.startswith("fix the expression")
+
+
+OUTPUTS = {"step-1": "a\nb\n", "step-2": "c\nd\n"}
+
+
+def test_main_py_drift_names_the_step_and_line_it_first_differs_in():
+    error = main_py_drift_error(Job(), OUTPUTS, (list("abcd"), list("abXd")), "the diff")
+    assert error.message == (
+        "the downloadable main.py prints something else than the build steps did, first in "
+        "the output of step 2, its line 1: 'c' became 'X'"
+    )
+    assert (error.path, error.line, error.hint, error.detail) == (
+        LESSON,
+        20,
+        NONDETERMINISM_HINT,
+        "the diff",
+    )
+    first = main_py_drift_error(Job(), OUTPUTS, (list("abcd"), list("Xbcd")), "")
+    assert first.message.endswith("first in the output of step 1, its line 1: 'a' became 'X'")
+    assert first.line == 10
+    second_line = main_py_drift_error(Job(), OUTPUTS, (list("abcd"), list("abcX")), "")
+    assert second_line.message.endswith("step 2, its line 2: 'd' became 'X'")
+
+
+def test_main_py_printing_more_or_less_is_placed_at_the_last_step():
+    more = main_py_drift_error(Job(), OUTPUTS, (list("abcd"), list("abcde")), "")
+    assert more.message.endswith(
+        "first in the output of step 2, its line 3: '(nothing)' became 'e'"
+    )
+    less = main_py_drift_error(Job(), OUTPUTS, (list("abcd"), list("abc")), "")
+    assert less.message.endswith("its line 2: 'd' became '(nothing)'")
+    unnamed = main_py_drift_error(Job(labels={}), {"s": "a\n"}, (["a"], ["b"]), "")
+    assert unnamed.message.endswith("first in the output of s, its line 1: 'a' became 'b'")
+    assert unnamed.line is None
+
+
+def test_main_py_drift_without_steps_says_no_where():
+    error = main_py_drift_error(Job(), {}, ([], ["x"]), "")
+    assert error.message == (
+        "the downloadable main.py prints something else than the build steps did"
+    )
+    assert error.line is None and error.hint == NONDETERMINISM_HINT
+    assert NONDETERMINISM_HINT.startswith("the same steps printed something else on a second run")
+
+
+def test_what_was_printed_is_shown_as_printed_and_only_the_failed_blocks():
+    assert failed("ValueError: x", printed="\nout  \nX\n").detail == (
+        "what it printed before it failed:\n\nout  \nX"
+    )
+    error = failure_error(
+        {"block": "step-2", "message": "ValueError: x", "line": 3, "traceback": ""},
+        {"blocks": [{"id": "step-1", "stdout": "not this\n"}]},
+        Job(),
+    )
+    assert error.detail is None
+    # A result whose blocks or names the runner left out still gives a message.
+    without = {"block": "live-values", "message": "NameError: name 'q' is not defined"}
+    error = failure_error({**without, "line": 1, "traceback": ""}, {}, Job())
+    assert error.detail is None
+    assert error.hint == "a live value may use only names the lesson's code defines"
+
+
+def test_drift_past_the_second_step_is_placed_in_its_own_step():
+    outputs = {"step-1": "a\n", "step-2": "b\n", "step-3": "c\nd\n"}
+    labels = {"step-1": "step 1", "step-2": "step 2", "step-3": "step 3"}
+    job = Job(labels=labels, step_lines={"step-3": 30})
+    error = main_py_drift_error(job, outputs, (list("abcd"), list("abcX")), "")
+    assert error.message.endswith("the output of step 3, its line 2: 'd' became 'X'")
+    assert error.line == 30
