@@ -115,3 +115,18 @@ def test_a_label_of_no_mapped_site_still_becomes_its_text():
         "cell 3: {ref}`nowhere-known` points at a label outside this notebook: it became "
         "the text 'nowhere known'"
     ]
+
+
+def test_code_spans_and_indented_code_are_never_rewritten():
+    notes: list[str] = []
+    text = (
+        "Call `vjp(f, x)[1](1.0)` or ``a `{ref}`b` [c](d.md)`` to see it; {ref}`gone`.\n\n"
+        "    [1](1.0) and {doc}`page`\n\n"
+        "But [`jit`](jit.md) is a link."
+    )
+    settled = settle(text, notes)
+    assert "`vjp(f, x)[1](1.0)`" in settled
+    assert "``a `{ref}`b` [c](d.md)``" in settled
+    assert "    [1](1.0) and {doc}`page`" in settled
+    assert "; gone." in settled and "But `jit` is a link." in settled
+    assert len(notes) == 2  # {ref}`gone` and the link to jit.md: nothing in code
