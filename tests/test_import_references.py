@@ -130,3 +130,25 @@ def test_code_spans_and_indented_code_are_never_rewritten():
     assert "    [1](1.0) and {doc}`page`" in settled
     assert "; gone." in settled and "But `jit` is a link." in settled
     assert len(notes) == 2  # {ref}`gone` and the link to jit.md: nothing in code
+
+
+def test_rst_roles_are_read_as_the_myst_role_of_the_same_name_with_a_note_each():
+    notes: list[str] = []
+    text = (
+        "(see :ref:`key-concepts-tracing`), :func:`jax.jit`, :py:class:`jax.Array`, "
+        ":ref:`the regression <plain-label>`; `` :ref:`code` `` stays.\n"
+        ":class: dropdown"
+    )
+    settled = settle(text, notes)
+    assert settled == (
+        "(see key concepts tracing), {func}`jax.jit`, {py:class}`jax.Array`, "
+        "{ref}`the regression <plain-label>`; `` :ref:`code` `` stays.\n"
+        ":class: dropdown"
+    )
+    assert notes[:3] == [
+        "cell 2: the reStructuredText role :ref:`key-concepts-tracing` became "
+        "{ref}`key-concepts-tracing`",
+        "cell 2: the reStructuredText role :func:`jax.jit` became {func}`jax.jit`",
+        "cell 2: the reStructuredText role :py:class:`jax.Array` became {py:class}`jax.Array`",
+    ]
+    assert any("key-concepts-tracing` points at a label outside" in note for note in notes)

@@ -30,6 +30,8 @@ _DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
 _ROLE_OR_CODE = re.compile(
     ROLE_SOURCE.pattern + r"|(?<!`)(?P<ticks>`+)(?!`)[\s\S]*?(?<!`)(?P=ticks)(?!`)"
 )
+# A role written as reStructuredText writes it, :ref:`label`, which MyST shows as it is.
+_RST_ROLE = re.compile(r"(?<![\w:`{}]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)?):(`[^`\n]+`)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PAGE_SUFFIX = r"\.(md|ipynb|rst|html)"  # what a documentation page's source file ends in
 _PAGE_FILE = re.compile(_PAGE_SUFFIX + r"(#|$)|/")  # a link to a page, not to a label
@@ -125,6 +127,7 @@ def _settled(
     text: str, labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
 ) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({labels.anchors[m.group(2).strip()]})=", text)
+    text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, where, notes))
     text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites))
     return _outside_code(_LINK, text, lambda m: _link(m, where, notes, sites))
 
@@ -154,6 +157,12 @@ def _code_blocks(text: str) -> list[tuple[int, int]]:
         for token in MarkdownIt("commonmark").parse(text)
         if token.type == "code_block" and token.map
     ]
+
+
+def _myst_role(match: re.Match[str], where: str, notes: list[str]) -> str:
+    myst = f"{{{match.group(1)}}}{match.group(2)}"
+    notes.append(f"{where}: the reStructuredText role {match.group(0)} became {myst}")
+    return myst
 
 
 def _linked(shown: str, address: str, what: str, where: str, notes: list[str]) -> str:
