@@ -1,12 +1,12 @@
-"""A notebook's cell tags keep their meaning in the lesson, in MyST-NB's underscore spelling
-(`remove_cell`) as in its hyphenated one."""
+"""A notebook's cells keep their meaning in the lesson: MyST-NB's cell tags in the underscore
+spelling (`remove_cell`) as in the hyphenated one, and a setext heading as its title."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from coursesite.importers.lessonimport import convert
+from coursesite.importers.lessonimport import convert, notebook_title
 from coursesite.importers.notebooks import read_notebook
 
 
@@ -45,3 +45,32 @@ def test_underscore_tags_mean_what_the_hyphenated_ones_do(tmp_path: Path):
     assert ":raises: Exception\n```python\nraise ValueError" in imported.text
     assert "```python norun\nprint('never run')" in imported.text
     assert any("tagged remove-cell" in note for note in imported.notes)
+
+
+def markdown_cell(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def test_a_setext_heading_is_the_title_like_an_atx_one(tmp_path: Path):
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            markdown_cell(
+                "Hiding cell\ncontents\n====\n\nSome prose.\n\n# Hiding code cells\n\nMore."
+            ),
+            markdown_cell("A section\n---------\n\nText.\n\n# Later\n\n---\n\nAfter a rule."),
+            code_cell("print(1)"),
+        ],
+    }
+    path = tmp_path / "setext.ipynb"
+    path.write_text(json.dumps(notebook))
+    cells = read_notebook(path)
+    title = notebook_title(cells, "fallback")
+    assert title == "Hiding cell contents"
+    text = convert(cells, title, "setext.ipynb", "setext.expected.yaml").text
+    body = text.split("# Understand", 1)[1]
+    assert "contents" not in body and "====" not in body
+    assert "## Hiding code cells" in text and "### A section" in text
+    assert "## Later\n\n---\n\nAfter a rule." in text  # a rule under an ATX heading stays

@@ -58,11 +58,11 @@ class ImportedLesson:
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
-    """The text of the first level-1 heading of the notebook's first Markdown cell."""
+    """The text of the first level-1 heading (`# Title`, or `Title` over `===`) of the
+    notebook's first Markdown cell."""
     for cell in cells:
         if cell.kind == "markdown":
-            match = re.search(r"^#\s+(.+?)\s*#*\s*$", cell.source, re.MULTILINE)
-            return match.group(1) if match else fallback
+            return next((text for _, level, text in _headings(cell.source) if level == 1), fallback)
     return fallback
 
 
@@ -153,11 +153,14 @@ def convert(
 
 
 def _without_title(cell: Cell, title: str) -> Cell:
-    pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
-    source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
+    lines = cell.source.splitlines()
+    for at, level, text in _headings(cell.source):
+        if level == 1 and text == title:
+            del lines[at.start : at.stop]
+            break
     return Cell(
         cell.kind,
-        source,
+        "\n".join(lines),
         cell.where,
         tags=cell.tags,
         attachments=cell.attachments,
@@ -232,14 +235,15 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
     return text
 
 
-def _headings(source: str) -> list[tuple[int, int, str]]:
-    """(line index, level, text) of every heading, found by a Markdown parser so that
-    a `#` comment inside a code fence is not one."""
+def _headings(source: str) -> list[tuple[range, int, str]]:
+    """(its lines, level, text) of every heading, found by a Markdown parser so that a `#`
+    comment inside a code fence is not one, and `Title` over `=====` is one."""
     tokens = MarkdownIt("commonmark").parse(source)
     found = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
-            found.append((token.map[0], int(token.tag[1]), tokens[index + 1].content))
+            lines = range(*token.map)
+            found.append((lines, int(token.tag[1]), " ".join(tokens[index + 1].content.split())))
     return found
 
 
@@ -253,10 +257,9 @@ def _demoted(source: str, shift: int) -> tuple[str, str]:
     ATX-style, and the text of its last heading."""
     lines = source.splitlines()
     last = ""
-    for index, level, text in reversed(_headings(source)):
-        setext = index + 1 < len(lines) and re.fullmatch(r"\s*(=+|-+)\s*", lines[index + 1])
+    for at, level, text in reversed(_headings(source)):
         replacement = "#" * min(6, max(2, level + shift)) + " " + text
-        lines[index : index + (2 if setext else 1)] = [replacement]
+        lines[at.start : at.stop] = [replacement]
         last = last or text
     return "\n".join(lines).rstrip(), last
 
