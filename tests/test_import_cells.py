@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.lessonimport import convert, notebook_title
 from coursesite.importers.notebooks import read_notebook
 
@@ -33,6 +34,7 @@ def test_underscore_tags_mean_what_the_hyphenated_ones_do(tmp_path: Path):
             code_cell("print('input')", "remove_input"),
             code_cell("raise ValueError('no')", "raises_exception"),
             code_cell("print('never run')", "skip_execution"),
+            markdown_cell("```{admonition} Toggled\n:class: toggle margin\nHidden.\n```"),
         ],
     }
     path = tmp_path / "tags.ipynb"
@@ -45,6 +47,7 @@ def test_underscore_tags_mean_what_the_hyphenated_ones_do(tmp_path: Path):
     assert ":raises: Exception\n```python\nraise ValueError" in imported.text
     assert "```python norun\nprint('never run')" in imported.text
     assert any("tagged remove-cell" in note for note in imported.notes)
+    assert "```{admonition} Toggled\n:class: toggle\nHidden.\n```" in imported.text
 
 
 def markdown_cell(source: str) -> dict:
@@ -74,3 +77,25 @@ def test_a_setext_heading_is_the_title_like_an_atx_one(tmp_path: Path):
     assert "contents" not in body and "====" not in body
     assert "## Hiding code cells" in text and "### A section" in text
     assert "## Later\n\n---\n\nAfter a rule." in text  # a rule under an ATX heading stays
+
+
+def test_admonition_options_and_classes_lessons_lack_are_dropped_with_a_note_each():
+    notes: list[str] = []
+    text = (
+        "````{admonition} Hidden with the toggle class\n:class: toggle margin tip\n"
+        ":name: my-label\nThe body.\n````\n\n"
+        ":::{note}\n:class: full-width\nA note.\n:::\n\n"
+        "```{code-cell}\n:class: kept\n```\n\n"
+        "````markdown\n```{tip} An example\n:class: margin\n```\n````"
+    )
+    assert settle_admonitions(text, "cell 3", notes) == (
+        "````{admonition} Hidden with the toggle class\n:class: toggle tip\nThe body.\n````\n\n"
+        ":::{note}\nA note.\n:::\n\n"
+        "```{code-cell}\n:class: kept\n```\n\n"
+        "````markdown\n```{tip} An example\n:class: margin\n```\n````"
+    )
+    assert notes == [
+        "cell 3: the class 'margin' of {admonition} is not one lessons show: it was dropped",
+        "cell 3: the option :name: of {admonition} is not one lessons take: it was dropped",
+        "cell 3: the class 'full-width' of {note} is not one lessons show: it was dropped",
+    ]

@@ -338,7 +338,7 @@ def build_note(context: BlockContext, raw: RawBlock) -> Note | None:
 
 
 # `toggle` is sphinx-togglebutton's class, which MyST authors use alike.
-_CLOSED_CLASSES = ("dropdown", "toggle")
+CLOSED_CLASSES = ("dropdown", "toggle")
 
 
 def build_admonition(context: BlockContext, raw: RawBlock) -> Admonition | None:
@@ -371,7 +371,7 @@ def _admonition_classes(context: BlockContext, raw: RawBlock) -> tuple[Admonitio
     and `:class:`: `dropdown` or `toggle`, and for `{admonition}` one of the kinds."""
     classes = raw.options.get("class", "").split()
     styles = ADMONITION_KINDS if raw.kind == "admonition" else ()
-    for unknown in [css for css in classes if css not in (*_CLOSED_CLASSES, *styles)]:
+    for unknown in [css for css in classes if css not in (*CLOSED_CLASSES, *styles)]:
         context.error(
             f"unknown class '{unknown}' for {{{raw.kind}}}",
             raw.line,
@@ -380,7 +380,7 @@ def _admonition_classes(context: BlockContext, raw: RawBlock) -> tuple[Admonitio
         )
     style = next((css for css in classes if css in styles), "note")
     kind = style if raw.kind == "admonition" else raw.kind
-    return typing.cast(AdmonitionKind, kind), any(css in _CLOSED_CLASSES for css in classes)
+    return typing.cast(AdmonitionKind, kind), any(css in CLOSED_CLASSES for css in classes)
 
 
 register(

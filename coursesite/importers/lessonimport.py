@@ -29,6 +29,7 @@ from coursesite.execution.expectedoutputs import (
     dump_expected,
 )
 from coursesite.files import short_digest
+from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
@@ -100,6 +101,7 @@ def convert(
                 _portable(cell, lesson), labels, cell.where, lesson.notes, sites
             )
             portable = settle_math(portable, cell.where, lesson.notes)
+            portable = settle_admonitions(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)
