@@ -28,7 +28,11 @@ def test_underscore_tags_mean_what_the_hyphenated_ones_do(tmp_path: Path):
         "metadata": {},
         "cells": [
             {"cell_type": "markdown", "metadata": {}, "source": "# Tags\n\nSome prose."},
-            code_cell("print('removed')", "remove_cell"),
+            {
+                **markdown_cell("For the documentation build only."),
+                "metadata": {"tags": ["remove_cell"]},
+            },
+            code_cell("import math", "remove_cell"),  # later cells need what it defines
             code_cell("print('folded')", "hide_input", "hide_output"),
             code_cell("print('whole')", "hide_cell"),
             code_cell("print('input')", "remove_input"),
@@ -40,7 +44,8 @@ def test_underscore_tags_mean_what_the_hyphenated_ones_do(tmp_path: Path):
     path = tmp_path / "tags.ipynb"
     path.write_text(json.dumps(notebook))
     imported = convert(read_notebook(path), "Tags", "tags.ipynb", "tags.expected.yaml")
-    assert "removed" not in imported.text
+    assert "documentation build only" not in imported.text
+    assert ":tags: [hide-input, hide-output]\n```python\nimport math" in imported.text
     assert ":tags: [hide-input, hide-output]\n```python\nprint('folded')" in imported.text
     assert ":tags: [hide-input, hide-output]\n```python\nprint('whole')" in imported.text
     assert ":tags: [hide-input]\n```python\nprint('input')" in imported.text

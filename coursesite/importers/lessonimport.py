@@ -93,7 +93,9 @@ def convert(
             )
             for name in cell.unreadable
         ]
-        if "remove-cell" in cell.tags:
+        # A code cell tagged remove-cell still runs in the notebook's own build (its imports,
+        # its setup): it stays a step, folded (_fold_tags).
+        if "remove-cell" in cell.tags and cell.kind == "markdown":
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
@@ -329,6 +331,12 @@ def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
             folded.add(tag)
         elif tag == "hide-cell":  # MyST-NB: the code and its output, under one toggle
             folded.update(("hide-input", "hide-output"))
+        elif tag == "remove-cell":
+            folded.update(("hide-input", "hide-output"))
+            lesson.notes.append(
+                f"{cell.where}: tagged remove-cell; the page folds it instead (hide-cell): "
+                "main.py runs it, as the notebook did, and readers see every line it runs"
+            )
         elif tag in ("remove-input", "remove-output"):
             folded.add(tag.replace("remove", "hide"))
             lesson.notes.append(
