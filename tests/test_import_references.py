@@ -115,3 +115,40 @@ def test_a_label_of_no_mapped_site_still_becomes_its_text():
         "cell 3: {ref}`nowhere-known` points at a label outside this notebook: it became "
         "the text 'nowhere known'"
     ]
+
+
+def test_code_spans_and_indented_code_are_never_rewritten():
+    notes: list[str] = []
+    text = (
+        "Call `vjp(f, x)[1](1.0)` or ``a `{ref}`b` [c](d.md)`` to see it; {ref}`gone`.\n\n"
+        "    [1](1.0) and {doc}`page`\n\n"
+        "But [`jit`](jit.md) is a link."
+    )
+    settled = settle(text, notes)
+    assert "`vjp(f, x)[1](1.0)`" in settled
+    assert "``a `{ref}`b` [c](d.md)``" in settled
+    assert "    [1](1.0) and {doc}`page`" in settled
+    assert "; gone." in settled and "But `jit` is a link." in settled
+    assert len(notes) == 2  # {ref}`gone` and the link to jit.md: nothing in code
+
+
+def test_rst_roles_are_read_as_the_myst_role_of_the_same_name_with_a_note_each():
+    notes: list[str] = []
+    text = (
+        "(see :ref:`key-concepts-tracing`), :func:`jax.jit`, :py:class:`jax.Array`, "
+        ":ref:`the regression <plain-label>`; `` :ref:`code` `` stays.\n"
+        ":class: dropdown"
+    )
+    settled = settle(text, notes)
+    assert settled == (
+        "(see key concepts tracing), {func}`jax.jit`, {py:class}`jax.Array`, "
+        "{ref}`the regression <plain-label>`; `` :ref:`code` `` stays.\n"
+        ":class: dropdown"
+    )
+    assert notes[:3] == [
+        "cell 2: the reStructuredText role :ref:`key-concepts-tracing` became "
+        "{ref}`key-concepts-tracing`",
+        "cell 2: the reStructuredText role :func:`jax.jit` became {func}`jax.jit`",
+        "cell 2: the reStructuredText role :py:class:`jax.Array` became {py:class}`jax.Array`",
+    ]
+    assert any("key-concepts-tracing` points at a label outside" in note for note in notes)

@@ -71,3 +71,18 @@ def test_a_title_with_inline_code_is_code_on_the_page_and_text_elsewhere(course_
     assert page.select_one("article")["data-lesson-title"] == "Count what a Batch holds"
     home = BeautifulSoup((site / "index.html").read_text(), "html.parser")
     assert "`" not in home.get_text()
+
+
+def test_a_long_summary_is_cut_after_a_whole_word_never_inside_one_or_its_code():
+    sentence = (
+        "JAX's random number generation differs from NumPy's in important ways, because "
+        "NumPy's global state makes it hard to produce sequences of numbers that are "
+        "reproducible across `jax.jit`, `jax.vmap` and `jax.pmap` calls."
+    )
+    summary = summary_of([sentence])
+    assert len(summary) <= 160 and summary.endswith("…") and not summary.endswith(" …")
+    kept = summary[:-1]
+    assert sentence.startswith(kept) and sentence[len(kept)] in " ,"
+    spanned = summary_of(["word " * 30 + "then `a code span that is long` and more words."])
+    assert spanned == ("word " * 30).strip() + " then…"  # its code span is not cut in half
+    assert summary_of(["A short one. And more."]) == "A short one."

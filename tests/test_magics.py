@@ -28,14 +28,51 @@ def test_timeit_with_options_times_the_statement_with_its_loops_and_runs():
     cell = cell_code("%timeit -n10 -r3 f(x)", "cell 2")
     assert cell.timed and "-n10" not in cell.code
     [line] = run(cell.code).splitlines()
-    assert line.endswith("per loop (best of 3 runs, 10 loops each)") and volatile(line)
+    assert IPYTHON_TIMEIT.fullmatch(line), line
+    assert line.endswith(" per loop (mean ± std. dev. of 3 runs, 10 loops each)")
+    assert volatile(line)
     assert cell.notes == ["cell 2: %timeit became a timing with Python's timeit"]
+
+
+# As IPython 8 prints it: 3 digits in the unit that fits, `1 loop` and `1 run` singular.
+IPYTHON_TIMEIT = re.compile(
+    r"\d[\d.]* (s|ms|µs|ns) ± \d[\d.]* (s|ms|µs|ns) per loop "
+    r"\(mean ± std\. dev\. of \d+ runs?, [\d,]+ loops? each\)"
+)
+
+
+def test_timeit_prints_units_and_counts_as_ipython_does():
+    namespace = {"f": lambda x: x, "x": 1}
+    cell = cell_code("%timeit -n1 -r1 f(x)", "cell 2")
+    with contextlib.redirect_stdout(io.StringIO()) as output:
+        exec(compile(cell.code, "cell", "exec"), namespace)
+    line = output.getvalue().strip()
+    assert line.endswith(" ± 0 ns per loop (mean ± std. dev. of 1 run, 1 loop each)"), line
+    assert IPYTHON_TIMEIT.fullmatch(line)
+    shown = namespace["ipython_time"]
+    assert [shown(t) for t in (1.3305, 0.0121, 5.64e-6, 3.2e-8, 0)] == [
+        "1.33 s",
+        "12.1 ms",
+        "5.64 µs",
+        "32 ns",
+        "0 ns",
+    ]
 
 
 def test_ipythons_own_timing_lines_are_volatile_too():
     stored = "3.2 µs ± 120 ns per loop (mean ± std. dev. of 7 runs, 100,000 loops each)"
     assert volatile(stored)
     assert volatile("CPU times: user 5 µs, sys: 1 µs, total: 6 µs")
+    # What older IPython stored: still in many published notebooks.
+    assert volatile("10 loops, best of 3: 1.2 ms per loop")
+    assert volatile("1000 loops, best of 3: 5.6 µs per loop")
+    assert volatile("1 loop, best of 3: 6.75 s per loop")
+    assert volatile("100,000 loops, best of 5: 3 ns per loop")
+    assert volatile("3.2 µs +- 120 ns per loop (mean +- std. dev. of 7 runs, 100 loops each)")
+    assert volatile(
+        "The slowest run took 4.12 times longer than the fastest. This could mean that an "
+        "intermediate result is being cached."
+    )
     assert not volatile("Batch sizes: [4, 4, 3]")
 
 
@@ -49,7 +86,7 @@ def test_time_runs_the_statement_once_and_keeps_what_it_assigns():
 def test_cell_timeit_times_the_whole_cell():
     cell = cell_code("%%timeit -n 5 -r 2\nz = f(x)\nz += 1", "cell 4")
     [line] = run(cell.code).splitlines()
-    assert line.endswith("(best of 2 runs, 5 loops each)")
+    assert line.endswith("(mean ± std. dev. of 2 runs, 5 loops each)")
 
 
 def test_cell_time_runs_the_cell_and_prints_its_time():

@@ -34,6 +34,15 @@ Dropping the remainder loses records.
 Batches shorter than the rest are normal.
 ::::
 
+```{admonition} Hidden with the *toggle* class
+:class: toggle tip
+Its title is its label.
+```
+
+:::{admonition} A plain admonition
+Set apart like a note.
+:::
+
 Epoch
 : One pass over every record.
 
@@ -116,6 +125,17 @@ def test_admonitions_are_labelled_in_words_and_a_dropdown_starts_closed(site):
     assert not dropdown.has_attr("open")
 
 
+def test_a_myst_admonition_is_labelled_by_its_title_and_its_class_sets_its_look(site):
+    soup = page(site)
+    toggled = soup.select_one("details.admonition-tip")  # `:class: toggle tip`
+    assert toggled.summary.get_text() == "Hidden with the toggle class"
+    assert toggled.summary.em is not None and not toggled.has_attr("open")
+    assert toggled.select_one(".admonition-label") is None
+    plain = soup.find(id="a-plain-admonition")
+    assert plain.name == "div" and "admonition-note" in plain["class"]
+    assert soup.find(id=plain["aria-labelledby"]).get_text() == "A plain admonition"
+
+
 def test_a_footnote_in_an_admonition_links_both_ways(site):
     tip = page(site).select_one(".admonition-tip")
     reference = tip.select_one("sup.footnote-ref a")
@@ -181,6 +201,8 @@ def test_the_markdown_download_and_notebook_keep_the_constructs(site):
     assert "> **Tip: Count *first***" in markdown
     assert "> Eleven is not a multiple of four.[^why]" in markdown
     assert "<details><summary>Note: Read on only if curious</summary>" in markdown
+    assert "<details><summary>Hidden with the *toggle* class</summary>" in markdown
+    assert "> **A plain admonition**\n>\n> Set apart like a note." in markdown
     assert f"![Three bars: four, four and three records]({name})" in markdown
     assert f"![The same bar chart, as a figure]({name})" in markdown
     assert "[`jax.numpy.split`](https://docs.jax.dev/api/jax.numpy.split.html)" in markdown

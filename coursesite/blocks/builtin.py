@@ -337,14 +337,12 @@ def build_note(context: BlockContext, raw: RawBlock) -> Note | None:
     return Note(raw.kind, context.anchor(_NOTE_ANCHORS[raw.kind]), body)  # type: ignore[arg-type]
 
 
+# `toggle` is sphinx-togglebutton's class, which MyST authors use alike.
+CLOSED_CLASSES = ("dropdown", "toggle")
+
+
 def build_admonition(context: BlockContext, raw: RawBlock) -> Admonition | None:
-    css = raw.options.get("class", "")
-    if css not in ("", "dropdown"):
-        context.error(
-            f"unknown class '{css}' for {{{raw.kind}}}",
-            raw.line,
-            "the one class is ':class: dropdown', which shows the block closed",
-        )
+    kind, closed = _admonition_classes(context, raw)
     parts: list[Prose | None] = []
     for part in raw.parts:
         if part.code is not None and "norun" in part.info.split():
@@ -364,9 +362,25 @@ def build_admonition(context: BlockContext, raw: RawBlock) -> Admonition | None:
             f"{{{raw.kind}}} is empty", raw.line, "write its text between the ':::' lines"
         )
         return None
-    kind = typing.cast(AdmonitionKind, raw.kind)
     anchor = context.anchor(raw.title or raw.kind)
-    return Admonition(kind, raw.title, anchor, body, css == "dropdown")
+    return Admonition(kind, raw.title, anchor, body, closed, raw.kind != "admonition")
+
+
+def _admonition_classes(context: BlockContext, raw: RawBlock) -> tuple[AdmonitionKind, bool]:
+    """The kind an admonition looks like, and whether it is shown closed, from its kind
+    and `:class:`: `dropdown` or `toggle`, and for `{admonition}` one of the kinds."""
+    classes = raw.options.get("class", "").split()
+    styles = ADMONITION_KINDS if raw.kind == "admonition" else ()
+    for unknown in [css for css in classes if css not in (*CLOSED_CLASSES, *styles)]:
+        context.error(
+            f"unknown class '{unknown}' for {{{raw.kind}}}",
+            raw.line,
+            "the classes are 'dropdown' or 'toggle', which show the block closed"
+            + (f", and a kind it looks like: {', '.join(styles)}" if styles else ""),
+        )
+    style = next((css for css in classes if css in styles), "note")
+    kind = style if raw.kind == "admonition" else raw.kind
+    return typing.cast(AdmonitionKind, kind), any(css in CLOSED_CLASSES for css in classes)
 
 
 register(
@@ -455,14 +469,14 @@ register(
         markdown="blocks/picture.md",
     )
 )
-for _name in ADMONITION_KINDS:
+for _name in (*ADMONITION_KINDS, "admonition"):
     register(
         BlockKind(
             _name,
             Admonition,
             build_admonition,
             options=("class",),
-            title_optional=True,
+            title_optional=_name != "admonition",  # MyST's {admonition} is its title
             html="blocks/admonition.html",
             markdown="blocks/admonition.md",
         )

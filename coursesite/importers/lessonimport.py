@@ -29,6 +29,7 @@ from coursesite.execution.expectedoutputs import (
     dump_expected,
 )
 from coursesite.files import short_digest
+from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
 from coursesite.importers.notebooks import Cell
@@ -58,11 +59,11 @@ class ImportedLesson:
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
-    """The text of the first level-1 heading of the notebook's first Markdown cell."""
+    """The text of the first level-1 heading (`# Title`, or `Title` over `===`) of the
+    notebook's first Markdown cell."""
     for cell in cells:
         if cell.kind == "markdown":
-            match = re.search(r"^#\s+(.+?)\s*#*\s*$", cell.source, re.MULTILINE)
-            return match.group(1) if match else fallback
+            return next((text for _, level, text in _headings(cell.source) if level == 1), fallback)
     return fallback
 
 
@@ -92,7 +93,9 @@ def convert(
             )
             for name in cell.unreadable
         ]
-        if "remove-cell" in cell.tags:
+        # A code cell tagged remove-cell still runs in the notebook's own build (its imports,
+        # its setup): it stays a step, folded (_fold_tags).
+        if "remove-cell" in cell.tags and cell.kind == "markdown":
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
@@ -100,6 +103,7 @@ def convert(
                 _portable(cell, lesson), labels, cell.where, lesson.notes, sites
             )
             portable = settle_math(portable, cell.where, lesson.notes)
+            portable = settle_admonitions(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)
             # A heading right above the code is the block's title, not a section of its own.
             text, closing = _closing_heading(text)
@@ -153,11 +157,14 @@ def convert(
 
 
 def _without_title(cell: Cell, title: str) -> Cell:
-    pattern = rf"^#\s+{re.escape(title)}\s*#*\s*$\n?"
-    source = re.sub(pattern, "", cell.source, count=1, flags=re.MULTILINE)
+    lines = cell.source.splitlines()
+    for at, level, text in _headings(cell.source):
+        if level == 1 and text == title:
+            del lines[at.start : at.stop]
+            break
     return Cell(
         cell.kind,
-        source,
+        "\n".join(lines),
         cell.where,
         tags=cell.tags,
         attachments=cell.attachments,
@@ -232,14 +239,15 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
     return text
 
 
-def _headings(source: str) -> list[tuple[int, int, str]]:
-    """(line index, level, text) of every heading, found by a Markdown parser so that
-    a `#` comment inside a code fence is not one."""
+def _headings(source: str) -> list[tuple[range, int, str]]:
+    """(its lines, level, text) of every heading, found by a Markdown parser so that a `#`
+    comment inside a code fence is not one, and `Title` over `=====` is one."""
     tokens = MarkdownIt("commonmark").parse(source)
     found = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
-            found.append((token.map[0], int(token.tag[1]), tokens[index + 1].content))
+            lines = range(*token.map)
+            found.append((lines, int(token.tag[1]), " ".join(tokens[index + 1].content.split())))
     return found
 
 
@@ -253,10 +261,9 @@ def _demoted(source: str, shift: int) -> tuple[str, str]:
     ATX-style, and the text of its last heading."""
     lines = source.splitlines()
     last = ""
-    for index, level, text in reversed(_headings(source)):
-        setext = index + 1 < len(lines) and re.fullmatch(r"\s*(=+|-+)\s*", lines[index + 1])
+    for at, level, text in reversed(_headings(source)):
         replacement = "#" * min(6, max(2, level + shift)) + " " + text
-        lines[index : index + (2 if setext else 1)] = [replacement]
+        lines[at.start : at.stop] = [replacement]
         last = last or text
     return "\n".join(lines).rstrip(), last
 
@@ -324,6 +331,12 @@ def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
             folded.add(tag)
         elif tag == "hide-cell":  # MyST-NB: the code and its output, under one toggle
             folded.update(("hide-input", "hide-output"))
+        elif tag == "remove-cell":
+            folded.update(("hide-input", "hide-output"))
+            lesson.notes.append(
+                f"{cell.where}: tagged remove-cell; the page folds it instead (hide-cell): "
+                "main.py runs it, as the notebook did, and readers see every line it runs"
+            )
         elif tag in ("remove-input", "remove-output"):
             folded.add(tag.replace("remove", "hide"))
             lesson.notes.append(

@@ -2,13 +2,14 @@
 
 A lesson's code is Python that `python main.py` runs, so no magic may stay in it.
 `%timeit` and `%%timeit` time the statement with `timeit`, with the notebook's `-n`/`-r`,
-and print one line as IPython does; `%time` and `%%time` run the code once and print its
-CPU and wall time. Those lines differ on every run: TIMING_VOLATILE marks them, in the
-lesson and in the notebook's stored output alike. `!pip install` becomes the lesson's
-requirements; display settings (`%matplotlib`, `%xmode`, ...) go; a cell's last
-`display(value)` becomes the bare `value`, which the page shows at its richest, and any
-other `display()` prints the value's repr. Any other magic is dropped, kept as a comment
-for the author to rewrite. Every change is a line of the import report.
+and print one line as IPython does (mean ± std. dev., each in the unit that fits);
+`%time` and `%%time` run the code once and print its CPU and wall time. Those lines
+differ on every run: TIMING_VOLATILE marks them, in the lesson and in the notebook's
+stored output alike. `!pip install` becomes the lesson's requirements; display settings
+(`%matplotlib`, `%xmode`, ...) go; a cell's last `display(value)` becomes the bare
+`value`, which the page shows at its richest, and any other `display()` prints the
+value's repr. Any other magic is dropped, kept as a comment for the author to rewrite.
+Every change is a line of the import report.
 """
 
 from __future__ import annotations
@@ -17,10 +18,23 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-# What timing lines look like, IPython's and ours: drift and main.py checks ignore them.
+# What timing lines look like, IPython's (today's and those older notebooks store) and
+# ours: drift and main.py checks ignore them.
 TIMING_VOLATILE = [
-    r" per loop \((?:best of|mean ± std\. dev\. of) ",
+    r" per loop \((?:best of|mean (?:±|\+-) std\. dev\. of) ",
+    r"^[\d,]+ loops?, best of \d+: .* per loop$",
+    r"^The slowest run took ",
     r"^(?:CPU times|Wall time): ",
+]
+# How IPython shows a time: three significant digits, in the largest unit that keeps the
+# number at least 1. Defined once in a cell that times anything with %timeit.
+_IPYTHON_TIME = [
+    "def ipython_time(seconds):",
+    '    for scale, unit in ((1, "s"), (1e3, "ms"), (1e6, "µs")):',
+    "        if seconds * scale >= 1:",
+    '            return f"{seconds * scale:.3g} {unit}"',
+    '    return f"{seconds * 1e9:.3g} ns"',
+    "",
 ]
 
 _INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
@@ -74,7 +88,8 @@ def cell_code(source: str, where: str) -> CellCode:
             )
         ]
     imports = [f"import {name}" for name in sorted(cell.modules) if f"import {name}" not in lines]
-    cell.code = "\n".join(imports + kept).strip("\n")
+    helpers = _IPYTHON_TIME if "timeit" in cell.modules else []
+    cell.code = "\n".join(imports + helpers + kept).strip("\n")
     return cell
 
 
@@ -126,19 +141,22 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
 
 
 def _timeit(statement: str, options: str, cell: CellCode) -> list[str]:
-    """Lines that time `statement` (a Python string literal) as %timeit does: the best of
-    -r runs (7) of -n loops (as many as fill 0.2 s), printed per loop."""
+    """Lines that time `statement` (a Python string literal) as %timeit does: -r runs (7)
+    of -n loops (as many as fill 0.2 s), printed per loop as IPython prints them,
+    `1.33 s ± 12.1 ms per loop (mean ± std. dev. of 7 runs, 1 loop each)`."""
     cell.timed = True
-    cell.modules.add("timeit")
+    cell.modules.update(("timeit", "statistics"))
     loops = re.search(r"-n\s*(\d+)", options)
     runs = re.search(r"-r\s*(\d+)", options)
-    repeat = runs.group(1) if runs else "7"
+    repeat = int(runs.group(1)) if runs else 7
     return [
         f"timer = timeit.Timer({statement}, globals=globals())",
         f"loops = {loops.group(1)}" if loops else "loops = timer.autorange()[0]",
-        f"seconds = min(timer.repeat(repeat={repeat}, number=loops)) / loops",
-        'print(f"{seconds * 1e6:,.2f} µs per loop "',
-        f'      f"(best of {repeat} runs, {{loops}} loops each)")',
+        f"times = [t / loops for t in timer.repeat(repeat={repeat}, number=loops)]",
+        'print(f"{ipython_time(statistics.mean(times))} ± "',
+        '      f"{ipython_time(statistics.pstdev(times))} per loop "',
+        f'      f"(mean ± std. dev. of {repeat} run{"s" * (repeat != 1)}, "',
+        """      f"{loops:,} loop{'s' * (loops != 1)} each)")""",
     ]
 
 

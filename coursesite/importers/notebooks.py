@@ -41,6 +41,25 @@ class Cell:
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
     unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
 
+    def __post_init__(self) -> None:
+        self.tags = tuple(_MYST_NB_TAGS.get(tag, tag) for tag in self.tags)
+
+
+# MyST-NB accepts its tags spelled with underscores too (`remove_cell`): they mean the same.
+_MYST_NB_TAGS = {
+    tag.replace("-", "_"): tag
+    for tag in (
+        "remove-cell",
+        "remove-input",
+        "remove-output",
+        "hide-cell",
+        "hide-input",
+        "hide-output",
+        "raises-exception",
+        "skip-execution",
+    )
+}
+
 
 def read_notebook(path: Path) -> list[Cell]:
     """The notebook's cells, or a BuildError naming the file and what is wrong."""

@@ -6,13 +6,18 @@ lesson keeps what reaches inside the notebook (its own `(label)=` targets, any M
 slugged where a page anchor needs it), links what `references:` in lessons.yaml maps to
 another site (its labels; the pages of the site the notebook came from), and turns the
 rest into its plain text, each change a line of the import report: nothing is left for the
-first build to refuse one at a time.
+first build to refuse one at a time. A reStructuredText role (:ref:`label`), which MyST
+would show as it is, is read as the MyST role of its name. Code (spans, fenced and
+indented blocks) is left as written: `vjp(f, x)[1](1.0)` is no link.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
 
 from coursesite.config.manifest import ReferenceSite
 from coursesite.markup.markdown import slugify
@@ -22,6 +27,13 @@ _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
+# A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
+# run of backticks up to the next run of the same length.
+_ROLE_OR_CODE = re.compile(
+    ROLE_SOURCE.pattern + r"|(?<!`)(?P<ticks>`+)(?!`)[\s\S]*?(?<!`)(?P=ticks)(?!`)"
+)
+# A role written as reStructuredText writes it, :ref:`label`, which MyST shows as it is.
+_RST_ROLE = re.compile(r"(?<![\w:`{}]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)?):(`[^`\n]+`)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PAGE_SUFFIX = r"\.(md|ipynb|rst|html)"  # what a documentation page's source file ends in
 _PAGE_FILE = re.compile(_PAGE_SUFFIX + r"(#|$)|/")  # a link to a page, not to a label
@@ -117,8 +129,42 @@ def _settled(
     text: str, labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
 ) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({labels.anchors[m.group(2).strip()]})=", text)
-    text = ROLE_SOURCE.sub(lambda m: _role(m, labels, where, notes, sites), text)
-    return _LINK.sub(lambda m: _link(m, where, notes, sites), text)
+    text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, where, notes))
+    text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites))
+    return _outside_code(_LINK, text, lambda m: _link(m, where, notes, sites))
+
+
+def _outside_code(
+    pattern: re.Pattern[str], text: str, replace: Callable[[re.Match[str]], str]
+) -> str:
+    """`text` with each match of `pattern` replaced, except those that start inside a code
+    span or an indented code block: `vjp(f, x)[1](1.0)` in backticks is code, not a link."""
+    spans = [m.span() for m in _ROLE_OR_CODE.finditer(text) if m.group("ticks")]
+    spans += _code_blocks(text)
+
+    def outside(match: re.Match[str]) -> str:
+        inside = any(start <= match.start() < end for start, end in spans)
+        return match.group(0) if inside else replace(match)
+
+    return pattern.sub(outside, text)
+
+
+def _code_blocks(text: str) -> list[tuple[int, int]]:
+    """Where `text`'s indented code blocks are, as (start, end) offsets."""
+    starts = [0]
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    return [
+        (starts[token.map[0]], starts[token.map[1]])
+        for token in MarkdownIt("commonmark").parse(text)
+        if token.type == "code_block" and token.map
+    ]
+
+
+def _myst_role(match: re.Match[str], where: str, notes: list[str]) -> str:
+    myst = f"{{{match.group(1)}}}{match.group(2)}"
+    notes.append(f"{where}: the reStructuredText role {match.group(0)} became {myst}")
+    return myst
 
 
 def _linked(shown: str, address: str, what: str, where: str, notes: list[str]) -> str:

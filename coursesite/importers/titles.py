@@ -40,13 +40,26 @@ def first_sentence(paragraph: str) -> str:
     return re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
 
 
+SUMMARY_LENGTH = 160
+
+
 def summary_of(texts: list[str]) -> str:
-    """The first sentence of the first prose paragraph, at most 160 characters."""
+    """The first sentence of the first prose paragraph, at most 160 characters: a longer
+    one is cut after its last whole word (or code span, or formula) that fits."""
     for text in texts:
         for paragraph in paragraphs(text):
             sentence = first_sentence(paragraph)
-            return sentence if len(sentence) <= 160 else sentence[:157].rstrip() + "..."
+            return sentence if len(sentence) <= SUMMARY_LENGTH else _cut(sentence)
     return ""
+
+
+def _cut(sentence: str) -> str:
+    kept = ""
+    for word in _words(sentence):
+        if len(kept) + len(word) + 2 > SUMMARY_LENGTH:  # a space before it, "…" after
+            break
+        kept = f"{kept} {word}" if kept else word
+    return kept.rstrip(",;:-—(") + "…"
 
 
 def step_title(prose_before: str, code: str) -> str:

@@ -164,13 +164,16 @@ AdmonitionKind = Literal["note", "tip", "warning", "important", "caution", "seea
 
 @dataclass(frozen=True)
 class Admonition:
-    """A MyST admonition (`:::{tip} Optional title`): prose set apart, labelled by kind."""
+    """A MyST admonition (`:::{tip} Optional title`): prose set apart, labelled by kind.
+    MyST's generic `:::{admonition} Title` shows its title alone, looking like a note or
+    like the kind its `:class:` names."""
 
     kind: AdmonitionKind
     title: str  # lesson Markdown; "" shows the kind's label alone
     anchor: str
     body: Prose
-    collapsible: bool  # `:class: dropdown`: shown closed, opened by the reader
+    collapsible: bool  # `:class: dropdown` (or `toggle`): shown closed, opened by the reader
+    labelled: bool = True  # the page names its kind before the title; not {admonition}
 
 
 @dataclass(frozen=True)
