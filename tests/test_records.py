@@ -253,6 +253,28 @@ def test_check_compares_live_values_and_stderr_as_well_as_stdout(course_folder):
         assert shown in drifts[0][1], drifts[0][1]
 
 
+def test_check_compares_a_displayed_value_and_figure_data_too(course_folder):
+    """A step that ends in a bare expression shows its value, and a figure shows its data:
+    both are what the page claims, so a change in either is drift as printed text is."""
+    text = authoring_example().replace(
+        'print("PASS: count-batches")', 'print("PASS: count-batches")\nlen(sizes) * 10'
+    )
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
+    path = course_folder.root / RECORD
+    committed = path.read_text()
+    for old, new, shown in [
+        ("display: '30'", "display: '40'", "-Out: 40\n+Out: 30"),
+        ("- batch 0\n", "- batch 9\n", "figure labels:"),
+    ]:
+        assert old in committed, committed
+        path.write_text(committed.replace(old, new, 1))
+        drifts = check_drift(course_folder.options(), RecordingProgress(), accept=False)
+        assert [slug for slug, _ in drifts] == ["count-batches"], f"{new!r} went unnoticed"
+        assert shown in drifts[0][1], drifts[0][1]
+
+
 # Lesson code standing in for JAX on a TPU host (as in test_cluster.py, without a cluster):
 # where FAKE_TPU_HOST is set, the runner finds a jax whose devices are TPUs; the lesson also
 # prints HAS_DEVICE, so that one run's output can differ from another's.

@@ -14,6 +14,7 @@ worker's resources.
 from __future__ import annotations
 
 import difflib
+import json
 import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -206,14 +207,22 @@ def staleness(frozen: FrozenRecord, key: CacheKey) -> str:
 
 
 def comparable_output(record: ExecutionRecord, volatile: list[str]) -> list[str]:
-    """The record's output as lines, block by block, with volatile lines masked."""
+    """The record's output as lines, block by block, with volatile lines masked: what it
+    printed, the value it displayed, what it raised and its figure's data."""
     lines = []
     for block in record.blocks.values():
         lines.append(f"--- {block.id}")
         for stream, text in (("", block.stdout), ("stderr: ", block.stderr)):
             lines.extend(stream + line for line in mask_volatile(text, volatile))
+        lines.extend("Out: " + line for line in mask_volatile(block.display, volatile))
         if block.raised:
             lines.append(f"raised: {block.raised.type}: {block.raised.message}")
+        if block.figure is not None:
+            # One line per top-level field, so a diff names what moved (a series, a label).
+            lines.extend(
+                f"figure {name}: {json.dumps(value, sort_keys=True)}"
+                for name, value in sorted(block.figure.items())
+            )
     lines.extend(f"value {name} = {text}" for name, text in sorted(record.values.items()))
     return lines
 
