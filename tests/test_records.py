@@ -229,6 +229,22 @@ def test_receipts_never_vouch_for_a_tpu_that_no_run_saw(recorded, monkeypatch):
     assert "receipts: []" in path.read_text()  # rewritten: it held claims, now it holds none
 
 
+def assert_each_record_edit_drifts(course_folder, lesson_text, edits):
+    """Build `lesson_text`, then make each (old, new) edit of its committed record alone:
+    `build.py check` must call the lesson drifted and show `shown` in its diff."""
+    course_folder.write(lesson_text)
+    build(course_folder.options(), RecordingProgress())
+    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
+    path = course_folder.root / RECORD
+    committed = path.read_text()
+    for old, new, shown in edits:
+        assert old in committed, committed
+        path.write_text(committed.replace(old, new, 1))
+        drifts = check_drift(course_folder.options(), RecordingProgress(), accept=False)
+        assert [slug for slug, _ in drifts] == ["count-batches"], f"{new!r} went unnoticed"
+        assert shown in drifts[0][1], drifts[0][1]
+
+
 def test_check_compares_live_values_and_stderr_as_well_as_stdout(course_folder):
     text = authoring_example().replace(
         "Eleven records do not", "Sizes: {value}`sizes`. Eleven records do not"
@@ -237,20 +253,14 @@ def test_check_compares_live_values_and_stderr_as_well_as_stdout(course_folder):
         'print("Batch sizes:", sizes)',
         'import sys\nprint("Batch sizes:", sizes)\nprint("a warning", file=sys.stderr)',
     )
-    course_folder.write(text)
-    build(course_folder.options(), RecordingProgress())
-    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
-    path = course_folder.root / RECORD
-    committed = path.read_text()
-    for old, new, shown in [
-        ("a warning", "an older warning", "-stderr: an older warning\n+stderr: a warning"),
-        ("sizes: '[4, 4, 3]'", "sizes: '[4, 4, 4]'", "-value sizes = [4, 4, 4]\n"),
-    ]:
-        assert old in committed, committed
-        path.write_text(committed.replace(old, new))
-        drifts = check_drift(course_folder.options(), RecordingProgress(), accept=False)
-        assert [slug for slug, _ in drifts] == ["count-batches"], f"{new!r} went unnoticed"
-        assert shown in drifts[0][1], drifts[0][1]
+    assert_each_record_edit_drifts(
+        course_folder,
+        text,
+        [
+            ("a warning", "an older warning", "-stderr: an older warning\n+stderr: a warning"),
+            ("sizes: '[4, 4, 3]'", "sizes: '[4, 4, 4]'", "-value sizes = [4, 4, 4]\n"),
+        ],
+    )
 
 
 def test_check_compares_a_displayed_value_and_figure_data_too(course_folder):
@@ -259,20 +269,14 @@ def test_check_compares_a_displayed_value_and_figure_data_too(course_folder):
     text = authoring_example().replace(
         'print("PASS: count-batches")', 'print("PASS: count-batches")\nlen(sizes) * 10'
     )
-    course_folder.write(text)
-    build(course_folder.options(), RecordingProgress())
-    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
-    path = course_folder.root / RECORD
-    committed = path.read_text()
-    for old, new, shown in [
-        ("display: '30'", "display: '40'", "-Out: 40\n+Out: 30"),
-        ("- batch 0\n", "- batch 9\n", "figure labels:"),
-    ]:
-        assert old in committed, committed
-        path.write_text(committed.replace(old, new, 1))
-        drifts = check_drift(course_folder.options(), RecordingProgress(), accept=False)
-        assert [slug for slug, _ in drifts] == ["count-batches"], f"{new!r} went unnoticed"
-        assert shown in drifts[0][1], drifts[0][1]
+    assert_each_record_edit_drifts(
+        course_folder,
+        text,
+        [
+            ("display: '30'", "display: '40'", "-Out: 40\n+Out: 30"),
+            ("- batch 0\n", "- batch 9\n", "figure labels:"),
+        ],
+    )
 
 
 # Lesson code standing in for JAX on a TPU host (as in test_cluster.py, without a cluster):
