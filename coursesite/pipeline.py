@@ -245,7 +245,7 @@ def validate_records(state: Build) -> None:
             errors += figure_errors(item, figures)
             if errors:  # nothing will be shown: only look for more errors
                 continue
-            known = lesson_warnings(item, width)
+            known = lesson_warnings(item, width, figures)
             state.parses.remember_check(item.slug, key, known)
         warnings += known
     state.parses.save([item.slug for item in state.lessons])

@@ -34,12 +34,13 @@ def validation_key(item: LessonBuild, width: int) -> str:
     )
 
 
-def lesson_warnings(item: LessonBuild, width: int) -> list[BuildError]:
-    """Problems that do not stop a build but fail `build.py check`."""
+def lesson_warnings(item: LessonBuild, width: int, cache: Path | None = None) -> list[BuildError]:
+    """Problems that do not stop a build but fail `build.py check` (`cache`: the figure
+    cache)."""
     lesson, record, stored = item.parsed(), item.ran(), item.expected_outputs()
     warnings = output_drift(lesson, record, stored) if stored is not None else []
     warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
-    cut = [figure_data_cut(lesson, record, figure) for figure in lesson.items(Figure)]
+    cut = [figure_data_cut(lesson, record, figure, cache) for figure in lesson.items(Figure)]
     warnings += [warning for warning in cut if warning]
     for block in lesson.runnable_blocks():
         output = record.blocks.get(block.id)
