@@ -30,7 +30,6 @@ from coursesite.execution.execute import LessonJob, prepare_job
 from coursesite.execution.executionkey import execution_key
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.executors import choose_executor
-from coursesite.execution.validation import figure_errors, lesson_warnings, validation_key
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import check_links, check_references
@@ -225,6 +224,8 @@ def keep_valid_runs(state: Build) -> None:
     """After a failed build: keep the runs that passed their own checks in the cache, so
     that fixing the lesson that failed does not run these again. records/ and the site
     change only when the whole build succeeds (the next good build saves these)."""
+    from coursesite.execution.validation import figure_errors
+
     for item in state.lessons:
         if item.state == "executed" and not figure_errors(item):
             state.cache.store(item.slug, item.keyed(), item.ran(), recorded=False)
@@ -235,6 +236,8 @@ def validate_records(state: Build) -> None:
 
     A lesson whose text and record passed before (the parse cache remembers) is not
     loaded to be checked again; the warnings it gave are reported again."""
+    from coursesite.execution.validation import figure_errors, lesson_warnings, validation_key
+
     figures, width = state.options.cache / "figures", state.course.settings.code_width
     errors, warnings = [], []
     assert state.parses is not None
@@ -438,13 +441,11 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
     settings = state.course.settings
     jobs = [prepare_job(item.parsed(), settings, item.inputs, hidden_for) for item in pending]
     with ThreadPoolExecutor(max_workers=1) as drawing:
-        # While the lessons run, this process would only wait: load the render and write
-        # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
-        # cache) as soon as it finishes. The imports wait until a lesson has started, as
-        # they would hold the GIL that starting its processes needs.
-        drawing.submit(
-            lambda: started.wait() and importlib.import_module("coursesite.publish.write")
-        )
+        # While the lessons run, this process would only wait: load the later stages and
+        # draw each lesson's figures (into the figure cache) as soon as it finishes. The
+        # imports wait until a lesson has started, as they would hold the GIL that
+        # starting its processes needs.
+        drawing.submit(_load_later_stages, started)
         try:
             outcomes = executor.run(jobs, on_start=on_start, on_done=on_done)
         finally:
@@ -453,6 +454,17 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
         if isinstance(outcome, BuildError):
             progress.update(item.slug, "failed", outcome.where)
     return outcomes
+
+
+def _load_later_stages(started: threading.Event) -> None:
+    """Once a lesson has started: what the stages after execute import (about 0.1 s), and
+    the highlighter that the changed code of an executed lesson needs on its page."""
+    started.wait()
+    for module in ("coursesite.execution.validation", "coursesite.publish.write"):
+        importlib.import_module(module)
+    from coursesite.markup.markdown import warm_highlighter
+
+    warm_highlighter()
 
 
 def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:

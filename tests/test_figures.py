@@ -467,7 +467,7 @@ def test_a_code_edit_that_keeps_the_figure_data_does_not_draw_it_to_find_cut_tex
     def no_drawing(data):
         raise AssertionError("the figure was drawn again")
 
-    monkeypatch.setattr("coursesite.cache.caches.cut_words", no_drawing)
+    monkeypatch.setattr("coursesite.outputs.figures.cut_words", no_drawing)
     result = build(course_folder.options(), RecordingProgress())
     assert result.executed == ["count-batches"]
     [warning] = [w for w in result.warnings if "draws text past its edge" in w.message]

@@ -55,11 +55,8 @@ from coursesite.execution.executionrecord import (
     record_to_json,
 )
 from coursesite.files import short_digest, write_atomically
-from coursesite.markup import svgclean
 from coursesite.markup.markdown import highlight_code
 from coursesite.markup.mathml import ALLOWLIST_REVISION, latex_to_mathml
-from coursesite.outputs import figures
-from coursesite.outputs.figures import cut_words, render_svg
 
 # 2: blocks kept in execution order; 3: blocks keep their display output; 4: blocks keep
 # the matplotlib figures they drew
@@ -238,8 +235,10 @@ def _code_digest(module_file: str) -> str:
 
 def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
     """render_svg, reusing an earlier drawing of the same data from `cache` when there is one."""
+    from coursesite.outputs import figures  # only where a figure is shown
+
     if cache is None:
-        return render_svg(data, description)
+        return figures.render_svg(data, description)
     key = short_digest(
         json.dumps(
             [data, description, _code_digest(figures.__file__), distribution_version("matplotlib")],
@@ -251,15 +250,17 @@ def cached_figure_svg(data: dict, description: str, cache: Path | None) -> str:
         cached = path.read_text(encoding="utf-8", errors="replace")
         if cached.startswith("<?xml") and cached.rstrip().endswith("</svg>"):
             return cached  # anything else is a damaged entry: draw it again
-    svg = render_svg(data, description)
+    svg = figures.render_svg(data, description)
     write_atomically(path, svg)
     return svg
 
 
 def cached_cut_words(data: dict, cache: Path | None) -> list[str]:
     """figures.cut_words, from `cache` when the same data was measured before."""
+    from coursesite.outputs import figures  # only where a figure is shown
+
     if cache is None:
-        return cut_words(data)
+        return figures.cut_words(data)
     measurer = [_code_digest(module.__file__) for module in (figures, lessonoutputs)]
     key = short_digest(
         json.dumps([data, *measurer, distribution_version("matplotlib")], sort_keys=True)
@@ -271,7 +272,7 @@ def cached_cut_words(data: dict, cache: Path | None) -> list[str]:
             return words  # anything else is a damaged entry: measure again
     except (OSError, ValueError):
         pass
-    words = cut_words(data)
+    words = figures.cut_words(data)
     write_atomically(path, json.dumps(words))
     return words
 
@@ -318,6 +319,8 @@ def cached_clean_svg(svg: str, prefix: str, cache: Path | None) -> str:
     """svgclean.clean_svg's markup, from `cache` when this very drawing was cleaned with
     this prefix before: a template change re-renders every page, never its figures.
     Raises svgclean.UnsafeSvg as clean_svg does (nothing unsafe is kept)."""
+    from coursesite.markup import svgclean  # only where a figure is shown
+
     if cache is None:
         return svgclean.clean_svg(svg, prefix)
     key = short_digest("\0".join([svg, prefix, _code_digest(svgclean.__file__)]))
