@@ -30,6 +30,7 @@ from coursesite.execution.execute import LessonJob, prepare_job
 from coursesite.execution.executionkey import execution_key
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.executors import choose_executor
+from coursesite.execution.lessonprocess import end_spare_guardian, start_spare_guardian
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import check_links, check_references
@@ -91,11 +92,15 @@ def build(
     """
     with environment_failures_reported(), build_lock(options.cache), output_lock(options.out):
         state = Build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
+        if not options.frozen and options.cluster is None:
+            start_spare_guardian()  # starts while the lessons are read: see its docstring
         try:
             run_stages(state, STAGES)
         except BuildErrors:
             keep_valid_runs(state)
             raise
+        finally:
+            end_spare_guardian()
         return state.result
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite.errors import BuildErrors
+from coursesite.execution import lessonprocess
 from coursesite.pipeline import build
 from test_hostile_code import still_running
 
@@ -160,3 +161,30 @@ def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped
     )
     assert "settings.memory_limit_mb" in error.hint
     assert still_running([int(pid) for pid in marker.read_text().split()]) == []
+
+
+def test_the_guardian_started_ahead_runs_the_first_lesson_and_ends_unused_otherwise(
+    course_folder, monkeypatch
+):
+    """A build starts one guardian while it reads its lessons: the first lesson to run
+    takes it (no second guardian starts), and a build that runs nothing ends it."""
+    started = []
+    start = lessonprocess._start_guardian
+
+    def counted(write_ends):
+        process = start(write_ends)
+        started.append(process)
+        return process
+
+    monkeypatch.setattr(lessonprocess, "_start_guardian", counted)
+    course_folder.write(authoring_example())
+    result = build(course_folder.options(jobs=1))
+    assert result.executed == ["count-batches"]
+    assert len(started) == 1 and started[0].wait(timeout=10) == 0
+    started.clear()
+    course_folder.write(authoring_example().replace("Each bar is one", "Every bar is one"))
+    result = build(course_folder.options(jobs=1))
+    assert result.executed == []
+    [spare] = started
+    assert spare.wait(timeout=10) == 0  # it read the end of its input, with no job
+    assert lessonprocess._SPARE == []
