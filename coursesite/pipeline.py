@@ -30,7 +30,11 @@ from coursesite.execution.execute import LessonJob, prepare_job
 from coursesite.execution.executionkey import execution_key
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.executors import choose_executor
-from coursesite.execution.lessonprocess import end_spare_guardian, start_spare_guardian
+from coursesite.execution.lessonprocess import (
+    end_spare_guardian,
+    start_spare_guardian,
+    wait_for_clean_ups,
+)
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import check_links, check_references
@@ -101,6 +105,7 @@ def build(
             raise
         finally:
             end_spare_guardian()
+            wait_for_clean_ups()
         return state.result
 
 

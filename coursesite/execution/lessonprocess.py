@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -268,6 +268,31 @@ def _take_spare() -> _SpareGuardian | None:
         if _SPARE and _SPARE[0].pid == os.getpid():
             return _SPARE.pop()
     return None
+
+
+# -- clean-ups while the build goes on ------------------------------------------------------
+
+_CLEAN_UPS_LOCK = threading.Lock()
+_CLEAN_UPS: list[threading.Thread] = []
+
+
+def clean_up_in_background(clean_up: Callable[[], None]) -> None:
+    """Run a lesson's clean-up (its guardian's end: ~15 ms of killing what is left and of
+    the guardian's exit; its folder's removal) while the build renders its pages, instead
+    of before. The build waits for it before it returns (`wait_for_clean_ups`)."""
+    thread = threading.Thread(target=clean_up, name="lesson clean-up")
+    with _CLEAN_UPS_LOCK:
+        _CLEAN_UPS.append(thread)
+    thread.start()
+
+
+def wait_for_clean_ups() -> None:
+    """Until every lesson's clean-up handed to `clean_up_in_background` is done."""
+    with _CLEAN_UPS_LOCK:
+        threads = list(_CLEAN_UPS)
+        _CLEAN_UPS.clear()
+    for thread in threads:
+        thread.join()
 
 
 # -- temporary folders ----------------------------------------------------------------------
