@@ -58,8 +58,19 @@ def copy_course(target: Path, generator: Path = ROOT) -> Path:
     return target
 
 
+def build_command(course: Path, generator: Path) -> list[str]:
+    """`python build.py` in the course folder, as an author runs it: the folder holds
+    build.py and (linked) `generator`'s package, and is first on the build's sys.path."""
+    script, package = course / "build.py", course / "coursesite"
+    if not script.exists():
+        shutil.copy2(generator / "build.py", script)
+    if not package.exists():
+        package.symlink_to(generator / "coursesite", target_is_directory=True)
+    return [PYTHON, "build.py"]
+
+
 def build(course: Path, *extra: str, generator: Path = ROOT) -> tuple[float, float]:
-    return run([PYTHON, str(generator / "build.py"), "-q", *extra], course)
+    return run([*build_command(course, generator), "-q", *extra], course)
 
 
 def timed_build(
@@ -67,7 +78,7 @@ def timed_build(
 ) -> tuple[float, float]:
     """A build that also reports its stages, from the build's own timers (--timings)."""
     printed: list[str] = []
-    result = run([PYTHON, str(generator / "build.py"), "-q", "--timings", *extra], course, printed)
+    result = run([*build_command(course, generator), "-q", "--timings", *extra], course, printed)
     if stages is not None:
         stages.append(
             {
