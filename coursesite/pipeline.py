@@ -31,7 +31,11 @@ from coursesite.execution.execute import LessonJob, prepare_job
 from coursesite.execution.executionkey import execution_key
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.executors import choose_executor
-from coursesite.execution.validation import figure_errors, lesson_warnings, validation_key
+from coursesite.execution.lessonprocess import (
+    end_spare_guardian,
+    start_spare_guardian,
+    wait_for_clean_ups,
+)
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import check_links, check_references
@@ -95,11 +99,16 @@ def build(
     """
     with environment_failures_reported(), build_lock(options.cache), output_lock(options.out):
         state = Build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
+        if not options.frozen and options.cluster is None:
+            start_spare_guardian()  # starts while the lessons are read: see its docstring
         try:
             run_stages(state, STAGES)
         except BuildErrors:
             keep_valid_runs(state)
             raise
+        finally:
+            end_spare_guardian()
+            wait_for_clean_ups()
         return state.result
 
 
@@ -229,6 +238,8 @@ def keep_valid_runs(state: Build) -> None:
     """After a failed build: keep the runs that passed their own checks in the cache, so
     that fixing the lesson that failed does not run these again. records/ and the site
     change only when the whole build succeeds (the next good build saves these)."""
+    from coursesite.execution.validation import figure_errors
+
     for item in state.lessons:
         if item.state == "executed" and not figure_errors(item):
             state.cache.store(item.slug, item.keyed(), item.ran(), recorded=False)
@@ -239,6 +250,8 @@ def validate_records(state: Build) -> None:
 
     A lesson whose text and record passed before (the parse cache remembers) is not
     loaded to be checked again; the warnings it gave are reported again."""
+    from coursesite.execution.validation import figure_errors, lesson_warnings, validation_key
+
     figures, width = state.options.cache / "figures", state.course.settings.code_width
     errors, warnings = [], []
     assert state.parses is not None
@@ -249,7 +262,7 @@ def validate_records(state: Build) -> None:
             errors += figure_errors(item, figures)
             if errors:  # nothing will be shown: only look for more errors
                 continue
-            known = lesson_warnings(item, width, state.options.cache / "drift")
+            known = lesson_warnings(item, width, state.options.cache / "drift", figures)
             state.parses.remember_check(item.slug, key, known)
         warnings += known
     state.parses.save([item.slug for item in state.lessons])
@@ -455,13 +468,11 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
     settings = state.course.settings
     jobs = [prepare_job(item.parsed(), settings, item.inputs, hidden_for) for item in pending]
     with ThreadPoolExecutor(max_workers=1) as drawing:
-        # While the lessons run, this process would only wait: load the render and write
-        # stages (about 0.1 s of imports) and draw each lesson's figures (into the figure
-        # cache) as soon as it finishes. The imports wait until a lesson has started, as
-        # they would hold the GIL that starting its processes needs.
-        drawing.submit(
-            lambda: started.wait() and importlib.import_module("coursesite.publish.write")
-        )
+        # While the lessons run, this process would only wait: load the later stages and
+        # draw each lesson's figures (into the figure cache) as soon as it finishes. The
+        # imports wait until a lesson has started, as they would hold the GIL that
+        # starting its processes needs.
+        drawing.submit(_load_later_stages, started)
         try:
             outcomes = executor.run(jobs, on_start=on_start, on_done=on_done)
         finally:
@@ -470,6 +481,17 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
         if isinstance(outcome, BuildError):
             progress.update(item.slug, "failed", outcome.where)
     return outcomes
+
+
+def _load_later_stages(started: threading.Event) -> None:
+    """Once a lesson has started: what the stages after execute import (about 0.1 s), and
+    the highlighter that the changed code of an executed lesson needs on its page."""
+    started.wait()
+    for module in ("coursesite.execution.validation", "coursesite.publish.write"):
+        importlib.import_module(module)
+    from coursesite.markup.markdown import warm_highlighter
+
+    warm_highlighter()
 
 
 def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:

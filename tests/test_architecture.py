@@ -3,6 +3,9 @@ import circle between modules (imports for type names and inside functions count
 a circle of any kind means two modules cannot be read, or changed, one without the other)."""
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import ROOT
@@ -88,3 +91,39 @@ def test_every_subpackage_says_what_it_holds_and_no_module_is_too_long():
         if (count := len(path.read_text().splitlines())) > 500
     ]
     assert long == []
+
+
+HEAVY = (
+    "dask",
+    "distributed",
+    "nbformat",
+    "pagefind_bin",
+    "jinja2",
+    "matplotlib",
+    "numpy",
+    "pygments",
+    "latex2mathml",
+    "bs4",
+    "watchfiles",
+)
+
+
+def test_starting_a_build_imports_only_what_its_first_stages_need():
+    """The command line, and the stages up to execution, load none of what renders,
+    indexes, converts notebooks or talks to a cluster: a code edit's lesson starts only
+    after them, and these load while it runs (pipeline.run_lessons) or when used."""
+    code = (
+        "import json, sys\n"
+        "import coursesite.cli\n"
+        "coursesite.cli.parse_arguments(['--timings', '--lesson', 'x'])\n"
+        "command_line = sorted({m.split('.')[0] for m in sys.modules})\n"
+        "import coursesite.cache.fingerprint, coursesite.pipeline\n"
+        "stages = sorted({m.split('.')[0] for m in sys.modules})\n"
+        "print(json.dumps([command_line, stages]))\n"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    command_line, stages = json.loads(printed)
+    assert [name for name in HEAVY if name in stages] == []
+    assert [name for name in ("markdown_it", "msgspec", "yaml") if name in command_line] == []

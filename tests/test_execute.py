@@ -6,7 +6,8 @@ from pathlib import Path
 
 from conftest import ROOT, authoring_example, build_errors, build_lesson, line_of, replace_block
 from coursesite.errors import BuildError
-from coursesite.execution.execute import prepare_job, run_job, unseen_hardware
+from coursesite.execution.execute import prepare_job, run_job
+from coursesite.execution.hardware import unseen_hardware
 from coursesite.lesson.parse import parse_lesson
 
 

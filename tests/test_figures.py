@@ -450,3 +450,25 @@ def test_figure_data_whose_text_is_cut_at_its_edge_is_a_warning_at_its_code(
     )
     assert warning.line == line_of(text, "figure = {")
     assert "put spaces into it" in warning.hint
+
+
+def test_a_code_edit_that_keeps_the_figure_data_does_not_draw_it_to_find_cut_text(
+    course_folder, monkeypatch
+):
+    """The cut-text warning of unchanged figure data comes from the figure cache: drawing
+    it again took matplotlib's import (0.4 s) on every code edit of the lesson."""
+    text = authoring_example().replace('"xlabel": "batch"', '"xlabel": "' + "batch_" * 12 + '"')
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    course_folder.write(
+        text.replace('print("PASS: count-batches")', 'print("PASS: count-batches")  # edited')
+    )
+
+    def no_drawing(data):
+        raise AssertionError("the figure was drawn again")
+
+    monkeypatch.setattr("coursesite.outputs.figures.cut_words", no_drawing)
+    result = build(course_folder.options(), RecordingProgress())
+    assert result.executed == ["count-batches"]
+    [warning] = [w for w in result.warnings if "draws text past its edge" in w.message]
+    assert "batch_" * 12 in warning.message

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT, RecordingProgress, authoring_example
 from coursesite.errors import BuildErrors
+from coursesite.execution import lessonprocess
 from coursesite.pipeline import build
 from test_hostile_code import still_running
 
@@ -247,3 +248,30 @@ def test_a_lesson_that_kills_its_guardian_leaves_no_process_behind(course_folder
     assert len(pids) >= 3 and still_running(pids) == []
     # Not zombies either: the build, their subreaper once the guardian was gone, reaped them.
     assert wait_for(lambda: not [pid for pid in pids if Path(f"/proc/{pid}").exists()], 10)
+
+
+def test_the_guardian_started_ahead_runs_the_first_lesson_and_ends_unused_otherwise(
+    course_folder, monkeypatch
+):
+    """A build starts one guardian while it reads its lessons: the first lesson to run
+    takes it (no second guardian starts), and a build that runs nothing ends it."""
+    started = []
+    start = lessonprocess._start_guardian
+
+    def counted(write_ends):
+        process = start(write_ends)
+        started.append(process)
+        return process
+
+    monkeypatch.setattr(lessonprocess, "_start_guardian", counted)
+    course_folder.write(authoring_example())
+    result = build(course_folder.options(jobs=1))
+    assert result.executed == ["count-batches"]
+    assert len(started) == 1 and started[0].wait(timeout=10) == 0
+    started.clear()
+    course_folder.write(authoring_example().replace("Each bar is one", "Every bar is one"))
+    result = build(course_folder.options(jobs=1))
+    assert result.executed == []
+    [spare] = started
+    assert spare.wait(timeout=10) == 0  # it read the end of its input, with no job
+    assert lessonprocess._SPARE == []

@@ -7,6 +7,7 @@ from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError, environment_failures_reported
 from coursesite.execution import records
 from coursesite.execution.diffreport import bounded_diff
+from coursesite.execution.lessonprocess import wait_for_clean_ups
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.pipeline import (
     Build,
@@ -38,6 +39,7 @@ def check_drift(options: BuildOptions, progress: Progress, accept: bool) -> list
                 ],
             )
         finally:
+            wait_for_clean_ups()
             keep_valid_runs(state)
         return [drift for item in state.lessons if (drift := _drift(item, options, accept))]
 

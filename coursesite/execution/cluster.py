@@ -34,9 +34,9 @@ from coursesite.execution.execute import (
     StartCallback,
     run_job,
     threads_per_lesson,
-    unseen_hardware,
 )
 from coursesite.execution.executionrecord import ExecutionRecord
+from coursesite.execution.hardware import unseen_hardware
 
 if TYPE_CHECKING:  # distributed is imported only when a build uses a cluster
     from distributed import Client, Future

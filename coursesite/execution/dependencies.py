@@ -65,14 +65,27 @@ def normalized_name(name: str) -> str:
 
 def installed_signature() -> tuple[tuple[str, int], ...]:
     """What changes when a distribution is installed, upgraded or removed: the modification
-    times of the folders on sys.path (each install adds or renames a .dist-info folder)."""
+    times of the folders on sys.path that hold distributions (each install adds or renames
+    a .dist-info folder). A folder holding none counts as 0 whatever its time: the first
+    entry is build.py's own folder, where every build that writes replaces site/, and
+    taking its time made every code edit's look-ups of installed modules miss (~0.1 s)."""
     signature = []
     for entry in sys.path:
         try:
-            signature.append((entry, os.stat(entry).st_mtime_ns))
+            changed = os.stat(entry).st_mtime_ns
         except OSError:
             continue
+        signature.append((entry, changed if _holds_distributions(entry, changed) else 0))
     return tuple(signature)
+
+
+@functools.lru_cache(maxsize=64)
+def _holds_distributions(folder: str, changed: int) -> bool:
+    """Whether `folder` (as of its modification time `changed`) holds a distribution."""
+    try:
+        return any(name.endswith((".dist-info", ".egg-info")) for name in os.listdir(folder))
+    except OSError:  # not a folder (a zip file on sys.path) or unreadable
+        return False
 
 
 @functools.lru_cache(maxsize=1)

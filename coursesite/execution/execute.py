@@ -6,6 +6,7 @@ HOME are a temporary folder; the result comes back as JSON and becomes an Execut
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import json
@@ -32,8 +33,14 @@ from coursesite.execution.executionrecord import (
 )
 from coursesite.execution.failures import failure_error, main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
-from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder, stop_all
-from coursesite.execution.probes import probe_names, probes_payload
+from coursesite.execution.lessonprocess import (
+    Guardian,
+    LessonProcess,
+    clean_up_in_background,
+    lesson_folder,
+    stop_all,
+)
+from coursesite.execution.probes import probes_payload
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.files import write_in_place
 from coursesite.lesson.model import Lesson
@@ -172,7 +179,12 @@ class LocalExecutor:
 
         def run_one(job: LessonJob) -> ExecutionRecord | BuildError:
             try:
-                record = run_job(job, self.threads, on_started=lambda: on_start(job))
+                record = run_job(
+                    job,
+                    self.threads,
+                    on_started=lambda: on_start(job),
+                    clean_up=clean_up_in_background,
+                )
             except BuildError as error:
                 return error
             on_done(job, record)
@@ -187,55 +199,28 @@ class LocalExecutor:
 
 
 def run_job(
-    job: LessonJob, threads: int = 1, on_started: Callable[[], None] = lambda: None
+    job: LessonJob,
+    threads: int = 1,
+    on_started: Callable[[], None] = lambda: None,
+    clean_up: Callable[[Callable[[], None]], None] = lambda finish: finish(),
 ) -> ExecutionRecord:
     """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.
 
-    `on_started` is called once the lesson's processes exist.
+    `on_started` is called once the lesson's processes exist. `clean_up` is handed the
+    clean-up of a lesson that ran (its guardian's end, which kills whatever the lesson
+    left running, then its folder's removal): by default it runs at once; LocalExecutor
+    runs it while the build goes on (lessonprocess.clean_up_in_background).
     """
-    with lesson_folder(job.slug) as folder:
-        work, reader = folder / "run", folder / "reader"
-        for place in (work, reader):
-            place.mkdir()
-            for name, content in job.inputs.items():
-                write_in_place(place / name, content)
-        write_in_place(work / "job.json", json.dumps(job.payload))
-        write_in_place(reader / "main.py", job.main_py)
-        # Both processes are the children of the lesson's guardian (guardian.py), which
-        # kills them and all they started when they end, when the build ends, and when the
-        # build is killed outright; and which holds the lesson to its memory limit.
-        guardian = Guardian(folder, job.memory_mb * 1024 * 1024)
-        # main.py runs as a reader would run it, at the same time as the lesson itself. It
-        # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
-        # Its stdout may hold what every step printed; once past that, it is stopped.
-        main = guardian.add(
-            "main",
-            [sys.executable, "main.py"],
-            reader,
-            reader_environment(folder, threads, job.passed_environment, job.hidden),
-        )
-        runner = guardian.add(
-            "runner",
-            [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
-            work,
-            lesson_environment(work, threads, job.passed_environment),
-        )
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(lesson_folder(job.slug))
+        guardian, main, runner = _lesson_processes(job, threads, folder)
+        stack.callback(guardian.finish)
         try:
             guardian.start()
             _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
             _capture(runner, job)
             on_started()
-            try:
-                completed = _finish(runner, job)
-            except BuildError as error:
-                raise _noting_endless_main_py(error, main) from None
-            result = _read_result(work / "result.json", completed, job)
-            try:
-                record = _record(job.slug, result)
-            except (KeyError, TypeError, ValueError, AttributeError):
-                raise _damaged_result(job) from None
-            if too_much := _over_output_limit(job, record):
-                raise too_much
+            record = _recorded_run(job, runner, folder / "run" / "result.json", main)
             _verify_main_py(job, record, _finish(main, job), main.captured())
         finally:
             for process in (runner, main):
@@ -245,7 +230,58 @@ def run_job(
                 else:  # the guardian did not start
                     process.stdout.close()
                     process.stderr.close()
-            guardian.finish()
+        clean_up(stack.pop_all().close)
+    return record
+
+
+def _lesson_processes(
+    job: LessonJob, threads: int, folder: Path
+) -> tuple[Guardian, LessonProcess, LessonProcess]:
+    """The lesson's guardian with its two processes, main.py's and the runner's, to start."""
+    work, reader = folder / "run", folder / "reader"
+    for place in (work, reader):
+        place.mkdir()
+        for name, content in job.inputs.items():
+            write_in_place(place / name, content)
+    write_in_place(work / "job.json", json.dumps(job.payload))
+    write_in_place(reader / "main.py", job.main_py)
+    # Both processes are the children of the lesson's guardian (guardian.py), which
+    # kills them and all they started when they end, when the build ends, and when the
+    # build is killed outright; and which holds the lesson to its memory limit.
+    guardian = Guardian(folder, job.memory_mb * 1024 * 1024)
+    # main.py runs as a reader would run it, at the same time as the lesson itself. It
+    # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
+    # Its stdout may hold what every step printed; once past that, it is stopped.
+    main = guardian.add(
+        "main",
+        [sys.executable, "main.py"],
+        reader,
+        reader_environment(folder, threads, job.passed_environment, job.hidden),
+    )
+    runner = guardian.add(
+        "runner",
+        [sys.executable, "-X", "utf8", str(RUNNER), "job.json", "result.json"],
+        work,
+        lesson_environment(work, threads, job.passed_environment),
+    )
+    return guardian, main, runner
+
+
+def _recorded_run(
+    job: LessonJob, runner: LessonProcess, result_path: Path, main: LessonProcess
+) -> ExecutionRecord:
+    """The runner's record, once it ended; BuildError if it failed or printed too much."""
+    try:
+        completed = _finish(runner, job)
+    except BuildError as error:
+        raise _noting_endless_main_py(error, main) from None
+    result = _read_result(result_path, completed, job)
+    try:
+        record = _record(job.slug, result)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise _damaged_result(job) from None
+    if too_much := _over_output_limit(job, record):
+        raise too_much
     return record
 
 
@@ -441,34 +477,3 @@ def _record(slug: str, result: dict) -> ExecutionRecord:
             "hardware": hardware_kind(result["platforms"]),
         }
     )
-
-
-def unseen_hardware(job: LessonJob, record: ExecutionRecord) -> BuildError | None:
-    """The error for a gpu or tpu lesson whose run saw no such device; None when it saw the
-    hardware it declares (every run satisfies a cpu lesson)."""
-    if job.hardware == "cpu" or record.hardware == job.hardware:
-        return None
-    kind, names = job.hardware.upper(), probe_names()
-    where = (
-        f"the Dask worker {record.worker} offers {record.worker_resources or 'nothing'}, "
-        f"but {names} found no {kind} there; "
-        if record.worker
-        else ""
-    )
-    return BuildError(
-        f"lesson declares hardware: {job.hardware} but its run saw no {kind} ({record.devices})",
-        job.path,
-        _front_matter_line(job.payload["source_text"], "hardware"),
-        hint=f"{where}run it on a machine or worker with a {kind} that {names} can use (a "
-        f"lesson that does not import {names} uses none), or declare hardware: cpu",
-    )
-
-
-def _front_matter_line(text: str, key: str) -> int | None:
-    """The file line of `key:` in the lesson's front matter (which starts on line 2)."""
-    for number, line in enumerate(text.splitlines()[1:], start=2):
-        if line.rstrip() == "---":
-            return None
-        if re.match(rf"[\"']?{key}[\"']?\s*:", line):
-            return number
-    return None

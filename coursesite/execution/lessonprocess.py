@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -46,13 +46,13 @@ class LessonProcess:
     """One of a lesson's processes, the runner or main.py: a child of the lesson's guardian,
     which reports its pid and exit status. Stands where subprocess.Popen stood."""
 
-    def __init__(self, guardian: Guardian, name: str, args: list[str]):
+    def __init__(self, guardian: Guardian, name: str, args: list[str], pipes: OutputPipes):
         self.guardian, self.name, self.args = guardian, name, args
         self.pid = 0
         self.returncode: int | None = None
         self.ended = threading.Event()
-        read_out, self.stdout_fd = os.pipe()
-        read_err, self.stderr_fd = os.pipe()
+        self.started = threading.Event()  # its pid is known, or it ended
+        (read_out, self.stdout_fd), (read_err, self.stderr_fd) = pipes
         # Read by the output capture, which closes them when the process has ended.
         self.stdout: IO[bytes] = open(read_out, "rb", buffering=0)  # noqa: SIM115
         self.stderr: IO[bytes] = open(read_err, "rb", buffering=0)  # noqa: SIM115
@@ -79,10 +79,15 @@ class LessonProcess:
         if not self.ended.wait(ANSWER_SECONDS):
             self.guardian.abandon()
 
+    def started_as(self, pid: int) -> None:
+        self.pid = pid
+        self.started.set()
+
     def ended_with(self, status: int) -> None:
         if self.returncode is None:
             self.returncode = status
         self.ended.set()
+        self.started.set()
 
 
 class Guardian:
@@ -103,11 +108,13 @@ class Guardian:
         self._lock = threading.Lock()
         self._abandon_lock = threading.Lock()
         self._reader: threading.Thread | None = None
+        self._spare = _take_spare()
 
     def add(self, name: str, command: list[str], work: Path, env: dict[str, str]) -> LessonProcess:
         """A process for the guardian to start: in `work`, in a session of its own, with
         its stdout and stderr going to pipes read here."""
-        process = LessonProcess(self, name, command)
+        pipes = self._spare.pipes.pop(0) if self._spare else _output_pipes()
+        process = LessonProcess(self, name, command, pipes)
         self.children[name] = process
         self.specs.append(
             {
@@ -125,21 +132,13 @@ class Guardian:
     def start(self) -> None:
         """Start the guardian and, through it, the processes added; once this returns they
         exist (or are reported ended, when one could not start)."""
-        write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
-        try:
-            self.process = orphans.start_own(
-                lambda: subprocess.Popen(
-                    [sys.executable, "-I", "-S", str(GUARDIAN)],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    pass_fds=write_ends,
-                    start_new_session=True,
-                )  # the terminal's hangup and Ctrl-C are not for it
-            )
-        finally:
-            for fd in write_ends:  # the guardian holds them now
-                os.close(fd)
+        if self._spare:
+            assert not self._spare.pipes, "a spare guardian has pipes for the runner and main.py"
+            spare = self._spare.process
+            self.process = orphans.start_own(lambda: spare)
+        else:
+            write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
+            self.process = orphans.start_own(lambda: _start_guardian(write_ends))
         self.started_at = _start_time(self.process.pid) or 0
         _RUNNING.add(self)
         self._reader = threading.Thread(
@@ -154,9 +153,8 @@ class Guardian:
         self.send(json.dumps(job))
         deadline = time.monotonic() + START_SECONDS
         for process in self.children.values():
-            while not process.pid and not process.ended.wait(0.01):
-                if time.monotonic() > deadline:
-                    self.abandon()
+            if not process.started.wait(max(0.0, deadline - time.monotonic())):
+                self.abandon()
 
     def send(self, line: str) -> None:
         stdin = self.process.stdin if self.process else None
@@ -170,6 +168,8 @@ class Guardian:
         """Kill every process of the lesson that is left, and the guardian ends."""
         process = self.process
         if process is None:
+            if self._spare:  # taken, but never given its job
+                self._spare.end()
             return
         self.ending = True
         self.send("end")
@@ -212,7 +212,7 @@ class Guardian:
             kind, _, rest = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
             if kind == "started":
                 name, pid = rest.split()
-                self.children[name].pid = int(pid)
+                self.children[name].started_as(int(pid))
             elif kind == "exit":
                 name, status = rest.split()
                 self.children[name].ended_with(int(status))
@@ -225,6 +225,117 @@ class Guardian:
             self.lost = self.lost or "killed"
         for process in self.children.values():  # the guardian is gone, and so are they
             process.ended_with(-signal.SIGKILL)
+
+
+# -- guardians started ahead ----------------------------------------------------------------
+
+OutputPipes = tuple[tuple[int, int], tuple[int, int]]  # (read, write) of stdout, of stderr
+
+
+def _output_pipes() -> OutputPipes:
+    return os.pipe(), os.pipe()
+
+
+def _start_guardian(write_ends: list[int]) -> subprocess.Popen:
+    """A guardian process, holding the write ends of its children's output pipes."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", str(GUARDIAN)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            pass_fds=write_ends,
+            start_new_session=True,
+        )  # the terminal's hangup and Ctrl-C are not for it
+    finally:
+        for fd in write_ends:  # the guardian holds them now
+            os.close(fd)
+
+
+@dataclass
+class _SpareGuardian:
+    """A guardian started before any lesson is known, waiting for its job on stdin."""
+
+    process: subprocess.Popen
+    pipes: list[OutputPipes]  # for the runner and main.py, in the order they are added
+    pid: int  # the build process that started it (a forked process does not use it)
+
+    def end(self) -> None:
+        """Close its input before any job (it exits), and the read ends left unused."""
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        for (out, _), (err, _) in self.pipes:
+            os.close(out)
+            os.close(err)
+        self.pipes.clear()
+
+
+_SPARE_LOCK = threading.Lock()
+_SPARE: list[_SpareGuardian] = []
+
+
+def start_spare_guardian() -> None:
+    """Start a guardian for the build's first lesson to run, while the build still reads
+    and keys its lessons: a guardian's interpreter takes ~30 ms to start, on the critical
+    path of a code edit otherwise. Unused, it ends at `end_spare_guardian` (or when the
+    build dies: its stdin closes before any job came)."""
+    pipes = [_output_pipes(), _output_pipes()]
+    write_ends = [write for pair in pipes for _, write in pair]
+    try:
+        process = _start_guardian(write_ends)
+    except OSError:
+        for pair in pipes:
+            os.close(pair[0][0])
+            os.close(pair[1][0])
+        return  # the lesson will start a guardian of its own, and report what fails
+    # The write ends are closed here, and open under the same numbers in the guardian,
+    # which the job names them by.
+    with _SPARE_LOCK:
+        _SPARE.append(_SpareGuardian(process, pipes, os.getpid()))
+
+
+def end_spare_guardian() -> None:
+    """End the spare guardian if no lesson took it; it exits as soon as it reads the end
+    of its input (subprocess reaps it later)."""
+    with _SPARE_LOCK:
+        spares = list(_SPARE)
+        _SPARE.clear()
+    for spare in spares:
+        spare.end()
+
+
+def _take_spare() -> _SpareGuardian | None:
+    with _SPARE_LOCK:
+        if _SPARE and _SPARE[0].pid == os.getpid():
+            return _SPARE.pop()
+    return None
+
+
+# -- clean-ups while the build goes on ------------------------------------------------------
+
+_CLEAN_UPS_LOCK = threading.Lock()
+_CLEAN_UPS: list[threading.Thread] = []
+
+
+def clean_up_in_background(clean_up: Callable[[], None]) -> None:
+    """Run a lesson's clean-up (its guardian's end: ~15 ms of killing what is left and of
+    the guardian's exit; its folder's removal) while the build renders its pages, instead
+    of before. The build waits for it before it returns (`wait_for_clean_ups`)."""
+    thread = threading.Thread(target=clean_up, name="lesson clean-up")
+    with _CLEAN_UPS_LOCK:
+        _CLEAN_UPS.append(thread)
+    thread.start()
+
+
+def wait_for_clean_ups() -> None:
+    """Until every lesson's clean-up handed to `clean_up_in_background` is done."""
+    with _CLEAN_UPS_LOCK:
+        threads = list(_CLEAN_UPS)
+        _CLEAN_UPS.clear()
+    for thread in threads:
+        thread.join()
 
 
 # -- temporary folders ----------------------------------------------------------------------

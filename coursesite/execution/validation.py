@@ -34,14 +34,17 @@ def validation_key(item: LessonBuild, width: int) -> str:
     )
 
 
-def lesson_warnings(item: LessonBuild, width: int, reports: Path) -> list[BuildError]:
+def lesson_warnings(
+    item: LessonBuild, width: int, reports: Path, cache: Path | None = None
+) -> list[BuildError]:
     """Problems that do not stop a build but fail `build.py check` (`reports`: the folder
-    for the whole of each long diff, one folder per lesson in it)."""
+    for the whole of each long diff, one folder per lesson in it; `cache`: the figure
+    cache)."""
     lesson, record, stored = item.parsed(), item.ran(), item.expected_outputs()
     drift = reports / item.slug
     warnings = output_drift(lesson, record, stored, drift) if stored is not None else []
     warnings += unfinished_parts(lesson) + long_code_lines(lesson, width)
-    cut = [figure_data_cut(lesson, record, figure) for figure in lesson.items(Figure)]
+    cut = [figure_data_cut(lesson, record, figure, cache) for figure in lesson.items(Figure)]
     warnings += [warning for warning in cut if warning]
     for block in lesson.runnable_blocks():
         output = record.blocks.get(block.id)

@@ -13,14 +13,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from coursesite.cache.caches import cached_clean_svg, cached_figure_svg
+from coursesite.cache.caches import cached_clean_svg, cached_cut_words, cached_figure_svg
 from coursesite.errors import BuildError
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord
 from coursesite.files import short_digest
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.lesson.model import Figure, Lesson, RunnableBlock
 from coursesite.markup.svgclean import UnsafeSvg
-from coursesite.outputs.figures import cut_words, figure_problems
+from coursesite.outputs.figures import figure_problems
 
 FIGURE_HINT = "see 'Figures' in docs/authoring.md"
 
@@ -139,9 +139,12 @@ def figure_data_error(lesson: Lesson, record: ExecutionRecord, figure: Figure) -
     )
 
 
-def figure_data_cut(lesson: Lesson, record: ExecutionRecord, figure: Figure) -> BuildError | None:
-    """A warning when the drawing of a {figure} block's data shows some of its text cut."""
-    cut = cut_words(record.blocks[figure.anchor].figure or {})
+def figure_data_cut(
+    lesson: Lesson, record: ExecutionRecord, figure: Figure, cache: Path | None = None
+) -> BuildError | None:
+    """A warning when the drawing of a {figure} block's data shows some of its text cut
+    (`cache`: the figure cache, which keeps what earlier drawings of the same data cut)."""
+    cut = cached_cut_words(record.blocks[figure.anchor].figure or {}, cache)
     if not cut:
         return None
     return BuildError(

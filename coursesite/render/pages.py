@@ -34,7 +34,12 @@ from coursesite.markup.myst import References
 from coursesite.outputs.displays import display_files, page_displays
 from coursesite.outputs.downloads import download_list, learner_notebook, lesson_downloads
 from coursesite.outputs.images import CopiedImage, lesson_images
-from coursesite.outputs.pagefigures import captured_figures, data_figure_svg, page_figures
+from coursesite.outputs.pagefigures import (
+    captured_figures,
+    data_figure_svg,
+    figure_data_cut,
+    page_figures,
+)
 from coursesite.render.launch import launch_links
 from coursesite.render.templating import create_environment, render_page
 
@@ -449,7 +454,9 @@ def sidebar_window(phase_refs: list[LessonRef], current: LessonRef) -> SidebarWi
 
 
 def prerender_figures(lesson: Lesson, record: ExecutionRecord, cache: Path) -> None:
-    """Draw a lesson's valid figures into the figure cache ahead of rendering its page."""
+    """Draw a lesson's valid figures into the figure cache ahead of rendering its page, and
+    measure the text they cut ahead of the validate stage."""
     for figure in lesson.items(Figure):
         with contextlib.suppress(BuildError):  # reported when the page is rendered
             data_figure_svg(lesson, record, figure, cache)
+            figure_data_cut(lesson, record, figure, cache)
