@@ -40,7 +40,7 @@ class LessonProcess:
     """One of a lesson's processes, the runner or main.py: a child of the lesson's guardian,
     which reports its pid and exit status. Stands where subprocess.Popen stood."""
 
-    def __init__(self, guardian: Guardian, name: str, args: list[str]):
+    def __init__(self, guardian: Guardian, name: str, args: list[str], stdin: bool = False):
         self.guardian, self.name, self.args = guardian, name, args
         self.pid = 0
         self.returncode: int | None = None
@@ -51,6 +51,13 @@ class LessonProcess:
         self.stdout: IO[bytes] = open(read_out, "rb", buffering=0)  # noqa: SIM115
         self.stderr: IO[bytes] = open(read_err, "rb", buffering=0)  # noqa: SIM115
         self.capture: OutputCapture | None = None
+        # Only the warm preview's interpreter reads commands (coursesite/warm): the lesson
+        # processes of a build read nothing.
+        self.stdin: IO[bytes] | None = None
+        self.stdin_fd: int | None = None
+        if stdin:
+            self.stdin_fd, write_in = os.pipe()
+            self.stdin = open(write_in, "wb", buffering=0)  # noqa: SIM115
 
     def captured(self) -> OutputCapture:
         assert self.capture is not None, "its output is captured once the guardian started"
@@ -87,39 +94,44 @@ class Guardian:
         self._lock = threading.Lock()
         self._reader: threading.Thread | None = None
 
-    def add(self, name: str, command: list[str], work: Path, env: dict[str, str]) -> LessonProcess:
+    def add(
+        self, name: str, command: list[str], work: Path, env: dict[str, str], stdin: bool = False
+    ) -> LessonProcess:
         """A process for the guardian to start: in `work`, in a session of its own, with
-        its stdout and stderr going to pipes read here."""
-        process = LessonProcess(self, name, command)
+        its stdout and stderr going to pipes read here (and with `stdin`, its stdin coming
+        from a pipe written here: `process.stdin`)."""
+        process = LessonProcess(self, name, command, stdin)
         self.children[name] = process
-        self.specs.append(
-            {
-                "name": name,
-                "args": command,
-                "cwd": str(work),
-                "env": env,
-                "stdout": process.stdout_fd,
-                "stderr": process.stderr_fd,
-                "address_space_bytes": self.memory_bytes,
-            }
-        )
+        spec = {
+            "name": name,
+            "args": command,
+            "cwd": str(work),
+            "env": env,
+            "stdout": process.stdout_fd,
+            "stderr": process.stderr_fd,
+            "address_space_bytes": self.memory_bytes,
+        }
+        if process.stdin_fd is not None:
+            spec["stdin"] = process.stdin_fd
+        self.specs.append(spec)
         return process
 
     def start(self) -> None:
         """Start the guardian and, through it, the processes added; once this returns they
         exist (or are reported ended, when one could not start)."""
-        write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
+        handed_on = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
+        handed_on += [p.stdin_fd for p in self.children.values() if p.stdin_fd is not None]
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(GUARDIAN)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                pass_fds=write_ends,
+                pass_fds=handed_on,
                 start_new_session=True,
             )  # the terminal's hangup and Ctrl-C are not for it
         finally:
-            for fd in write_ends:  # the guardian holds them now
+            for fd in handed_on:  # the pipe ends its children use: the guardian holds them now
                 os.close(fd)
         _RUNNING.add(self)
         self._reader = threading.Thread(
