@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import mimetypes
 import sys
 import threading
 import traceback
@@ -39,7 +40,22 @@ class ServeState:
     generation: int = 0
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    previews: dict[str, bytes] = field(default_factory=dict)
+    """Files of the warm preview (coursesite/warm) by site path, served instead of the
+    site's until the clean build replaces them; never written to the site."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def show_preview(self, files: dict[str, bytes]) -> None:
+        with self.lock:
+            self.previews = files
+            self.generation += 1
+
+    def preview_of(self, route: str) -> bytes | None:
+        path = route.lstrip("/")
+        if path == "" or path.endswith("/"):
+            path += "index.html"
+        with self.lock:
+            return self.previews.get(path)
 
     def as_json(self) -> bytes:
         with self.lock:
@@ -60,12 +76,14 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
             state.generation += 1
             state.error = None
             state.warnings = [str(warning) for warning in result.warnings]
+            state.previews = {}  # the clean run's pages replace them
         with build_lock(options.cache), output_lock(options.out):
             refresh_search(options)
     except BuildErrors as problems:
         problems.report()
         with state.lock:
             state.error = str(problems)
+            _drop_preview(state)
         return False
     except Exception as problem:  # a bug of ours: the preview must outlive it
         report = options.cache / "internal-error.txt"
@@ -78,8 +96,17 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
         print(f"error: {message}", file=sys.stderr)
         with state.lock:
             state.error = message
+            _drop_preview(state)
         return False
     return True
+
+
+def _drop_preview(state: ServeState) -> None:
+    """After a failed build, open pages go back to the last good build (which the error
+    shows over): a preview of code that does not build is no page to keep."""
+    if state.previews:
+        state.previews = {}
+        state.generation += 1
 
 
 class PreviewHandler(SimpleHTTPRequestHandler):
@@ -94,8 +121,11 @@ class PreviewHandler(SimpleHTTPRequestHandler):
         path = Path(self.translate_path(route))
         if path.is_dir():
             path = path / "index.html"
-        if path.suffix == ".html" and path.is_file():
-            page = path.read_bytes()
+        preview = self.state.preview_of(route)
+        if preview is not None and path.suffix != ".html":
+            return self._send(preview, mimetypes.guess_type(path.name)[0] or "text/plain")
+        if path.suffix == ".html" and (preview is not None or path.is_file()):
+            page = path.read_bytes() if preview is None else preview
             return self._send(page.replace(b"</body>", SCRIPT_TAG + b"</body>", 1), "text/html")
         return super().do_GET()
 
@@ -136,8 +166,11 @@ def watched_paths(options: BuildOptions) -> list[Path]:
 def serve(options: BuildOptions, port: int) -> int:
     import watchfiles  # only serving needs the watcher
 
+    from coursesite.warm.warmpreview import WarmPreviews  # only serving keeps lessons warm
+
     options = dataclasses.replace(options, defer_search_index=True)
     state = ServeState()
+    warm = WarmPreviews(options)
     rebuild(options, state)
     options.out.mkdir(parents=True, exist_ok=True)
     try:
@@ -151,11 +184,15 @@ def serve(options: BuildOptions, port: int) -> int:
     print(f"serving {options.out} at http://127.0.0.1:{server.server_port}/  (Ctrl-C stops)")
     try:
         for changes in watchfiles.watch(*watched_paths(options)):
-            names = sorted({Path(name).name for _, name in changes})
-            print(f"changed: {', '.join(names)}; rebuilding")
+            paths = {Path(name) for _, name in changes}
+            print(f"changed: {', '.join(sorted(path.name for path in paths))}; rebuilding")
+            if preview := warm.preview(paths):
+                state.show_preview(preview)
             rebuild(options, state)
+            warm.after_build(paths)
     except KeyboardInterrupt:
         print("stopped")
     finally:
         server.shutdown()
+        warm.close()
     return 0
