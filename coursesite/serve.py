@@ -26,6 +26,7 @@ from coursesite.pipeline import build
 from coursesite.progress import PlainProgress, Progress
 from coursesite.publish.lock import build_lock, output_lock
 from coursesite.publish.searchindex import refresh_search
+from coursesite.warm.warmpreview import WarmPreviews
 
 PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
 RELOAD_SCRIPT = PREVIEW / "livereload.js"
@@ -45,10 +46,13 @@ class ServeState:
     site's until the clean build replaces them; never written to the site."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def show_preview(self, files: dict[str, bytes]) -> None:
+    def show_preview(self, files: dict[str, bytes], generation: int) -> None:
+        """Serve `files` instead of the site's, unless a build finished since
+        `generation`: its pages are the clean record of the edit."""
         with self.lock:
-            self.previews = files
-            self.generation += 1
+            if self.generation == generation:
+                self.previews = files
+                self.generation += 1
 
     def preview_of(self, route: str) -> bytes | None:
         path = route.lstrip("/")
@@ -163,10 +167,15 @@ def watched_paths(options: BuildOptions) -> list[Path]:
     return [path for path in paths if path.exists()]
 
 
+def show_warm_preview(
+    warm: WarmPreviews, paths: set[Path], state: ServeState, generation: int
+) -> None:
+    if preview := warm.preview(paths):
+        state.show_preview(preview, generation)
+
+
 def serve(options: BuildOptions, port: int) -> int:
     import watchfiles  # only serving needs the watcher
-
-    from coursesite.warm.warmpreview import WarmPreviews  # only serving keeps lessons warm
 
     options = dataclasses.replace(options, defer_search_index=True)
     state = ServeState()
@@ -186,9 +195,13 @@ def serve(options: BuildOptions, port: int) -> int:
         for changes in watchfiles.watch(*watched_paths(options)):
             paths = {Path(name) for _, name in changes}
             print(f"changed: {', '.join(sorted(path.name for path in paths))}; rebuilding")
-            if preview := warm.preview(paths):
-                state.show_preview(preview)
+            # The clean full run starts at once; a warm preview shows while it runs.
+            previewing = threading.Thread(
+                target=show_warm_preview, args=(warm, paths, state, state.generation)
+            )
+            previewing.start()
             rebuild(options, state)
+            previewing.join()
             warm.after_build(paths)
     except KeyboardInterrupt:
         print("stopped")

@@ -126,3 +126,11 @@ def test_an_edit_the_analysis_cannot_follow_is_left_to_the_full_run(serving):
     assert "the full run shows the edit" in line
     clean = serving.page_when(lambda page: "Omitted: [8, 9, 10]\n1" in page)
     assert "Preview:" not in clean
+
+
+def test_an_edit_whose_warm_run_would_take_most_of_the_full_runs_time_is_left_to_it(serving):
+    serving.edit("time.sleep(3)", "time.sleep(3.1)")
+    line = serving.wait_for("preview: count-batches")
+    assert "the blocks to run again took 3." in line and "the full run shows the edit" in line
+    serving.wait_for("executed 01.01 count-batches")
+    assert "Preview:" not in serving.page()

@@ -23,6 +23,7 @@ from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_f
 
 WARM_RUNNER = Path(__file__).with_name("warmrunner.py")
 MARKER = b"\x1ecoursesite-warm "  # warmrunner.MARKER: its answers on stdout start with it
+WORTH_IT = 0.5  # the share of the blocks' time above which a warm run is not worth it
 
 
 class WarmSession:
@@ -105,6 +106,16 @@ class WarmSession:
             self.result = {**self.result, "blocks": list(outputs.values())}
             self.result["values"] = answer["values"]
         return answer
+
+    def costly(self, positions: list[int]) -> str:
+        """Why running the blocks at `positions` again is not worth it, or "": a warm run
+        that takes most of a full run's time would only slow the full run beside it (they
+        share the cores) and show the edit no sooner."""
+        seconds = [block["seconds"] for block in self.result["blocks"]]
+        again = sum(seconds[i] for i in positions if i < len(seconds))
+        if again <= WORTH_IT * sum(seconds):
+            return ""
+        return f"the blocks to run again took {again:.1f} s of the run's {sum(seconds):.1f} s"
 
     def record(self) -> ExecutionRecord:
         """What the namespace's blocks printed and drew, the re-run ones as they did last."""

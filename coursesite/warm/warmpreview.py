@@ -51,6 +51,9 @@ class WarmPreviews:
             return None
         if not plan.rerun:  # prose alone changed: the build is as quick
             return None
+        if too_slow := session.costly(plan.rerun):
+            self.say(f"preview: {ref.slug}: {too_slow}; the full run shows the edit")
+            return None
         return self._run_warm(course, lesson, session, job, plan)
 
     def _run_warm(
