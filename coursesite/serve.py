@@ -170,8 +170,20 @@ def watched_paths(options: BuildOptions) -> list[Path]:
 def show_warm_preview(
     warm: WarmPreviews, paths: set[Path], state: ServeState, generation: int
 ) -> None:
-    if preview := warm.preview(paths):
-        state.show_preview(preview, generation)
+    try:
+        if preview := warm.preview(paths):
+            state.show_preview(preview, generation)
+    except Exception as problem:  # a bug of ours: the full run still shows the edit
+        print(f"preview: none, after an internal error: {type(problem).__name__}: {problem}")
+
+
+def keep_warm(warm: WarmPreviews, paths: set[Path]) -> None:
+    try:
+        warm.after_build(paths)
+    except Exception as problem:  # a bug of ours: serving goes on without a warm lesson
+        print(
+            f"preview: not kept warm, after an internal error: {type(problem).__name__}: {problem}"
+        )
 
 
 def serve(options: BuildOptions, port: int) -> int:
@@ -202,7 +214,7 @@ def serve(options: BuildOptions, port: int) -> int:
             previewing.start()
             rebuild(options, state)
             previewing.join()
-            warm.after_build(paths)
+            keep_warm(warm, paths)
     except KeyboardInterrupt:
         print("stopped")
     finally:

@@ -86,6 +86,15 @@ class Serving:
 def serving(course_folder):
     course_folder.write(authoring_example().replace(STEP_1, SLOW_STEP_1, 1))
     serving = Serving(course_folder)
+    try:
+        warmed_up(serving)
+        yield serving
+    finally:
+        serving.process.send_signal(signal.SIGINT)
+        serving.process.wait(timeout=60)
+
+
+def warmed_up(serving):
     serving.wait_for("serving ")
     # The first edit of the lesson warms its interpreter up. The watcher starts right
     # after serve says it serves: until it sees an edit, the edit is made again.
@@ -97,9 +106,6 @@ def serving(course_folder):
         except AssertionError:
             continue
     serving.wait_for("is warm")
-    yield serving
-    serving.process.send_signal(signal.SIGINT)
-    serving.process.wait(timeout=60)
 
 
 def files_holding(folder: Path, text: str) -> list[Path]:

@@ -41,8 +41,12 @@ class WarmPreviews:
             if ref is None or session is None or not session.usable:
                 return None
             lesson = parse_lesson(ref, formulas=formula_memo(self.options))
-            job = prepare_job(lesson, course.settings)
+            job = warm_job(lesson, course)
         except (BuildError, BuildErrors):  # the build that follows reports it
+            return None
+        if job.inputs != session.job.inputs:
+            session.usable = False
+            self.say(f"preview: {ref.slug}: its data files changed; the full run shows the edit")
             return None
         plan = plan_rerun(session.codes, codes_of(job), labels_of(job))
         if plan.fallback:
@@ -77,7 +81,10 @@ class WarmPreviews:
         try:
             course = load_course(self.options.manifest)
             ref = edited_lesson(course, changed)
-            if ref is None:
+            if ref is None:  # a data file, a module of a lesson's own: any namespace may differ
+                with self.lock:
+                    for kept in self.sessions.values():
+                        kept.usable = False
                 return
             job = lesson_job(course, ref, self.options)
         except (BuildError, BuildErrors):
@@ -91,7 +98,12 @@ class WarmPreviews:
 
     def _warm_up(self, job: LessonJob) -> None:
         session = WarmSession(job)
-        if not session.start():
+        try:
+            started = session.start()
+        except Exception as problem:  # a bug of ours, or no room for a process: no preview
+            self.say(f"preview: {job.slug} not kept warm: {type(problem).__name__}: {problem}")
+            started = False
+        if not started:
             session.close()
             return
         with self.lock:
@@ -126,7 +138,13 @@ def edited_lesson(course: Course, changed: set[Path]) -> LessonRef | None:
 
 
 def lesson_job(course: Course, ref: LessonRef, options: BuildOptions) -> LessonJob:
-    return prepare_job(parse_lesson(ref, formulas=formula_memo(options)), course.settings)
+    return warm_job(parse_lesson(ref, formulas=formula_memo(options)), course)
+
+
+def warm_job(lesson: Lesson, course: Course) -> LessonJob:
+    """The lesson's job for its warm interpreter, which runs no main.py: the modules
+    main.py may not import need not be looked up."""
+    return prepare_job(lesson, course.settings, hidden_for=lambda installs: {})
 
 
 def codes_of(job: LessonJob) -> list[str]:
