@@ -24,10 +24,16 @@ KEPT = 3  # warm interpreters at once, the most recently edited lessons': each h
 
 
 class WarmPreviews:
+    """The warm interpreters of the lessons edited last, and the previews made with them.
+
+    serve calls `preview` beside each rebuild and `after_build` after it; a warm-up runs
+    in a thread of its own, so that serve goes on watching meanwhile."""
+
     def __init__(self, options: BuildOptions, say: Callable[[str], None] = print):
         self.options = options
         self.say = say
         self.sessions: dict[str, WarmSession] = {}  # by slug, the least recently edited first
+        self.warming: set[str] = set()  # slugs whose warm-up runs
         self.lock = threading.Lock()
 
     def preview(self, changed: set[Path]) -> dict[str, bytes] | None:
@@ -90,31 +96,70 @@ class WarmPreviews:
         except (BuildError, BuildErrors):
             return
         with self.lock:
-            session = self.sessions.get(ref.slug)
-            if session is not None and session.usable and session.codes == codes_of(job):
+            if ref.slug in self.warming:  # that warm-up ends with the lesson as it is then
+                return
+            if self._current(ref.slug, job):
                 self.sessions[ref.slug] = self.sessions.pop(ref.slug)  # the most recent now
                 return
-        threading.Thread(target=self._warm_up, args=(job,), daemon=True).start()
+            self.warming.add(ref.slug)
+        threading.Thread(target=self._warm_up, args=(ref,), daemon=True).start()
 
-    def _warm_up(self, job: LessonJob) -> None:
+    def _current(self, slug: str, job: LessonJob) -> bool:
+        """Whether the lesson's warm interpreter holds what `job`'s code leaves."""
+        session = self.sessions.get(slug)
+        return session is not None and session.usable and session.codes == codes_of(job)
+
+    def _warm_up(self, ref: LessonRef) -> None:
+        """Warm the lesson up until an interpreter holds what its code, as it is once
+        one is ready, leaves: an edit saved meanwhile starts it again."""
+        try:
+            while (session := self._started(ref)) is not None:
+                latest = lesson_job(load_course(self.options.manifest), ref, self.options)
+                replaced: list[WarmSession | None]
+                with self.lock:
+                    if session.codes != codes_of(latest) or self._current(ref.slug, latest):
+                        replaced = [session]  # edited meanwhile, or warm already
+                    else:
+                        replaced = self._keep(session)
+                for old in replaced:
+                    if old is not None:
+                        old.close()
+                if session not in replaced:
+                    self.say(f"preview: {ref.slug} is warm: an edit of its code shows at once")
+                    return
+        except (BuildError, BuildErrors):  # the build reports it; an edit tries again
+            return
+        except Exception as problem:  # a bug of ours, or no room for a process: no preview
+            self.say(f"preview: {ref.slug} not kept warm: {type(problem).__name__}: {problem}")
+        finally:
+            with self.lock:
+                self.warming.discard(ref.slug)
+
+    def _started(self, ref: LessonRef) -> WarmSession | None:
+        """A warm interpreter of the lesson as it is now; None when none is needed (the
+        kept one holds it) or its run failed (the build says why)."""
+        job = lesson_job(load_course(self.options.manifest), ref, self.options)
+        with self.lock:
+            if self._current(ref.slug, job):
+                return None
         session = WarmSession(job)
         try:
-            started = session.start()
-        except Exception as problem:  # a bug of ours, or no room for a process: no preview
-            self.say(f"preview: {job.slug} not kept warm: {type(problem).__name__}: {problem}")
-            started = False
-        if not started:
+            if session.start():
+                return session
+        except BaseException:
             session.close()
-            return
-        with self.lock:
-            replaced = [self.sessions.pop(job.slug, None)]
-            self.sessions[job.slug] = session
-            while len(self.sessions) > KEPT:
-                replaced.append(self.sessions.pop(next(iter(self.sessions))))
-        for old in replaced:
-            if old is not None:
-                old.close()
-        self.say(f"preview: {job.slug} is warm: an edit of its code shows at once")
+            raise
+        session.close()
+        return None
+
+    def _keep(self, session: WarmSession) -> list[WarmSession | None]:
+        """Keep `session` as its lesson's (the lock held); the sessions it replaces."""
+        slug = session.job.slug
+        replaced = [self.sessions.pop(slug, None)]
+        self.sessions[slug] = session
+        while len(self.sessions) > KEPT:
+            replaced.append(self.sessions.pop(next(iter(self.sessions))))
+        return replaced
 
     def ready(self, slug: str) -> bool:
         """Whether the lesson has a warm interpreter that can run an edit (for tests)."""
