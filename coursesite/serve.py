@@ -26,7 +26,7 @@ from coursesite.pipeline import build
 from coursesite.progress import PlainProgress, Progress
 from coursesite.publish.lock import build_lock, output_lock
 from coursesite.publish.searchindex import refresh_search
-from coursesite.warm.warmpreview import WarmPreviews
+from coursesite.warm.warmpreview import WarmPreviews, read_or_none
 
 PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
 RELOAD_SCRIPT = PREVIEW / "livereload.js"
@@ -177,9 +177,9 @@ def show_warm_preview(
         print(f"preview: none, after an internal error: {type(problem).__name__}: {problem}")
 
 
-def keep_warm(warm: WarmPreviews, paths: set[Path]) -> None:
+def keep_warm(warm: WarmPreviews, paths: set[Path], saved: bytes | None) -> None:
     try:
-        warm.after_build(paths)
+        warm.after_build(paths, saved)
     except Exception as problem:  # a bug of ours: serving goes on without a warm lesson
         print(
             f"preview: not kept warm, after an internal error: {type(problem).__name__}: {problem}"
@@ -208,13 +208,14 @@ def serve(options: BuildOptions, port: int) -> int:
             paths = {Path(name) for _, name in changes}
             print(f"changed: {', '.join(sorted(path.name for path in paths))}; rebuilding")
             # The clean full run starts at once; a warm preview shows while it runs.
+            saved = read_or_none(next(iter(paths))) if len(paths) == 1 else None
             previewing = threading.Thread(
                 target=show_warm_preview, args=(warm, paths, state, state.generation)
             )
             previewing.start()
             rebuild(options, state)
             previewing.join()
-            keep_warm(warm, paths)
+            keep_warm(warm, paths, saved)
     except KeyboardInterrupt:
         print("stopped")
     finally:

@@ -55,3 +55,17 @@ def test_an_edit_saved_during_a_warm_up_is_what_the_warm_interpreter_holds(
         assert "PASS 2" in page and "Preview:" in page
     finally:
         warm.close()
+
+
+def test_no_warm_up_starts_for_a_lesson_saved_again_since_the_build_read_it(course_folder):
+    course_folder.write(authoring_example())
+    warm = WarmPreviews(course_folder.options(), lambda line: None)
+    lesson = {course_folder.lesson_path}
+    try:
+        # Its own rebuild comes next: a warm-up now would share the cores with it.
+        warm.after_build(lesson, saved=b"the lesson as the build read it, before a later save")
+        assert not warm.warming and not warm.sessions
+        warm.after_build(lesson, saved=course_folder.lesson_path.read_bytes())
+        wait_until_warm(warm)
+    finally:
+        warm.close()

@@ -81,12 +81,16 @@ class WarmPreviews:
         self.say(f"preview: {job.slug}: {note}")
         return preview_files(self.options, course, lesson, session.record(), note)
 
-    def after_build(self, changed: set[Path]) -> None:
+    def after_build(self, changed: set[Path], saved: bytes | None = None) -> None:
         """Start a warm interpreter, in the background, for an edited lesson that has
-        none for its current code."""
+        none for its current code. `saved` is the lesson file as the build read it: when
+        it was saved again since, that save's own rebuild comes next, and a warm-up now
+        would only share the cores with it."""
         try:
             course = load_course(self.options.manifest)
             ref = edited_lesson(course, changed)
+            if ref is not None and saved is not None and read_or_none(ref.source) != saved:
+                return
             if ref is None:  # a data file, a module of a lesson's own: any namespace may differ
                 with self.lock:
                     for kept in self.sessions.values():
@@ -172,6 +176,13 @@ class WarmPreviews:
             sessions, self.sessions = list(self.sessions.values()), {}
         for session in sessions:
             session.close()
+
+
+def read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def edited_lesson(course: Course, changed: set[Path]) -> LessonRef | None:
