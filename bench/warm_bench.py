@@ -170,18 +170,24 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\nmedians of {arguments.reps}, {os.cpu_count()} cores")
-    print(f"{'edit':<40} {'before':>8} {'after':>8}")
+    print(f"{'edit':<40} {'before':>8} {'after':>8} {'paired':>8}")
     for row, label in (
         ("prose", "prose edit"),
         ("last", "edit of the last step"),
         ("first", "edit of the first step"),
     ):
         for kind in ("shown", "clean"):
+            pairs = zip(
+                samples[f"before {row} {kind}"], samples[f"after {row} {kind}"], strict=True
+            )
+            # Each rep's two edits ran a few seconds apart: their difference is what the
+            # load of a shared machine, which moves both, disturbs least.
+            paired = statistics.median([after - before for before, after in pairs])
             before = statistics.median(samples[f"before {row} {kind}"])
             after = statistics.median(samples[f"after {row} {kind}"])
             print(
                 f"{label + ', ' + ('new output shown' if kind == 'shown' else 'clean page'):<40}"
-                f" {before:8.3f} {after:8.3f}"
+                f" {before:8.3f} {after:8.3f} {paired:+8.3f}"
             )
     print("\nevery sample:")
     for name, values in samples.items():
