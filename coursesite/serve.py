@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import mimetypes
 import sys
 import threading
 import traceback
@@ -25,6 +26,7 @@ from coursesite.pipeline import build
 from coursesite.progress import PlainProgress, Progress
 from coursesite.publish.lock import build_lock, output_lock
 from coursesite.publish.searchindex import refresh_search
+from coursesite.warm.warmpreview import WarmPreviews, read_or_none
 
 PREVIEW = Path(__file__).with_name("preview")  # what previews add; never part of site/
 RELOAD_SCRIPT = PREVIEW / "livereload.js"
@@ -39,7 +41,25 @@ class ServeState:
     generation: int = 0
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    previews: dict[str, bytes] = field(default_factory=dict)
+    """Files of the warm preview (coursesite/warm) by site path, served instead of the
+    site's until the clean build replaces them; never written to the site."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def show_preview(self, files: dict[str, bytes], generation: int) -> None:
+        """Serve `files` instead of the site's, unless a build finished since
+        `generation`: its pages are the clean record of the edit."""
+        with self.lock:
+            if self.generation == generation:
+                self.previews = files
+                self.generation += 1
+
+    def preview_of(self, route: str) -> bytes | None:
+        path = route.lstrip("/")
+        if path == "" or path.endswith("/"):
+            path += "index.html"
+        with self.lock:
+            return self.previews.get(path)
 
     def as_json(self) -> bytes:
         with self.lock:
@@ -60,12 +80,14 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
             state.generation += 1
             state.error = None
             state.warnings = [str(warning) for warning in result.warnings]
+            state.previews = {}  # the clean run's pages replace them
         with build_lock(options.cache), output_lock(options.out):
             refresh_search(options)
     except BuildErrors as problems:
         problems.report()
         with state.lock:
             state.error = str(problems)
+            _drop_preview(state)
         return False
     except Exception as problem:  # a bug of ours: the preview must outlive it
         report = options.cache / "internal-error.txt"
@@ -78,8 +100,17 @@ def rebuild(options: BuildOptions, state: ServeState, progress: Progress | None 
         print(f"error: {message}", file=sys.stderr)
         with state.lock:
             state.error = message
+            _drop_preview(state)
         return False
     return True
+
+
+def _drop_preview(state: ServeState) -> None:
+    """After a failed build, open pages go back to the last good build (which the error
+    shows over): a preview of code that does not build is no page to keep."""
+    if state.previews:
+        state.previews = {}
+        state.generation += 1
 
 
 class PreviewHandler(SimpleHTTPRequestHandler):
@@ -94,8 +125,11 @@ class PreviewHandler(SimpleHTTPRequestHandler):
         path = Path(self.translate_path(route))
         if path.is_dir():
             path = path / "index.html"
-        if path.suffix == ".html" and path.is_file():
-            page = path.read_bytes()
+        preview = self.state.preview_of(route)
+        if preview is not None and path.suffix != ".html":
+            return self._send(preview, mimetypes.guess_type(path.name)[0] or "text/plain")
+        if path.suffix == ".html" and (preview is not None or path.is_file()):
+            page = path.read_bytes() if preview is None else preview
             return self._send(page.replace(b"</body>", SCRIPT_TAG + b"</body>", 1), "text/html")
         return super().do_GET()
 
@@ -133,11 +167,31 @@ def watched_paths(options: BuildOptions) -> list[Path]:
     return [path for path in paths if path.exists()]
 
 
+def show_warm_preview(
+    warm: WarmPreviews, paths: set[Path], state: ServeState, generation: int
+) -> None:
+    try:
+        if preview := warm.preview(paths):
+            state.show_preview(preview, generation)
+    except Exception as problem:  # a bug of ours: the full run still shows the edit
+        print(f"preview: none, after an internal error: {type(problem).__name__}: {problem}")
+
+
+def keep_warm(warm: WarmPreviews, paths: set[Path], saved: bytes | None) -> None:
+    try:
+        warm.after_build(paths, saved)
+    except Exception as problem:  # a bug of ours: serving goes on without a warm lesson
+        print(
+            f"preview: not kept warm, after an internal error: {type(problem).__name__}: {problem}"
+        )
+
+
 def serve(options: BuildOptions, port: int) -> int:
     import watchfiles  # only serving needs the watcher
 
     options = dataclasses.replace(options, defer_search_index=True)
     state = ServeState()
+    warm = WarmPreviews(options)
     rebuild(options, state)
     options.out.mkdir(parents=True, exist_ok=True)
     try:
@@ -151,11 +205,20 @@ def serve(options: BuildOptions, port: int) -> int:
     print(f"serving {options.out} at http://127.0.0.1:{server.server_port}/  (Ctrl-C stops)")
     try:
         for changes in watchfiles.watch(*watched_paths(options)):
-            names = sorted({Path(name).name for _, name in changes})
-            print(f"changed: {', '.join(names)}; rebuilding")
+            paths = {Path(name) for _, name in changes}
+            print(f"changed: {', '.join(sorted(path.name for path in paths))}; rebuilding")
+            # The clean full run starts at once; a warm preview shows while it runs.
+            saved = read_or_none(next(iter(paths))) if len(paths) == 1 else None
+            previewing = threading.Thread(
+                target=show_warm_preview, args=(warm, paths, state, state.generation)
+            )
+            previewing.start()
             rebuild(options, state)
+            previewing.join()
+            keep_warm(warm, paths, saved)
     except KeyboardInterrupt:
         print("stopped")
     finally:
         server.shutdown()
+        warm.close()
     return 0

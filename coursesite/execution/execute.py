@@ -277,7 +277,7 @@ def _recorded_run(
         raise _noting_endless_main_py(error, main) from None
     result = _read_result(result_path, completed, job)
     try:
-        record = _record(job.slug, result)
+        record = record_from_result(job.slug, result)
     except (KeyError, TypeError, ValueError, AttributeError):
         raise _damaged_result(job) from None
     if too_much := _over_output_limit(job, record):
@@ -460,7 +460,8 @@ def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
         process.kill()
 
 
-def _record(slug: str, result: dict) -> ExecutionRecord:
+def record_from_result(slug: str, result: dict) -> ExecutionRecord:
+    """The record of a run from the result runner.py wrote."""
     blocks = {block["id"]: block for block in result["blocks"]}
     return record_from_json(
         {

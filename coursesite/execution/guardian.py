@@ -119,7 +119,7 @@ class Guardian:
                 child["args"],
                 cwd=child["cwd"],
                 env=child["env"],
-                stdin=subprocess.DEVNULL,
+                stdin=child.get("stdin", subprocess.DEVNULL),
                 stdout=child["stdout"],
                 stderr=child["stderr"],
                 start_new_session=True,
@@ -130,8 +130,9 @@ class Guardian:
             report(f"exit {child['name']} 127")
             return
         finally:
-            for fd in (child["stdout"], child["stderr"]):
-                os.close(fd)  # the child holds them now
+            for fd in (child["stdout"], child["stderr"], child.get("stdin")):
+                if fd is not None:
+                    os.close(fd)  # the child holds them now
         process.returncode = 0  # reaped below, not by subprocess
         self.children[process.pid] = child["name"]
         self.sessions[child["name"]] = process.pid

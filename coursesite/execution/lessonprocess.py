@@ -46,7 +46,14 @@ class LessonProcess:
     """One of a lesson's processes, the runner or main.py: a child of the lesson's guardian,
     which reports its pid and exit status. Stands where subprocess.Popen stood."""
 
-    def __init__(self, guardian: Guardian, name: str, args: list[str], pipes: OutputPipes):
+    def __init__(
+        self,
+        guardian: Guardian,
+        name: str,
+        args: list[str],
+        pipes: OutputPipes,
+        stdin: bool = False,
+    ):
         self.guardian, self.name, self.args = guardian, name, args
         self.pid = 0
         self.returncode: int | None = None
@@ -57,6 +64,13 @@ class LessonProcess:
         self.stdout: IO[bytes] = open(read_out, "rb", buffering=0)  # noqa: SIM115
         self.stderr: IO[bytes] = open(read_err, "rb", buffering=0)  # noqa: SIM115
         self.capture: OutputCapture | None = None
+        # Only the warm preview's interpreter reads commands (coursesite/warm): the lesson
+        # processes of a build read nothing.
+        self.stdin: IO[bytes] | None = None
+        self.stdin_fd: int | None = None
+        if stdin:
+            self.stdin_fd, write_in = os.pipe()
+            self.stdin = open(write_in, "wb", buffering=0)  # noqa: SIM115
 
     def captured(self) -> OutputCapture:
         assert self.capture is not None, "its output is captured once the guardian started"
@@ -94,7 +108,9 @@ class Guardian:
     """The build's end of a lesson's guardian.py: starts it, reads its reports, sends it
     commands. The guardian's stdin is a pipe from here; when the build dies, it ends."""
 
-    def __init__(self, folder: Path, memory_bytes: int):
+    def __init__(self, folder: Path, memory_bytes: int, spare: bool = True):
+        """`spare`: whether it may take the guardian started ahead (start_spare_guardian),
+        which holds output pipes only: a process that reads commands needs its own."""
         self.folder, self.memory_bytes = folder, memory_bytes
         self.children: dict[str, LessonProcess] = {}
         self.specs: list[dict] = []
@@ -108,25 +124,29 @@ class Guardian:
         self._lock = threading.Lock()
         self._abandon_lock = threading.Lock()
         self._reader: threading.Thread | None = None
-        self._spare = _take_spare()
+        self._spare = _take_spare() if spare else None
 
-    def add(self, name: str, command: list[str], work: Path, env: dict[str, str]) -> LessonProcess:
+    def add(
+        self, name: str, command: list[str], work: Path, env: dict[str, str], stdin: bool = False
+    ) -> LessonProcess:
         """A process for the guardian to start: in `work`, in a session of its own, with
-        its stdout and stderr going to pipes read here."""
+        its stdout and stderr going to pipes read here (and with `stdin`, its stdin coming
+        from a pipe written here: `process.stdin`)."""
         pipes = self._spare.pipes.pop(0) if self._spare else _output_pipes()
-        process = LessonProcess(self, name, command, pipes)
+        process = LessonProcess(self, name, command, pipes, stdin)
         self.children[name] = process
-        self.specs.append(
-            {
-                "name": name,
-                "args": command,
-                "cwd": str(work),
-                "env": env,
-                "stdout": process.stdout_fd,
-                "stderr": process.stderr_fd,
-                "address_space_bytes": self.memory_bytes,
-            }
-        )
+        spec = {
+            "name": name,
+            "args": command,
+            "cwd": str(work),
+            "env": env,
+            "stdout": process.stdout_fd,
+            "stderr": process.stderr_fd,
+            "address_space_bytes": self.memory_bytes,
+        }
+        if process.stdin_fd is not None:
+            spec["stdin"] = process.stdin_fd
+        self.specs.append(spec)
         return process
 
     def start(self) -> None:
@@ -137,8 +157,9 @@ class Guardian:
             spare = self._spare.process
             self.process = orphans.start_own(lambda: spare)
         else:
-            write_ends = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
-            self.process = orphans.start_own(lambda: _start_guardian(write_ends))
+            handed_on = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
+            handed_on += [p.stdin_fd for p in self.children.values() if p.stdin_fd is not None]
+            self.process = orphans.start_own(lambda: _start_guardian(handed_on))
         self.started_at = _start_time(self.process.pid) or 0
         _RUNNING.add(self)
         self._reader = threading.Thread(
@@ -237,7 +258,7 @@ def _output_pipes() -> OutputPipes:
 
 
 def _start_guardian(write_ends: list[int]) -> subprocess.Popen:
-    """A guardian process, holding the write ends of its children's output pipes."""
+    """A guardian process, holding the pipe ends its children use (closed here)."""
     try:
         return subprocess.Popen(
             [sys.executable, "-I", "-S", str(GUARDIAN)],

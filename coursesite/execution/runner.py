@@ -86,6 +86,7 @@ def main(job_path, result_path):
     }
     with open(result_path, "w", encoding="utf-8") as handle:
         json.dump(encodable(result), handle)
+    return namespace  # the warm preview runs edited blocks in it again (warmrunner.py)
 
 
 def encodable(value):

@@ -85,6 +85,23 @@ class Publication:
     student: bool = False  # the student edition (applied by the edition stage); in every key
 
 
+def page_environment(
+    course: Course,
+    lessons: list[LessonBuild],
+    templates: list[Path],
+    cache: Path | None = None,
+    publication: Publication = Publication(),
+    formulas: FormulaMemo | None = None,
+) -> Environment:
+    """The templates' environment, with what every page reads: the publication, the MathML
+    memo and the course's references."""
+    env = create_environment(templates, cache and cache / "templates")
+    env.globals["publication"] = publication
+    env.globals["formulas"] = formulas
+    env.globals["references"] = course_references(course, lessons)
+    return env
+
+
 def plan_site(
     course: Course,
     lessons: list[LessonBuild],
@@ -99,11 +116,9 @@ def plan_site(
     `cache` holds drawn figures and compiled templates between builds; `formulas` is the
     build's MathML memo.
     """
-    env = create_environment(templates, cache and cache / "templates")
-    env.globals["publication"] = publication
-    env.globals["formulas"] = formulas
-    references = course_references(course, lessons)
-    env.globals["references"] = references
+    env = page_environment(course, lessons, templates, cache, publication, formulas)
+    references = env.globals["references"]
+    assert isinstance(references, References)
     figure_cache = cache and cache / "figures"
     image_digests = ImageDigests(cache / "images.json") if cache else None
     refusals: list[BuildError] = []
@@ -365,9 +380,11 @@ def render_lesson(
     images: dict[str, CopiedImage],
     figure_cache: Path | None = None,
     prose: ProseMemo | None = None,
+    preview: str = "",
 ) -> list[OutputFile]:
     """The lesson's page, and the full-size file of each figure it shows; `prose` keeps
-    the HTML of its prose between builds."""
+    the HTML of its prose between builds. `preview` says how `serve`'s warm preview made
+    the record (coursesite/warm): the page says it is a preview; "" for every built page."""
     lesson, record = item.shown()
     figures = _figure_paths(lesson)
     shown = page_figures(lesson, record, figure_cache)
@@ -405,6 +422,7 @@ def render_lesson(
         phase_url=relative_url(lesson.ref.url, f"{lesson.ref.phase.slug}/index.html"),
         sidebar=sidebar_window(phase_refs, lesson.ref),
         prose_memo=prose and prose.load(),
+        preview=preview,
     )
     if prose is not None:
         prose.save()
