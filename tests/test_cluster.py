@@ -8,6 +8,7 @@ SEES_A_TPU_THERE. Each worker runs under a nanny, which restarts it when a test 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import platform
 import re
@@ -450,6 +451,20 @@ def test_a_local_build_never_imports_dask():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert imported.strip() == "[]"
+
+
+def test_a_build_called_from_a_thread_that_runs_an_event_loop_reaches_the_cluster(
+    cluster, course_folder
+):
+    """The handshake's own event loop must not clash with one the caller runs (a notebook
+    kernel; Playwright's, left in this thread by the browser tests of the same session)."""
+    course_folder.write(authoring_example())
+
+    async def build_inside_a_loop():
+        return build(cluster_options(course_folder, cluster))
+
+    result = asyncio.run(build_inside_a_loop())
+    assert result.executed == ["count-batches"]
 
 
 @pytest.fixture

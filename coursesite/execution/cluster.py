@@ -19,6 +19,7 @@ import pickle
 import queue
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 from time import monotonic
@@ -216,7 +217,9 @@ class DaskExecutor:
 
 def _shake_hands(address: str, seconds: float) -> None:
     """Connect to the scheduler at `address` and exchange Dask's handshake, within `seconds`
-    in all, on an event loop of its own; raise if that fails or takes longer."""
+    in all, on an event loop of its own in a thread of its own (the caller's thread may run
+    a loop already: a notebook kernel, or Playwright's in a test session, where asyncio.run
+    refuses to start); raise if that fails or takes longer."""
     from distributed.comm import connect
 
     async def shake() -> None:
@@ -226,7 +229,8 @@ def _shake_hands(address: str, seconds: float) -> None:
     async def within_deadline() -> None:
         await asyncio.wait_for(shake(), seconds)
 
-    asyncio.run(within_deadline())
+    with ThreadPoolExecutor(1, thread_name_prefix="dask handshake") as thread:
+        thread.submit(asyncio.run, within_deadline()).result()
 
 
 def _unreachable_hint(address: str) -> str:
