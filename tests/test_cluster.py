@@ -457,14 +457,18 @@ def test_a_build_called_from_a_thread_that_runs_an_event_loop_reaches_the_cluste
     cluster, course_folder
 ):
     """The handshake's own event loop must not clash with one the caller runs (a notebook
-    kernel; Playwright's, left in this thread by the browser tests of the same session)."""
+    kernel; Playwright's, left in the main thread by the browser tests of a test session):
+    the build runs inside a loop, on a thread of its own since this one may hold a loop."""
     course_folder.write(authoring_example())
+    outcome = {}
 
     async def build_inside_a_loop():
-        return build(cluster_options(course_folder, cluster))
+        outcome["result"] = build(cluster_options(course_folder, cluster))
 
-    result = asyncio.run(build_inside_a_loop())
-    assert result.executed == ["count-batches"]
+    thread = threading.Thread(target=asyncio.run, args=(build_inside_a_loop(),))
+    thread.start()
+    thread.join(120)
+    assert outcome["result"].executed == ["count-batches"]
 
 
 @pytest.fixture
