@@ -118,7 +118,7 @@ class Guardian:
         self.memory_user = ""  # and the name of the process that (with its children) did
         self.errors: list[str] = []
         self.process: subprocess.Popen | None = None
-        self.started_at = 0  # the guardian's start time, in clock ticks since boot
+        self.started_at = 0  # when it was given its job, in clock ticks since boot
         self.lost = ""  # "stopped" (SIGSTOP) or "killed", when the guardian was lost
         self.ending = False  # the build told the guardian to end, or ended it
         self._lock = threading.Lock()
@@ -160,7 +160,6 @@ class Guardian:
             handed_on = [fd for p in self.children.values() for fd in (p.stdout_fd, p.stderr_fd)]
             handed_on += [p.stdin_fd for p in self.children.values() if p.stdin_fd is not None]
             self.process = orphans.start_own(lambda: _start_guardian(handed_on))
-        self.started_at = _start_time(self.process.pid) or 0
         _RUNNING.add(self)
         self._reader = threading.Thread(
             target=self._read, daemon=True, name=f"guardian {self.process.pid}"
@@ -171,6 +170,9 @@ class Guardian:
             "memory_bytes": self.memory_bytes,
             "children": self.specs,
         }
+        # What the lesson starts comes after this moment; anything the build started before
+        # (its own children, in sessions of their own too) is not the lesson's to end.
+        self.started_at = orphans.clock_ticks()
         self.send(json.dumps(job))
         deadline = time.monotonic() + START_SECONDS
         for process in self.children.values():

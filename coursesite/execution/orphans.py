@@ -61,9 +61,9 @@ def release_own(pid: int) -> None:
 
 
 def end_orphans(since: int, seconds: float = END_SECONDS) -> None:
-    """Kill and reap every orphan the build adopted that started at or after `since` (clock
-    ticks since boot: the lost guardian's start), again until none is left: the children of
-    each one killed are adopted as it dies."""
+    """Kill and reap every orphan the build adopted that started after `since` (clock ticks
+    since boot: when the lost guardian was given its job), again until none is left: the
+    children of each one killed are adopted as it dies."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         with _LOCK:
@@ -89,9 +89,15 @@ def _adopted(since: int) -> list[int]:
             parent, its_session, started = int(fields[1]), int(fields[3]), int(fields[19])
         except (OSError, IndexError, ValueError):  # gone meanwhile
             continue
-        if parent == me and its_session != session and started >= since:
+        if parent == me and its_session != session and started > since:
             found.append(int(name))
     return found
+
+
+def clock_ticks() -> int:
+    """Now, in the unit and from the origin of a process's start time in /proc (clock ticks
+    since boot)."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
 
 
 def _reap(pid: int, deadline: float) -> None:
