@@ -22,6 +22,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
+from coursesite.execution.blockfailures import lesson_failures_error
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs
 from coursesite.execution.environment import lesson_environment, reader_environment
@@ -31,7 +32,7 @@ from coursesite.execution.executionrecord import (
     mask_volatile,
     record_from_json,
 )
-from coursesite.execution.failures import failure_error, main_py_drift_error
+from coursesite.execution.failures import main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     Guardian,
@@ -204,7 +205,8 @@ def run_job(
     on_started: Callable[[], None] = lambda: None,
     clean_up: Callable[[Callable[[], None]], None] = lambda finish: finish(),
 ) -> ExecutionRecord:
-    """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.
+    """Run a lesson in a fresh interpreter here; raise BuildError if it fails (a
+    GroupedBuildError when several of its blocks fail).
 
     `on_started` is called once the lesson's processes exist. `clean_up` is handed the
     clean-up of a lesson that ran (its guardian's end, which kills whatever the lesson
@@ -310,6 +312,9 @@ def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildErro
     return error
 
 
+FAILURE_KEYS = {"block", "line", "message", "traceback"}  # of each failure the runner reports
+
+
 def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
     if not path.is_file():
         raise BuildError(
@@ -321,13 +326,14 @@ def _read_result(path: Path, completed: subprocess.CompletedProcess, job: Lesson
         )
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
-        failure = result["failure"]
-        if failure:
-            failure = {key: failure[key] for key in ("block", "line", "message", "traceback")}
-    except (ValueError, KeyError, TypeError):  # UnicodeDecodeError and JSONDecodeError too
+        # every failed block's (the runner goes on after one), then the checks' or values'
+        failures = result["failures"] or ([result["failure"]] if result["failure"] else [])
+        if not all(failure.keys() >= FAILURE_KEYS for failure in failures):
+            raise KeyError("failure")
+    except (ValueError, KeyError, TypeError, AttributeError):  # UnicodeDecodeError too
         raise _damaged_result(job) from None
-    if failure:
-        raise failure_error(result["failure"], result, job)
+    if failures:
+        raise lesson_failures_error(failures, result, job)
     return result
 
 
