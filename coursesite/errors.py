@@ -49,6 +49,16 @@ class GroupedBuildError(BuildError):
         return "\n".join(str(error) for error in self.errors)
 
 
+def grouped(errors: list[BuildError]) -> BuildError:
+    """One error for `errors` (at least one): the only one, or their group."""
+    if len(errors) == 1:
+        return errors[0]
+    first = errors[0]
+    return GroupedBuildError(
+        first.message, first.path, first.line, first.hint, first.detail, errors
+    )
+
+
 def each_error(error: BuildError) -> list[BuildError]:
     """The problems `error` stands for: its group's, or itself alone."""
     return error.errors if isinstance(error, GroupedBuildError) and error.errors else [error]

@@ -128,3 +128,22 @@ def test_an_imported_notebook_with_two_failing_cells_shows_both_in_one_build(cou
     assert f"01-reading-the-rows.md:{read}: step 2 failed: FileNotFoundError" in built.stderr
     assert f"01-reading-the-rows.md:{parsed}: step 3 failed: JSONDecodeError" in built.stderr
     assert "site" not in [path.name for path in course_folder.root.iterdir()]
+
+
+def test_a_step_that_hangs_after_a_failure_still_shows_that_failure(course_folder):
+    waits = "import time\nwhile 'limit' not in globals():\n    time.sleep(0.05)"
+    text = with_steps("limit = 1 / 0", waits, "print(len(sizes))")
+    divided, stopped = build_errors(course_folder, text, timeout=3)
+    assert divided.message.startswith("step 2 failed: ZeroDivisionError")
+    assert divided.line == line_of(text, "limit = 1 / 0")
+    assert stopped.message == (
+        "lesson code ran longer than 3 s and was stopped, after blocks had failed before it"
+    )
+    assert stopped.hint.startswith("fix the failures above first")
+
+
+def test_a_step_that_ends_the_process_after_a_failure_still_shows_that_failure(course_folder):
+    text = with_steps("limit = 1 / 0", "import os\nos._exit(3)", "print(len(sizes))")
+    divided, ended = build_errors(course_folder, text)
+    assert divided.line == line_of(text, "limit = 1 / 0")
+    assert ended.message.startswith("lesson process ended without a result (exit status 3)")

@@ -10,10 +10,12 @@ that is not there; it is reported in a short form that names the step to fix ins
 from __future__ import annotations
 
 import ast
+import json
 import re
+from pathlib import Path
 from typing import Protocol
 
-from coursesite.errors import BuildError, GroupedBuildError
+from coursesite.errors import BuildError, each_error, grouped
 from coursesite.execution.failures import FailedJob, failure_error
 
 
@@ -43,13 +45,26 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             causes.append(failure_error(failure, result, job))
         for name in bound_names(code.get(failure["block"], "")):
             bound_by[name] = failure["block"]
-    errors = causes + consequences
-    if len(errors) == 1:
-        return errors[0]
-    first = errors[0]
-    return GroupedBuildError(
-        first.message, first.path, first.line, first.hint, first.detail, errors
-    )
+    return grouped(causes + consequences)
+
+
+FAILURES_SO_FAR = "failures-so-far.json"  # the runner writes it in its folder as blocks fail
+
+
+def after_failed_blocks(stopped: BuildError, folder: Path, job: LessonJobWithCode) -> BuildError:
+    """`stopped` (the lesson ran too long, or ended without a result), after the blocks
+    that had failed before it, if any did: a block that runs on after a failure may hang
+    or crash because of it, and the author must still see the failure that caused it."""
+    try:
+        failures = json.loads((folder / FAILURES_SO_FAR).read_text(encoding="utf-8"))
+        earlier = lesson_failures_error(failures, {}, job) if failures else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # none, or damaged
+        return stopped
+    if earlier is None:
+        return stopped
+    stopped.message += ", after blocks had failed before it"
+    stopped.hint = f"fix the failures above first, which may be the cause; else: {stopped.hint}"
+    return grouped([*each_error(earlier), stopped])
 
 
 def _consequence_error(failure: dict, name: str, cause: str, job: FailedJob) -> BuildError:

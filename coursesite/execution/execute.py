@@ -22,7 +22,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
-from coursesite.execution.blockfailures import lesson_failures_error
+from coursesite.execution.blockfailures import after_failed_blocks, lesson_failures_error
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs
 from coursesite.execution.environment import lesson_environment, reader_environment
@@ -276,7 +276,8 @@ def _recorded_run(
     try:
         completed = _finish(runner, job)
     except BuildError as error:
-        raise _noting_endless_main_py(error, main) from None
+        stopped = _noting_endless_main_py(error, main)
+        raise after_failed_blocks(stopped, result_path.parent, job) from None
     result = _read_result(result_path, completed, job)
     try:
         record = record_from_result(job.slug, result)
@@ -317,12 +318,17 @@ FAILURE_KEYS = {"block", "line", "message", "traceback"}  # of each failure the 
 
 def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
     if not path.is_file():
-        raise BuildError(
-            f"lesson process ended without a result ({_exit_description(completed.returncode)})",
-            job.path,
-            hint="the code crashed the interpreter or ended it itself "
-            "(os._exit, a signal, native code); run main.py by hand to see where",
-            detail=completed.stderr[-4000:] or None,
+        ended = _exit_description(completed.returncode)
+        raise after_failed_blocks(
+            BuildError(
+                f"lesson process ended without a result ({ended})",
+                job.path,
+                hint="the code crashed the interpreter or ended it itself "
+                "(os._exit, a signal, native code); run main.py by hand to see where",
+                detail=completed.stderr[-4000:] or None,
+            ),
+            path.parent,
+            job,
         )
     try:
         result = json.loads(path.read_text(encoding="utf-8"))

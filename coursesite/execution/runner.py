@@ -58,14 +58,13 @@ def main(job_path, result_path):
     started = time.perf_counter()
     limit = job["output_limit"]
     program = [block for block in job["blocks"] if block["program"]]
-    outputs, failures = run_every_block(program, namespace, source, limit)
+    failures: list[dict] = []
+    outputs = run_every_block(program, namespace, source, limit, failures)
     # The checks start from what main.py defined, as check.py does; they run last, so that
     # what they do to files does not change what the blocks after main.py show.
     after_main_py = dict(namespace)
     rest = [block for block in job["blocks"] if not block["program"]]
-    more, later_failures = run_every_block(rest, namespace, source, limit)
-    outputs += more
-    failures += later_failures
+    outputs += run_every_block(rest, namespace, source, limit, failures)
     failure = failures[0] if failures else None
     if failure is None:
         failure = prove_checks(job, after_main_py, source, limit)
@@ -218,19 +217,28 @@ def run_blocks(blocks, namespace, source, limit):
     return outputs, None
 
 
-def run_every_block(blocks, namespace, source, limit):
-    """Each block's output, in order, and the failure of every block that failed.
+def run_every_block(blocks, namespace, source, limit, failures):
+    """Each block's output, in order; the failure of every block that failed is added to
+    `failures`, and written to FAILURES_SO_FAR as it happens.
 
     A failed block does not stop the blocks after it, as a notebook's "run all" that goes
     on after errors: one build shows the author every block that fails, not one a round.
+    Should a later block then never end (or end the process), the build still reports the
+    failures before it from that file (execute.py).
     """
-    outputs, failures = [], []
+    outputs = []
     for block in blocks:
         output, failure = run_block(block, namespace, source, limit)
         outputs.append(output)
         if failure:
             failures.append(failure)
-    return outputs, failures
+            with open(FAILURES_SO_FAR + ".part", "w", encoding="utf-8") as handle:
+                json.dump(encodable(failures), handle)
+            os.replace(FAILURES_SO_FAR + ".part", FAILURES_SO_FAR)
+    return outputs
+
+
+FAILURES_SO_FAR = os.path.abspath("failures-so-far.json")  # in the run's folder, as result.json
 
 
 def prove_checks(job, namespace, source, limit):
