@@ -6,6 +6,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from conftest import authoring_example, build_errors, line_of, replace_block
+from coursesite.execution.blockfailures import bound_names
 
 STEPS = """:::{step} 2. Batch and check
 ```python
@@ -43,6 +44,7 @@ def test_two_independent_failing_steps_are_both_reported_at_their_lines(course_f
     assert divided.message.startswith("step 2 failed: ZeroDivisionError")
     assert divided.line == line_of(text, "ratio = len(ids) / 0")
     assert "ZeroDivisionError" in divided.hint and ":raises:" in divided.hint
+    assert "what it printed before it failed:\nPASS: count-batches" in divided.detail
     assert looked_up.message == "step 4 failed: KeyError: 'b'"
     assert looked_up.line == line_of(text, "counts['b']")
     assert "':raises: KeyError'" in looked_up.hint
@@ -147,3 +149,14 @@ def test_a_step_that_ends_the_process_after_a_failure_still_shows_that_failure(c
     divided, ended = build_errors(course_folder, text)
     assert divided.line == line_of(text, "limit = 1 / 0")
     assert ended.message.startswith("lesson process ended without a result (exit status 3)")
+
+
+def test_the_names_a_block_binds_are_every_kind_of_binding():
+    code = (
+        "import numpy as np, os.path\nfrom json import loads\nx, (y, z) = 1, (2, 3)\n"
+        "def f(): pass\nclass C: pass\nfor i in []: pass\nwith open('f') as handle: pass\n"
+        "try:\n    pass\nexcept Exception as problem:\n    pass\n(w := 4)\ncount += 1\n"
+        "print(unbound)"
+    )
+    assert bound_names(code) == set("np os loads x y z f C i handle problem w count".split())
+    assert bound_names("def broken(:") == set()  # it failed before binding anything

@@ -80,7 +80,7 @@ def _consequence_error(failure: dict, name: str, cause: str, job: FailedJob) -> 
 def bound_names(code: str) -> set[str]:
     """The names `code` assigns, defines or imports anywhere (nested scopes too: a
     name too many only makes a NameError read as a consequence, which it then most
-    likely is). None for code that does not parse: it failed before binding anything."""
+    likely is). Nothing for code that does not parse: it failed before binding anything."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
