@@ -7,7 +7,7 @@ import difflib
 import errno
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -35,6 +35,33 @@ class BuildError(Exception):
         if self.detail:
             text += "\n" + "\n".join("  | " + row for row in self.detail.rstrip().splitlines())
         return text
+
+
+@dataclass
+class GroupedBuildError(BuildError):
+    """Several problems of one task (every failed block of one lesson) where callers expect
+    one BuildError: it reads as the first of them (its file and line, for progress lines);
+    `errors` holds them all, the first included, for the build's report."""
+
+    errors: list[BuildError] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return "\n".join(str(error) for error in self.errors)
+
+
+def grouped(errors: list[BuildError]) -> BuildError:
+    """One error for `errors` (at least one): the only one, or their group."""
+    if len(errors) == 1:
+        return errors[0]
+    first = errors[0]
+    return GroupedBuildError(
+        first.message, first.path, first.line, first.hint, first.detail, errors
+    )
+
+
+def each_error(error: BuildError) -> list[BuildError]:
+    """The problems `error` stands for: its group's, or itself alone."""
+    return error.errors if isinstance(error, GroupedBuildError) and error.errors else [error]
 
 
 def report_warnings(warnings: list[BuildError]) -> None:

@@ -24,7 +24,13 @@ from coursesite.cache.caches import ExecutionCache, FormulaMemo, cached_hidden_m
 from coursesite.cache.parsecache import ParseCache
 from coursesite.config.manifest import Course, load_course
 from coursesite.config.options import BuildOptions
-from coursesite.errors import BuildError, BuildErrors, did_you_mean, environment_failures_reported
+from coursesite.errors import (
+    BuildError,
+    BuildErrors,
+    did_you_mean,
+    each_error,
+    environment_failures_reported,
+)
 from coursesite.execution import records
 from coursesite.execution.dependencies import distribution_version, installed_signature
 from coursesite.execution.execute import LessonJob, prepare_job
@@ -211,7 +217,12 @@ def look_up_records(state: Build) -> None:
 def execute_lessons(state: Build) -> None:
     pending = [item for item in state.lessons if item.state == "pending"]
     outcomes = run_lessons(pending, state)
-    errors = [outcome for outcome in outcomes if isinstance(outcome, BuildError)]
+    errors = [
+        each
+        for outcome in outcomes
+        if isinstance(outcome, BuildError)
+        for each in each_error(outcome)
+    ]
     frozen = state.options.frozen
     for item, record in zip(pending, outcomes, strict=True):
         if isinstance(record, BuildError):

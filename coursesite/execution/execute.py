@@ -22,6 +22,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
+from coursesite.execution.blockfailures import after_failed_blocks, lesson_failures_error
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs
 from coursesite.execution.environment import lesson_environment, reader_environment
@@ -31,7 +32,7 @@ from coursesite.execution.executionrecord import (
     mask_volatile,
     record_from_json,
 )
-from coursesite.execution.failures import failure_error, main_py_drift_error
+from coursesite.execution.failures import main_py_drift_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     Guardian,
@@ -204,7 +205,8 @@ def run_job(
     on_started: Callable[[], None] = lambda: None,
     clean_up: Callable[[Callable[[], None]], None] = lambda finish: finish(),
 ) -> ExecutionRecord:
-    """Run a lesson in a fresh interpreter here; raise BuildError on the first failure.
+    """Run a lesson in a fresh interpreter here; raise BuildError if it fails (a
+    GroupedBuildError when several of its blocks fail).
 
     `on_started` is called once the lesson's processes exist. `clean_up` is handed the
     clean-up of a lesson that ran (its guardian's end, which kills whatever the lesson
@@ -274,7 +276,8 @@ def _recorded_run(
     try:
         completed = _finish(runner, job)
     except BuildError as error:
-        raise _noting_endless_main_py(error, main) from None
+        stopped = _noting_endless_main_py(error, main)
+        raise after_failed_blocks(stopped, result_path.parent, job) from None
     result = _read_result(result_path, completed, job)
     try:
         record = record_from_result(job.slug, result)
@@ -310,24 +313,33 @@ def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildErro
     return error
 
 
+FAILURE_KEYS = {"block", "line", "message", "traceback"}  # of each failure the runner reports
+
+
 def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
     if not path.is_file():
-        raise BuildError(
-            f"lesson process ended without a result ({_exit_description(completed.returncode)})",
-            job.path,
-            hint="the code crashed the interpreter or ended it itself "
-            "(os._exit, a signal, native code); run main.py by hand to see where",
-            detail=completed.stderr[-4000:] or None,
+        ended = _exit_description(completed.returncode)
+        raise after_failed_blocks(
+            BuildError(
+                f"lesson process ended without a result ({ended})",
+                job.path,
+                hint="the code crashed the interpreter or ended it itself "
+                "(os._exit, a signal, native code); run main.py by hand to see where",
+                detail=completed.stderr[-4000:] or None,
+            ),
+            path.parent,
+            job,
         )
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
-        failure = result["failure"]
-        if failure:
-            failure = {key: failure[key] for key in ("block", "line", "message", "traceback")}
-    except (ValueError, KeyError, TypeError):  # UnicodeDecodeError and JSONDecodeError too
+        # every failed block's (the runner goes on after one), then the checks' or values'
+        failures = result["failures"] or ([result["failure"]] if result["failure"] else [])
+        if not all(failure.keys() >= FAILURE_KEYS for failure in failures):
+            raise KeyError("failure")
+    except (ValueError, KeyError, TypeError, AttributeError):  # UnicodeDecodeError too
         raise _damaged_result(job) from None
-    if failure:
-        raise failure_error(result["failure"], result, job)
+    if failures:
+        raise lesson_failures_error(failures, result, job)
     return result
 
 

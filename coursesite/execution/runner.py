@@ -58,14 +58,14 @@ def main(job_path, result_path):
     started = time.perf_counter()
     limit = job["output_limit"]
     program = [block for block in job["blocks"] if block["program"]]
-    outputs, failure = run_blocks(program, namespace, source, limit)
+    failures: list[dict] = []
+    outputs = run_every_block(program, namespace, source, limit, failures)
     # The checks start from what main.py defined, as check.py does; they run last, so that
     # what they do to files does not change what the blocks after main.py show.
     after_main_py = dict(namespace)
-    if failure is None:
-        rest = [block for block in job["blocks"] if not block["program"]]
-        more, failure = run_blocks(rest, namespace, source, limit)
-        outputs += more
+    rest = [block for block in job["blocks"] if not block["program"]]
+    outputs += run_every_block(rest, namespace, source, limit, failures)
+    failure = failures[0] if failures else None
     if failure is None:
         failure = prove_checks(job, after_main_py, source, limit)
     values = {}
@@ -82,7 +82,8 @@ def main(job_path, result_path):
         "host": platform.node(),
         "blocks": outputs,
         "values": values,
-        "failure": failure,
+        "failure": failure,  # the first: what the warm preview and the checks go by
+        "failures": failures,  # every failed block's, in the order they ran
     }
     with open(result_path, "w", encoding="utf-8") as handle:
         json.dump(encodable(result), handle)
@@ -205,7 +206,8 @@ class _BytesSink:
 
 
 def run_blocks(blocks, namespace, source, limit):
-    """Each block's output, in order, up to the first that fails; and that failure."""
+    """Each block's output, in order, up to the first that fails; and that failure. The
+    warm preview's reruns use it: once a block fails they show nothing, so none runs on."""
     outputs = []
     for block in blocks:
         output, failure = run_block(block, namespace, source, limit)
@@ -213,6 +215,30 @@ def run_blocks(blocks, namespace, source, limit):
         if failure:
             return outputs, failure
     return outputs, None
+
+
+def run_every_block(blocks, namespace, source, limit, failures):
+    """Each block's output, in order; the failure of every block that failed is added to
+    `failures`, and written to FAILURES_SO_FAR as it happens.
+
+    A failed block does not stop the blocks after it, as a notebook's "run all" that goes
+    on after errors: one build shows the author every block that fails, not one a round.
+    Should a later block then never end (or end the process), the build still reports the
+    failures before it from that file (execute.py).
+    """
+    outputs = []
+    for block in blocks:
+        output, failure = run_block(block, namespace, source, limit)
+        outputs.append(output)
+        if failure:
+            failures.append(failure)
+            with open(FAILURES_SO_FAR + ".part", "w", encoding="utf-8") as handle:
+                json.dump(encodable(failures), handle)
+            os.replace(FAILURES_SO_FAR + ".part", FAILURES_SO_FAR)
+    return outputs
+
+
+FAILURES_SO_FAR = os.path.abspath("failures-so-far.json")  # in the run's folder, as result.json
 
 
 def prove_checks(job, namespace, source, limit):

@@ -1,0 +1,162 @@
+"""One build reports every failing block of a lesson, through the real build: the runner
+goes on after a failed block, and a block that failed only because an earlier one did is
+named as its consequence. A failed lesson still writes nothing."""
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from conftest import authoring_example, build_errors, line_of, replace_block
+from coursesite.execution.blockfailures import bound_names
+
+STEPS = """:::{step} 2. Batch and check
+```python
+batches = [ids[i:i + 4] for i in range(0, len(ids), 4)]
+sizes = [len(b) for b in batches]
+print("PASS: count-batches")
+STEP_TWO_END
+```
+:::
+
+:::{step} 3. Count them
+```python
+STEP_THREE
+```
+:::
+
+:::{step} 4. Look one up
+```python
+STEP_FOUR
+```
+:::
+"""
+
+
+def with_steps(two_end: str, three: str, four: str) -> str:
+    steps = STEPS.replace("STEP_TWO_END", two_end).replace("STEP_THREE", three)
+    return replace_block(authoring_example(), ":::{step} 2.", steps.replace("STEP_FOUR", four))
+
+
+def test_two_independent_failing_steps_are_both_reported_at_their_lines(course_folder):
+    text = with_steps(
+        "ratio = len(ids) / 0", "total = sum(sizes)\nprint(total)", "counts = {'a': 1}\ncounts['b']"
+    )
+    divided, looked_up = build_errors(course_folder, text)
+    assert divided.message.startswith("step 2 failed: ZeroDivisionError")
+    assert divided.line == line_of(text, "ratio = len(ids) / 0")
+    assert "ZeroDivisionError" in divided.hint and ":raises:" in divided.hint
+    assert "what it printed before it failed:\nPASS: count-batches" in divided.detail
+    assert looked_up.message == "step 4 failed: KeyError: 'b'"
+    assert looked_up.line == line_of(text, "counts['b']")
+    assert "':raises: KeyError'" in looked_up.hint
+    assert "counts['b']" in looked_up.detail  # its own traceback, in lesson-file lines
+    # The build failed: no record, no page.
+    assert not (course_folder.root / "records").exists()
+    assert not (course_folder.root / "site").exists()
+
+
+def test_a_step_that_fails_for_want_of_an_earlier_failed_steps_name_is_its_consequence(
+    course_folder,
+):
+    text = with_steps("scale = 1 / 0", "print(sizes[0] * scale)", "print(len(sizes))")
+    cause, consequence = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: ZeroDivisionError")
+    assert cause.line == line_of(text, "scale = 1 / 0")
+    assert consequence.message == (
+        "step 3 failed: name 'scale' is not defined, because step 2 failed"
+    )
+    assert consequence.line == line_of(text, "print(sizes[0] * scale)")
+    assert consequence.hint == "fix step 2 first: it defines 'scale', which this block uses"
+    assert consequence.detail is None  # no traceback that sends the author to step 3
+
+
+def test_a_misspelt_name_is_its_own_mistake_though_an_earlier_step_failed(course_folder):
+    text = with_steps("scale = 1 / 0", "print(sizez)", "print(len(sizes))")
+    _, misspelt = build_errors(course_folder, text)
+    assert misspelt.message == "step 3 failed: NameError: name 'sizez' is not defined"
+    assert "because" not in misspelt.message
+
+
+def test_the_cli_reports_every_failing_step_and_exits_non_zero(course_folder):
+    text = with_steps("ratio = len(ids) / 0", "print(sum(sizes) + ratio)", "{'a': 1}['b']")
+    course_folder.write(text)
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    assert "build failed: 3 problem(s); site not changed" in built.stderr
+    divided, looked_up = line_of(text, "ratio = len(ids) / 0"), line_of(text, "{'a': 1}['b']")
+    assert f"lesson.md:{divided}: step 2 failed: ZeroDivisionError" in built.stderr
+    assert f"lesson.md:{looked_up}: step 4 failed: KeyError" in built.stderr
+    assert "step 3 failed: name 'ratio' is not defined, because step 2 failed" in built.stderr
+    # causes first, then what follows from them
+    assert built.stderr.index("step 4 failed") < built.stderr.index("step 3 failed")
+    assert "runner.py" not in built.stderr  # tracebacks in lesson-file lines only
+
+
+def network_notebook(path) -> None:
+    """A notebook whose stored outputs show two cells that worked where it was written and
+    fail here: one reads a file that is not beside it, one parses what a server sent."""
+    notebook = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    notebook.cells = [
+        new_markdown_cell("# Reading the rows\n\n## Setup"),
+        new_code_cell("import json"),
+        new_markdown_cell("## Read the rows"),
+        new_code_cell(
+            "rows = open('rows.csv').read().splitlines()\nprint(len(rows))",
+            outputs=[new_output("stream", name="stdout", text="3\n")],
+        ),
+        new_markdown_cell("## Read the settings"),
+        new_code_cell(
+            "settings = json.loads('{\"batch\": 4')\nprint(settings)",
+            outputs=[new_output("stream", name="stdout", text="{'batch': 4}\n")],
+        ),
+        new_markdown_cell("## Count"),
+        new_code_cell("print(11 // 4)", outputs=[new_output("stream", name="stdout", text="2\n")]),
+    ]
+    nbformat.write(notebook, path)
+
+
+def test_an_imported_notebook_with_two_failing_cells_shows_both_in_one_build(course_folder):
+    course_folder.write(authoring_example())
+    network_notebook(course_folder.root / "rows.ipynb")
+    imported = course_folder.cli("import", "rows.ipynb", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    lesson = course_folder.root / "content" / "02-reading-the-rows" / "01-reading-the-rows.md"
+    text = lesson.read_text()
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    assert "build failed: 2 problem(s); site not changed" in built.stderr
+    read, parsed = line_of(text, "open('rows.csv')"), line_of(text, "json.loads(")
+    assert f"01-reading-the-rows.md:{read}: step 2 failed: FileNotFoundError" in built.stderr
+    assert f"01-reading-the-rows.md:{parsed}: step 3 failed: JSONDecodeError" in built.stderr
+    assert "site" not in [path.name for path in course_folder.root.iterdir()]
+
+
+def test_a_step_that_hangs_after_a_failure_still_shows_that_failure(course_folder):
+    waits = "import time\nwhile 'limit' not in globals():\n    time.sleep(0.05)"
+    text = with_steps("limit = 1 / 0", waits, "print(len(sizes))")
+    divided, stopped = build_errors(course_folder, text, timeout=3)
+    assert divided.message.startswith("step 2 failed: ZeroDivisionError")
+    assert divided.line == line_of(text, "limit = 1 / 0")
+    assert stopped.message == (
+        "lesson code ran longer than 3 s and was stopped, after blocks had failed before it"
+    )
+    assert stopped.hint.startswith("fix the failures above first")
+
+
+def test_a_step_that_ends_the_process_after_a_failure_still_shows_that_failure(course_folder):
+    text = with_steps("limit = 1 / 0", "import os\nos._exit(3)", "print(len(sizes))")
+    divided, ended = build_errors(course_folder, text)
+    assert divided.line == line_of(text, "limit = 1 / 0")
+    assert ended.message.startswith("lesson process ended without a result (exit status 3)")
+
+
+def test_the_names_a_block_binds_are_every_kind_of_binding():
+    code = (
+        "import numpy as np, os.path\nfrom json import loads\nx, (y, z) = 1, (2, 3)\n"
+        "def f(): pass\nclass C: pass\nfor i in []: pass\nwith open('f') as handle: pass\n"
+        "try:\n    pass\nexcept Exception as problem:\n    pass\n(w := 4)\ncount += 1\n"
+        "print(unbound)"
+    )
+    assert bound_names(code) == set("np os loads x y z f C i handle problem w count".split())
+    assert bound_names("def broken(:") == set()  # it failed before binding anything
