@@ -42,11 +42,10 @@ from coursesite.execution.lessonprocess import (
     start_spare_guardian,
     wait_for_clean_ups,
 )
+from coursesite.lesson.courseparse import parse_course
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
-from coursesite.lesson.links import check_links, check_references
-from coursesite.lesson.model import LessonLink, Prose
-from coursesite.lesson.parse import parse_guide, parse_lesson
+from coursesite.lesson.model import Prose
 from coursesite.plugins import LoadedPlugin, load_plugins
 from coursesite.progress import Progress, QuietProgress
 from coursesite.publish.lock import build_lock, output_lock
@@ -410,45 +409,6 @@ def template_folders(options: BuildOptions, plugins: list[LoadedPlugin]) -> list
     """The course's templates, then each plugin's, then the theme's: the first match wins."""
     *course, theme = options.template_folders
     return [*course, *(f for plugin in plugins for f in plugin.api.template_folders), theme]
-
-
-def parse_course(
-    course: Course, lessons: list[LessonBuild] | None = None, cache: ParseCache | None = None
-) -> dict[str, Prose]:
-    """Parse every lesson (into its LessonBuild) and phase guide, with cross-lesson links
-    checked; return the guides. With a `cache`, lessons whose files did not change come from
-    earlier builds' parses."""
-    lessons = [LessonBuild(ref) for ref in course.lessons] if lessons is None else lessons
-    errors: list[BuildError] = []
-    guides: dict[str, Prose] = {}
-    links: list[tuple[Path, LessonLink]] = []
-    for item in lessons:
-        try:
-            if cache:
-                cache.parse(item)
-            else:
-                item.set_parsed(parse_lesson(item.ref))
-        except BuildErrors as problem:
-            errors.extend(problem.errors)
-            continue
-        links.extend((item.path, link) for link in item.outlined().links)
-    for phase in course.phases:
-        if phase.guide:
-            path = course.root / phase.guide
-            try:
-                formulas = cache.formulas if cache else None
-                guides[phase.slug], guide_links = parse_guide(path, formulas)
-            except BuildErrors as problem:
-                errors.extend(problem.errors)
-                continue
-            links.extend((path, link) for link in guide_links)
-    if not errors:
-        anchors = {item.slug: item.outlined().anchors for item in lessons}
-        errors.extend(check_links(course, anchors, links))
-        errors.extend(check_references([(item.path, item.outlined()) for item in lessons]))
-    if errors:
-        raise BuildErrors(errors)
-    return guides
 
 
 def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecord | BuildError]:

@@ -3,8 +3,9 @@ from bs4 import BeautifulSoup
 
 from conftest import RecordingProgress, authoring_example, build_errors, line_of, replace_block
 from coursesite.errors import BuildErrors
+from coursesite.lesson.courseparse import parse_course
 from coursesite.outputs.figures import figure_problems, render_svg
-from coursesite.pipeline import build, parse_course
+from coursesite.pipeline import build
 
 
 def render(course_folder, text) -> dict[str, str]:
