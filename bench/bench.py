@@ -378,24 +378,18 @@ def course_rows(
                 courses[label] / LESSON_1, "You have eleven training", "You hold eleven training"
             )
             samples[label]["prose"].append(build(courses[label], generator=generator)[0])
-    for _ in range(reps):
-        for label, generator in versions.items():
-            samples[label]["code floor"].append(floor(scripts[lesson_2]))
-            toggle(
-                courses[label] / LESSON_2,
-                'print("PASS: recovery-02")',
-                'print("PASS: recovery-02", flush=True)',
-            )
-            samples[label]["code"].append(build(courses[label], generator=generator)[0])
-    for _ in range(reps):  # the issue's row: a one-line code edit of a short lesson
-        for label, generator in versions.items():
-            samples[label]["code 1 floor"].append(floor(scripts[lesson_1]))
-            toggle(
-                courses[label] / LESSON_1,
-                'print("PASS: recovery-01")',
-                'print("PASS: recovery-01", flush=True)',
-            )
-            samples[label]["code 1"].append(build(courses[label], generator=generator)[0])
+    # A one-line code edit of lesson 2, then of lesson 1 (#22's row: a short lesson), each
+    # paired with its script's floor; toggling re-runs, as the cache keeps one run a lesson.
+    edits = [
+        ("code", lesson_2, LESSON_2, 'print("PASS: recovery-02")'),
+        ("code 1", lesson_1, LESSON_1, 'print("PASS: recovery-01")'),
+    ]
+    for name, slug, lesson, line in edits:
+        for _ in range(reps):
+            for label, generator in versions.items():
+                samples[label][f"{name} floor"].append(floor(scripts[slug]))
+                toggle(courses[label] / lesson, line, line.replace(")", ", flush=True)"))
+                samples[label][name].append(build(courses[label], generator=generator)[0])
     rows = []
     for label in versions:
         taken = samples[label]
