@@ -200,10 +200,7 @@ def plan_site(
             )
         )
     for position, item in enumerate(lessons):
-        neighbours = (
-            lessons[position - 1] if position else None,
-            lessons[position + 1] if position + 1 < len(lessons) else None,
-        )
+        neighbours = neighbours_of(lessons, position)
         try:
             images = lesson_images(
                 item.path, item.ref.course_root, item.outlined().images, image_digests
@@ -368,6 +365,16 @@ def render_lesson_files(
     )
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
+
+
+def neighbours_of(
+    lessons: list[LessonBuild], position: int
+) -> tuple[LessonBuild | None, LessonBuild | None]:
+    """The lessons before and after the one at `position`: its page's previous and next."""
+    return (
+        lessons[position - 1] if position else None,
+        lessons[position + 1] if position + 1 < len(lessons) else None,
+    )
 
 
 def render_lesson(

@@ -18,7 +18,12 @@ from coursesite.lesson.model import Lesson
 from coursesite.outputs.images import lesson_images
 from coursesite.pipeline import template_folders
 from coursesite.plugins import load_plugins
-from coursesite.render.pages import Publication, page_environment, render_lesson
+from coursesite.render.pages import (
+    Publication,
+    neighbours_of,
+    page_environment,
+    render_lesson,
+)
 
 
 def formula_memo(options: BuildOptions) -> FormulaMemo:
@@ -55,11 +60,7 @@ def preview_files(
         publication=Publication(options.base_url, options.edition == "student"),
         formulas=formulas,
     )
-    position = items.index(edited)
-    neighbours = (
-        items[position - 1] if position else None,
-        items[position + 1] if position + 1 < len(items) else None,
-    )
+    neighbours = neighbours_of(items, items.index(edited))
     phase_refs = [item.ref for item in items if item.ref.phase.slug == lesson.ref.phase.slug]
     images = lesson_images(lesson.path, lesson.ref.course_root, lesson.images)
     titles = {item.slug: item.outlined().front.title for item in items}
