@@ -42,11 +42,13 @@ class Descriptor:
         self.fd = fd
         self.read_end = self.write_end = self.own = -1  # made on first use
         self.target = None  # what the running block's output is written to
-        self.decoder = _decoder()
+        self.decoder, self.partial = _decoder(), False  # partial: it holds part of a character
+        self.poller = select.poll()
 
     def start(self):
         self.read_end, self.write_end = os.pipe()
         os.set_blocking(self.read_end, False)
+        self.poller.register(self.read_end, select.POLLIN)
         self.own = os.dup(self.fd)  # the process's own stream, given back between blocks
 
     def take(self, data):
@@ -56,6 +58,7 @@ class Descriptor:
             _write_all(self.own, data)
         else:
             self.target.write(self.decoder.decode(data))
+            self.partial = bool(self.decoder.getstate()[0])
 
     def drain(self, chunks=DRAIN_CHUNKS):
         """Read what is in the pipe, at most `chunks` chunks of it; False once it is
@@ -70,13 +73,21 @@ class Descriptor:
             self.take(data)
         return True
 
+    def catch_up(self):
+        """Before Python code's text: what the pipe holds is read (the poll is the cheapest
+        way to ask, on every write), and what the decoder holds of a character not yet
+        complete goes out as U+FFFD, so that the text comes after both."""
+        if self.poller.poll(0):
+            self.drain()
+        if self.partial:
+            self.settle()
+
     def settle(self):
-        """What the decoder holds of a character not yet complete goes out as U+FFFD, so
-        that text added next comes after it."""
         if self.target is not None:
             rest = self.decoder.decode(b"", final=True)
             if rest:
                 self.target.write(rest)
+        self.partial = False
 
 
 class DescriptorCapture:
@@ -84,15 +95,15 @@ class DescriptorCapture:
 
     def __init__(self):
         self.lock = _thread.RLock()  # a signal handler may print while the lock is held
-        self.owner = os.getpid()
         self.descriptors = {1: Descriptor(1), 2: Descriptor(2)}
         self.reading = False
+        # In a process the lesson forked (a multiprocessing worker), the copy of a block's
+        # output is nobody's: what it prints goes to its fd 1 or 2, the block's pipe.
+        self.in_child = False
+        os.register_at_fork(after_in_child=self._forked)
 
-    def in_child(self):
-        """Whether this is a process the lesson forked (a multiprocessing worker): its
-        copy of a block's output is nobody's, so what it prints goes to its fd 1 or 2,
-        which is the pipe of the block that forked it."""
-        return os.getpid() != self.owner
+    def _forked(self):
+        self.in_child = True
 
     def begin(self, fd, target):
         """From now on, what is written to `fd` goes to `target` (CappedOutput).
@@ -126,31 +137,26 @@ class DescriptorCapture:
             descriptor.settle()
             descriptor.target = None
 
-    def write_text(self, fd, target, text):
-        """Python code's text for `target`, after what is already in `fd`'s pipe."""
-        with self.lock:
-            descriptor = self._catch_up(fd, target)
-            if descriptor is not None:
-                descriptor.settle()
+    def write_text(self, descriptor, target, text):
+        """Python code's text for `target`, after what is already in the pipe of
+        `descriptor`, when that feeds `target` (a lesson's thread may print after its
+        block ended). The hot path of every print: kept short."""
+        self.lock.acquire()
+        try:
+            if descriptor.target is target and (descriptor.poller.poll(0) or descriptor.partial):
+                descriptor.catch_up()
             target.write(text)
+        finally:
+            self.lock.release()
 
-    def write_bytes(self, fd, target, data):
+    def write_bytes(self, descriptor, target, data):
         """Python code's bytes (sys.stdout.buffer) for `target`, after the pipe's."""
         with self.lock:
-            descriptor = self._catch_up(fd, target)
-            if descriptor is None:
-                target.write(bytes(data).decode("utf-8", "replace"))
-            else:
+            if descriptor.target is target:
+                descriptor.catch_up()
                 descriptor.take(bytes(data))
-
-    def _catch_up(self, fd, target):
-        """The descriptor whose pipe feeds `target`, with what it holds read; None when
-        `fd` is not taken over for it."""
-        descriptor = self.descriptors[fd]
-        if descriptor.target is not target:
-            return None
-        descriptor.drain()
-        return descriptor
+            else:
+                target.write(bytes(data).decode("utf-8", "replace"))
 
     def _read(self):
         """Read the pipes as they are written, for the rest of the process's life."""
@@ -201,6 +207,9 @@ def write_in_child(fd, data):
     _write_all(fd, data)
 
 
+DESCRIPTORS = DescriptorCapture()
+
+
 class CappedOutput(io.TextIOBase):
     """A block's stdout or stderr, keeping at most `limit` characters of what is written.
 
@@ -219,6 +228,10 @@ class CappedOutput(io.TextIOBase):
 
     def write(self, text):
         text = str(text)
+        if self.kept + len(text) <= self.limit:  # the common case, first: every print
+            self.parts.append(text)
+            self.kept += len(text)
+            return len(text)
         room = self.limit - self.kept
         if room > 0:
             self.parts.append(text[:room])
@@ -246,6 +259,7 @@ class BlockStream(io.TextIOBase):
     def __init__(self, name, fd):
         super().__init__()
         self.name, self.fd, self.target = name, fd, None
+        self.descriptor = DESCRIPTORS.descriptors[fd]
 
     @contextlib.contextmanager
     def writing_to(self, output):
@@ -283,14 +297,13 @@ class BlockStream(io.TextIOBase):
         target = self.target
         if target is None:  # outside any block: the process's own stream
             return getattr(sys, f"__{self.name}__").write(text)
-        if DESCRIPTORS.in_child():  # a forked worker: its fd is the block's pipe
+        if DESCRIPTORS.in_child:  # a forked worker: its fd is the block's pipe
             write_in_child(self.fd, str(text))
         else:
-            DESCRIPTORS.write_text(self.fd, target, str(text))
+            DESCRIPTORS.write_text(self.descriptor, target, str(text))
         return len(text)
 
 
-DESCRIPTORS = DescriptorCapture()
 BLOCK_STDOUT, BLOCK_STDERR = BlockStream("stdout", 1), BlockStream("stderr", 2)
 
 
@@ -304,10 +317,10 @@ class _BlockBuffer:
         target = self.stream.target
         if target is None:  # the block ended meanwhile
             return getattr(sys, f"__{self.stream.name}__").buffer.write(data)
-        if DESCRIPTORS.in_child():
+        if DESCRIPTORS.in_child:
             write_in_child(self.stream.fd, bytes(data))
         else:
-            DESCRIPTORS.write_bytes(self.stream.fd, target, data)
+            DESCRIPTORS.write_bytes(self.stream.descriptor, target, data)
         return len(data)
 
     def flush(self):
