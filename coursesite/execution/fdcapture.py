@@ -46,6 +46,8 @@ class Descriptor:
         self.poller = select.poll()
 
     def start(self):
+        if self.read_end >= 0:  # made by an earlier try that failed further on
+            return
         self.read_end, self.write_end = os.pipe()
         os.set_blocking(self.read_end, False)
         self.poller.register(self.read_end, select.POLLIN)
@@ -161,14 +163,17 @@ class DescriptorCapture:
     def _read(self):
         """Read the pipes as they are written, for the rest of the process's life."""
         ends = {d.read_end: d for d in self.descriptors.values()}
-        while True:
-            try:
-                ready, _, _ = select.select(list(ends), [], [])
-            except (OSError, ValueError):  # the lesson closed one: it cannot be read now
-                return
-            for end in ready:
+        poller = select.poll()
+        for end in ends:
+            poller.register(end, select.POLLIN)
+        while ends:
+            for end, event in poller.poll():
                 with self.lock:
-                    ends[end].drain(chunks=1)
+                    if event & select.POLLIN:
+                        ends[end].drain(chunks=1)
+                    elif end in ends:  # closed by the lesson: nothing more comes from it
+                        poller.unregister(end)
+                        del ends[end]
 
 
 def _decoder():
@@ -183,7 +188,7 @@ def _flush_python_streams():
         try:
             if stream is not None:
                 stream.flush()
-        except (OSError, ValueError):  # closed by the lesson
+        except Exception:  # closed, or replaced by something with no flush(), by the lesson
             pass
 
 
