@@ -23,8 +23,10 @@ print("PASS: count-batches")
 :::{step} 3. Ask a program
 ```python
 import subprocess
+import sys
 print("before echo")
 subprocess.run(["echo", "from echo"], check=True)
+subprocess.run(["echo", "handed sys.stdout"], stdout=sys.stdout, check=True)
 print("after echo")
 ```
 :::
@@ -40,7 +42,6 @@ print("after system")
 
 :::{step} 5. Write to the descriptors
 ```python
-import sys
 print("one")
 os.write(1, b"two\\n")
 print("err one", file=sys.stderr)
@@ -99,7 +100,7 @@ def shown(built, step: int, stream: str = "stdout") -> str:
 
 
 def test_a_program_run_with_subprocess_shows_under_its_step_in_order(built):
-    assert shown(built, 3) == "before echo\nfrom echo\nafter echo\n"
+    assert shown(built, 3) == "before echo\nfrom echo\nhanded sys.stdout\nafter echo\n"
     assert shown(built, 2) == "PASS: count-batches\n"
     assert "echo" not in shown(built, 4)
 
