@@ -42,8 +42,9 @@ def failure_error(failure: dict, result: dict, job: FailedJob) -> BuildError:
     printed = _printed_before(result, block)
     if printed:
         detail.append(f"what it printed before it failed:\n{printed}")
+    network = "; it read the network" if failure.get("network") else ""
     return BuildError(
-        f"{job.labels.get(block, 'prose')} failed: {message}",
+        f"{job.labels.get(block, 'prose')} failed: {message}{network}",
         job.path,
         failure["line"],
         hint=_hint(failure, job),
@@ -63,6 +64,8 @@ def _hint(failure: dict, job: FailedJob) -> str:
         return _live_value_hint(message, failure.get("names", []))
     if hint := CHECK_HINTS.get(failure.get("kind", "")):
         return hint
+    if failure.get("network"):
+        return NETWORK_HINT
     solution = block in job.solution_ids
     if exception == "AssertionError":
         if solution:
@@ -88,6 +91,15 @@ def _hint(failure: dict, job: FailedJob) -> str:
             f"':raises: {exception}' on the line after the block's opening line"
         )
     return "fix the code"
+
+
+# The runner marks a failure the network caused (networkerrors.py).
+NETWORK_HINT = (
+    "the machine that builds the site may have no network, and a server may refuse, move "
+    "or change what it sends: save the data beside the lesson, list it in the front "
+    "matter's files: and read it from there; or show the code without running it, in a "
+    "```python norun fence"
+)
 
 
 # A check is proved as the lesson's check.py runs it: main.py, then one file, then the check.

@@ -40,6 +40,7 @@ def _companion(name):
 
 
 leftovers = _companion("lessonoutputs")  # what blocks leave besides text
+network = _companion("networkerrors")  # whether a failure is the network's
 
 
 def main(job_path, result_path):
@@ -438,6 +439,7 @@ def describe_failure(error, source, block):
         "line": in_lesson[-1] if in_lesson else block["line"],
         "message": message,
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
+        "network": network.read_the_network(error),
     }
 
 

@@ -1,0 +1,80 @@
+"""What would stop an imported lesson is known before the author edits anything: the
+import names each cell that reads the network (at its line in the lesson) and each name
+an installed package lacks, and the first build says which failure is the network's."""
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from conftest import authoring_example, line_of
+
+LESSON = ("content", "02-downloads", "01-downloads.md")
+
+
+def notebook(path, cells) -> None:
+    book = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    book.cells = [new_markdown_cell("# Downloads\n\nData from elsewhere.")]
+    for code in cells:
+        book.cells += [new_markdown_cell("## A step"), new_code_cell(code)]
+    nbformat.write(book, path)
+
+
+def imported(course_folder, cells) -> tuple[str, str]:
+    """The import's report and the lesson it wrote."""
+    course_folder.write(authoring_example())
+    notebook(course_folder.root / "downloads.ipynb", cells)
+    done = course_folder.cli("import", "downloads.ipynb", "--phase", "02", "--slug", "downloads")
+    assert done.returncode == 0, done.stderr
+    return done.stdout, course_folder.root.joinpath(*LESSON).read_text()
+
+
+NETWORK_CELLS = [
+    "import urllib.request\nimport numpy as np\nSOURCE = 'https://example.org/rows.csv'",
+    "print('rows come from https://example.org/rows.csv')\nrows = 3",
+    "with urllib.request.urlopen('http://127.0.0.1:9/rows.csv') as answer:\n"
+    "    body = answer.read()",
+    "!wget https://example.org/rows.csv\ntable = np.loadtxt(SOURCE, delimiter=',')",
+    "import torchvision\nimages = torchvision.datasets.MNIST('data', download=True)",
+    "counts = open('rows.csv').read()",
+]
+
+
+def test_the_import_names_each_cell_that_reads_the_network_at_its_lesson_line(course_folder):
+    report, lesson = imported(course_folder, NETWORK_CELLS)
+    reads = [line for line in report.splitlines() if "reads the network" in line]
+    at = {
+        "urlopen": line_of(lesson, "urllib.request.urlopen("),
+        "wget": line_of(lesson, "!wget"),
+        "loadtxt": line_of(lesson, "np.loadtxt("),
+        "MNIST": line_of(lesson, "MNIST("),
+    }
+    assert len(reads) == 4, reads  # not the cell that prints an address, nor open()
+    assert f"cell 7, lesson line {at['urlopen']}: step 3 reads the network" in reads[0]
+    assert "(urllib.request.urlopen('http://127.0.0.1:9/rows.csv'))" in reads[0]
+    assert f"cell 9, lesson line {at['wget']}: step 4 reads the network (`wget`" in reads[1]
+    # An address assigned to a name in one cell and read in another.
+    assert f"cell 9, lesson line {at['loadtxt']}: step 4 reads" in reads[2]
+    assert "(np.loadtxt(SOURCE, an address))" in reads[2]
+    assert f"lesson line {at['MNIST']}: step 5 reads the network" in reads[3]
+    assert "download=True" in reads[3]
+    assert all("list it in the front matter's files:" in line for line in reads)
+    assert all("skip-execution" in line for line in reads)
+
+
+def test_a_build_says_which_failure_read_the_network_and_what_to_do(course_folder):
+    report, lesson = imported(
+        course_folder, NETWORK_CELLS[:1] + NETWORK_CELLS[2:3] + ["counts = open('rows.csv').read()"]
+    )
+    assert "reads the network" in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    opened, missing = line_of(lesson, "urlopen("), line_of(lesson, "open('rows.csv')")
+    assert f"01-downloads.md:{opened}: step 2 failed: URLError: " in built.stderr
+    failed = built.stderr[built.stderr.index(f"01-downloads.md:{opened}:") :]
+    assert failed.splitlines()[0].endswith("; it read the network")
+    assert "may have no network" in failed.split("01-downloads.md:")[1]
+    # A missing file is no network read: it keeps its own message and hint.
+    local = built.stderr[built.stderr.index(f"01-downloads.md:{missing}:") :]
+    assert local.splitlines()[0].endswith("No such file or directory: 'rows.csv'")
+    assert "network" not in local.split("01-downloads.md:")[1]
