@@ -78,3 +78,45 @@ def test_a_build_says_which_failure_read_the_network_and_what_to_do(course_folde
     local = built.stderr[built.stderr.index(f"01-downloads.md:{missing}:") :]
     assert local.splitlines()[0].endswith("No such file or directory: 'rows.csv'")
     assert "network" not in local.split("01-downloads.md:")[1]
+
+
+DRIFT_CELLS = [
+    "import grain\nimport jax\nimport jax.numpy as jnp\nimport collections",
+    "options = grain.sources.ReadOptions(num_threads=2)",
+    "total = jax.tree.map(lambda x: x + 1, {'a': jnp.zeros(2)})\n"
+    "squares = jax.tree_map(lambda x: x * x, total)",
+    # Names the notebook makes exist itself, or asks about, are not drift.
+    "jax.course_extra = 1\nprint(jax.course_extra.real)\n"
+    "try:\n    from jax import tree_multimap\nexcept ImportError:\n    tree_multimap = None\n"
+    "if hasattr(jax, 'tree_leaves'):\n    print(jax.tree_leaves(total))",
+    "import jax.experimental.pjit\nprint(jax.experimental.pjit.pjit.__name__)",
+    "def norm(grain):\n    return grain.no_such_field\nprint(collections.abc.Mapping.__name__)",
+]
+
+
+def test_the_import_names_each_name_the_installed_packages_lack_at_its_lesson_line(
+    course_folder,
+):
+    import importlib.metadata
+
+    report, lesson = imported(course_folder, DRIFT_CELLS)
+    drift = [line for line in report.splitlines() if "written for another version" in line]
+    grain, jax = importlib.metadata.version("grain"), importlib.metadata.version("jax")
+    assert len(drift) == 2, drift  # nothing the notebook defines, guards or imports itself
+    read_options, tree_map = (
+        line_of(lesson, "grain.sources.ReadOptions"),
+        line_of(lesson, "jax.tree_map("),
+    )
+    assert drift[0].endswith(
+        f"cell 5, lesson line {read_options}: step 2 uses grain.sources.ReadOptions, which "
+        f"the installed grain does not have: written for another version of grain "
+        f"(installed: {grain}); the installed version has grain.ReadOptions: use it, or add "
+        "the version it was written for to your requirements (grain==...)"
+    )
+    assert f"cell 7, lesson line {tree_map}: step 3 uses jax.tree_map" in drift[1]
+    assert f"another version of jax (installed: {jax})" in drift[1]
+    # The build fails where the import said it would.
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    assert f"01-downloads.md:{read_options}: step 2 failed: AttributeError" in built.stderr
+    assert f"01-downloads.md:{tree_map}: step 3 failed: AttributeError" in built.stderr

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
-from coursesite.importers.lessonimport import ImportedLesson, convert, lesson_slug, notebook_title
+from coursesite.importers.lessonimport import (
+    ImportedLesson,
+    convert,
+    lesson_line,
+    lesson_slug,
+    notebook_title,
+)
 from coursesite.importers.references import OtherSites
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
@@ -111,6 +117,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
+    lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
     try:
@@ -164,6 +171,39 @@ def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list
                 "name) before the next build"
             )
     return notes
+
+
+def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
+    """What the build would fail on because the code was written for other versions of
+    the installed packages: each name they lack, at its line in the lesson."""
+    from coursesite.execution.dependencies import local_module_file
+    from coursesite.importers.apidrift import api_drift
+
+    local = {
+        name
+        for _, _, code in lesson.steps
+        for name in re.findall(r"(?:^|\s)(?:import|from)\s+(\w+)", code)
+        if local_module_file(name, folder) or local_module_file(name, beside)
+    }
+    drifts, unchecked = api_drift(lesson.steps, local)
+    notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
+    for drift in drifts:
+        line = lesson_line(lesson.text, drift.number, drift.offset)
+        if drift.package == "Python":
+            pin = "run it with the Python it was written for"
+        else:
+            pin = f"add the version it was written for to your requirements ({drift.package}==...)"
+        use = (
+            f"the installed version has {drift.instead}: use it"
+            if drift.instead
+            else ("write it for the installed version")
+        )
+        notes.append(
+            f"{drift.where}, lesson line {line}: step {drift.number} uses {drift.missing}, "
+            f"which the installed {drift.missing.split('.')[0]} does not have: written for "
+            f"another version of {drift.package} (installed: {drift.version}); {use}, or {pin}"
+        )
+    return notes if unchecked else notes[1:]
 
 
 def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:
