@@ -120,3 +120,23 @@ def test_the_import_names_each_name_the_installed_packages_lack_at_its_lesson_li
     assert built.returncode == 1
     assert f"01-downloads.md:{read_options}: step 2 failed: AttributeError" in built.stderr
     assert f"01-downloads.md:{tree_map}: step 3 failed: AttributeError" in built.stderr
+
+
+def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(course_folder):
+    report, _ = imported(
+        course_folder,
+        [
+            '!pip install -q scikit-learn==1.5.0 "tabulated-frames[fast]>=2"\n'
+            "import sklearn\nimport tabulated_frames\nimport cv2",
+        ],
+    )
+    lacking = {
+        line.split("imports ")[1].split(",")[0]: line
+        for line in report.splitlines()
+        if "which is not installed where you build" in line
+    }
+    assert sorted(lacking) == ["cv2", "sklearn", "tabulated_frames"]
+    # The notebook's own pin, else the distribution's name, which is not always the module's.
+    assert "add the line scikit-learn==1.5.0 to your requirements" in lacking["sklearn"]
+    assert "add the line tabulated-frames[fast]>=2 to" in lacking["tabulated_frames"]
+    assert "add the line opencv-python to your requirements" in lacking["cv2"]

@@ -20,6 +20,7 @@ from coursesite.importers.lessonimport import (
     notebook_title,
 )
 from coursesite.importers.references import OtherSites
+from coursesite.importers.requirements import distribution_of, requirement_line
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
 
@@ -165,10 +166,11 @@ def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list
                 f"next to the lesson ({folder.name}/)"
             )
         elif importlib.util.find_spec(module) is None:
+            line = requirement_line(distribution_of(module), lesson.installs)
             notes.append(
-                f"the code imports {module}, which is not installed where you build: add its "
-                f"package to your requirements (pip install {module}, or its distribution's "
-                "name) before the next build"
+                f"the code imports {module}, which is not installed where you build: add the "
+                f"line {line} to your requirements (and pip install {line}) before the next "
+                "build"
             )
     return notes
 
@@ -192,7 +194,12 @@ def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
         if drift.package == "Python":
             pin = "run it with the Python it was written for"
         else:
-            pin = f"add the version it was written for to your requirements ({drift.package}==...)"
+            wanted = requirement_line(drift.package, lesson.installs)
+            pin = (
+                f"add the version it was written for to your requirements ({drift.package}==...)"
+                if wanted == drift.package
+                else f"install the version the notebook installs (the line {wanted})"
+            )
         use = (
             f"the installed version has {drift.instead}: use it"
             if drift.instead
