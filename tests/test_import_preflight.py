@@ -140,3 +140,24 @@ def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(cou
     assert "add the line scikit-learn==1.5.0 to your requirements" in lacking["sklearn"]
     assert "add the line tabulated-frames[fast]>=2 to" in lacking["tabulated_frames"]
     assert "add the line opencv-python to your requirements" in lacking["cv2"]
+
+
+def test_an_address_built_from_another_is_read_and_one_only_compared_is_not():
+    from coursesite.importers.networkreads import NetworkReads
+
+    reads = NetworkReads()
+    assert reads.scan("import pandas as pd\nBASE = 'https://data.example/'") == []
+    code = (
+        "a = pd.read_csv(BASE + 'rows.csv')\n"
+        "b = pd.read_csv(f'{BASE}/rows.csv')\n"
+        "c = pd.read_csv('https://data.example/{}.csv'.format(3))\n"
+        "if BASE.startswith('https://'):\n"
+        "    print(BASE + 'rows.csv')\n"
+        "d = pd.read_csv('rows.csv')\n"
+        "import tensorflow_datasets as tfds\n"
+        "e = tfds.data_source('mnist', split='train')\n"
+    )
+    found = reads.scan(code)
+    assert [line for line, _ in found] == [0, 1, 2, 7]
+    assert found[0][1] == "pd.read_csv(BASE, an address)"
+    assert found[3][1] == "tfds.data_source()"

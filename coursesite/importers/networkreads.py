@@ -40,8 +40,12 @@ SHELL_DOWNLOAD = re.compile(
     r"^\s*#\s*notebook (?:cell )?magic, not run: .*"
     r"\b(wget|curl|gsutil|gcloud storage|aws s3|git clone|kaggle|huggingface-cli|hf download)\b"
 )
-# Calls that only show or log an address: never a read.
+# Calls that only show, log, compare, parse or build an address: never a read.
 SHOWING = {"print", "display", "Markdown", "HTML", "info", "debug", "warning", "write"}
+SHOWING |= {"startswith", "endswith", "replace", "split", "strip", "find", "index", "count"}
+SHOWING |= {"removeprefix", "removesuffix", "rstrip", "lstrip", "format", "join", "append"}
+SHOWING |= {"match", "search", "fullmatch", "sub", "compile", "escape", "findall"}
+SHOWING |= {"urlparse", "urlsplit", "quote", "unquote", "urlencode", "urljoin", "Request"}
 
 
 class NetworkReads:
@@ -85,10 +89,10 @@ class NetworkReads:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     self.modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-            elif isinstance(node, ast.Assign) and _address(node.value):
-                self.addresses.update(
-                    target.id for target in node.targets if isinstance(target, ast.Name)
-                )
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if self._given(node.value):
+                    self.addresses.update(t.id for t in targets if isinstance(t, ast.Name))
 
     def _reads(self, call: ast.Call) -> str:
         name = self._dotted(call.func)
@@ -105,12 +109,33 @@ class NetworkReads:
         return f"{written}({given})" if given else ""
 
     def _address_given(self, call: ast.Call) -> str:
-        """The address `call` is given, as written: a string, or a name assigned one."""
+        """The address `call` is given, as written (see _given), or ''."""
         for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
-            if address := _address(argument):
-                return repr(address)
-            if isinstance(argument, ast.Name) and argument.id in self.addresses:
-                return f"{argument.id}, an address"
+            if given := self._given(argument):
+                return given
+        return ""
+
+    def _given(self, node: ast.expr) -> str:
+        """What says `node` is an address: a string or f-string that starts with one, a
+        name assigned one, or one extended (`BASE + "x.csv"`, `f"{BASE}/x.csv"`,
+        `"https://.../{}".format(n)`, `urljoin(BASE, name)`, `os.path.join(BASE, name)`)."""
+        if address := _address(node):
+            return repr(address)
+        if isinstance(node, ast.JoinedStr) and node.values:
+            first = node.values[0]
+            return self._given(first.value) if isinstance(first, ast.FormattedValue) else ""
+        if isinstance(node, ast.Name) and node.id in self.addresses:
+            return f"{node.id}, an address"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            return self._given(node.left)
+        if not isinstance(node, ast.Call):
+            return ""
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        called = node.func.id if isinstance(node.func, ast.Name) else called
+        if called == "format" and isinstance(node.func, ast.Attribute):
+            return self._given(node.func.value)
+        if called in ("join", "urljoin", "Request") and node.args:
+            return self._given(node.args[0])
         return ""
 
     def _dotted(self, node: ast.expr) -> str:
