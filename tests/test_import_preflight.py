@@ -161,3 +161,28 @@ def test_an_address_built_from_another_is_read_and_one_only_compared_is_not():
     assert [line for line, _ in found] == [0, 1, 2, 7]
     assert found[0][1] == "pd.read_csv(BASE, an address)"
     assert found[3][1] == "tfds.data_source()"
+
+
+def test_a_network_error_is_told_by_its_class_its_cause_and_where_it_was_raised():
+    import errno
+    import socket
+    import urllib.error
+
+    from coursesite.execution.networkerrors import read_the_network
+
+    def raised(error, cause=None):
+        try:
+            raise error from cause
+        except BaseException as caught:
+            return caught
+
+    requests_error = type("ConnectionError", (OSError,), {"__module__": "requests.exceptions"})
+    assert read_the_network(raised(socket.gaierror(-2, "Name or service not known")))
+    assert read_the_network(raised(OSError(errno.ENETUNREACH, "Network is unreachable")))
+    assert read_the_network(raised(requests_error("Max retries exceeded")))
+    wrapped = raised(RuntimeError("could not load mnist"), urllib.error.URLError("refused"))
+    assert read_the_network(wrapped)
+    # A file that is not there, or a timeout the code raised itself, is no network error.
+    assert not read_the_network(raised(FileNotFoundError(errno.ENOENT, "rows.csv")))
+    assert not read_the_network(raised(TimeoutError("the solver took too long")))
+    assert not read_the_network(raised(ValueError("bad"), KeyError("k")))

@@ -83,7 +83,10 @@ def execution_key(
 
 @functools.cache
 def _runner_digest() -> str:
-    return short_digest(RUNNER.read_bytes() + RUNNER.with_name("lessonoutputs.py").read_bytes())
+    companions = ("lessonoutputs.py", "networkerrors.py")  # what runner.py loads beside it
+    return short_digest(
+        b"".join(RUNNER.with_name(name).read_bytes() for name in companions) + RUNNER.read_bytes()
+    )
 
 
 def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:

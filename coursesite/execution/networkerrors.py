@@ -6,6 +6,7 @@ nothing from the generator. The runner marks such a failure (`"network": True`),
 failure's hint (failures.py) says the build machine may have no network, and what to do.
 """
 
+import errno
 import http.client
 import socket
 import urllib.error
@@ -13,6 +14,15 @@ import urllib.error
 # Libraries whose errors that are OSErrors are the network's (requests' ConnectionError,
 # urllib3's NewConnectionError, httpx's ConnectError, ...): their modules, by first name.
 NETWORK_LIBRARIES = {"requests", "urllib3", "httpx", "httpcore", "aiohttp", "fsspec", "gcsfs"}
+# What the operating system says when there is no network to reach.
+UNREACHABLE = {
+    errno.ENETUNREACH,
+    errno.EHOSTUNREACH,
+    errno.ENETDOWN,
+    errno.EHOSTDOWN,
+    errno.ECONNREFUSED,
+    errno.ECONNRESET,
+}
 # Where a TimeoutError raised by the network is raised from.
 SOCKET_FILES = ("socket.py", "ssl.py", "http/client.py", "urllib/request.py")
 
@@ -32,6 +42,8 @@ def _network_error(error):
     if isinstance(error, (socket.gaierror, socket.herror, urllib.error.URLError)):
         return True
     if isinstance(error, (http.client.HTTPException, ConnectionError)):
+        return True
+    if isinstance(error, OSError) and error.errno in UNREACHABLE:
         return True
     if isinstance(error, OSError) and any(
         cls.__module__.split(".")[0] in NETWORK_LIBRARIES for cls in type(error).__mro__

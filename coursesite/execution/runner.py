@@ -2,10 +2,10 @@
 
     python runner.py job.json result.json
 
-This file is a standalone script: it imports nothing from the generator but its companion
-lessonoutputs.py (figures, rich displays), loaded from beside it, so the lesson's process
-holds only the lesson's own modules. Each block is compiled under the lesson's
-Markdown path, padded so that its line numbers are lines of that file; tracebacks therefore
+This file is a standalone script: it imports nothing from the generator but its companions
+lessonoutputs.py (figures, rich displays) and networkerrors.py, loaded from beside it, so
+the lesson's process holds only the lesson's own modules. Each block is compiled under the
+lesson's Markdown path, padded so that its line numbers are lines of that file; tracebacks therefore
 point into the .md file the author edits.
 """
 
