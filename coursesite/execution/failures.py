@@ -128,14 +128,36 @@ def _library_hint(message: str) -> str:
             f"{module} is not installed where the site is built: install its package there "
             f"(pip install {module}, or its distribution's name) and build again"
         )
-    if absent := re.match(r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", message):
+    absent = re.match(r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", message)
+    absent = absent or re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message)
+    if absent:
         module, name = absent.groups()
+        if absent.re.pattern.startswith("ImportError"):
+            name, module = module, name
+        top = module.split(".")[0]
         return (
-            f"the installed {module.split('.')[0]} has no {module}.{name}: the code was written "
-            "for another version of it; write it for the version installed (the page's setup "
-            "help lists it), or install the version the code needs"
+            f"the installed {top} has no {module}.{name}: the code was written for another "
+            f"version of {installed_version(top)}; write it for the version installed (the "
+            "page's setup help lists it), or install the version the code needs"
         )
     return ""
+
+
+def installed_version(module: str) -> str:
+    """`grain (installed: 0.2.18)`, `Python (installed: 3.11.7)` for the standard library,
+    or the module's name alone when no installed distribution says."""
+    import importlib.metadata
+    import platform
+    import sys
+
+    if module in sys.stdlib_module_names:
+        return f"Python (installed: {platform.python_version()})"
+    for distribution in importlib.metadata.packages_distributions().get(module, []):
+        try:
+            return f"{distribution} (installed: {importlib.metadata.version(distribution)})"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return module
 
 
 def _live_value_hint(message: str, names: list[str]) -> str:
