@@ -186,3 +186,35 @@ def test_a_network_error_is_told_by_its_class_its_cause_and_where_it_was_raised(
     assert not read_the_network(raised(FileNotFoundError(errno.ENOENT, "rows.csv")))
     assert not read_the_network(raised(TimeoutError("the solver took too long")))
     assert not read_the_network(raised(ValueError("bad"), KeyError("k")))
+
+
+def test_each_data_file_the_code_reads_is_named_with_where_it_must_go(course_folder):
+    (course_folder.root / "rows.csv").write_text("a\nb\nc\n")  # beside the notebook
+    report, lesson = imported(
+        course_folder,
+        [
+            "import numpy as np\nrows = open('rows.csv').read().splitlines()\nprint(len(rows))",
+            "np.save('made.npy', np.arange(3))\nprint(np.load('made.npy').sum())",
+            "from pathlib import Path\nlabels = Path('labels.txt').read_text().split()",
+        ],
+    )
+    reads = [line for line in report.splitlines() if "reads the file" in line]
+    assert len(reads) == 2, reads  # made.npy is written by the step that reads it
+    folder = "content/02-downloads"
+    assert reads[0].endswith(
+        f"cell 3, lesson line {line_of(lesson, 'open(')}: step 1 reads the file rows.csv; copy "
+        f"it from beside the notebook to {folder}/rows.csv and list it in the front "
+        "matter's files: [rows.csv]"
+    )
+    assert (
+        f"lesson line {line_of(lesson, 'labels.txt')}: step 3 reads the file labels.txt; "
+        in (reads[1])
+    )
+    assert f"it is not beside the notebook: save it as {folder}/labels.txt" in reads[1]
+    # Done as the report says, the lesson builds.
+    path = course_folder.root.joinpath(*LESSON)
+    (path.parent / "rows.csv").write_text("a\nb\nc\n")
+    (path.parent / "labels.txt").write_text("cat dog\n")
+    path.write_text(lesson.replace("\nrevision:", "\nfiles: [rows.csv, labels.txt]\nrevision:", 1))
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

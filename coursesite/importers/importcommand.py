@@ -119,6 +119,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
     lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
+    lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
     try:
@@ -172,6 +173,30 @@ def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list
                 f"line {line} to your requirements (and pip install {line}) before the next "
                 "build"
             )
+    return notes
+
+
+def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) -> list[str]:
+    """What the build would fail on for want of a data file: each file the code reads by
+    name, at its line in the lesson. A lesson's code runs in a folder holding the files
+    its front matter lists (`files:`), and nothing else of the course."""
+    from coursesite.importers.datafiles import data_reads
+
+    notes = []
+    for number, where, offset, name in data_reads(lesson.steps):
+        line = lesson_line(lesson.text, number, offset)
+        target = (folder.relative_to(root) / name).as_posix()
+        listed = f"list it in the front matter's files: [{name}]"
+        if (folder / name).is_file():
+            todo = f"it is beside the lesson: {listed}, so that the build copies it for the code"
+        elif (beside / name).is_file():
+            todo = f"copy it from beside the notebook to {target} and {listed}"
+        else:
+            todo = (
+                f"it is not beside the notebook: save it as {target} and {listed} (or, if "
+                "the code should make it, make it in a step before this one)"
+            )
+        notes.append(f"{where}, lesson line {line}: step {number} reads the file {name}; {todo}")
     return notes
 
 
