@@ -178,6 +178,10 @@ def test_a_step_that_fails_on_a_name_an_earlier_failed_step_did_not_rebind_is_it
     assert attribute.detail is None
     assert typed.message.startswith("step 4 failed: TypeError: list indices must be integers")
     assert typed.message.endswith(", because step 2 failed")
+    # Only the expression that raised counts: not the rest of its line.
+    beside = with_steps(rebinds, "print(len(3), sizes)", "1")
+    _, own = build_errors(course_folder, beside)
+    assert own.message == "step 3 failed: TypeError: object of type 'int' has no len()"
 
 
 def test_a_failure_the_names_do_not_tie_to_an_earlier_failure_is_its_own(course_folder):
@@ -199,6 +203,10 @@ def test_a_failure_the_names_do_not_tie_to_an_earlier_failure_is_its_own(course_
     again = with_steps("ratio = 1 / 0\nsizes = tuple(sizes)", "sizes = {}", "sizes.append(1)")
     _, own = build_errors(course_folder, again)
     assert own.message == "step 4 failed: AttributeError: 'dict' object has no attribute 'append'"
+    # So is one the failing step bound again itself, before the line that failed.
+    itself = with_steps("ratio = 1 / 0\nsizes = tuple(sizes)", "sizes = 3\nsizes.append(1)", "1")
+    _, own = build_errors(course_folder, itself)
+    assert own.message == "step 3 failed: AttributeError: 'int' object has no attribute 'append'"
 
 
 def test_an_expected_exception_that_a_failed_step_took_away_is_its_consequence(course_folder):

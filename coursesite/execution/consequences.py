@@ -4,11 +4,13 @@ A failed block binds nothing from the statement that raised on: a name it define
 afterwards is left undefined, or holding what an earlier block gave it. A later block
 that then fails on that name failed because of it. Said only where the names prove it:
 - a NameError for a name a failed block binds;
-- an AttributeError `... has no attribute 'a'` on a line that reads `n.a`, or a
-  TypeError on a line that uses `n`, where `n` is a name a failed block was to (re)bind
-  and did not reach, and no block between them bound it;
-- "expected E to be raised, but nothing was" in a block that uses such a name: what it
-  expects to raise depended on the binding that never happened.
+- an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, or a
+  TypeError raised by an expression that uses `n` (the expression of the block's own code
+  that the traceback's positions point at, not the rest of its line), where `n` is a name
+  a failed block was to (re)bind at or after the line it failed at, and neither a block
+  between them nor the failing block before that expression bound it again;
+- "expected E to be raised, but nothing was" in a block that reads such a name before it
+  binds it: what it expects to raise depended on the binding that never happened.
 Anything else is the block's own failure (blockfailures.py reports it with its traceback).
 """
 
@@ -62,47 +64,54 @@ class LessonFailures:
             cause = next((f for f in reversed(self.failed) if name in f.bound), None)
             return Consequence(cause.id, name, "undefined") if cause else None
         block = self.blocks.get(failure["block"])
-        statement = self._statement(failure, block) if block else None
-        if statement is None:
-            pass
-        elif attribute := NO_ATTRIBUTE.match(message):
-            read = {
-                node.value.id
-                for node in ast.walk(statement)
-                if isinstance(node, ast.Attribute)
-                and node.attr == attribute.group(1)
-                and isinstance(node.value, ast.Name)
-            }
-            return self._stale(failure, lambda n: n in read, "stale")
-        elif message.startswith("TypeError"):
-            used = _loaded(statement)
-            return self._stale(failure, lambda n: n in used, "stale")
-        if NOTHING_RAISED.match(message) and block:
-            used = _loaded(_parsed(block["code"]))
-            return self._stale(failure, lambda n: n in used, "expectation")
+        if block is None:
+            return None
+        failing = self._expression(failure, block)
+        stopped = self._stopped_at(failure, block) or 0
+        if failing is not None and (attribute := NO_ATTRIBUTE.match(message)):
+            read = ""
+            if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
+                read = failing.value.id if failing.attr == attribute.group(1) else ""
+            return self._stale(block, lambda n: n == read, stopped, "stale")
+        if failing is not None and message.startswith("TypeError"):
+            used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+            return self._stale(block, lambda n: n in used, stopped, "stale")
+        if NOTHING_RAISED.match(message):
+            first = _first_loads(block["code"])  # a name it reads before it binds it
+            return self._stale(block, lambda n: n in first, 0, "expectation")
         return None
 
-    def _statement(self, failure: dict, block: dict) -> ast.AST | None:
-        """The innermost statement of `block` it failed in: its own line, not one inside
-        a function it called (there, names are the function's)."""
-        stopped = self._stopped_at(failure, block)
+    def _expression(self, failure: dict, block: dict) -> ast.AST | None:
+        """The expression of `block` that raised, as the traceback's positions give it (in
+        `block`'s own line: inside a function it called, names are the function's); None
+        when the runner gave no positions."""
         tree = _parsed(block["code"])
-        if stopped is None or tree is None:
+        end = block["line"] + len(block["code"].splitlines())
+        inside = [p for p in failure.get("positions", []) if block["line"] <= p[0] < end]
+        if tree is None or not inside or None in inside[0]:
             return None
-        at = stopped - block["line"] + 1
-        around = [
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.stmt) and node.lineno <= at <= (node.end_lineno or at)
-        ]
-        return min(around, key=lambda n: (n.end_lineno or at) - n.lineno, default=None)
+        line, column, end_line, end_column = inside[0]
+        where = (line - block["line"] + 1, column, end_line - block["line"] + 1, end_column)
+        return next(
+            (
+                node
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.expr, ast.stmt))
+                and (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset) == where
+            ),
+            None,
+        )
 
-    def _stale(self, failure: dict, uses: Callable[[str], bool], kind: str) -> Consequence | None:
-        block = self.blocks[failure["block"]]
+    def _stale(
+        self, block: dict, uses: Callable[[str], bool], stopped: int, kind: str
+    ) -> Consequence | None:
+        """The failed block that was to rebind a name `uses` says the failing statement
+        used, at or after its failing line, with no block between them and no line of
+        `block` before `stopped` binding it again."""
         own = bindings(block["code"], everywhere=False)
         for cause in reversed(self.failed):
             for name in sorted(cause.unreached - self._bound_between(cause.id, block["id"])):
-                rebound = any(n == name and block["line"] + at < failure["line"] for n, at in own)
+                rebound = any(n == name and block["line"] + at < stopped for n, at in own)
                 if not rebound and uses(name):
                     return Consequence(cause.id, name, kind)
         return None
@@ -145,11 +154,21 @@ def _parsed(code: str) -> ast.Module | None:
         return None
 
 
-def _loaded(tree: ast.AST | None) -> set[str]:
-    """The names `tree` reads."""
+def _first_loads(code: str) -> set[str]:
+    """The module-scope names `code` reads before (or without) binding them itself."""
+    tree = _parsed(code)
     if tree is None:
         return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    bound_at: dict[str, int] = {}
+    for name, at in bindings(code, everywhere=False):
+        bound_at[name] = min(at + 1, bound_at.get(name, at + 1))
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+        and node.lineno <= bound_at.get(node.id, node.lineno)
+    }
 
 
 def bound_names(code: str) -> set[str]:

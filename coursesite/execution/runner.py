@@ -440,6 +440,9 @@ def describe_failure(error, source, block):
         "message": message,
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
         "network": network.read_the_network(error),
+        "positions": [
+            [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
+        ],
     }
 
 
