@@ -204,3 +204,31 @@ def test_records_without_display_output_load():
     for block in old["blocks"].values():
         del block["display"]  # as records and caches made before it existed
     assert record_from_json(old).blocks["step-1"].display == ""
+
+
+def test_logging_and_warnings_show_under_the_step_that_wrote_them_as_stderr(course_folder):
+    """Neither is configured: logging's last-resort handler and warnings.showwarning
+    write to the sys.stderr of the moment, which is the running step's."""
+    text = authoring_example().replace(
+        "ids = np.arange(11)\n",
+        "ids = np.arange(11)\nimport logging\nlogging.warning('only %d records', 11)\n",
+    )
+    text = text.replace(
+        'print("Batch sizes:", sizes)\n',
+        'print("Batch sizes:", sizes)\nimport warnings\nwarnings.warn("a short last batch")\n'
+        'warnings.warn("old call", DeprecationWarning)\n',
+    )
+    course_folder.write(text)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page_path = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
+    page = BeautifulSoup(page_path.read_text(encoding="utf-8"), "html.parser")
+    step1, step2 = page.select_one("#step-1"), page.select_one("#step-2")
+    assert texts(step1, ".output-stderr pre") == ["WARNING:root:only 11 records\n"]
+    warned = "".join(texts(step2, ".output-stderr pre"))
+    where = line_of(text, 'warnings.warn("a short last batch")')
+    assert f"lesson.md:{where}: UserWarning: a short last batch" in warned
+    assert f"lesson.md:{where + 1}: DeprecationWarning: old call" in warned
+    assert "only 11 records" not in warned and "short last batch" not in step1.get_text()
+    printed = "".join(texts(page, ".output-stdout pre"))  # stderr, never the printed output
+    assert "only 11" not in printed and "Warning" not in printed

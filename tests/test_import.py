@@ -135,8 +135,11 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 
         new_markdown_cell("## Plot the sizes"),
         new_code_cell(
             "import matplotlib.pyplot as plt\nplt.bar(range(3), sizes)",
-            outputs=[
-                new_output("display_data", data={"image/png": PIXEL, "text/plain": "<Figure>"})
+            outputs=[  # the value of the last line, then the figure, as Jupyter stores them
+                new_output(
+                    "execute_result", data={"text/plain": "<BarContainer object of 3 artists>"}
+                ),
+                new_output("display_data", data={"image/png": PIXEL, "text/plain": "<Figure>"}),
             ],
         ),
         new_markdown_cell("## A wrong conversion"),

@@ -35,6 +35,24 @@ def test_a_failing_expression_names_file_and_line(course_folder):
     assert "live value `no_such_name + 1` failed: NameError" in error.message
 
 
+def test_a_failing_expression_on_a_paragraphs_third_line_names_that_line(course_folder):
+    """Inline nodes carry no line of their own: each line break before one counts."""
+    text = with_values(
+        "The sizes, with *emphasis*\nand a `code span`, are {value}`sizes`,\n"
+        "and what is missing is {value}`no_such_name + 1`\nin the last line."
+    )
+    [error] = build_errors(course_folder, text)
+    assert error.line == line_of(text, "no_such_name") == line_of(text, "The sizes, with") + 2
+    assert "live value `no_such_name + 1` failed: NameError" in error.message
+
+
+def test_a_broken_expression_after_a_hard_break_names_its_line(course_folder):
+    text = with_values("The sizes are\\\nhere: {value}`sizes[`.")
+    [error] = build_errors(course_folder, text)
+    assert "is not a Python expression" in error.message and error.line == line_of(text, "sizes[")
+    assert error.line == line_of(text, "The sizes are") + 1
+
+
 def test_an_expression_that_is_not_python_is_a_parse_error(course_folder):
     text = with_values("Broken: {value}`sizes[`.")
     [error] = build_errors(course_folder, text)

@@ -6,6 +6,12 @@ output is compared with it, volatile lines masked as `build.py check` masks them
 difference is a warning (so `build.py check` fails) at the block's line, with the diff.
 Once the author has read the differences, they delete the file and the front-matter line.
 
+Where the fresh run shows nothing of a part the notebook stored (its printed text, its
+messages on stderr, its value, or an image or other rich display: a figure closed before
+the step ended, a display only a kernel shows), nothing of it is lost: `unshown` names
+those parts, the page shows them labelled as the notebook's (outputs/storedoutputs.py),
+and the warning names the step and the notebook's cell.
+
 A stored output too long to keep whole (a notebook may store megabytes) is kept as its first
 and last lines around a marker (`capped`); the fresh output is cut the same way before the
 two are compared, so a long output that did not change gives no warning. A difference shows
@@ -28,6 +34,7 @@ from coursesite.lesson.model import Lesson
 
 # Characters of a stored output the expected-outputs file keeps, from its start and its end.
 KEPT_HEAD, KEPT_TAIL = 20_000, 5_000
+KEPT_DISPLAY = 2_000_000  # characters of one stored rich display (an image's base64)
 
 
 def capped(text: str) -> str:
@@ -53,6 +60,19 @@ class StoredOutput(msgspec.Struct, forbid_unknown_fields=True):
     stdout: str = ""
     display: str = ""
     cell: str = ""  # where the notebook holds it ("cell 5", "line 40"); older files lack it
+    stderr: str = ""  # shown when the fresh run writes nothing to stderr; never compared
+    # MIME bundles of the displays it showed that hold more than text (notebooks.RICH_TYPES;
+    # images as base64): shown when the fresh run shows no image or rich display
+    displays: list[dict[str, str]] = msgspec.field(default_factory=list)
+
+
+# The parts of a stored output, as `unshown` names them, in the words the warning uses.
+PARTS = {
+    "stdout": "printed output",
+    "stderr": "messages on stderr",
+    "value": "value",
+    "displays": "displayed images or rich output",
+}
 
 
 class ExpectedOutputs(msgspec.Struct, forbid_unknown_fields=True):
@@ -63,6 +83,10 @@ class ExpectedOutputs(msgspec.Struct, forbid_unknown_fields=True):
 def dump_expected(source: str, blocks: dict[str, StoredOutput]) -> str:
     """The YAML file `build.py import` writes; block ids are those of the lesson's record."""
     data = msgspec.to_builtins(ExpectedOutputs(source, blocks))
+    for block in data["blocks"].values():  # files without them stay as they were
+        for optional in ("stderr", "displays"):
+            if not block[optional]:
+                del block[optional]
     header = (
         "# Outputs stored in the notebook this lesson was imported from. Every build compares\n"
         "# them with what the lesson's blocks print now and warns about each difference.\n"
@@ -79,21 +103,14 @@ def output_drift(
     name = lesson.front.expected_outputs or ""
     path = lesson.path.parent / name
     try:
-        expected = msgspec.convert(yaml.safe_load(data.decode("utf-8")), ExpectedOutputs)
-    except (yaml.YAMLError, UnicodeDecodeError, msgspec.ValidationError) as problem:
-        return [
-            BuildError(
-                f"expected outputs file {name} cannot be read: {problem}",
-                path,
-                hint="it is written by `build.py import`; delete it and the lesson's "
-                "`expected_outputs:` line once its outputs are checked",
-            )
-        ]
-    lines = {block.id: block.code.line for block in lesson.runnable_blocks()}
+        expected = read_expected(lesson, data)
+    except BuildError as unreadable:
+        return [unreadable]
+    blocks = {block.id: block for block in lesson.runnable_blocks()}
     warnings = []
     for block_id, stored in expected.blocks.items():
         fresh = record.blocks.get(block_id)
-        if fresh is None or block_id not in lines:
+        if fresh is None or block_id not in blocks:
             warnings.append(
                 BuildError(
                     f"{name} has outputs for '{block_id}', which the lesson no longer has",
@@ -103,18 +120,69 @@ def output_drift(
             )
             continue
         difference = _difference(stored, fresh, lesson.front.volatile, expected.source)
-        if difference:
+        detail = bounded_diff(difference, reports / f"{block_id}.diff") if difference else None
+        where = f"{expected.source}" + (f" ({stored.cell})" if stored.cell else "")
+        missing = unshown(stored, fresh)
+        if missing:
             warnings.append(
                 BuildError(
-                    f"output of {block_id} differs from the output stored in {expected.source}"
-                    + (f" ({stored.cell})" if stored.cell else ""),
+                    f"{blocks[block_id].label} shows nothing of the "
+                    f"{' and '.join(PARTS[part] for part in missing)} stored in {where}: the "
+                    "page shows the notebook's stored output instead, labelled as stored",
                     lesson.path,
-                    lines[block_id],
+                    blocks[block_id].code.line,
+                    hint="make the step show it (a figure: leave it open, no plt.close(); a "
+                    "value: end the step with it), or, if it should show nothing, remove "
+                    f"'{block_id}' from {name}",
+                    detail=detail,
+                )
+            )
+        elif difference:
+            warnings.append(
+                BuildError(
+                    f"output of {block_id} differs from the output stored in {where}",
+                    lesson.path,
+                    blocks[block_id].code.line,
                     hint=f"if the new output is right, remove '{block_id}' from {name}",
-                    detail=bounded_diff(difference, reports / f"{block_id}.diff"),
+                    detail=detail,
                 )
             )
     return warnings
+
+
+def read_expected(lesson: Lesson, data: bytes) -> ExpectedOutputs:
+    """The lesson's expected-outputs file, read; a BuildError naming it when it cannot be."""
+    name = lesson.front.expected_outputs or ""
+    try:
+        return msgspec.convert(yaml.safe_load(data.decode("utf-8")), ExpectedOutputs)
+    except (yaml.YAMLError, UnicodeDecodeError, msgspec.ValidationError) as problem:
+        raise BuildError(
+            f"expected outputs file {name} cannot be read: {problem}",
+            lesson.path.parent / name,
+            hint="it is written by `build.py import`; delete it and the lesson's "
+            "`expected_outputs:` line once its outputs are checked",
+        ) from None
+
+
+def unshown(stored: StoredOutput, fresh: BlockOutput) -> list[str]:
+    """The parts of the stored output (keys of PARTS) of which the fresh run shows nothing:
+    stored text where the fresh run has none of that kind, stored images or rich displays
+    where it drew no figure and displayed nothing richer than text. A value the stored
+    displays hold already is not named twice."""
+    missing = [
+        part
+        for part, before, now in (
+            ("stdout", stored.stdout, fresh.stdout),
+            ("stderr", stored.stderr, fresh.stderr),
+        )
+        if before.strip() and not now.strip()
+    ]
+    rich_now = fresh.captured_svgs or fresh.figure is not None or fresh.display_bundle
+    if stored.displays and not rich_now:
+        missing.append("displays")
+    elif stored.display.strip() and not fresh.display.strip():
+        missing.append("value")
+    return missing
 
 
 def _difference(stored: StoredOutput, fresh: BlockOutput, volatile: list[str], source: str) -> str:

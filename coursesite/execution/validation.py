@@ -13,6 +13,7 @@ from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.model import Figure
 from coursesite.outputs.displays import display_errors
 from coursesite.outputs.pagefigures import figure_block_errors, figure_data_cut, figure_data_error
+from coursesite.outputs.storedoutputs import stored_errors
 
 
 def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildError]:
@@ -20,8 +21,10 @@ def figure_errors(item: LessonBuild, cache: Path | None = None) -> list[BuildErr
     code (`cache`: the figure cache, which keeps cleaned drawings)."""
     lesson, record = item.parsed(), item.ran()
     found = [figure_data_error(lesson, record, figure) for figure in lesson.items(Figure)]
-    errors = [error for error in found if error] + figure_block_errors(lesson, record, cache)
-    return errors + display_errors(lesson, record)
+    stored, shows_stored_image = stored_errors(lesson, record, item.expected_outputs())
+    errors = [error for error in found if error]
+    errors += figure_block_errors(lesson, record, cache, shows_stored_image)
+    return errors + display_errors(lesson, record) + stored
 
 
 def validation_key(item: LessonBuild, width: int) -> str:

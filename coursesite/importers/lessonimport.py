@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from coursesite.config.yamlmodel import dump_yaml
 from coursesite.execution.expectedoutputs import (
+    KEPT_DISPLAY,
     KEPT_HEAD,
     KEPT_TAIL,
     StoredOutput,
@@ -136,12 +137,12 @@ def convert(
                 "and main.py goes on past it"
                 + ("; name the exception it raises in :raises:" if not cell.raises else "")
             )
-        if (cell.stdout or cell.display) and cell.shell:
+        if _stored_anything(cell) and cell.shell:
             lesson.notes.append(
                 f"{cell.where}: its stored output is partly a shell command's, which the step "
                 "no longer runs: it is not compared"
             )
-        elif cell.stdout or cell.display:
+        elif _stored_anything(cell):
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
         if _may_draw(cell, code) and not cell.alt:
             lesson.notes.append(
@@ -308,10 +309,15 @@ def _has_statements(code: str) -> bool:
         return True
 
 
+def _stored_anything(cell: Cell) -> bool:
+    return bool(cell.stdout or cell.display or cell.stderr.strip() or cell.rich)
+
+
 def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOutput:
     """What the cell's stored run showed, as the step shows it: a last display(value),
     which the step ends with as its bare value, is the step's value, not printed text.
-    An output too long to keep whole is capped, and the report says so."""
+    An output too long to keep whole is capped, and the report says so; so is a rich
+    display too large to keep, which is left out (the page could not show it)."""
     shown = cell.last_display.rstrip("\n") + "\n"
     if cell.shows_last and cell.last_display and cell.stdout.endswith(shown):
         stdout, display = cell.stdout[: -len(shown)], cell.last_display.rstrip("\n")
@@ -325,7 +331,13 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
                 f"keeps its first {KEPT_HEAD:,} and last {KEPT_TAIL:,} or so, and the build "
                 "compares those parts of the fresh output with them"
             )
-    return StoredOutput(capped(stdout), capped(display), cell.where)
+    displays = [bundle for bundle in cell.rich if sum(map(len, bundle.values())) <= KEPT_DISPLAY]
+    if len(displays) < len(cell.rich):
+        lesson.notes.append(
+            f"{cell.where}: {len(cell.rich) - len(displays)} of its stored displays are over "
+            f"{KEPT_DISPLAY:,} characters: {expected_name} leaves them out"
+        )
+    return StoredOutput(capped(stdout), capped(display), cell.where, capped(cell.stderr), displays)
 
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:

@@ -1,8 +1,9 @@
 """Read a Jupyter notebook (.ipynb) or a MyST/jupytext Markdown notebook into cells.
 
 Only what a lesson can use is kept: each cell's source, and for code cells the output the
-notebook stored (printed text, the value of a bare last expression, the exception it
-ended with, whether it drew an image). `lessonimport` turns the cells into a lesson.
+notebook stored (printed text, messages on stderr, the value of a bare last expression, the
+rich displays (images, HTML, ...) it showed, the exception it ended with).
+`lessonimport` turns the cells into a lesson.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ class Cell:
     source: str
     where: str  # "cell 3" or "line 40": where the author finds it in the notebook
     stdout: str = ""
+    stderr: str = ""
     display: str = ""  # text/plain of the stored execute_result
+    # The MIME bundles of its stored displays and value that hold more than text (an image,
+    # HTML, ...), in order: only the types a page may show (outputs/displays.py).
+    rich: list[dict[str, str]] = field(default_factory=list)
     last_display: str = ""  # text/plain of a display() that was the cell's last output
     shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
     shell: bool = False  # it ran shell commands: its stored output is not the lesson's
@@ -186,13 +191,35 @@ def _attachments(attachments: dict) -> tuple[dict[str, bytes], list[str]]:
     return found, unreadable
 
 
+# What a page shows of a display, richest first (displays.py); other types (widgets, a
+# library's own JSON) show only their text/plain, in a notebook viewer as on a page.
+RICH_TYPES = (
+    "text/html",
+    "image/svg+xml",
+    "image/png",
+    "image/jpeg",
+    "text/markdown",
+    "text/latex",
+)
+
+
 def _stored_outputs(cell: Cell, outputs: list) -> None:
     for output in outputs:
         cell.last_display = ""
         kind = output.get("output_type")
-        data = output.get("data", {})
+        data = _mapping(output.get("data", {}), f"the data of an output of {cell.where}")
+        if kind in ("execute_result", "display_data") and any(t in data for t in RICH_TYPES):
+            cell.rich.append(
+                {
+                    mime: _text(data[mime], f"the {mime} of an output of {cell.where}")
+                    for mime in (*RICH_TYPES, "text/plain")
+                    if mime in data
+                }
+            )
         if kind == "stream" and output.get("name") == "stdout":
             cell.stdout += _text(output.get("text", ""), f"an output of {cell.where}")
+        elif kind == "stream" and output.get("name") == "stderr":
+            cell.stderr += _text(output.get("text", ""), f"an output of {cell.where}")
         elif kind == "execute_result":
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):

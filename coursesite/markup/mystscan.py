@@ -26,9 +26,10 @@ _LOOSE_FOOTNOTE = re.compile(r"\[\^([^\]\s]+)\]")
 def walk_with_lines(
     nodes: list[SyntaxTreeNode], offset: int
 ) -> Iterator[tuple[SyntaxTreeNode, int]]:
-    """Every node below `nodes` with the file line it is on: its own line map's, or the
-    nearest enclosing node's (inline nodes have none). `offset` turns the nodes' 0-based
-    line maps into file lines."""
+    """Every node below `nodes` with the file line it is on: its own line map's, or for
+    inline nodes, which have none, the enclosing node's first line plus the line breaks
+    before them (a live value on a paragraph's third line is on that line). `offset`
+    turns the nodes' 0-based line maps into file lines."""
     for top in nodes:
         assert top.map is not None  # block-level nodes carry their lines
         at = offset + top.map[0] + 1
@@ -36,6 +37,14 @@ def walk_with_lines(
             if node.map:
                 at = offset + node.map[0] + 1
             yield node, at
+            if node.type in ("softbreak", "hardbreak"):
+                at += 1
+            elif node.type in _KEEPS_NEWLINES:
+                at += node.content.count("\n")
+
+
+# Inline nodes whose content keeps the line breaks it spans (a code span's become spaces).
+_KEEPS_NEWLINES = {"math_inline", "math_inline_double", "html_inline", "text"}
 
 
 def is_block(node: SyntaxTreeNode) -> bool:

@@ -82,7 +82,12 @@ def chosen_view(output: BlockOutput, context: DisplayContext) -> DisplayView | N
     block ended in no value. UnshowableOutput when that representation cannot be shown."""
     if not output.display and not output.display_bundle:
         return None
-    bundle = {"text/plain": output.display, **output.display_bundle}
+    return bundle_view({"text/plain": output.display, **output.display_bundle}, context)
+
+
+def bundle_view(bundle: dict[str, str], context: DisplayContext) -> DisplayView | None:
+    """The view of the richest representation in a MIME bundle that a renderer takes: a
+    fresh value's, or one a notebook stored (storedoutputs.py); UnshowableOutput as above."""
     for renderer in sorted(_RENDERERS.values(), key=lambda r: r.priority):
         if bundle.get(renderer.mime):
             return renderer.render(bundle[renderer.mime], context)

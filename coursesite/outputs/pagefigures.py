@@ -158,10 +158,15 @@ def figure_data_cut(
 
 
 def figure_block_errors(
-    lesson: Lesson, record: ExecutionRecord, cache: Path | None = None
+    lesson: Lesson,
+    record: ExecutionRecord,
+    cache: Path | None = None,
+    shows_stored_image: set[str] | None = None,
 ) -> list[BuildError]:
     """Blocks whose matplotlib figures lack a text alternative or cannot be shown, and
-    blocks with a text alternative but no figure, at the line of their code."""
+    blocks with a text alternative but no figure, at the line of their code. A block
+    that shows an image its notebook stored (`shows_stored_image`, storedoutputs.py)
+    needs its text alternative for that image."""
     errors = []
     for block in lesson.runnable_blocks():
         output = record.blocks.get(block.id)
@@ -179,6 +184,7 @@ def figure_block_errors(
             and not drew
             and not block.is_figure
             and not _shows_image(output)
+            and block.id not in (shows_stored_image or set())
         ):
             errors.append(
                 BuildError(

@@ -40,6 +40,7 @@ from coursesite.outputs.pagefigures import (
     figure_data_cut,
     page_figures,
 )
+from coursesite.outputs.storedoutputs import stored_files, stored_views
 from coursesite.render.launch import launch_links
 from coursesite.render.templating import create_environment, render_page
 
@@ -212,6 +213,7 @@ def plan_site(
             item.outlined().text_digest,
             item.record_key(),
             [(image.name, image.digest) for image in images.values()],
+            short_digest(item.expected_outputs() or b""),  # the stored outputs a page shows
         )
         jobs.append(
             PageJob(
@@ -396,6 +398,7 @@ def render_lesson(
     figures = _figure_paths(lesson)
     shown = page_figures(lesson, record, figure_cache)
     displayed = page_displays(lesson, record)
+    stored = stored_views(lesson, record, item.expected_outputs())
     step_ids = lesson.program_ids()
     # The record names the versions of every package in `settings.record_packages`; the
     # page lists only those the lesson used (the setup help: installs.py).
@@ -413,6 +416,7 @@ def render_lesson(
         drawn=shown.drawn,
         captured=shown.captured,
         displayed=displayed,
+        stored=stored,
         live_values=record.values,
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
@@ -435,9 +439,8 @@ def render_lesson(
         prose.save()
     folder = lesson.ref.url.rpartition("/")[0]
     files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
-    files += [
-        OutputFile(f"{folder}/{name}", data) for name, data in display_files(displayed).items()
-    ]
+    published = {**display_files(displayed), **stored_files(stored)}
+    files += [OutputFile(f"{folder}/{name}", data) for name, data in published.items()]
     return [OutputFile(lesson.ref.url, page), *files]
 
 

@@ -1,0 +1,150 @@
+"""A notebook's stored output that the fresh run shows nothing of is not lost: the page
+shows it under its step, labelled as the notebook's, and the build and `build.py check`
+warn at the step's line, naming the notebook's cell (issue #26)."""
+
+import base64
+
+import nbformat
+from bs4 import BeautifulSoup
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from conftest import authoring_example, line_of
+
+PIXEL = (  # a 1x1 PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+LESSON = "content/02-stored-outputs/01-stored-outputs.md"
+PAGE = "site/stored-outputs/stored-outputs/index.html"
+
+
+def image(mime="image/png", data=PIXEL):
+    return new_output("display_data", data={mime: data, "text/plain": "<Figure>"})
+
+
+def stored_notebook(path, extra_cells=()):
+    notebook = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    notebook.cells = [
+        new_markdown_cell("# Stored outputs\n\nWhat a notebook showed.\n\n## Shown and closed"),
+        new_code_cell(  # cell 2: the notebook showed the figure; the script closes it unseen
+            "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])\n"
+            "plt.show()\nplt.close(fig)",
+            outputs=[image()],
+            metadata={"mystnb": {"image": {"alt": "A rising line"}}},
+        ),
+        new_markdown_cell("## Bold"),
+        new_code_cell(  # cell 4: a display() in mid-cell, which only a kernel renders
+            "from IPython.display import HTML, display\n"
+            "display(HTML('<b>bold</b><script>alert(1)</script>'))\nx = 1",
+            outputs=[
+                new_output(
+                    "display_data",
+                    data={
+                        "text/html": "<b>bold</b><script>alert(1)</script>",
+                        "text/plain": "<IPython.core.display.HTML object>",
+                    },
+                )
+            ],
+        ),
+        new_markdown_cell("## Stale"),
+        new_code_cell(  # cell 6: its output is from code since changed
+            "y = 5", outputs=[new_output("stream", name="stdout", text="five, once\n")]
+        ),
+        new_markdown_cell("## Warned once"),
+        new_code_cell(  # cell 8: a message on stderr that this run does not write
+            "z = y + 1",
+            outputs=[new_output("stream", name="stderr", text="LibraryWarning: slow path\n")],
+        ),
+        new_markdown_cell("## Left open"),
+        new_code_cell(  # cell 10: the fresh run draws the figure: nothing stored is shown
+            "fig2, ax2 = plt.subplots()\nax2.plot([2, 1])\nplt.show()",
+            outputs=[image()],
+            metadata={"mystnb": {"image": {"alt": "A falling line"}}},
+        ),
+        *extra_cells,
+    ]
+    nbformat.write(notebook, path)
+
+
+def imported(course_folder, extra_cells=()):
+    course_folder.write(authoring_example())
+    stored_notebook(course_folder.root / "stored.ipynb", extra_cells)
+    result = course_folder.cli("import", "stored.ipynb", "--phase", "02")
+    assert result.returncode == 0, result.stderr
+    return (course_folder.root / LESSON).read_text()
+
+
+def test_what_the_fresh_run_does_not_show_is_shown_labelled_as_stored(course_folder):
+    text = imported(course_folder)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((course_folder.root / PAGE).read_text(), "html.parser")
+    stored = {n: page.select_one(f"#step-{n} .output-stored") for n in range(1, 6)}
+    for n, cell in ((1, 2), (2, 4), (3, 6), (4, 8)):
+        note = stored[n].select_one(".output-stored-note").get_text()
+        assert f"Stored in the notebook stored.ipynb (cell {cell})" in note
+        assert "not this build's output" in note
+    # The figure the cell closed: the notebook's image, published beside the page, with
+    # the step's alt text (which the build accepts though the code draws nothing).
+    (img,) = stored[1].select("img")
+    assert img["alt"] == "A rising line" and not page.select("#step-1 svg")
+    published = course_folder.root / PAGE.rpartition("/")[0] / img["src"]
+    assert published.read_bytes() == base64.b64decode(PIXEL)
+    # The HTML only a kernel showed, through the same allowlist as a fresh value's.
+    assert stored[2].select_one(".output-html b").get_text() == "bold"
+    assert stored[2].find("script") is None and "alert" not in stored[2].get_text()
+    # Text: printed output and stderr, each labelled as stored, apart from the run's own.
+    assert stored[3].select_one(".output-stdout pre").get_text() == "five, once\n"
+    assert "Stored output" in stored[3].select_one(".output-label").get_text()
+    assert page.select("#step-3 .output-stdout") == stored[3].select(".output-stdout")
+    assert stored[4].select_one(".output-stderr pre").get_text() == "LibraryWarning: slow path\n"
+    # The step whose run shows its figure shows that, and nothing stored.
+    assert stored[5] is None and page.select("#step-5 svg")
+
+    # The build warns at each such step's code, naming the notebook's cell.
+    for step, cell, what, code in (
+        (1, 2, "displayed images or rich output", "import matplotlib.pyplot"),
+        (2, 4, "displayed images or rich output", "from IPython.display import HTML"),
+        (3, 6, "printed output", "y = 5"),
+        (4, 8, "messages on stderr", "z = y + 1"),
+    ):
+        message = (
+            f"{LESSON}:{line_of(text, code)}: step {step} shows nothing of the {what} stored "
+            f"in stored.ipynb (cell {cell}): the page shows the notebook's stored output"
+        )
+        assert message in built.stderr
+    assert "step 5 shows nothing" not in built.stderr
+    assert "-five, once" in built.stderr  # the text that changed, as a diff
+    # build.py check fails on them, naming them the same way.
+    checked = course_folder.cli("check")
+    assert checked.returncode == 1
+    assert f"{LESSON}:{line_of(text, 'y = 5')}: step 3 shows nothing" in checked.stderr
+    assert "stored in stored.ipynb (cell 2)" in checked.stderr
+
+
+def test_a_stored_image_the_page_cannot_show_stops_the_build_at_its_step(course_folder):
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    hostile = new_code_cell(
+        "w = 2", outputs=[image("image/svg+xml", svg)], metadata={"mystnb": {"image": {"alt": "x"}}}
+    )
+    text = imported(course_folder, [new_markdown_cell("## Hostile"), hostile])
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    where = line_of(text, "w = 2")
+    assert f"{LESSON}:{where}: a display step 6 stored in stored.ipynb cannot be shown" in (
+        built.stderr
+    )
+    assert not (course_folder.root / "site").exists()
+
+
+def test_a_stored_image_needs_the_steps_alt_text(course_folder):
+    text = imported(course_folder).replace(":alt: A rising line\n", "")
+    (course_folder.root / LESSON).write_text(text)
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    where = line_of(text, "import matplotlib.pyplot")
+    assert (
+        f"{LESSON}:{where}: step 1 shows an image stored in stored.ipynb, but has no text "
+        "alternative"
+    ) in built.stderr
