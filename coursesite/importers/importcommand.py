@@ -203,13 +203,12 @@ def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) 
 def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
     """What the build would fail on because the code was written for other versions of
     the installed packages: each name they lack, at its line in the lesson."""
-    from coursesite.execution.dependencies import local_module_file
+    from coursesite.execution.dependencies import local_module_file, modules_imported_by
     from coursesite.importers.apidrift import api_drift
 
     local = {
         name
-        for _, _, code in lesson.steps
-        for name in re.findall(r"(?:^|\s)(?:import|from)\s+(\w+)", code)
+        for name in modules_imported_by(tuple(lesson.code))
         if local_module_file(name, folder) or local_module_file(name, beside)
     }
     drifts, unchecked = api_drift(lesson.steps, local)
