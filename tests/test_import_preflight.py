@@ -156,6 +156,7 @@ def test_an_address_built_from_another_is_read_and_one_only_compared_is_not():
         "d = pd.read_csv('rows.csv')\n"
         "import tensorflow_datasets as tfds\n"
         "e = tfds.data_source('mnist', split='train')\n"
+        "f = tfds.load('mnist', data_dir='tfds', download=False)\n"
     )
     found = reads.scan(code)
     assert [line for line, _ in found] == [0, 1, 2, 7]

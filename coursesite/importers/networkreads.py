@@ -100,6 +100,8 @@ class NetworkReads:
         if name.split(".")[-1] in SHOWING:
             return ""
         given = self._address_given(call)
+        if any(k.arg == "download" and _false(k.value) for k in call.keywords) and not given:
+            return ""  # `tfds.load(name, data_dir=..., download=False)` reads what is there
         if DOWNLOADERS.match(name) or (
             isinstance(call.func, ast.Attribute) and call.func.attr in DOWNLOADING_METHODS
         ):
@@ -159,3 +161,7 @@ def _address(node: ast.expr) -> str:
 
 def _true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
+
+
+def _false(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
