@@ -219,3 +219,22 @@ def test_each_data_file_the_code_reads_is_named_with_where_it_must_go(course_fol
     path.write_text(lesson.replace("\nrevision:", "\nfiles: [rows.csv, labels.txt]\nrevision:", 1))
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import h5py, zipfile\n"
+        "with h5py.File('weights.h5', 'w') as f:\n    pass\n"
+        "weights = h5py.File('weights.h5')\n"
+        "archive = zipfile.ZipFile('images.zip')\n"
+        "archive.extractall('images')\n"
+        "first = open('images/0.png', 'rb')\n"
+        "later = open('later.txt')\n"
+        "open('later.txt', 'w').write('x')\n"
+    )
+    assert data_reads([(4, "cell 6", code)]) == [
+        (4, "cell 6", 4, "images.zip"),
+        (4, "cell 6", 7, "later.txt"),  # written only after it is read
+    ]

@@ -16,11 +16,11 @@ import re
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
-    r"read_text|read_bytes|File|Dataset|ArrayRecordDataSource|TFRecordDataset)$"
+    r"read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset)$"
 )
 WRITES = re.compile(
     r"^(?:save\w*|savetxt|savefig|to_\w+|dump|write_\w+|imsave|imwrite|urlretrieve|mkdir|"
-    r"makedirs|download\w*|get_file|copy\w*|move|extractall|unpack_archive|ZipFile)$"
+    r"makedirs|download\w*|get_file|copy\w*|move|extractall|unpack_archive)$"
 )
 # A relative file name: no address, not absolute, with an extension.
 FILE_NAME = re.compile(r"^(?![\w+.-]+://)(?![/~])[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}$")
@@ -66,8 +66,12 @@ def _called(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
+# Calls that open a file in the mode they are given (`open(name, "w")`, `h5py.File`).
+OPENERS = {"open", "File", "ZipFile"}
+
+
 def _reads(call: ast.Call) -> bool:
-    if _called(call) == "open" and _mode(call) and re.search(r"[wax]", _mode(call)):
+    if _called(call) in OPENERS and re.search(r"[wax]", _mode(call)):
         return False
     return bool(READS.match(_called(call)))
 
@@ -77,7 +81,7 @@ def _writes(call: ast.Call) -> bool:
     that downloads into a folder (`MNIST("data", download=True)`)."""
     if any(k.arg == "download" and getattr(k.value, "value", None) is True for k in call.keywords):
         return True
-    if _called(call) == "open":
+    if _called(call) in OPENERS:
         return bool(re.search(r"[wax]", _mode(call)))
     return bool(WRITES.match(_called(call)))
 
