@@ -82,7 +82,10 @@ def execution_key(
 
 
 # The runner and the companions it loads from beside it: what a block shows comes from them.
-RUNNER_FILES = (RUNNER, RUNNER.with_name("lessonoutputs.py"), RUNNER.with_name("fdcapture.py"))
+RUNNER_FILES = (
+    RUNNER,
+    *(RUNNER.with_name(f"{name}.py") for name in ("lessonoutputs", "fdcapture", "networkerrors")),
+)
 
 
 @functools.cache

@@ -3,11 +3,11 @@
     python runner.py job.json result.json
 
 This file is a standalone script: it imports nothing from the generator but its companions
-lessonoutputs.py (figures, rich displays) and fdcapture.py (a block's stdout and stderr,
-what child processes write to fd 1 and 2 included), loaded from beside it, so the lesson's
-process holds only the lesson's own modules. Each block is compiled under the lesson's
-Markdown path, padded so that its line numbers are lines of that file; tracebacks therefore
-point into the .md file the author edits.
+lessonoutputs.py (figures, rich displays), fdcapture.py (a block's stdout and stderr,
+what child processes write to fd 1 and 2 included) and networkerrors.py, loaded from beside
+it, so the lesson's process holds only the lesson's own modules. Each block is compiled
+under the lesson's Markdown path, padded so that its line numbers are lines of that file;
+tracebacks therefore point into the .md file the author edits.
 """
 
 import __future__
@@ -47,6 +47,7 @@ CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
     streams.BLOCK_STDOUT,
     streams.BLOCK_STDERR,
 )
+network = _companion("networkerrors")  # whether a failure is the network's
 
 
 def main(job_path, result_path):
@@ -360,6 +361,10 @@ def describe_failure(error, source, block):
         "line": in_lesson[-1] if in_lesson else block["line"],
         "message": message,
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
+        "network": network.read_the_network(error),
+        "positions": [
+            [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
+        ],
     }
 
 
