@@ -4,6 +4,8 @@ markup may go."""
 
 from __future__ import annotations
 
+import re
+
 from bs4 import BeautifulSoup
 
 from conftest import authoring_example
@@ -146,3 +148,20 @@ def test_a_summary_prefers_a_sentence_that_says_something():
     assert summary_of(["Short one."]) == "Short one."
     assert step_title("", "arr.sharding") == "Show arr.sharding"
     assert step_title("", "with ctx():\n    y = f(1)") == "Compute y"
+
+
+def test_a_summary_left_to_write_is_a_warning_and_never_on_a_page(course_folder):
+    text = authoring_example()
+    text = re.sub(r"(?m)^summary: .*$", "summary: 'TODO: one line on what it builds'", text)
+    course_folder.write(text)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    assert "placeholder left to fill in: summary: 'TODO: one line" in built.stderr
+    site = course_folder.root / "site"
+    lesson = next(site.rglob("count-batches/index.html"))
+    shown = [lesson, lesson.parent.parent / "index.html", site / "index.html"]
+    shown += [lesson.with_name("lesson.md"), lesson.with_name("lesson.ipynb")]
+    for page in shown:
+        assert "TODO: one line" not in page.read_text(), page
+    assert not BeautifulSoup(lesson.read_text(), "html.parser").select("p.summary")
+    assert course_folder.cli("check").returncode == 1
