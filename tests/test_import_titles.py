@@ -148,6 +148,17 @@ def test_a_summary_prefers_a_sentence_that_says_something():
     assert summary_of(["Short one."]) == "Short one."
     assert step_title("", "arr.sharding") == "Show arr.sharding"
     assert step_title("", "with ctx():\n    y = f(1)") == "Compute y"
+    modules = "import pprint, dateutil.parser, grain, numpy, datasets, transformers"
+    assert step_title("", modules) == "Import pprint, dateutil.parser, grain, numpy, datasets…"
+
+
+def test_a_heading_as_a_title_loses_its_numbering_links_and_closing_period():
+    from coursesite.importers.titles import heading_title
+
+    assert heading_title("1. Automatic parallelism via `jit`") == "Automatic parallelism via `jit`"
+    assert heading_title("Step 3: Use [Optax](https://optax.example/).") == "Use Optax"
+    assert heading_title("2024 results") == "2024 results"
+    assert heading_title("Wait...") == "Wait..."
 
 
 def test_a_summary_left_to_write_is_a_warning_and_never_on_a_page(course_folder):

@@ -27,6 +27,8 @@ _MACHINERY = re.compile(r"^\s*(?:\([^)\n]+\)=\s*$|%|<!--.*-->\s*$|\+\+\+|#{1,6}(
 _FOOTNOTE_OR_LINK = re.compile(r"^\s{0,3}\[[^\]\n]+\]:")
 # A footnote's mark (`code[^1]`): its note is the section's, not a title's.
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]\n]+\]")
+# A link in a heading: a title shows its text (a title is a link itself, in the sidebar).
+_LINK_TEXT = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
 # A heading's own numbering: "1. ", "2) ", "3.1 ", "Step 4: ", "Part 2 - ".
 _NUMBERING = re.compile(
     r"^(?:(?:step|part|section)\s+\d+[.):]?|\d+(?:\.\d+)*[.):]|\d+(?:\.\d+)+|\d+\s+[-:\u2013\u2014])\s+",
@@ -61,7 +63,7 @@ def first_sentence(paragraph: str) -> str:
 def heading_title(heading: str) -> str:
     """A heading as a title: without its own numbering, a footnote's mark, or a closing
     period."""
-    heading = _FOOTNOTE_REFERENCE.sub("", heading).strip()
+    heading = _LINK_TEXT.sub(r"\1", _FOOTNOTE_REFERENCE.sub("", heading)).strip()
     text = _NUMBERING.sub("", heading, count=1) or heading
     return text[:-1] if text.endswith(".") and not text.endswith("..") else text
 
@@ -134,17 +136,17 @@ def _what_statements_do(statements: list[ast.stmt]) -> str:
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             names = [ast.unparse(target) for target in targets]
-            return f"Compute {', '.join(names)}"[:60]
+            return _short(f"Compute {', '.join(names)}")
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             call = statement.value
             function = ast.unparse(call.func)
             if function in ("print", "display") and call.args:
-                return f"Show {', '.join(ast.unparse(a) for a in call.args)}"[:60]
-            return f"Call {function}"[:60]
+                return _short(f"Show {', '.join(ast.unparse(a) for a in call.args)}")
+            return _short(f"Call {function}")
         if isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Constant):
-            return f"Show {ast.unparse(statement.value)}"[:60]
+            return _short(f"Show {ast.unparse(statement.value)}")
         if isinstance(statement, (ast.For, ast.AsyncFor)):
-            return f"Loop over {ast.unparse(statement.iter)}"[:60]
+            return _short(f"Loop over {ast.unparse(statement.iter)}")
         blocks = (ast.With, ast.AsyncWith, ast.If, ast.While, ast.Try)
         if isinstance(statement, blocks) and (inner := _what_statements_do(statement.body)):
             return inner
@@ -154,7 +156,16 @@ def _what_statements_do(statements: list[ast.stmt]) -> str:
         if isinstance(s, (ast.Import, ast.ImportFrom))
         for alias in (s.names if isinstance(s, ast.Import) else s.names[:1])
     ]
-    return f"Import {', '.join(dict.fromkeys(modules))}"[:60] if modules else ""
+    return _short(f"Import {', '.join(dict.fromkeys(modules))}") if modules else ""
+
+
+def _short(title: str, length: int = 60) -> str:
+    """`title`, or as much of it as fits in `length` characters, cut after a whole word
+    (a name, a comma) with "…"."""
+    if len(title) <= length:
+        return title
+    cut = title[: length - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",") + "…"
 
 
 def headings(source: str) -> list[tuple[range, int, str]]:
