@@ -162,12 +162,15 @@ def convert(
             )
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
-    front = _front_matter(title, understand + prose, number, expected_name if stored else None)
-    if front["summary"] == _title_summary(title):
+    # The opening text's first telling sentence, else the first after it (all prose, in order).
+    summary = summary_of(prose)
+    if not summary:
+        summary = _title_summary(title)
         lesson.notes.append(
             "the notebook has no sentence of prose to summarise it: the summary repeats the "
             "title; write one line on what the lesson builds (summary:)"
         )
+    front = _front_matter(title, summary, understand, number, expected_name if stored else None)
     if lesson.timed:
         front["volatile"] = TIMING_VOLATILE
     lesson.text = _lesson_text(front, understand, build_run)
@@ -414,11 +417,13 @@ def _fenced(code: str, info: str = "python") -> str:
     return f"{fence}{info}\n{code.strip(chr(10))}\n{fence}"
 
 
-def _front_matter(title: str, understand: list[str], steps: int, expected_name: str | None) -> dict:
+def _front_matter(
+    title: str, summary: str, understand: list[str], steps: int, expected_name: str | None
+) -> dict:
     words = sum(len(text.split()) for text in understand)
     front = {
         "title": title,
-        "summary": summary_of(understand) or _title_summary(title),
+        "summary": summary,
         "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
         "hardware": "cpu",
         "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
