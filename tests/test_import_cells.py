@@ -128,6 +128,7 @@ def test_a_cell_of_shell_commands_alone_is_shown_never_run_under_its_heading(tmp
         markdown_cell("### Install the tool"),
         code_cell("!wget https://example.org/tool.deb\n!sudo apt-get install -y ./tool.deb"),
         code_cell("!pip install grain"),  # requirements, as before: no code, no fence
+        code_cell("!wget https://example.org/docs-only.zip", "remove-cell"),
         markdown_cell("### Mix"),
         code_cell("import os\n!ls data\nprint(os.sep)"),
     )
@@ -143,6 +144,11 @@ def test_a_cell_of_shell_commands_alone_is_shown_never_run_under_its_heading(tmp
     )
     assert any("cell 3: it holds shell commands alone" in note for note in imported.notes)
     assert not any("cell 3" in note and "became a comment" in note for note in imported.notes)
+    # What the notebook's own build hides, and holds nothing to run, stays out.
+    assert "docs-only" not in imported.text
+    assert "cell 5: tagged remove-cell, and holds nothing a lesson runs: it was left out" in (
+        imported.notes
+    )
 
 
 def test_footnotes_labels_and_numbering_never_title_a_step(tmp_path: Path):

@@ -143,6 +143,8 @@ def test_a_cell_of_only_shell_commands_leaves_only_comments_and_is_shown_as_it_w
     assert setup.installs == ["grain"] and setup.shown == "!wget https://x.org/d.zip"
     assert not cell_code("!pip install grain", "cell 4").shown_only
     assert not cell_code("%matplotlib inline", "cell 5").shown_only
+    comments = cell_code("# What the next cell does", "cell 6")
+    assert comments.shown_only and "it holds comments alone" in comments.notes[0]
 
 
 def test_display_with_keywords_prints_its_values_and_compiles():

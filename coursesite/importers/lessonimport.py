@@ -118,6 +118,14 @@ def convert(
             (build_run if number else understand).append(text)
             continue
         converted = None if "skip-execution" in cell.tags else _lesson_code(cell, lesson)
+        removed = [tag for tag in ("remove-cell", "remove-input") if tag in cell.tags]
+        if converted is not None and converted.shown_only and removed:
+            lesson.notes.remove(converted.notes[-1])  # it is not shown after all
+            lesson.notes.append(
+                f"{cell.where}: tagged {removed[0]}, and holds nothing a lesson runs: it was "
+                "left out"
+            )
+            continue
         if converted is None or converted.shown_only:
             # Shown, never run: a heading right above it heads it, and titles no later step.
             shown = converted.shown if converted else cell.source

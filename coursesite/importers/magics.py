@@ -108,13 +108,18 @@ def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
         return
     cell.shown_only, cell.shown = True, "\n".join(shown).strip("\n")
     cell.notes = [note for note in cell.notes if "became a comment" not in note]
-    kind = "shell commands" if cell.shell else "IPython magics"
+    magics = any(_MAGIC.match(line) or _CELL_MAGIC.match(line) for line in shown)
+    kind = "shell commands" if cell.shell else "IPython magics" if magics else "comments"
     first = next(line.strip() for line in shown if line.strip())
+    more = ", …" if len(shown) > 1 else ""
     cell.notes.append(
-        f"{where}: it holds {kind} alone ('{first}'{', …' if len(shown) > 1 else ''}), which "
-        "a lesson does not run: it is shown as code (```python norun), never run; if a later "
-        "step needs what it does (a download, a tool, a mounted disk), do that in Python in "
-        "a step, or tell readers to do it first"
+        f"{where}: it holds {kind} alone ('{first}'{more}), shown as code (```python norun)"
+        + (
+            ", never run; if a later step needs what it does (a download, a tool, a mounted "
+            "disk), do that in Python in a step, or tell readers to do it first"
+            if kind != "comments"
+            else ""
+        )
     )
 
 
