@@ -175,3 +175,11 @@ def test_a_conversion_that_would_not_compile_leaves_the_line_as_it_was():
 def test_a_cell_that_ran_shell_commands_says_so():
     assert cell_code("!pip install grain\nimport grain", "cell 1").shell
     assert not cell_code("x = 1  # not !shell", "cell 2").shell
+
+
+def test_the_code_a_cell_magic_times_is_converted_too():
+    timed = cell_code("%%time\n!ls\ndisplay(x)", "cell 1")
+    compile(timed.code, "cell", "exec")
+    assert "# notebook magic, not run: !ls" in timed.code and "3\n" in run(timed.code)
+    repeated = cell_code("%%timeit -n1 -r1\ndisplay(x)", "cell 2")
+    assert "display" not in run(repeated.code)

@@ -75,7 +75,9 @@ def cell_code(source: str, where: str) -> CellCode:
     lines = source.strip("\n").splitlines()
     first = _CELL_MAGIC.match(lines[0]) if lines else None
     if first and first.group(1) in ("timeit", "time"):
-        kept = _timed_cell(first.group(1), first.group(2), lines[1:], cell)
+        # The timed code is the notebook's too: its magics and display() are converted.
+        body = [row for line in lines[1:] for row in _line(line, where, cell)]
+        kept = _timed_cell(first.group(1), first.group(2), body, cell)
         cell.notes.append(f"{where}: %%{first.group(1)} became a timing of the cell, in Python")
     elif first:
         kept = [f"# notebook cell magic, not run: {line}" for line in lines]
