@@ -104,3 +104,100 @@ def test_admonition_options_and_classes_lessons_lack_are_dropped_with_a_note_eac
         "cell 3: the option :name: of {admonition} is not one lessons take: it was dropped",
         "cell 3: the class 'full-width' of {note} is not one lessons show: it was dropped",
     ]
+
+
+def ipynb(tmp_path: Path, *cells: dict, name: str = "nb.ipynb") -> Path:
+    path = tmp_path / name
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": list(cells)}
+    path.write_text(json.dumps(notebook))
+    return path
+
+
+def stored(cell: dict, *outputs: dict) -> dict:
+    return {**cell, "outputs": list(outputs)}
+
+
+def stream(name: str, text: str) -> dict:
+    return {"output_type": "stream", "name": name, "text": text}
+
+
+def test_a_cell_of_shell_commands_alone_is_shown_never_run_under_its_heading(tmp_path: Path):
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Mounting\n\nRead data from a mounted bucket."),
+        markdown_cell("### Install the tool"),
+        code_cell("!wget https://example.org/tool.deb\n!sudo apt-get install -y ./tool.deb"),
+        code_cell("!pip install grain"),  # requirements, as before: no code, no fence
+        code_cell("!wget https://example.org/docs-only.zip", "remove-cell"),
+        markdown_cell("### Mix"),
+        code_cell("import os\n!ls data\nprint(os.sep)"),
+    )
+    imported = convert(read_notebook(path), "Mounting", "nb.ipynb", "nb.expected.yaml")
+    assert (
+        "## Install the tool\n\n```python norun\n!wget https://example.org/tool.deb\n"
+        "!sudo apt-get install -y ./tool.deb\n```"
+    ) in imported.text
+    assert "pip install" not in imported.text and imported.installs == ["grain"]
+    # The heading titles the step after it, not the shell cell; the shell line stays shown.
+    assert ":::{step} 1. Mix\n```python\nimport os\n# notebook magic, not run: !ls data\n" in (
+        imported.text
+    )
+    assert any("cell 3: it holds shell commands alone" in note for note in imported.notes)
+    assert not any("cell 3" in note and "became a comment" in note for note in imported.notes)
+    # What the notebook's own build hides, and holds nothing to run, stays out.
+    assert "docs-only" not in imported.text
+    assert "cell 5: tagged remove-cell, and holds nothing a lesson runs: it was left out" in (
+        imported.notes
+    )
+
+
+def test_footnotes_labels_and_numbering_never_title_a_step(tmp_path: Path):
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Colours\n\nPrinting colours."),
+        markdown_cell("The following code[^ack] shows the colours.\n\n[^ack]: Borrowed from X."),
+        code_cell("print('red')"),
+        markdown_cell("## 1. Automatic parallelism via `jit`"),
+        code_cell("print('jit')"),
+        markdown_cell("(a-label)=\n\n[Docs](https://example.org)"),
+        code_cell("arr.sharding"),
+        code_cell("for batch in loader:\n    print(batch)"),
+    )
+    text = convert(read_notebook(path), "Colours", "nb.ipynb", "nb.expected.yaml").text
+    assert ":::{step} 1. The following code shows the colours\n" in text
+    assert ":::{step} 2. Automatic parallelism via `jit`\n" in text
+    assert ":::{step} 3. Show arr.sharding\n" in text
+    assert ":::{step} 4. Loop over loader\n" in text
+    assert "[^ack]: Borrowed from X." in text  # the note stays in the prose
+
+
+def test_remove_stdout_and_stderr_fold_the_output_or_say_why_not(tmp_path: Path):
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Streams\n\nWhat the streams show."),
+        stored(
+            code_cell("import sys; print('x', file=sys.stderr)", "remove-stderr"),
+            stream("stderr", "x\n"),
+        ),
+        stored(
+            code_cell("print('kept'); print('x', file=sys.stderr)", "remove_stderr"),
+            stream("stdout", "kept\n"),
+            stream("stderr", "x\n"),
+        ),
+        {
+            **stored(code_cell("print('hidden')", "hide-cell"), stream("stdout", "hidden\n")),
+            "metadata": {"tags": ["hide-cell"], "mystnb": {"code_prompt_show": "Show it"}},
+        },
+        stored(
+            code_cell("a = 1\nprint(a)"),
+            {"output_type": "display_data", "metadata": {}, "data": {"unknown": ""}},
+        ),
+    )
+    imported = convert(read_notebook(path), "Streams", "nb.ipynb", "nb.expected.yaml")
+    assert ":tags: [hide-output]\n```python\nimport sys; print('x'" in imported.text
+    assert ":::{step} 2. Show 'kept'\n```python\nprint('kept')" in imported.text
+    notes = "\n".join(imported.notes)
+    assert "cell 2: tagged remove-stderr; the page folds the step's output instead" in notes
+    assert "cell 3: tagged remove-stderr; the page shows the step's output whole" in notes
+    assert "cell 4: MyST-NB's option mystnb.code_prompt_show, which lessons lack" in notes
+    assert "cell 5: a stored output of type unknown, which no page shows: it is left out" in notes

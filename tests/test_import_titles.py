@@ -4,6 +4,8 @@ markup may go."""
 
 from __future__ import annotations
 
+import re
+
 from bs4 import BeautifulSoup
 
 from conftest import authoring_example
@@ -86,3 +88,91 @@ def test_a_long_summary_is_cut_after_a_whole_word_never_inside_one_or_its_code()
     spanned = summary_of(["word " * 30 + "then `a code span that is long` and more words."])
     assert spanned == ("word " * 30).strip() + " then…"  # its code span is not cut in half
     assert summary_of(["A short one. And more."]) == "A short one."
+
+
+def _cells(*sources: str) -> list:
+    from coursesite.importers.notebooks import Cell
+
+    return [
+        Cell(
+            "code" if source.startswith("!code ") else "markdown",
+            source.removeprefix("!code "),
+            f"cell {number}",
+        )
+        for number, source in enumerate(sources, start=1)
+    ]
+
+
+def test_a_title_is_the_first_heading_of_the_highest_level_before_any_prose():
+    from coursesite.importers.lessonimport import convert, notebook_title
+
+    cells = _cells(
+        "(checkpointing)=\n## Gradient checkpointing with `jax.checkpoint`\n\n% a comment",
+        "In this tutorial, you will learn how to control saved values.",
+        "### Details\n\nMore.",
+        "!code print(1)",
+    )
+    title = notebook_title(cells, "gradient checkpointing")
+    assert title == "Gradient checkpointing with `jax.checkpoint`"
+    imported = convert(cells, title, "nb.md", "nb.expected.yaml")
+    assert "## Gradient checkpointing" not in imported.text and "## Details" in imported.text
+    assert any("cell 1: the title, 'Gradient" in n and "level 2" in n for n in imported.notes)
+    # Prose before the first heading: no heading is a title, and the report says so.
+    untitled = _cells("Some prose first.", "## A section", "!code print(1)")
+    assert notebook_title(untitled, "basic stderr") == "Basic stderr"
+    assert notebook_title(_cells("# Quickstart with Optax.", "!code x = 1"), "q") == (
+        "Quickstart with Optax"
+    )
+
+
+def test_a_notebook_without_prose_gets_a_summary_never_a_todo():
+    from coursesite.importers.lessonimport import convert
+
+    bare = convert(_cells("!code print(1)"), "Basic stderr", "nb.ipynb", "nb.expected.yaml")
+    assert "summary: Basic stderr.\n" in bare.text and "TODO: one line" not in bare.text
+    assert any("no heading" in note and "'Basic stderr'" in note for note in bare.notes)
+    assert any("the summary repeats the title" in note for note in bare.notes)
+    later = convert(
+        _cells("!code print(1)", "[^1]: A note.", "Here:", "Streams are merged in order here."),
+        "Merge streams",
+        "nb.ipynb",
+        "nb.expected.yaml",
+    )
+    assert "summary: Streams are merged in order here.\n" in later.text
+
+
+def test_a_summary_prefers_a_sentence_that_says_something():
+    assert summary_of(["Let's see:", "## Setup\nGrain loads data in order."]) == (
+        "Grain loads data in order."
+    )
+    assert summary_of(["Short one."]) == "Short one."
+    assert step_title("", "arr.sharding") == "Show arr.sharding"
+    assert step_title("", "with ctx():\n    y = f(1)") == "Compute y"
+    modules = "import pprint, dateutil.parser, grain, numpy, datasets, transformers"
+    assert step_title("", modules) == "Import pprint, dateutil.parser, grain, numpy, datasets…"
+
+
+def test_a_heading_as_a_title_loses_its_numbering_links_and_closing_period():
+    from coursesite.importers.titles import heading_title
+
+    assert heading_title("1. Automatic parallelism via `jit`") == "Automatic parallelism via `jit`"
+    assert heading_title("Step 3: Use [Optax](https://optax.example/).") == "Use Optax"
+    assert heading_title("2024 results") == "2024 results"
+    assert heading_title("Wait...") == "Wait..."
+
+
+def test_a_summary_left_to_write_is_a_warning_and_never_on_a_page(course_folder):
+    text = authoring_example()
+    text = re.sub(r"(?m)^summary: .*$", "summary: 'TODO: one line on what it builds'", text)
+    course_folder.write(text)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    assert "placeholder left to fill in: summary: 'TODO: one line" in built.stderr
+    site = course_folder.root / "site"
+    lesson = next(site.rglob("count-batches/index.html"))
+    shown = [lesson, lesson.parent.parent / "index.html", site / "index.html"]
+    shown += [lesson.with_name("lesson.md"), lesson.with_name("lesson.ipynb")]
+    for page in shown:
+        assert "TODO: one line" not in page.read_text(), page
+    assert not BeautifulSoup(lesson.read_text(), "html.parser").select("p.summary")
+    assert course_folder.cli("check").returncode == 1

@@ -108,11 +108,15 @@ def test_installs_become_requirements_and_no_code():
 
 
 def test_any_other_magic_is_a_reported_comment_never_code():
-    cell = cell_code("%who\n!ls data", "cell 7")
-    assert all(line.startswith("# notebook magic, not run:") for line in cell.code.splitlines())
+    cell = cell_code("%who\n!ls data\nprint(1)", "cell 7")
+    *magics, code = cell.code.splitlines()
+    assert all(line.startswith("# notebook magic, not run:") for line in magics)
+    assert code == "print(1)" and not cell.shown_only
     assert len(cell.notes) == 2 and all("rewrite it in Python" in note for note in cell.notes)
+    assert "'!ls data' is a shell command" in cell.notes[1]
     unknown = cell_code("%%bash\necho hi", "cell 8")
     assert run(unknown.code) == "" and "%%bash" in unknown.notes[0]
+    assert unknown.shown_only and unknown.shown == "%%bash\necho hi"
 
 
 def test_a_last_display_ends_the_cell_with_its_value_and_others_print():
@@ -128,11 +132,54 @@ def test_timing_code_keeps_to_the_line_length_a_course_checks():
     assert max(len(line) for line in cell.code.splitlines()) <= 79
 
 
-def test_a_cell_of_only_shell_commands_leaves_only_comments():
+def test_a_cell_of_only_shell_commands_leaves_only_comments_and_is_shown_as_it_was():
     cell = cell_code("!ls\n!cat notes.txt", "cell 3")
     assert all(line.startswith("#") for line in cell.code.splitlines())
+    assert cell.shown_only and cell.shown == "!ls\n!cat notes.txt"
+    [note] = cell.notes
+    assert "shell commands alone ('!ls', …)" in note and "never run" in note
+    # What the import takes care of (installs, IPython settings) is no part of what it shows.
+    setup = cell_code("!pip install grain\n%matplotlib inline\n!wget https://x.org/d.zip", "c")
+    assert setup.installs == ["grain"] and setup.shown == "!wget https://x.org/d.zip"
+    assert not cell_code("!pip install grain", "cell 4").shown_only
+    assert not cell_code("%matplotlib inline", "cell 5").shown_only
+    comments = cell_code("# What the next cell does", "cell 6")
+    assert comments.shown_only and "it holds comments alone" in comments.notes[0]
+
+
+def test_display_with_keywords_prints_its_values_and_compiles():
+    cell = cell_code('display({"custom": "Some text"}, raw=True)\nx = 1', "cell 2")
+    assert cell.code.splitlines()[0] == 'print(*map(repr, ({"custom": "Some text"},)), sep="\\n")'
+    compile(cell.code, "cell", "exec")
+    assert "without raw=True" in cell.notes[0]
+    last = cell_code("display(x, metadata={})", "cell 3")
+    assert run(last.code) == "3\n"
+    several = cell_code("display(*[x, x], clear=True)\ny = 2", "cell 4")
+    assert run(several.code) == "3\n3\n"
+
+
+def test_a_conversion_that_would_not_compile_leaves_the_line_as_it_was():
+    from coursesite.importers.magics import CellCode, _compiling
+
+    cell = CellCode()
+    rows = _compiling([("x = 1", ["x = 1"]), ("show(x)", ["print(x"])], "cell 5", cell)
+    assert rows == ["x = 1", "show(x)"]
+    assert cell.notes == [
+        "cell 5: 'show(x)' could not be turned into Python that compiles: it "
+        "is left as it was; rewrite it"
+    ]
+    unreadable = cell_code("display(a) or display(b)", "cell 6")
+    assert unreadable.code == "display(a) or display(b)" and "left as it was" in unreadable.notes[0]
 
 
 def test_a_cell_that_ran_shell_commands_says_so():
     assert cell_code("!pip install grain\nimport grain", "cell 1").shell
     assert not cell_code("x = 1  # not !shell", "cell 2").shell
+
+
+def test_the_code_a_cell_magic_times_is_converted_too():
+    timed = cell_code("%%time\n!ls\ndisplay(x)", "cell 1")
+    compile(timed.code, "cell", "exec")
+    assert "# notebook magic, not run: !ls" in timed.code and "3\n" in run(timed.code)
+    repeated = cell_code("%%timeit -n1 -r1\ndisplay(x)", "cell 2")
+    assert "display" not in run(repeated.code)

@@ -32,14 +32,23 @@ from coursesite.execution.expectedoutputs import (
 from coursesite.files import short_digest
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
-from coursesite.importers.magics import TIMING_VOLATILE, cell_code
+from coursesite.importers.magics import TIMING_VOLATILE, CellCode, cell_code
 from coursesite.importers.networkreads import NetworkReads
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
-from coursesite.importers.titles import step_title, summary_of
+from coursesite.importers.titles import (
+    heading_title,
+    headings,
+    notebook_title,
+    step_title,
+    summary_of,
+    title_heading,
+)
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.markup.markdown import slugify
 from coursesite.outputs.assets import RefusedAsset, published_image
+
+__all__ = ["ImportedLesson", "convert", "lesson_slug", "notebook_title"]
 
 # A badge: a linked image from another site (`[![Open in Colab](…/badge.svg)](…)`).
 _BADGE = re.compile(r"\[!\[([^\]\n]*)\]\((?:https?:)?//[^)\s]*\)\]\(([^)\s]+)\)")
@@ -61,15 +70,6 @@ class ImportedLesson:
     steps: list[tuple[int, str, str]] = field(default_factory=list)  # (number, cell.where, code)
 
 
-def notebook_title(cells: list[Cell], fallback: str) -> str:
-    """The text of the first level-1 heading (`# Title`, or `Title` over `===`) of the
-    notebook's first Markdown cell."""
-    for cell in cells:
-        if cell.kind == "markdown":
-            return next((text for _, level, text in _headings(cell.source) if level == 1), fallback)
-    return fallback
-
-
 def convert(
     cells: list[Cell],
     title: str,
@@ -80,13 +80,14 @@ def convert(
     """The lesson for `cells`; `source` names the notebook in notes and outputs; `sites`
     are the other sites (lessons.yaml `references:`) its references may link to."""
     lesson = ImportedLesson()
-    markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
+    markdown = _without_title(cells, title, lesson)
     shift = _heading_shift(markdown)
     labels = NotebookLabels.of([cell.source for cell in markdown if cell.kind == "markdown"])
     understand: list[str] = []
     build_run: list[str] = []
+    prose: list[str] = []  # every Markdown cell's text, for the summary
     stored: dict[str, StoredOutput] = {}
-    heading = prose_before = ""
+    heading = prose_before = closing_line = ""
     number = 0
     for cell in markdown:
         lesson.refusals += [
@@ -96,6 +97,7 @@ def convert(
             )
             for name in cell.unreadable
         ]
+        lesson.notes += [f"{cell.where}: {dropped}" for dropped in cell.dropped]
         # A code cell tagged remove-cell still runs in the notebook's own build (its imports,
         # its setup): it stays a step, folded (_fold_tags).
         if "remove-cell" in cell.tags and cell.kind == "markdown":
@@ -109,22 +111,42 @@ def convert(
             portable = settle_admonitions(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)
             # A heading right above the code is the block's title, not a section of its own.
+            last_line = text.rpartition("\n")[2]
             text, closing = _closing_heading(text)
+            closing_line = last_line if closing else ""
             heading = closing or found or heading
             prose_before = f"{prose_before}\n\n{text}"
+            prose.append(text)
             (build_run if number else understand).append(text)
             continue
-        if "skip-execution" in cell.tags:
-            (build_run if number else understand).append(_fenced(cell.source, "python norun"))
+        converted = None if "skip-execution" in cell.tags else _lesson_code(cell, lesson)
+        removed = [tag for tag in ("remove-cell", "remove-input") if tag in cell.tags]
+        if converted is not None and converted.shown_only and removed:
+            lesson.notes.remove(converted.notes[-1])  # it is not shown after all
             lesson.notes.append(
-                f"{cell.where}: tagged skip-execution, so it is shown as code and never run"
+                f"{cell.where}: tagged {removed[0]}, and holds nothing a lesson runs: it was "
+                "left out"
             )
             continue
-        code = _lesson_code(cell, lesson)
+        if converted is None or converted.shown_only:
+            # Shown, never run: a heading right above it heads it, and titles no later step.
+            shown = converted.shown if converted else cell.source
+            fence = _fenced(shown, "python norun")
+            (build_run if number else understand).append(f"{closing_line}\n\n{fence}".strip())
+            heading = prose_before = closing_line = ""
+            if converted is None:
+                lesson.notes.append(
+                    f"{cell.where}: tagged skip-execution, so it is shown as code and never run"
+                )
+            elif _stored_anything(cell):
+                lesson.notes.append(f"{cell.where}: its stored output is not shown (not run)")
+            continue
+        code = converted.code
         if not _has_statements(code):  # empty, or only what became comments: reported
             continue
-        block_title = heading or step_title(prose_before, cell.source)
-        heading = prose_before = ""  # the next block's title comes from the Markdown above it
+        block_title = heading_title(heading) if heading else ""
+        block_title = block_title or step_title(prose_before, cell.source)
+        heading = prose_before = closing_line = ""  # the next block's title: the Markdown above it
         # A cell whose stored run failed, or that a MyST notebook tags as failing, stays in
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
@@ -151,7 +173,15 @@ def convert(
             )
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
-    front = _front_matter(title, understand, number, expected_name if stored else None)
+    # The opening text's first telling sentence, else the first after it (all prose, in order).
+    summary = summary_of(prose)
+    if not summary:
+        summary = _title_summary(title)
+        lesson.notes.append(
+            "the notebook has no sentence of prose to summarise it: the summary repeats the "
+            "title; write one line on what the lesson builds (summary:)"
+        )
+    front = _front_matter(title, summary, understand, number, expected_name if stored else None)
     if lesson.timed:
         front["volatile"] = TIMING_VOLATILE
     lesson.text = _lesson_text(front, understand, build_run)
@@ -183,13 +213,25 @@ def lesson_line(text: str, number: int, offset: int) -> int:
     return fence + 2 + offset
 
 
-def _without_title(cell: Cell, title: str) -> Cell:
+def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> list[Cell]:
+    """The cells without the heading the title comes from, which the report names when it
+    is not a level-1 heading, or when there is none (the title is the file's name)."""
+    found = title_heading(cells)
+    if found is None or heading_title(found.text) != title:
+        lesson.notes.append(
+            f"the notebook has no heading before its prose to take a title from: the title, "
+            f"'{title}', is made from the file's name; set a better one (title:)"
+        )
+        return cells
+    cell = cells[found.cell]
+    if found.level > 1:
+        lesson.notes.append(
+            f"{cell.where}: the title, '{title}', is the notebook's first heading, of level "
+            f"{found.level} (it has no level-1 heading before its prose): check it (title:)"
+        )
     lines = cell.source.splitlines()
-    for at, level, text in _headings(cell.source):
-        if level == 1 and text == title:
-            del lines[at.start : at.stop]
-            break
-    return Cell(
+    del lines[found.lines.start : found.lines.stop]
+    untitled = Cell(
         cell.kind,
         "\n".join(lines),
         cell.where,
@@ -197,6 +239,7 @@ def _without_title(cell: Cell, title: str) -> Cell:
         attachments=cell.attachments,
         unreadable=cell.unreadable,
     )
+    return [untitled if number == found.cell else c for number, c in enumerate(cells)]
 
 
 def _portable(cell: Cell, lesson: ImportedLesson) -> str:
@@ -266,20 +309,8 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
     return text
 
 
-def _headings(source: str) -> list[tuple[range, int, str]]:
-    """(its lines, level, text) of every heading, found by a Markdown parser so that a `#`
-    comment inside a code fence is not one, and `Title` over `=====` is one."""
-    tokens = MarkdownIt("commonmark").parse(source)
-    found = []
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and token.map:
-            lines = range(*token.map)
-            found.append((lines, int(token.tag[1]), " ".join(tokens[index + 1].content.split())))
-    return found
-
-
 def _heading_shift(cells: list[Cell]) -> int:
-    levels = [level for c in cells if c.kind == "markdown" for _, level, _ in _headings(c.source)]
+    levels = [level for c in cells if c.kind == "markdown" for _, level, _ in headings(c.source)]
     return 2 - min(levels) if levels else 0
 
 
@@ -288,7 +319,7 @@ def _demoted(source: str, shift: int) -> tuple[str, str]:
     ATX-style, and the text of its last heading."""
     lines = source.splitlines()
     last = ""
-    for at, level, text in reversed(_headings(source)):
+    for at, level, text in reversed(headings(source)):
         replacement = "#" * min(6, max(2, level + shift)) + " " + text
         lines[at.start : at.stop] = [replacement]
         last = last or text
@@ -340,14 +371,15 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
     return StoredOutput(capped(stdout), capped(display), cell.where, capped(cell.stderr), displays)
 
 
-def _lesson_code(cell: Cell, lesson: ImportedLesson) -> str:
+def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     converted = cell_code(cell.source, cell.where)
     cell.shows_last, cell.shell = converted.shows_last, converted.shell
     lesson.installs += converted.installs
     lesson.notes += converted.notes
     lesson.timed = lesson.timed or converted.timed
-    lesson.code.append(converted.code)
-    return converted.code
+    if not converted.shown_only:
+        lesson.code.append(converted.code)
+    return converted
 
 
 # Code that plots: a MyST notebook stores no outputs to tell whether a cell drew.
@@ -381,7 +413,28 @@ def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
                 f"{cell.where}: tagged {tag}; the page folds it instead "
                 f"({tag.replace('remove', 'hide')}): readers see every line main.py runs"
             )
+        elif tag in ("remove-stdout", "remove-stderr"):
+            folded.update(_one_stream(cell, tag, lesson))
     return sorted(folded)
+
+
+def _one_stream(cell: Cell, tag: str, lesson: ImportedLesson) -> list[str]:
+    """MyST-NB's remove-stdout and remove-stderr: a page folds a step's output whole, so
+    it folds it (hide-output) unless the notebook showed the other stream or a value,
+    which folding would hide too."""
+    other = cell.stderr.strip() if tag == "remove-stdout" else cell.stdout or cell.display
+    if other or cell.rich:
+        lesson.notes.append(
+            f"{cell.where}: tagged {tag}; the page shows the step's output whole, since "
+            "folding it would hide what the notebook shows besides: make the code print "
+            f"less to {tag.removeprefix('remove-')} if it is noise"
+        )
+        return []
+    lesson.notes.append(
+        f"{cell.where}: tagged {tag}; the page folds the step's output instead (hide-output): "
+        "readers see everything main.py prints"
+    )
+    return ["hide-output"]
 
 
 def _step(number: int, title: str, code: str, cell: Cell, raises: str, tags: list[str]) -> str:
@@ -398,11 +451,13 @@ def _fenced(code: str, info: str = "python") -> str:
     return f"{fence}{info}\n{code.strip(chr(10))}\n{fence}"
 
 
-def _front_matter(title: str, understand: list[str], steps: int, expected_name: str | None) -> dict:
+def _front_matter(
+    title: str, summary: str, understand: list[str], steps: int, expected_name: str | None
+) -> dict:
     words = sum(len(text.split()) for text in understand)
     front = {
         "title": title,
-        "summary": summary_of(understand) or f"{PLACEHOLDER} one line on what it builds",
+        "summary": summary,
         "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
         "hardware": "cpu",
         "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
@@ -412,6 +467,12 @@ def _front_matter(title: str, understand: list[str], steps: int, expected_name: 
     if expected_name:
         front["expected_outputs"] = expected_name
     return front
+
+
+def _title_summary(title: str) -> str:
+    """A summary made of the title, for a notebook with no sentence of its own."""
+    summary = title[:1].upper() + title[1:]
+    return summary if summary.endswith((".", "!", "?")) else f"{summary}."
 
 
 def _lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str:

@@ -8,8 +8,10 @@ differ on every run: TIMING_VOLATILE marks them, in the lesson and in the notebo
 stored output alike. `!pip install` becomes the lesson's requirements; display settings
 (`%matplotlib`, `%xmode`, ...) go; a cell's last `display(value)` becomes the bare
 `value`, which the page shows at its richest, and any other `display()` prints the
-value's repr. Any other magic is dropped, kept as a comment for the author to rewrite.
-Every change is a line of the import report.
+value's repr. Any other magic or shell command (`!wget ...`) stays as a comment for the
+author to rewrite; a cell left with nothing to run (shell commands alone) is shown as it
+is, never run (`shown_only`). Converted code always compiles: a line whose conversion
+would not is left as it was. Every change is a line of the import report.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ class CellCode:
     shows_last: bool = False  # its last display(value) became the bare, displayed value
     shell: bool = False  # it ran shell commands (`!pip`, `!ls`), whose output is no lesson's
     modules: set[str] = field(default_factory=set)  # what the timing code imports
+    # Nothing of it runs (shell commands, a cell magic), yet it has something to show: the
+    # lesson shows `shown`, its source without what the import took care of (`!pip`).
+    shown_only: bool = False
+    shown: str = ""
 
 
 def cell_code(source: str, where: str) -> CellCode:
@@ -69,7 +75,9 @@ def cell_code(source: str, where: str) -> CellCode:
     lines = source.strip("\n").splitlines()
     first = _CELL_MAGIC.match(lines[0]) if lines else None
     if first and first.group(1) in ("timeit", "time"):
-        kept = _timed_cell(first.group(1), first.group(2), lines[1:], cell)
+        # The timed code is the notebook's too: its magics and display() are converted.
+        body = [row for line in lines[1:] for row in _line(line, where, cell)]
+        kept = _timed_cell(first.group(1), first.group(2), body, cell)
         cell.notes.append(f"{where}: %%{first.group(1)} became a timing of the cell, in Python")
     elif first:
         kept = [f"# notebook cell magic, not run: {line}" for line in lines]
@@ -80,17 +88,77 @@ def cell_code(source: str, where: str) -> CellCode:
     else:
         last = _last_display(lines)
         cell.shows_last = bool(last)
-        kept = [
-            converted
+        converted = [
+            (line, [last] if last and number == len(lines) - 1 else _line(line, where, cell))
             for number, line in enumerate(lines)
-            for converted in (
-                [last] if last and number == len(lines) - 1 else _line(line, where, cell)
-            )
         ]
+        kept = _compiling(converted, where, cell)
     imports = [f"import {name}" for name in sorted(cell.modules) if f"import {name}" not in lines]
     helpers = _IPYTHON_TIME if "timeit" in cell.modules else []
     cell.code = "\n".join(imports + helpers + kept).strip("\n")
+    _shown_only(cell, lines, where)
     return cell
+
+
+def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
+    """A cell of shell commands or a cell magic leaves no code, only comments: rather than
+    lose it, the lesson shows its source, never run. Its notes become one."""
+    if _has_code(cell.code):
+        return
+    shown = [line for line in lines if not _INSTALL.match(line) and not _SETTINGS.match(line)]
+    if not "".join(shown).strip():
+        return
+    cell.shown_only, cell.shown = True, "\n".join(shown).strip("\n")
+    cell.notes = [note for note in cell.notes if "became a comment" not in note]
+    magics = any(_MAGIC.match(line) or _CELL_MAGIC.match(line) for line in shown)
+    kind = "shell commands" if cell.shell else "IPython magics" if magics else "comments"
+    first = next(line.strip() for line in shown if line.strip())
+    more = ", …" if len(shown) > 1 else ""
+    cell.notes.append(
+        f"{where}: it holds {kind} alone ('{first}'{more}), shown as code (```python norun)"
+        + (
+            ", never run; if a later step needs what it does (a download, a tool, a mounted "
+            "disk), do that in Python in a step, or tell readers to do it first"
+            if kind != "comments"
+            else ""
+        )
+    )
+
+
+def _has_code(code: str) -> bool:
+    try:
+        return bool(ast.parse(code).body)
+    except SyntaxError:
+        return True
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<cell>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _compiling(converted: list[tuple[str, list[str]]], where: str, cell: CellCode) -> list[str]:
+    """The converted lines, with any line whose conversion broke the cell's syntax left
+    as the notebook had it (and a note): what the import writes always compiles, unless the
+    notebook's own code does not."""
+    rows = [rows for _, rows in converted]
+    if _compiles("\n".join(row for group in rows for row in group)):
+        return [row for group in rows for row in group]
+    for at, (line, group) in enumerate(converted):
+        if group == [line] or all(row.lstrip().startswith("#") for row in group):
+            continue
+        trial = [*rows[:at], [line], *rows[at + 1 :]]
+        if _compiles("\n".join(row for group in trial for row in group)):
+            rows = trial
+            cell.notes.append(
+                f"{where}: '{line.strip()}' could not be turned into Python that compiles: it "
+                "is left as it was; rewrite it"
+            )
+            break
+    return [row for group in rows for row in group]
 
 
 def _last_display(lines: list[str]) -> str:
@@ -126,18 +194,35 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
     if _DISPLAY_IMPORT.match(line):
         return []
     if shown := _DISPLAY.match(line):
-        indent, arguments = shown.groups()
-        cell.notes.append(
-            f"{where}: display() is a notebook builtin; it became a print of the value's repr"
-        )
-        return [f'{indent}print(*map(repr, ({arguments},)), sep="\\n")']
+        return _printed(shown.group(1), shown.group(2), line, where, cell)
     if _MAGIC.match(line):
+        what = "a shell command" if "!" in line.split("%")[0] else "IPython, not Python"
         cell.notes.append(
-            f"{where}: '{line.strip()}' is IPython, not Python: it became a comment; rewrite "
-            "it in Python"
+            f"{where}: '{line.strip()}' is {what}: it became a comment, shown in the step and "
+            "never run; if later code needs what it does, rewrite it in Python"
         )
         return [f"# notebook magic, not run: {line.strip()}"]
     return [line]
+
+
+def _printed(indent: str, arguments: str, line: str, where: str, cell: CellCode) -> list[str]:
+    """`display(a, b, raw=True)` as a print of the values' reprs; its keyword arguments
+    (how a notebook shows them) have no meaning for a print, and go."""
+    written = f"f({arguments})"
+    try:
+        call = ast.parse(written, mode="eval").body
+    except SyntaxError:
+        call = None
+    if not isinstance(call, ast.Call):
+        cell.notes.append(f"{where}: '{line.strip()}' could not be read: it is left as it was")
+        return [line]
+    values = ", ".join(ast.get_source_segment(written, value) or "" for value in call.args)
+    dropped = ", ".join(ast.get_source_segment(written, word) or "" for word in call.keywords)
+    cell.notes.append(
+        f"{where}: display() is a notebook builtin; it became a print of the value's repr"
+        + (f" (without {dropped}, which only a notebook uses)" if dropped else "")
+    )
+    return [f'{indent}print(*map(repr, ({values},)), sep="\\n")' if values else f"{indent}pass"]
 
 
 def _timeit(statement: str, options: str, cell: CellCode) -> list[str]:

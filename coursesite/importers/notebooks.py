@@ -45,6 +45,7 @@ class Cell:
     alt: str = ""  # the text alternative its metadata gives what it draws (figure_alt)
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
     unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
+    dropped: list[str] = field(default_factory=list)  # what it has that a lesson leaves out
 
     def __post_init__(self) -> None:
         self.tags = tuple(_MYST_NB_TAGS.get(tag, tag) for tag in self.tags)
@@ -57,6 +58,8 @@ _MYST_NB_TAGS = {
         "remove-cell",
         "remove-input",
         "remove-output",
+        "remove-stdout",
+        "remove-stderr",
         "hide-cell",
         "hide-input",
         "hide-output",
@@ -155,6 +158,7 @@ def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
             where,
             tags=tuple(tags),
             alt=figure_alt(metadata),
+            dropped=dropped_options(metadata),
         )
         if cell["cell_type"] == "code":
             outputs = cell.get("outputs", [])
@@ -208,6 +212,10 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
         cell.last_display = ""
         kind = output.get("output_type")
         data = _mapping(output.get("data", {}), f"the data of an output of {cell.where}")
+        for mime in data:
+            if mime not in (*RICH_TYPES, "text/plain") and not mime.startswith("image/"):
+                kept = "its text is kept" if "text/plain" in data else "it is left out"
+                cell.dropped.append(f"a stored output of type {mime}, which no page shows: {kept}")
         if kind in ("execute_result", "display_data") and any(t in data for t in RICH_TYPES):
             cell.rich.append(
                 {
@@ -322,13 +330,14 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
     body = content.splitlines()
     tags: tuple[str, ...] = ()
     alt = ""
+    dropped: list[str] = []
     if body and body[0].strip() == "---":
         closing = next((i for i, row in enumerate(body[1:], 1) if row.strip() == "---"), None)
         if closing is None:
             raise BuildError("code cell options opened with '---' are never closed", path, line)
         options = _yaml_mapping("\n".join(body[1:closing]), path, line + 2, "code cell options")
         tags, body = _tags(options.get("tags"), path, line), body[closing + 1 :]
-        alt = figure_alt(options)
+        alt, dropped = figure_alt(options), dropped_options(options)
     else:
         at = line + 1
         while body and body[0].startswith(":") and ":" in body[0][1:]:
@@ -336,7 +345,22 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
             if key.strip() == "tags":
                 tags = _tags(_yaml(value, path, at), path, at)
             body, at = body[1:], at + 1
-    return Cell("code", "\n".join(body), f"line {line}", tags=tags, alt=alt)
+    return Cell("code", "\n".join(body), f"line {line}", tags=tags, alt=alt, dropped=dropped)
+
+
+# MyST-NB's cell options a lesson has a place for (figure_alt).
+_MYST_NB_KEPT = ("image", "figure")
+
+
+def dropped_options(options: dict) -> list[str]:
+    """MyST-NB's cell options (`mystnb: {code_prompt_show: ...}`) a lesson has no place
+    for, described for the import report."""
+    mystnb = options.get("mystnb")
+    return [
+        f"MyST-NB's option mystnb.{key}, which lessons lack: it was dropped"
+        for key in (mystnb if isinstance(mystnb, dict) else {})
+        if key not in _MYST_NB_KEPT
+    ]
 
 
 def figure_alt(options: dict) -> str:

@@ -2,20 +2,38 @@
 
 Readers see them first (under the title, on the phase page, in "On this page"), so they
 are prose, never Markdown's machinery: a target label `(name)=`, a MyST comment, an HTML
-comment or a badge is never a summary, and a step is never just "Step 3". A step with no
-heading right above it is titled from the sentence that leads into it, or else from what
-its code does first.
+comment, a footnote or link definition, a heading or a badge is never a summary or a step
+title, and a step is never just "Step 3". A step with no heading right above it is titled
+from the sentence that leads into it, or else from what its code does first. A heading's
+own numbering ("1. Automatic parallelism") goes: the page numbers steps itself.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
+from markdown_it import MarkdownIt
+
+from coursesite.importers.notebooks import Cell
 from coursesite.markup.markdown import plain_text
 
-# Lines of a paragraph that are not prose: a MyST target, a MyST or HTML comment, a break.
-_MACHINERY = re.compile(r"^\s*(?:\([^)\n]+\)=\s*$|%|<!--.*-->\s*$|\+\+\+)")
+# Lines of a paragraph that are not prose: a MyST target, a MyST or HTML comment, a break,
+# a heading (a paragraph may follow it on the next line).
+_MACHINERY = re.compile(r"^\s*(?:\([^)\n]+\)=\s*$|%|<!--.*-->\s*$|\+\+\+|#{1,6}(?:\s|$))")
+# A footnote's or a link's definition (`[^note]: ...`, `[name]: https://...`) opens a block
+# that is no prose of the text around it, however many lines it has.
+_FOOTNOTE_OR_LINK = re.compile(r"^\s{0,3}\[[^\]\n]+\]:")
+# A footnote's mark (`code[^1]`): its note is the section's, not a title's.
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]\n]+\]")
+# A link in a heading: a title shows its text (a title is a link itself, in the sidebar).
+_LINK_TEXT = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
+# A heading's own numbering: "1. ", "2) ", "3.1 ", "Step 4: ", "Part 2 - ".
+_NUMBERING = re.compile(
+    r"^(?:(?:step|part|section)\s+\d+[.):]?|\d+(?:\.\d+)*[.):]|\d+(?:\.\d+)+|\d+\s+[-:\u2013\u2014])\s+",
+    re.I,
+)
 # An image, or a badge (an image inside a link): nothing a sentence can be made of.
 _PICTURES = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
 # Links alone (an "Open in Colab" line) say nothing a summary or a title could use.
@@ -29,6 +47,8 @@ def paragraphs(text: str) -> list[str]:
     found = []
     for block in text.split("\n\n"):
         lines = [line for line in block.splitlines() if not _MACHINERY.match(line)]
+        if lines and _FOOTNOTE_OR_LINK.match(lines[0]):
+            continue
         paragraph = " ".join(_PICTURES.sub("", " ".join(lines)).split())
         words = _LINKS.sub("", paragraph).strip(" .,;:|·-")
         if paragraph and words and not paragraph.startswith(_NOT_PARAGRAPHS):
@@ -40,17 +60,32 @@ def first_sentence(paragraph: str) -> str:
     return re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
 
 
+def heading_title(heading: str) -> str:
+    """A heading as a title: without its own numbering, a footnote's mark, or a closing
+    period."""
+    heading = _LINK_TEXT.sub(r"\1", _FOOTNOTE_REFERENCE.sub("", heading)).strip()
+    text = _NUMBERING.sub("", heading, count=1) or heading
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
 SUMMARY_LENGTH = 160
 
 
 def summary_of(texts: list[str]) -> str:
-    """The first sentence of the first prose paragraph, at most 160 characters: a longer
-    one is cut after its last whole word (or code span, or formula) that fits."""
-    for text in texts:
-        for paragraph in paragraphs(text):
-            sentence = first_sentence(paragraph)
-            return sentence if len(sentence) <= SUMMARY_LENGTH else _cut(sentence)
-    return ""
+    """The first sentence of the first prose paragraph that says something (four words or
+    more, not a lead-in ending with a colon; else the first sentence there is), at most 160
+    characters: a longer one is cut after its last whole word (or code span, or formula)
+    that fits."""
+    sentences = [
+        _FOOTNOTE_REFERENCE.sub("", first_sentence(p)) for text in texts for p in paragraphs(text)
+    ]
+    chosen = next((s for s in sentences if _says_something(s)), sentences[0] if sentences else "")
+    return chosen if len(chosen) <= SUMMARY_LENGTH else _cut(chosen)
+
+
+def _says_something(sentence: str) -> bool:
+    words = plain_text(_LINKS.sub("", sentence), keep_code=True).split()
+    return len(words) >= 4 and not sentence.rstrip().endswith(":")
 
 
 def _cut(sentence: str) -> str:
@@ -66,7 +101,8 @@ def step_title(prose_before: str, code: str) -> str:
     """A title for a step with no heading of its own."""
     leading = paragraphs(prose_before)
     if leading:
-        words = _words(plain_text(first_sentence(leading[-1]), keep_code=True).rstrip(".:;!?"))
+        sentence = _FOOTNOTE_REFERENCE.sub("", first_sentence(leading[-1]))
+        words = _words(plain_text(sentence, keep_code=True).rstrip(".:;!?"))
         if words:
             shown = " ".join(words[:TITLE_WORDS])
             return shown + ("…" if len(words) > TITLE_WORDS else "")
@@ -88,23 +124,104 @@ def _what_code_does(code: str) -> str:
         statements = ast.parse(python).body
     except SyntaxError:
         return "Run the code"
+    return _what_statements_do(statements) or "Run the code"
+
+
+def _what_statements_do(statements: list[ast.stmt]) -> str:
+    """What the first telling statement does; a loop or `with` says what it goes over, or
+    else what its body does; "" when nothing tells."""
     for statement in statements:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return f"Define {statement.name}"
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             names = [ast.unparse(target) for target in targets]
-            return f"Compute {', '.join(names)}"[:60]
+            return _short(f"Compute {', '.join(names)}")
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             call = statement.value
             function = ast.unparse(call.func)
             if function in ("print", "display") and call.args:
-                return f"Show {', '.join(ast.unparse(a) for a in call.args)}"[:60]
-            return f"Call {function}"[:60]
+                return _short(f"Show {', '.join(ast.unparse(a) for a in call.args)}")
+            return _short(f"Call {function}")
+        if isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Constant):
+            return _short(f"Show {ast.unparse(statement.value)}")
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            return _short(f"Loop over {ast.unparse(statement.iter)}")
+        blocks = (ast.With, ast.AsyncWith, ast.If, ast.While, ast.Try)
+        if isinstance(statement, blocks) and (inner := _what_statements_do(statement.body)):
+            return inner
     modules = [
         alias.name if isinstance(s, ast.Import) else s.module or "."
         for s in statements
         if isinstance(s, (ast.Import, ast.ImportFrom))
         for alias in (s.names if isinstance(s, ast.Import) else s.names[:1])
     ]
-    return f"Import {', '.join(dict.fromkeys(modules))}"[:60] if modules else "Run the code"
+    return _short(f"Import {', '.join(dict.fromkeys(modules))}") if modules else ""
+
+
+def _short(title: str, length: int = 60) -> str:
+    """`title`, or as much of it as fits in `length` characters, cut after a whole word
+    (a name, a comma) with "…"."""
+    if len(title) <= length:
+        return title
+    cut = title[: length - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",") + "…"
+
+
+def headings(source: str) -> list[tuple[range, int, str]]:
+    """(its lines, level, text) of every heading, found by a Markdown parser so that a `#`
+    comment inside a code fence is not one, and `Title` over `=====` is one."""
+    tokens = MarkdownIt("commonmark").parse(source)
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map:
+            lines = range(*token.map)
+            found.append((lines, int(token.tag[1]), " ".join(tokens[index + 1].content.split())))
+    return found
+
+
+@dataclass(frozen=True)
+class TitleHeading:
+    """The heading a notebook's title comes from: in which cell, on which lines."""
+
+    cell: int
+    lines: range
+    level: int
+    text: str  # as the heading has it; the title is heading_title(text)
+
+
+def title_heading(cells: list[Cell]) -> TitleHeading | None:
+    """The first level-1 heading of the first Markdown cell; else the first heading of the
+    notebook's highest level that comes before any prose or code (a label, a comment or a
+    badge may come first: `(intro)=` over `## Introduction`)."""
+    found = [
+        (n, h) for n, c in enumerate(cells) if c.kind == "markdown" for h in headings(c.source)
+    ]
+    if not found:
+        return None
+    top = min(level for _, (_, level, _) in found)
+    first_markdown = next(n for n, cell in enumerate(cells) if cell.kind == "markdown")
+    for lines, level, text in headings(cells[first_markdown].source):
+        if level == 1:
+            return TitleHeading(first_markdown, lines, level, text)
+    for number, cell in enumerate(cells):
+        if cell.kind != "markdown":
+            return None
+        source = cell.source.splitlines()
+        for lines, level, text in headings(cell.source):
+            if paragraphs("\n".join(source[: lines.start])):
+                return None
+            if level == top:
+                return TitleHeading(number, lines, level, text)
+        if paragraphs(cell.source):
+            return None
+    return None
+
+
+def notebook_title(cells: list[Cell], fallback: str) -> str:
+    """The title of title_heading() (its own numbering and closing period left out), or
+    else `fallback` (the file's name) with a capital."""
+    found = title_heading(cells)
+    if found and heading_title(found.text):
+        return heading_title(found.text)
+    return fallback[:1].upper() + fallback[1:]
