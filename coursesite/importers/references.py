@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from markdown_it import MarkdownIt
 
 from coursesite.config.manifest import ReferenceSite
+from coursesite.importers.fences import regions
 from coursesite.markup.markdown import slugify
 from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
 
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
-_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
+_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
 # run of backticks up to the next run of the same length.
 _ROLE_OR_CODE = re.compile(
@@ -102,24 +101,18 @@ def settle_references(
     """`text` (a Markdown cell) with every reference the lesson can keep kept, links into
     `sites`, and the rest as plain text, noted in `notes`. Code fences are left as they are."""
     sites = sites or OtherSites()
+    code, fences = regions(text)
     settled: list[str] = []
     chunk: list[str] = []
-    inside: str | None = None
-    for line in text.split("\n"):
-        fence = _FENCE.match(line)
-        if inside is None and fence and _DIRECTIVE.match(line[fence.end() :]):
-            fence = None  # a MyST directive (```{note}): its body is prose like any other
-        if inside is None and fence:
-            if chunk:
-                settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
-            chunk, inside = [], fence.group(1)[0]
-            settled.append(line)
-        elif inside is not None:
-            settled.append(line)
-            if fence and fence.group(1)[0] == inside:
-                inside = None
-        else:
+    for number, line in enumerate(text.split("\n")):
+        if number not in code and number not in fences:
             chunk.append(line)
+            continue
+        if chunk:
+            settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
+            chunk = []
+        # A directive's opening line holds its title, which is prose.
+        settled.append(line if number in code else _settled(line, labels, where, notes, sites))
     if chunk:
         settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
     return "\n".join(settled)
@@ -131,7 +124,7 @@ def _settled(
     text = _TARGET.sub(lambda m: f"{m.group(1)}({labels.anchors[m.group(2).strip()]})=", text)
     text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, where, notes))
     text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites))
-    return _outside_code(_LINK, text, lambda m: _link(m, where, notes, sites))
+    return _outside_code(_LINK, text, lambda m: _link(m, labels, where, notes, sites))
 
 
 def _outside_code(
@@ -202,16 +195,25 @@ def _role(
     return f"`{shown}`" if name in ("download", "nb-download", "file", "envvar") else shown
 
 
-def _link(match: re.Match[str], where: str, notes: list[str], sites: OtherSites) -> str:
+def _link(
+    match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
+) -> str:
     text, target = match.group(1), match.group(2)
+    # MyST's [text](label) and [](label) name a target of the notebook: the {ref} to it.
+    anchor = labels.anchors.get(target)
+    if anchor is not None:
+        myst = f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
+        notes.append(f"{where}: the link {match.group(0)} became {myst}")
+        return myst
     if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
-        return match.group(0)
+        return match.group(0) if text else f"[{target}]({target})"
+    shown = text or target
     # MyST lets a link name a label ([Tracers](key-concepts-tracing)) or a page.
     address = sites.labels.get(target) or (_PAGE_FILE.search(target) and sites.page(target))
     if address:
-        return _linked(text, address, f"the link [{text}]({target})", where, notes)
+        return _linked(shown, address, f"the link {match.group(0)}", where, notes)
     notes.append(
-        f"{where}: the link [{text}]({target}) points at a page beside the notebook, which "
+        f"{where}: the link {match.group(0)} points at a page beside the notebook, which "
         "the course does not have: it became its text"
     )
-    return text
+    return shown

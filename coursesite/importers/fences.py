@@ -1,0 +1,80 @@
+"""Where an imported notebook's Markdown holds code, which the import leaves as written.
+
+A fence closes on a line of its own character, at least as long as its opening, with no
+info string (CommonMark): markdown-it's parse says where each one ends, so a ```` ````md ````
+example holding ```` ```{note} ```` is code to its last line, and a directive's closing
+```` ``` ```` closes the directive only. A MyST directive's body (```` ```{note} ````) is
+Markdown, searched in turn for code; the bodies of directives that hold code or source
+(```` ```{code-cell} ````, ```` ```{math} ````) are code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+
+DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}(.*)$")
+"""A fence's info string that names a MyST directive: `{name} arguments`."""
+
+# Directives whose body is code, or source in a language other than Markdown.
+CODE_DIRECTIVES = frozenset(
+    {
+        "code-cell",
+        "code-block",
+        "code",
+        "sourcecode",
+        "literalinclude",
+        "math",
+        "raw",
+        "eval-rst",
+        "mermaid",
+        "graphviz",
+        "csv-table",
+        "glue:md",
+    }
+)
+
+
+def directive_name(info: str) -> str | None:
+    """The directive a fence's info string names (`{note} Title` -> `note`), or None."""
+    match = DIRECTIVE.match(info.strip())
+    return match.group(1) if match else None
+
+
+def code_lines(text: str) -> set[int]:
+    """The (0-based) lines of `text` inside code: indented code blocks and fences, the
+    fence lines too, but not directives whose body is Markdown (only the code in them)."""
+    return regions(text)[0]
+
+
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(the lines of `text` inside code, the opening and closing lines of directives whose
+    body is Markdown), 0-based."""
+    lines = text.split("\n")
+    code: set[int] = set()
+    fences: set[int] = set()
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type not in ("fence", "code_block") or not token.map:
+            continue
+        first, end = token.map
+        name = directive_name(token.info) if token.type == "fence" else None
+        if name is None or name in CODE_DIRECTIVES:
+            code.update(range(first, end))
+            continue
+        closed = end - first > 1 and closes(lines[end - 1], token.markup)
+        fences.update((first, end - 1) if closed else (first,))
+        inner_code, inner_fences = regions("\n".join(lines[first + 1 : end - closed]))
+        code.update(first + 1 + number for number in inner_code)
+        fences.update(first + 1 + number for number in inner_fences)
+    return code, fences
+
+
+def closes(line: str, markup: str) -> bool:
+    """Whether `line` closes a fence opened with `markup` (```` ``` ````, `~~~`, `:::`)."""
+    stripped = line.strip()
+    return (
+        len(line) - len(line.lstrip(" ")) < 4
+        and len(stripped) >= len(markup)
+        and set(stripped) == {markup[0]}
+    )
