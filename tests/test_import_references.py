@@ -190,3 +190,7 @@ def test_links_and_labels_in_a_colon_directive_are_settled_and_slash_labels_slug
     assert "(render-output-images)=" in settle_references(fenced, labels, "cell 1", notes)
     settled = settle_references(cells[1], labels, "cell 2", notes)
     assert "](" not in settled and "render/output/customise" in settled
+
+
+def test_a_role_written_in_a_code_span_does_not_hide_the_role_after_it():
+    assert settle("Write `{ref}` as in {ref}`elsewhere`.", []) == "Write `{ref}` as in elsewhere."

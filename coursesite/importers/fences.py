@@ -11,8 +11,10 @@ Markdown, searched in turn for code; the bodies of directives that hold code or 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 
 DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}(.*)$")
 """A fence's info string that names a MyST directive: `{name} arguments`."""
@@ -78,3 +80,67 @@ def closes(line: str, markup: str) -> bool:
         and len(stripped) >= len(markup)
         and set(stripped) == {markup[0]}
     )
+
+
+_OPTION = re.compile(r"^\s*:([\w-]+):(.*)$")
+
+
+@dataclass
+class Directive:
+    """A MyST directive of a Markdown text (```` ```{name} argument ```` or `:::{name}`), by
+    the (0-based) lines it spans."""
+
+    name: str
+    argument: str
+    first: int  # its opening line
+    end: int  # the line after its closing fence (after its body, when it is not closed)
+    closed: bool
+    markup: str  # its fence: ```` ``` ````, `::::`, ...
+    indent: str  # the spaces before its fence (in a list item)
+    options: dict[str, str] = field(default_factory=dict)  # `:name: value` lines
+    body: list[str] = field(default_factory=list)  # the lines after its options
+
+    def label(self) -> str | None:
+        """The label its `:name:` (or a formula's `:label:`) gives it, unquoted."""
+        value = self.options.get("name") or self.options.get("label")
+        return value.strip().strip("\"'").strip() or None if value else None
+
+
+def directives(text: str) -> list[Directive]:
+    """The directives of `text` that are in no code block and no other directive."""
+    lines = text.split("\n")
+    parser = MarkdownIt("commonmark").use(colon_fence_plugin)
+    found = []
+    for token in parser.parse(text):
+        if token.type not in ("fence", "colon_fence") or not token.map:
+            continue
+        match = DIRECTIVE.match(token.info.strip())
+        opening = lines[token.map[0]]
+        indent = opening[: len(opening) - len(opening.lstrip(" "))]
+        if match is None or not opening.lstrip(" ").startswith(token.markup):
+            continue  # code, or in a quote (`> `), whose lines this cannot rewrite
+        first, end = token.map
+        closed = end - first > 1 and closes(lines[end - 1], token.markup)
+        body = [line.removeprefix(indent) for line in lines[first + 1 : end - closed]]
+        options: dict[str, str] = {}
+        while body and (option := _OPTION.match(body[0])):
+            options[option.group(1)] = option.group(2).strip()
+            body = body[1:]
+        directive = Directive(
+            match.group(1), match.group(2).strip(), first, end, closed, token.markup, indent
+        )
+        directive.options, directive.body = options, body
+        found.append(directive)
+    return found
+
+
+def labels_of(text: str) -> list[tuple[str, Directive]]:
+    """The labels that directives' `:name:` and `:label:` options give, nested ones too,
+    each with its directive."""
+    found = []
+    for directive in directives(text):
+        if (label := directive.label()) is not None:
+            found.append((label, directive))
+        if directive.name not in CODE_DIRECTIVES:
+            found += labels_of("\n".join(directive.body))
+    return found

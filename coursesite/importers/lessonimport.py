@@ -32,7 +32,9 @@ from coursesite.execution.expectedoutputs import (
 from coursesite.files import short_digest
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
+from coursesite.importers.glue import Glued
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
+from coursesite.importers.mystdirectives import settle_directives
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.titles import step_title, summary_of
@@ -81,6 +83,7 @@ def convert(
     markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
     shift = _heading_shift(markdown)
     labels = NotebookLabels.of([cell.source for cell in markdown if cell.kind == "markdown"])
+    glued = Glued.of([cell.source for cell in cells if cell.kind == "code"])
     understand: list[str] = []
     build_run: list[str] = []
     stored: dict[str, StoredOutput] = {}
@@ -100,9 +103,8 @@ def convert(
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
-            portable = settle_references(
-                _portable(cell, lesson), labels, cell.where, lesson.notes, sites
-            )
+            portable = settle_directives(_portable(cell, lesson), cell.where, lesson.notes, glued)
+            portable = settle_references(portable, labels, cell.where, lesson.notes, sites, glued)
             portable = settle_math(portable, cell.where, lesson.notes)
             portable = settle_admonitions(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)

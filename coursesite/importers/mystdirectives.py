@@ -1,0 +1,192 @@
+"""An imported notebook's MyST directives, each one a block the build knows, or settled.
+
+A tutorial uses directives of Sphinx, MyST and their extensions that lessons lack. The
+import checks every directive's name against the build's own list (the block registry,
+with the kinds plugins add), keeps those it finds, with the options their kind takes, and
+settles the others, each with a line of the report saying what happened and what to do:
+
+- navigation (`{toctree}`, `{contents}`, `{tableofcontents}`) is left out;
+- `{versionadded}`, `{versionchanged}`, `{deprecated}` become a note (a warning), titled
+  with the version; admonitions lessons lack (`{hint}`, `{danger}`, `{margin}`,
+  `{dropdown}`, ...) the closest one lessons have;
+- `{table}` becomes its Markdown table, its caption a bold line above it; `{math}` display
+  math; `{code-block}` and `{code-cell}` a fence (Python: `norun`);
+- MyST-NB's `{glue}` directives paste a value (glue.py); layout containers (`{tab-set}`,
+  `{card}`, ...) leave their body; any other directive is shown as text.
+
+A `:name:` (a formula's `:label:`) becomes a `(label)=` target before what is kept, so that
+`{ref}`, `{numref}` and `{eq}` to it still reach it. Inside another block, where lessons
+take no block, what would be a block is its title in bold and its body.
+"""
+
+from __future__ import annotations
+
+import re
+
+import coursesite.blocks.builtin  # noqa: F401  (registers the built-in kinds)
+from coursesite.blocks.registry import kind_named, parent_of
+from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
+from coursesite.importers.glue import Glued, pasted_block
+from coursesite.importers.references import anchor_for
+
+_NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
+_VERSIONS = {
+    "versionadded": ("note", "New in version"),
+    "versionchanged": ("note", "Changed in version"),
+    "deprecated": ("warning", "Deprecated since version"),
+    "versionremoved": ("warning", "Removed in version"),
+}
+# Admonitions of MyST and Sphinx themes, as the closest kind lessons have.
+_LIKE = {
+    "hint": "tip",
+    "attention": "important",
+    "danger": "warning",
+    "error": "warning",
+    "todo": "note",
+    "dropdown": "note",
+    "margin": "note",
+    "sidebar": "note",
+    "aside": "note",
+    "topic": "note",
+}
+# Layout that holds prose: its body is kept without it.
+_CONTAINERS = {
+    "tab-set",
+    "tab-item",
+    "tab",
+    "card",
+    "grid",
+    "grid-item",
+    "grid-item-card",
+    "div",
+    "container",
+    "epigraph",
+    "pull-quote",
+    "highlights",
+    "compound",
+    "only",
+    "centered",
+    "rubric",
+}
+_CODE = ("code-block", "code", "sourcecode", "code-cell")
+_PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
+
+
+def settle_directives(text: str, where: str, notes: list[str], glued: Glued | None = None) -> str:
+    """`text` (a Markdown cell) with every directive one the build knows, or settled."""
+    return "\n".join(_settled(text, where, notes, glued or Glued(), nested=False))
+
+
+def _settled(text: str, where: str, notes: list[str], glued: Glued, nested: bool) -> list[str]:
+    lines = text.split("\n")
+    for directive in reversed(directives(text)):  # from the end: earlier lines stay put
+        kept = _replacement(directive, where, notes, glued, nested)
+        label = directive.label()
+        if label is not None:
+            kept = [f"({anchor_for(label)})=", *kept]
+        lines[directive.first : directive.end] = [
+            directive.indent + line if line else line for line in kept
+        ]
+    return lines
+
+
+def _replacement(
+    directive: Directive, where: str, notes: list[str], glued: Glued, nested: bool
+) -> list[str]:
+    """The lines that stand for `directive` (its own indent taken off)."""
+    name, argument = directive.name, directive.argument
+    what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "")
+    body = "\n".join(directive.body)
+    if kind_named(name) is not None or parent_of(name) is not None:
+        return _known(directive, where, notes, glued)
+    if name in _NAVIGATION:
+        notes.append(
+            f"{what} is navigation of the notebook's site, which a lesson has no use "
+            "for: it was left out"
+        )
+        return []
+    if name.startswith("glue"):
+        caption = _settled(body, where, notes, glued, nested=True) if body.strip() else []
+        return pasted_block(name, argument, glued, caption, where, notes)
+    if name in _VERSIONS or name in _LIKE:
+        kind, title = _VERSIONS.get(name) or (_LIKE[name], argument)
+        title = f"{title} {argument}".strip() if name in _VERSIONS else title
+        inner = _settled(body, where, notes, glued, nested=True) if body.strip() else []
+        if nested or not inner:
+            notes.append(
+                f"{what} became {'its title in bold' if title else 'its body'}, as lessons lack it"
+            )
+            return ([f"**{title}**", ""] if title else []) + inner
+        options = (
+            [":class: dropdown"]
+            if name == "dropdown" or "dropdown" in directive.options.get("class", "")
+            else []
+        )
+        notes.append(
+            f"{what} became {{{kind}}}"
+            + (f" {title}" if title else "")
+            + ", the closest block lessons have"
+        )
+        fence = ":::" if directive.markup.startswith(":") else directive.markup
+        return [f"{fence}{{{kind}}} {title}".rstrip(), *options, *inner, fence]
+    if name == "table":
+        notes.append(
+            f"{what} became its table, its caption a bold line above it: lessons have no "
+            "table captions"
+        )
+        caption = [f"**{argument}**", ""] if argument else []
+        return caption + _settled(body, where, notes, glued, nested)
+    if name == "math":
+        notes.append(f"{what} became display math ($$)")
+        return ["$$", *directive.body, "$$"] if body.strip() else []
+    if name in _CODE:
+        language = argument.split()[0] if argument else "text"
+        info = "python norun" if language in _PYTHON else language
+        notes.append(f"{what} became a ```{info} block: lessons run only the code of their blocks")
+        return _fence(directive.body, info)
+    if name in _CONTAINERS:
+        notes.append(f"{what} is layout lessons lack: its body is kept without it")
+        heading = [f"**{argument}**", ""] if argument else []
+        return heading + _settled(body, where, notes, glued, nested)
+    if not body.strip():
+        notes.append(f"{what} is a directive lessons lack, with nothing to show: it was left out")
+        return []
+    notes.append(
+        f"{what} is a directive lessons lack: its body is shown as text; rewrite it in "
+        "Markdown, or delete it"
+    )
+    return _fence(directive.body, "text")
+
+
+def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> list[str]:
+    """A block the build knows, with the options its kind takes, its body settled."""
+    kind = kind_named(directive.name)
+    allowed = kind.options if kind else ()
+    options = []
+    for option, value in directive.options.items():
+        if option in allowed:
+            options.append(f":{option}: {value}".rstrip())
+        elif option in ("name", "label") and (label := directive.label()):
+            notes.append(
+                f"{where}: the :{option}: of {{{directive.name}}} became the target "
+                f"({anchor_for(label)})= before it"
+            )
+        else:
+            notes.append(
+                f"{where}: the option :{option}: of {{{directive.name}}} is not one lessons "
+                "take: it was dropped"
+            )
+    body = "\n".join(directive.body)
+    inner = (
+        body.split("\n")
+        if directive.name in CODE_DIRECTIVES
+        else _settled(body, where, notes, glued, nested=True)
+    )
+    opening = f"{directive.markup}{{{directive.name}}} {directive.argument}".rstrip()
+    return [opening, *options, *inner, *([directive.markup] if directive.closed else [])]
+
+
+def _fence(lines: list[str], info: str) -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(lines))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *lines, fence]
