@@ -73,6 +73,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     anything that stops the import."""
     from coursesite.errors import BuildError
     from coursesite.importers.notebooks import read_notebook
+    from coursesite.plugins import load_plugins
 
     if request.origin is not None and request.origin not in course.references:
         names = ", ".join(course.references) or "none"
@@ -107,6 +108,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     # Named relative to the course: the course must not carry this machine's paths.
     notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
     sites = OtherSites.of(course.references, request.origin)
+    load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)

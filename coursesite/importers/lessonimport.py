@@ -34,7 +34,7 @@ from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.glue import Glued
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
-from coursesite.importers.mystdirectives import settle_directives
+from coursesite.importers.mystdirectives import keeps_title, settle_directives
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.titles import step_title, summary_of
@@ -82,7 +82,8 @@ def convert(
     lesson = ImportedLesson()
     markdown = [_without_title(cell, title) if cell.kind == "markdown" else cell for cell in cells]
     shift = _heading_shift(markdown)
-    labels = NotebookLabels.of([cell.source for cell in markdown if cell.kind == "markdown"])
+    prose = [cell.source for cell in markdown if cell.kind == "markdown"]
+    labels = NotebookLabels.of(prose, keeps_title)
     glued = Glued.of([cell.source for cell in cells if cell.kind == "code"])
     understand: list[str] = []
     build_run: list[str] = []

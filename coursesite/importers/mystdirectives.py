@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 import coursesite.blocks.builtin  # noqa: F401  (registers the built-in kinds)
-from coursesite.blocks.registry import kind_named, parent_of
+from coursesite.blocks.registry import kind_named
 from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
 from coursesite.importers.glue import Glued, pasted_block
 from coursesite.importers.references import anchor_for
@@ -72,6 +72,12 @@ _CODE = ("code-block", "code", "sourcecode", "code-cell")
 _PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
 
 
+def keeps_title(name: str) -> bool:
+    """Whether a directive's title stays the title of a block (which a {ref} shows)."""
+    kind = kind_named(name)
+    return kind.titled if kind else name in _VERSIONS or name in _LIKE
+
+
 def settle_directives(text: str, where: str, notes: list[str], glued: Glued | None = None) -> str:
     """`text` (a Markdown cell) with every directive one the build knows, or settled."""
     return "\n".join(_settled(text, where, notes, glued or Glued(), nested=False))
@@ -79,14 +85,17 @@ def settle_directives(text: str, where: str, notes: list[str], glued: Glued | No
 
 def _settled(text: str, where: str, notes: list[str], glued: Glued, nested: bool) -> list[str]:
     lines = text.split("\n")
+    said: list[list[str]] = []  # each directive's notes, in the order of the text
     for directive in reversed(directives(text)):  # from the end: earlier lines stay put
-        kept = _replacement(directive, where, notes, glued, nested)
+        said.insert(0, [])
+        kept = _replacement(directive, where, said[0], glued, nested)
         label = directive.label()
         if label is not None:
             kept = [f"({anchor_for(label)})=", *kept]
         lines[directive.first : directive.end] = [
             directive.indent + line if line else line for line in kept
         ]
+    notes += [note for group in said for note in group]
     return lines
 
 
@@ -97,7 +106,8 @@ def _replacement(
     name, argument = directive.name, directive.argument
     what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "")
     body = "\n".join(directive.body)
-    if kind_named(name) is not None or parent_of(name) is not None:
+    # A sub-block ({hint} of an {exercise}) is none at the top of prose.
+    if kind_named(name) is not None:
         return _known(directive, where, notes, glued)
     if name in _NAVIGATION:
         notes.append(

@@ -49,9 +49,12 @@ class NotebookLabels:
     shown: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, texts: list[str]) -> NotebookLabels:
+    def of(
+        cls, texts: list[str], keeps_title: Callable[[str], bool] = lambda name: True
+    ) -> NotebookLabels:
         """The `(label)=` targets of `texts`, and the labels their directives' `:name:`
-        options give (mystdirectives.py makes each a target)."""
+        options give (mystdirectives.py makes each a target); `keeps_title` says of a
+        directive whether its title stays a block's, which a {ref} to it shows."""
         labels = cls()
         for text in texts:
             code = code_lines(text)
@@ -59,30 +62,30 @@ class NotebookLabels:
                 if text.count("\n", 0, match.start()) not in code:
                     label = match.group(2).strip()
                     labels.anchors[label] = anchor_for(label)
-                    if not _TITLED.match(text, match.end()):
+                    after = _TITLED.match(text, match.end())
+                    if not after or (after.group(1) and not keeps_title(after.group(1))):
                         labels.shown[label] = _words(label)
             for label, directive in labels_of(text):
                 labels.anchors[label] = anchor_for(label)
                 glue = directive.name.startswith("glue")
-                labels.shown[label] = (
-                    directive.argument if not glue and directive.argument else _words(label)
-                )
+                shown = directive.argument if directive.argument and not glue else ""
+                labels.shown[label] = shown or _words(label)
         return labels
-
-
-# What follows a target that gives it a title: a heading, or a block with a title.
-_TITLED = re.compile(
-    r"\s*\n(?:\s*\n)*(?: {0,3}#{1,6} | {0,3}(?:`{3,}|~{3,}|:{3,})\{[\w:-]+\}[ \t]*\S)"
-)
-
-
-def _words(label: str) -> str:
-    return re.sub(r"[-_:/]+", " ", label).strip()
 
 
 def anchor_for(label: str) -> str:
     """The page anchor a label becomes: itself, or slugged when it is no plain name."""
     return label if LABEL.match(label) else slugify(label)
+
+
+# What follows a target that may give it a title: a heading, or a directive with a title.
+_TITLED = re.compile(
+    r"\s*\n(?:\s*\n)*(?: {0,3}#{1,6} | {0,3}(?:`{3,}|~{3,}|:{3,})\{([\w:-]+)\}[ \t]*\S)"
+)
+
+
+def _words(label: str) -> str:
+    return re.sub(r"[-_:/]+", " ", label).strip()
 
 
 @dataclass(frozen=True)
