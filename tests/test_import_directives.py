@@ -76,6 +76,12 @@ def test_known_blocks_keep_the_options_their_kind_takes_and_a_name_as_target():
     assert len(notes) == 2
 
 
+def test_a_required_option_the_notebook_lacks_is_a_placeholder():
+    text, notes = settle(":::{figure} images/plot.png\n:width: 80%\nThe plot.\n:::")
+    assert text == ":::{figure} images/plot.png\n:alt: TODO: what it shows\nThe plot.\n:::"
+    assert "needs :alt:" in notes[1]
+
+
 def test_a_block_kind_a_plugin_registers_is_kept():
     class Item:
         pass
@@ -123,7 +129,7 @@ def test_glue_directives_keep_their_caption_and_label():
     cell = "```{glue:figure} plot\n:figwidth: 300px\n:name: fig-plot\n\nThe **plot**.\n```"
     text, notes = settle(cell, Glued.of(CODE))
     assert text == "(fig-plot)=\n\nThe **plot**."
-    assert "which a lesson cannot paste" in notes[0]
+    assert "its caption is kept" in notes[0] and "cannot paste" in notes[0]
     text, notes = settle("```{glue} mean\n```", Glued.of(CODE))
     assert text == "{value}`mean`\n"
 

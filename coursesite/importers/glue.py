@@ -113,7 +113,7 @@ def pasted_role(name: str, content: str, glued: Glued, where: str, notes: list[s
             "expression's value after the lesson ran"
         )
         return f"{{value}}`{live}`"
-    notes.append(f"{where}: {role} {_not_pasted(key, glued)}: it became the code `{key}`")
+    notes.append(f"{where}: {role} became the code `{key}`: {_not_pasted(key, glued)}")
     return f"`{key}`"
 
 
@@ -129,21 +129,17 @@ def pasted_block(
             "the page shows that expression's value after the lesson ran"
         )
         return [f"{{value}}`{expression}`", "", *caption]
-    notes.append(
-        f"{where}: the {{{name}}} {key} {_not_pasted(key, glued)}"
-        + (": its caption is kept as a paragraph" if caption else ": it was left out")
-    )
+    kept = "its caption is kept as a paragraph" if caption else "it was left out"
+    notes.append(f"{where}: the {{{name}}} {key}: {kept}; {_not_pasted(key, glued)}")
     return caption
 
 
 def _not_pasted(key: str, glued: Glued) -> str:
     if key in glued.keys:
         return (
-            f"pastes the output glued as '{key}', which a lesson cannot paste into prose; "
-            "the page shows it under the step that makes it (to show a figure here, draw it "
-            "in a {figure} block; for a value, write {value}`expression`)"
+            f"a lesson cannot paste the output glued as '{key}' (a figure, a table, rich "
+            "output, or a value its names no longer hold), and shows it under the step that "
+            "makes it; to show it here, draw it in a {figure} block, or write "
+            "{value}`expression` for a value"
         )
-    return (
-        f"pastes an output that no code cell of this notebook glues as '{key}', which a "
-        "lesson cannot show; write the value into the prose"
-    )
+    return f"no code cell of this notebook glues '{key}': write what it showed into the prose"

@@ -28,6 +28,7 @@ from coursesite.blocks.registry import kind_named
 from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
 from coursesite.importers.glue import Glued, pasted_block
 from coursesite.importers.references import anchor_for
+from coursesite.lesson.completeness import PLACEHOLDER
 
 _NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
 _VERSIONS = {
@@ -185,6 +186,14 @@ def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> 
             notes.append(
                 f"{where}: the option :{option}: of {{{directive.name}}} is not one lessons "
                 "take: it was dropped"
+            )
+    for option in kind.required if kind else ():
+        if option not in directive.options:
+            what = "what it shows" if option == "alt" else f"its {option}"
+            options.append(f":{option}: {PLACEHOLDER} {what}")
+            notes.append(
+                f"{where}: {{{directive.name}}} needs :{option}:, which the notebook does not "
+                f"give: fill in its {PLACEHOLDER} line"
             )
     body = "\n".join(directive.body)
     inner = (
