@@ -197,3 +197,15 @@ def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path
     titled = {target.label for target in parsed.targets if target.title}
     assert all(ref.has_text or ref.label in titled for ref in parsed.label_refs)
     assert [value.expression for value in parsed.values] == ["format(total, 'd')"]
+
+
+def test_what_a_cell_that_never_runs_through_glues_is_no_live_value(tmp_path: Path):
+    notebook = tmp_path / "glued.md"
+    notebook.write_text(
+        "# Glued\n\n```{code-cell} python\n:tags: [skip-execution]\nglue('a', 1)\n```\n\n"
+        "```{code-cell} python\n:tags: [raises-exception]\nglue('b', 2)\nraise ValueError\n```"
+        "\n\n```{code-cell} python\nglue('c', 3)\n```\n\n"
+        "{glue}`a`, {glue}`b`, {glue}`c`.\n"
+    )
+    imported = convert(read_notebook(notebook), "Glued", "glued.md", "g.expected.yaml")
+    assert "`a`, `b`, {value}`3`." in imported.text

@@ -84,7 +84,7 @@ def convert(
     shift = _heading_shift(markdown)
     prose = [cell.source for cell in markdown if cell.kind == "markdown"]
     labels = NotebookLabels.of(prose, keeps_title)
-    glued = Glued.of([cell.source for cell in cells if cell.kind == "code"])
+    glued = Glued.of([cell.source for cell in cells if _runs_through(cell)])
     understand: list[str] = []
     build_run: list[str] = []
     stored: dict[str, StoredOutput] = {}
@@ -158,6 +158,12 @@ def convert(
     if stored:
         lesson.expected = dump_expected(source, stored)
     return lesson
+
+
+def _runs_through(cell: Cell) -> bool:
+    """Whether a code cell's every line runs in the lesson: what it glues is there after."""
+    stops = cell.raises or {"skip-execution", "raises-exception"} & set(cell.tags)
+    return cell.kind == "code" and not stops
 
 
 def _without_title(cell: Cell, title: str) -> Cell:
