@@ -209,3 +209,11 @@ def test_what_a_cell_that_never_runs_through_glues_is_no_live_value(tmp_path: Pa
     )
     imported = convert(read_notebook(notebook), "Glued", "glued.md", "g.expected.yaml")
     assert "`a`, `b`, {value}`3`." in imported.text
+
+
+def test_in_a_list_or_another_block_a_directive_is_its_title_and_body():
+    text, notes = settle("- Run it.\n\n  ```{tip} Faster\n  Use jit.\n  ```\n- Done.")
+    assert text == "- Run it.\n\n  **Faster**\n\n  Use jit.\n- Done."
+    text, notes = settle("::::{note}\n:::{versionadded} 2.0\nNew.\n:::\n::::")
+    assert text == "::::{note}\n**New in version 2.0**\n\nNew.\n::::"
+    assert "title in bold" in notes[0]

@@ -97,6 +97,7 @@ class Directive:
     closed: bool
     markup: str  # its fence: ```` ``` ````, `::::`, ...
     indent: str  # the spaces before its fence (in a list item)
+    contained: bool  # in a list item
     options: dict[str, str] = field(default_factory=dict)  # `:name: value` lines
     body: list[str] = field(default_factory=list)  # the lines after its options
 
@@ -127,7 +128,14 @@ def directives(text: str) -> list[Directive]:
             options[option.group(1)] = option.group(2).strip()
             body = body[1:]
         directive = Directive(
-            match.group(1), match.group(2).strip(), first, end, closed, token.markup, indent
+            match.group(1),
+            match.group(2).strip(),
+            first,
+            end,
+            closed,
+            token.markup,
+            indent,
+            token.level > 0,
         )
         directive.options, directive.body = options, body
         found.append(directive)

@@ -15,8 +15,8 @@ settles the others, each with a line of the report saying what happened and what
   `{card}`, ...) leave their body; any other directive is shown as text.
 
 A `:name:` (a formula's `:label:`) becomes a `(label)=` target before what is kept, so that
-`{ref}`, `{numref}` and `{eq}` to it still reach it. Inside another block, where lessons
-take no block, what would be a block is its title in bold and its body.
+`{ref}`, `{numref}` and `{eq}` to it still reach it. Inside another block or a list item,
+where lessons take no block, what would be a block is its title in bold and its body.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 import coursesite.blocks.builtin  # noqa: F401  (registers the built-in kinds)
-from coursesite.blocks.registry import kind_named
+from coursesite.blocks.registry import kind_named, parent_of
 from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
 from coursesite.importers.glue import Glued, pasted_block
 from coursesite.importers.references import anchor_for
@@ -81,15 +81,18 @@ def keeps_title(name: str) -> bool:
 
 def settle_directives(text: str, where: str, notes: list[str], glued: Glued | None = None) -> str:
     """`text` (a Markdown cell) with every directive one the build knows, or settled."""
-    return "\n".join(_settled(text, where, notes, glued or Glued(), nested=False))
+    return "\n".join(_settled(text, where, notes, glued or Glued(), inside=""))
 
 
-def _settled(text: str, where: str, notes: list[str], glued: Glued, nested: bool) -> list[str]:
+def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str) -> list[str]:
+    """`text`'s lines with its directives settled; `inside` names what holds it: a block
+    kind, "a list", or "" for the top level of a stage, the one place blocks go."""
     lines = text.split("\n")
     said: list[list[str]] = []  # each directive's notes, in the order of the text
     for directive in reversed(directives(text)):  # from the end: earlier lines stay put
         said.insert(0, [])
-        kept = _replacement(directive, where, said[0], glued, nested)
+        place = inside or ("a list" if directive.contained else "")
+        kept = _replacement(directive, where, said[0], glued, place)
         label = directive.label()
         if label is not None:
             kept = [f"({anchor_for(label)})=", *kept]
@@ -101,15 +104,20 @@ def _settled(text: str, where: str, notes: list[str], glued: Glued, nested: bool
 
 
 def _replacement(
-    directive: Directive, where: str, notes: list[str], glued: Glued, nested: bool
+    directive: Directive, where: str, notes: list[str], glued: Glued, inside: str
 ) -> list[str]:
     """The lines that stand for `directive` (its own indent taken off)."""
     name, argument = directive.name, directive.argument
     what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "")
     body = "\n".join(directive.body)
-    # A sub-block ({hint} of an {exercise}) is none at the top of prose.
-    if kind_named(name) is not None:
+    # A sub-block ({hint} of an {exercise}) is one only in its block.
+    if (kind_named(name) and not inside) or (inside and parent_of(name) == inside):
         return _known(directive, where, notes, glued)
+    if kind_named(name):
+        place = "a list" if inside == "a list" else "another block"
+        notes.append(f"{what} cannot go in {place}: it became its title in bold and its body")
+        heading = [f"**{argument}**", ""] if argument else []
+        return heading + _settled(body, where, notes, glued, inside)
     if name in _NAVIGATION:
         notes.append(
             f"{what} is navigation of the notebook's site, which a lesson has no use "
@@ -117,13 +125,13 @@ def _replacement(
         )
         return []
     if name.startswith("glue"):
-        caption = _settled(body, where, notes, glued, nested=True) if body.strip() else []
+        caption = _settled(body, where, notes, glued, inside) if body.strip() else []
         return pasted_block(name, argument, glued, caption, where, notes)
     if name in _VERSIONS or name in _LIKE:
         kind, title = _VERSIONS.get(name) or (_LIKE[name], argument)
         title = f"{title} {argument}".strip() if name in _VERSIONS else title
-        inner = _settled(body, where, notes, glued, nested=True) if body.strip() else []
-        if nested or not inner:
+        inner = _settled(body, where, notes, glued, name) if body.strip() else []
+        if inside or not inner:
             notes.append(
                 f"{what} became {'its title in bold' if title else 'its body'}, as lessons lack it"
             )
@@ -146,7 +154,7 @@ def _replacement(
             "table captions"
         )
         caption = [f"**{argument}**", ""] if argument else []
-        return caption + _settled(body, where, notes, glued, nested)
+        return caption + _settled(body, where, notes, glued, inside)
     if name == "math":
         notes.append(f"{what} became display math ($$)")
         return ["$$", *directive.body, "$$"] if body.strip() else []
@@ -158,7 +166,7 @@ def _replacement(
     if name in _CONTAINERS:
         notes.append(f"{what} is layout lessons lack: its body is kept without it")
         heading = [f"**{argument}**", ""] if argument else []
-        return heading + _settled(body, where, notes, glued, nested)
+        return heading + _settled(body, where, notes, glued, inside)
     if not body.strip():
         notes.append(f"{what} is a directive lessons lack, with nothing to show: it was left out")
         return []
@@ -199,7 +207,7 @@ def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> 
     inner = (
         body.split("\n")
         if directive.name in CODE_DIRECTIVES
-        else _settled(body, where, notes, glued, nested=True)
+        else _settled(body, where, notes, glued, directive.name)
     )
     opening = f"{directive.markup}{{{directive.name}}} {directive.argument}".rstrip()
     return [opening, *options, *inner, *([directive.markup] if directive.closed else [])]
