@@ -61,7 +61,11 @@ def test_an_equation_reference_reaches_the_math_label():
 def test_unknown_directives_are_shown_as_text_or_left_out_and_layout_is_unwrapped():
     text, notes = settle("```{mermaid}\ngraph TD; A-->B\n```\n\n```{include} ../README.md\n```")
     assert text == "```text\ngraph TD; A-->B\n```\n"
-    assert "shown as text" in notes[0] and "left out" in notes[1]
+    assert "shown as code" in notes[0] and "left out" in notes[1]
+    text, _ = settle("```{raw} html\n<b>x</b>\n```")
+    assert text == "```html\n<b>x</b>\n```"
+    text, _ = settle("```{list-table} Sizes\n:header-rows: 1\n* - n\n  - size\n* - 1\n  - 8\n```")
+    assert text == "**Sizes**\n\n| n | size |\n| --- | --- |\n| 1 | 8 |"
     text, _ = settle("::::{tab-set}\n:::{tab-item} CPU\nRuns anywhere.\n:::\n::::")
     assert text == "**CPU**\n\nRuns anywhere."
     text, _ = settle("```{code-block} python\n:linenos:\nx = 1\n```")

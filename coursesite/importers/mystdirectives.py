@@ -167,14 +167,42 @@ def _replacement(
         notes.append(f"{what} is layout lessons lack: its body is kept without it")
         heading = [f"**{argument}**", ""] if argument else []
         return heading + _settled(body, where, notes, glued, inside)
+    if name == "list-table" and (table := _pipe_table(directive.body)):
+        notes.append(f"{what} became a Markdown table, its first row the header")
+        return ([f"**{argument}**", ""] if argument else []) + table
     if not body.strip():
-        notes.append(f"{what} is a directive lessons lack, with nothing to show: it was left out")
+        notes.append(
+            f"{what} is a directive lessons lack, with no body to show: it was left out; "
+            "write what it showed into the lesson if the lesson needs it"
+        )
         return []
+    shown_as = {"raw": argument.split()[0] if argument else "text", "eval-rst": "rst"}
     notes.append(
-        f"{what} is a directive lessons lack: its body is shown as text; rewrite it in "
+        f"{what} is a directive lessons lack: its body is shown as code; rewrite it in "
         "Markdown, or delete it"
     )
-    return _fence(directive.body, "text")
+    return _fence(directive.body, shown_as.get(name, "text"))
+
+
+def _pipe_table(body: list[str]) -> list[str]:
+    """A `{list-table}`'s rows (`* - a` then `  - b`) as a pipe table, or [] when a cell
+    holds more than one line."""
+    rows: list[list[str]] = []
+    for line in body:
+        if not line.strip():
+            continue
+        if re.match(r"\*\s+-\s", line):
+            rows.append([line.split("-", 1)[1].strip()])
+        elif re.match(r"\s+-\s", line) and rows:
+            rows[-1].append(line.split("-", 1)[1].strip())
+        else:
+            return []
+    width = max((len(row) for row in rows), default=0)
+    if not rows or width == 0:
+        return []
+    cells = [[cell.replace("|", "\\|") for cell in row] + [""] * (width - len(row)) for row in rows]
+    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    return [lines[0], "|" + " --- |" * width, *lines[1:]]
 
 
 def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> list[str]:
