@@ -221,3 +221,8 @@ def test_in_a_list_or_another_block_a_directive_is_its_title_and_body():
     text, notes = settle("::::{note}\n:::{versionadded} 2.0\nNew.\n:::\n::::")
     assert text == "::::{note}\n**New in version 2.0**\n\nNew.\n::::"
     assert "title in bold" in notes[0]
+
+
+def test_python_in_a_kept_block_is_marked_norun():
+    text, _ = settle("````{note}\nLike this:\n```python\nx = 1\n```\n````")
+    assert text == "````{note}\nLike this:\n```python norun\nx = 1\n```\n````"

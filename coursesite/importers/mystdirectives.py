@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from markdown_it import MarkdownIt
+
 import coursesite.blocks.builtin  # noqa: F401  (registers the built-in kinds)
 from coursesite.blocks.registry import kind_named, parent_of
 from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
@@ -235,10 +237,24 @@ def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> 
     inner = (
         body.split("\n")
         if directive.name in CODE_DIRECTIVES
-        else _settled(body, where, notes, glued, directive.name)
+        else _shown_python(_settled(body, where, notes, glued, directive.name))
     )
     opening = f"{directive.markup}{{{directive.name}}} {directive.argument}".rstrip()
     return [opening, *options, *inner, *([directive.markup] if directive.closed else [])]
+
+
+def _shown_python(lines: list[str]) -> list[str]:
+    """`lines` (a block's body) with each Python fence marked `norun`: in a block that
+    does not run, a plain ```python fence would look as if it ran, and the build refuses
+    it (the import marks those of the top level of prose so too)."""
+    lines = list(lines)
+    for token in MarkdownIt("commonmark").parse("\n".join(lines)):
+        words = token.info.split() if token.type == "fence" else []
+        if token.map and words and words[0] in _PYTHON and "norun" not in words:
+            first = token.map[0]
+            at = lines[first].index(words[0])
+            lines[first] = lines[first][:at] + "python norun" + lines[first][at + len(words[0]) :]
+    return lines
 
 
 def _fence(lines: list[str], info: str) -> list[str]:
