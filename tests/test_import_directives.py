@@ -226,3 +226,10 @@ def test_in_a_list_or_another_block_a_directive_is_its_title_and_body():
 def test_python_in_a_kept_block_is_marked_norun():
     text, _ = settle("````{note}\nLike this:\n```python\nx = 1\n```\n````")
     assert text == "````{note}\nLike this:\n```python norun\nx = 1\n```\n````"
+
+
+def test_an_image_in_a_list_becomes_a_markdown_image_and_unwrapped_python_is_norun():
+    text, _ = settle("- See:\n\n  ```{image} images/a.png\n  :alt: the curve\n  ```")
+    assert text == "- See:\n\n  ![the curve](images/a.png)"
+    text, _ = settle("::::{tab-set}\n:::{tab-item} Run\n```python\nx = 1\n```\n:::\n::::")
+    assert text == "**Run**\n\n```python norun\nx = 1\n```"

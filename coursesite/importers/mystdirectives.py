@@ -72,6 +72,7 @@ _CONTAINERS = {
     "rubric",
 }
 _CODE = ("code-block", "code", "sourcecode", "code-cell")
+_IMAGE = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.I)
 _PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
 
 
@@ -83,7 +84,8 @@ def keeps_title(name: str) -> bool:
 
 def settle_directives(text: str, where: str, notes: list[str], glued: Glued | None = None) -> str:
     """`text` (a Markdown cell) with every directive one the build knows, or settled."""
-    return "\n".join(_settled(text, where, notes, glued or Glued(), inside=""))
+    # What a directive held may be at the top of prose now: its Python is shown, not run.
+    return "\n".join(_shown_python(_settled(text, where, notes, glued or Glued(), inside="")))
 
 
 def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str) -> list[str]:
@@ -117,6 +119,11 @@ def _replacement(
         return _known(directive, where, notes, glued)
     if kind_named(name):
         place = "a list" if inside == "a list" else "another block"
+        alt = directive.options.get("alt", "")
+        if name in ("image", "figure") and _IMAGE.match(argument) and alt:
+            notes.append(f"{what} cannot go in {place}: it became a Markdown image")
+            caption = ["", *_settled(body, where, notes, glued, inside)] if body.strip() else []
+            return [f"![{alt}]({argument})", *caption]
         notes.append(f"{what} cannot go in {place}: it became its title in bold and its body")
         heading = [f"**{argument}**", ""] if argument else []
         return heading + _settled(body, where, notes, glued, inside)
