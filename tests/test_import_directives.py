@@ -11,7 +11,7 @@ from coursesite.config.manifest import LessonEntry, LessonRef, PhaseEntry
 from coursesite.errors import BuildErrors
 from coursesite.importers.glue import Glued
 from coursesite.importers.lessonimport import convert
-from coursesite.importers.mystdirectives import settle_directives
+from coursesite.importers.mystdirectives import directive_images, settle_directives
 from coursesite.importers.notebooks import read_notebook
 from coursesite.importers.references import NotebookLabels, settle_references
 from coursesite.lesson.parse import parse_lesson
@@ -233,3 +233,8 @@ def test_an_image_in_a_list_becomes_a_markdown_image_and_unwrapped_python_is_nor
     assert text == "- See:\n\n  ![the curve](images/a.png)"
     text, _ = settle("::::{tab-set}\n:::{tab-item} Run\n```python\nx = 1\n```\n:::\n::::")
     assert text == "**Run**\n\n```python norun\nx = 1\n```"
+
+
+def test_the_images_of_image_and_figure_directives_are_listed_to_be_checked():
+    text = ":::{figure} images/a%20b.png\nCap.\n:::\n\n- x\n\n  ```{image} b.gif\n  ```\n```{image} https://x/c.png\n```"
+    assert directive_images(text) == ["images/a b.png", "b.gif"]

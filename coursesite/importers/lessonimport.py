@@ -34,7 +34,11 @@ from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.glue import Glued
 from coursesite.importers.magics import TIMING_VOLATILE, cell_code
-from coursesite.importers.mystdirectives import keeps_title, settle_directives
+from coursesite.importers.mystdirectives import (
+    directive_images,
+    keeps_title,
+    settle_directives,
+)
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.titles import step_title, summary_of
@@ -104,7 +108,9 @@ def convert(
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
-            portable = settle_directives(_portable(cell, lesson), cell.where, lesson.notes, glued)
+            portable = _portable(cell, lesson)
+            lesson.linked_images += [(path, cell.where) for path in directive_images(portable)]
+            portable = settle_directives(portable, cell.where, lesson.notes, glued)
             portable = settle_references(portable, labels, cell.where, lesson.notes, sites, glued)
             portable = settle_math(portable, cell.where, lesson.notes)
             portable = settle_admonitions(portable, cell.where, lesson.notes)

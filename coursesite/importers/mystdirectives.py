@@ -22,6 +22,7 @@ where lessons take no block, what would be a block is its title in bold and its 
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 
@@ -86,6 +87,19 @@ def settle_directives(text: str, where: str, notes: list[str], glued: Glued | No
     """`text` (a Markdown cell) with every directive one the build knows, or settled."""
     # What a directive held may be at the top of prose now: its Python is shown, not run.
     return "\n".join(_shown_python(_settled(text, where, notes, glued or Glued(), inside="")))
+
+
+def directive_images(text: str) -> list[str]:
+    """The image files `text`'s `{image}` and `{figure}` directives show (nested ones too),
+    as the lesson will name them: the import checks that each is beside the lesson."""
+    found = []
+    for directive in directives(text):
+        path = directive.argument
+        if directive.name in ("image", "figure") and _IMAGE.match(path) and "//" not in path:
+            found.append(unquote(path))
+        if directive.name not in CODE_DIRECTIVES:
+            found += directive_images("\n".join(directive.body))
+    return found
 
 
 def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str) -> list[str]:
