@@ -238,3 +238,11 @@ def test_an_image_in_a_list_becomes_a_markdown_image_and_unwrapped_python_is_nor
 def test_the_images_of_image_and_figure_directives_are_listed_to_be_checked():
     text = ":::{figure} images/a%20b.png\nCap.\n:::\n\n- x\n\n  ```{image} b.gif\n  ```\n```{image} https://x/c.png\n```"
     assert directive_images(text) == ["images/a b.png", "b.gif"]
+
+
+def test_a_directive_in_a_quote_is_its_title_and_body_in_the_quote():
+    text, notes = settle(
+        "> Quoted:\n>\n> ```{note} Mind\n> Take care.\n>\n> More.\n> ```\n\nAfter."
+    )
+    assert text == "> Quoted:\n>\n> **Mind**\n>\n> Take care.\n>\n> More.\n\nAfter."
+    assert "cannot go in a list or a quote" in notes[0]

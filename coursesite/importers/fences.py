@@ -96,8 +96,8 @@ class Directive:
     end: int  # the line after its closing fence (after its body, when it is not closed)
     closed: bool
     markup: str  # its fence: ```` ``` ````, `::::`, ...
-    indent: str  # the spaces before its fence (in a list item)
-    contained: bool  # in a list item
+    indent: str  # what its lines start with: the spaces of a list item, `> ` in a quote
+    contained: bool  # in a list item or a quote
     options: dict[str, str] = field(default_factory=dict)  # `:name: value` lines
     body: list[str] = field(default_factory=list)  # the lines after its options
 
@@ -117,12 +117,14 @@ def directives(text: str) -> list[Directive]:
             continue
         match = DIRECTIVE.match(token.info.strip())
         opening = lines[token.map[0]]
-        indent = opening[: len(opening) - len(opening.lstrip(" "))]
-        if match is None or not opening.lstrip(" ").startswith(token.markup):
-            continue  # code, or in a quote (`> `), whose lines this cannot rewrite
+        # What its lines start with: the spaces of a list item, the `> ` of a quote.
+        indent = _PREFIX.match(opening).group(0)  # type: ignore[union-attr]
+        if match is None or not opening[len(indent) :].startswith(token.markup):
+            continue
         first, end = token.map
-        closed = end - first > 1 and closes(lines[end - 1], token.markup)
-        body = [line.removeprefix(indent) for line in lines[first + 1 : end - closed]]
+        inner = [_unprefixed(line, indent) for line in lines[first + 1 : end]]
+        closed = bool(inner) and closes(inner[-1], token.markup)
+        body = inner[: len(inner) - closed]
         options: dict[str, str] = {}
         while body and (option := _OPTION.match(body[0])):
             options[option.group(1)] = option.group(2).strip()
@@ -140,6 +142,19 @@ def directives(text: str) -> list[Directive]:
         directive.options, directive.body = options, body
         found.append(directive)
     return found
+
+
+_PREFIX = re.compile(r"^(?: {0,3}>[ ]?)*[ ]*")
+
+
+def _unprefixed(line: str, prefix: str) -> str:
+    """`line` without a directive's `prefix`: a quote's `>` may stand alone on an empty
+    line, and a lazy line of a quote may lack it."""
+    if line.startswith(prefix):
+        return line[len(prefix) :]
+    if line.startswith(prefix.rstrip()):
+        return line[len(prefix.rstrip()) :]
+    return line.lstrip(" ") if not prefix.strip() else line
 
 
 def labels_of(text: str) -> list[tuple[str, Directive]]:

@@ -104,18 +104,18 @@ def directive_images(text: str) -> list[str]:
 
 def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str) -> list[str]:
     """`text`'s lines with its directives settled; `inside` names what holds it: a block
-    kind, "a list", or "" for the top level of a stage, the one place blocks go."""
+    kind, "a list or a quote", or "" for the top level of a stage, the one place blocks go."""
     lines = text.split("\n")
     said: list[list[str]] = []  # each directive's notes, in the order of the text
     for directive in reversed(directives(text)):  # from the end: earlier lines stay put
         said.insert(0, [])
-        place = inside or ("a list" if directive.contained else "")
+        place = inside or ("a list or a quote" if directive.contained else "")
         kept = _replacement(directive, where, said[0], glued, place)
         label = directive.label()
         if label is not None:
             kept = [f"({anchor_for(label)})=", *kept]
         lines[directive.first : directive.end] = [
-            directive.indent + line if line else line for line in kept
+            directive.indent + line if line else directive.indent.rstrip() for line in kept
         ]
     notes += [note for group in said for note in group]
     return lines
@@ -132,7 +132,7 @@ def _replacement(
     if (kind_named(name) and not inside) or (inside and parent_of(name) == inside):
         return _known(directive, where, notes, glued)
     if kind_named(name):
-        place = "a list" if inside == "a list" else "another block"
+        place = inside if inside == "a list or a quote" else "another block"
         alt = directive.options.get("alt", "")
         if name in ("image", "figure") and _IMAGE.match(argument) and alt:
             notes.append(f"{what} cannot go in {place}: it became a Markdown image")
