@@ -133,7 +133,7 @@ def test_glue_directives_keep_their_caption_and_label():
     cell = "```{glue:figure} plot\n:figwidth: 300px\n:name: fig-plot\n\nThe **plot**.\n```"
     text, notes = settle(cell, Glued.of(CODE))
     assert text == "(fig-plot)=\n\nThe **plot**."
-    assert "its caption is kept" in notes[0] and "cannot paste" in notes[0]
+    assert "became its caption" in notes[0] and "cannot paste" in notes[0]
     text, notes = settle("```{glue} mean\n```", Glued.of(CODE))
     assert text == "{value}`mean`\n"
 

@@ -129,17 +129,17 @@ def pasted_block(
             "the page shows that expression's value after the lesson ran"
         )
         return [f"{{value}}`{expression}`", "", *caption]
-    kept = "its caption is kept as a paragraph" if caption else "it was left out"
-    notes.append(f"{where}: the {{{name}}} {key}: {kept}; {_not_pasted(key, glued)}")
+    kept = "became its caption, a paragraph" if caption else "was left out"
+    notes.append(f"{where}: the {{{name}}} {key} {kept}: {_not_pasted(key, glued)}")
     return caption
 
 
 def _not_pasted(key: str, glued: Glued) -> str:
     if key in glued.keys:
         return (
-            f"a lesson cannot paste the output glued as '{key}' (a figure, a table, rich "
-            "output, or a value its names no longer hold), and shows it under the step that "
-            "makes it; to show it here, draw it in a {figure} block, or write "
-            "{value}`expression` for a value"
+            f"a lesson cannot paste the output glued as '{key}' into prose (a figure, a "
+            "table, rich output, or a value whose names change later); a step shows its "
+            "figures and its last line's value under it: end the step that makes it with "
+            "it, draw it in a {figure} block, or write {value}`expression` for a value"
         )
     return f"no code cell of this notebook glues '{key}': write what it showed into the prose"

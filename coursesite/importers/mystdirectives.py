@@ -144,7 +144,7 @@ def _replacement(
     if name in _NAVIGATION:
         notes.append(
             f"{what} is navigation of the notebook's site, which a lesson has no use "
-            "for: it was left out"
+            "for: it was left out (link what it listed from the prose if readers need it)"
         )
         return []
     if name.startswith("glue"):
