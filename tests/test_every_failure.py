@@ -160,3 +160,67 @@ def test_the_names_a_block_binds_are_every_kind_of_binding():
     )
     assert bound_names(code) == set("np os loads x y z f C i handle problem w count".split())
     assert bound_names("def broken(:") == set()  # it failed before binding anything
+
+
+def test_a_step_that_fails_on_a_name_an_earlier_failed_step_did_not_rebind_is_its_consequence(
+    course_folder,
+):
+    rebinds = "ratio = len(ids) / 0\nsizes = dict(enumerate(sizes))"
+    text = with_steps(rebinds, "print(sizes.items())", "print(sizes['first'])")
+    cause, attribute, typed = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: ZeroDivisionError")
+    assert attribute.message == (
+        "step 3 failed: AttributeError: 'list' object has no attribute 'items', "
+        "because step 2 failed"
+    )
+    assert attribute.line == line_of(text, "print(sizes.items())")
+    assert attribute.hint.startswith("fix step 2 first: it failed before it (re)bound 'sizes'")
+    assert attribute.detail is None
+    assert typed.message.startswith("step 4 failed: TypeError: list indices must be integers")
+    assert typed.message.endswith(", because step 2 failed")
+    # Only the expression that raised counts: not the rest of its line.
+    beside = with_steps(rebinds, "print(len(3), sizes)", "1")
+    _, own = build_errors(course_folder, beside)
+    assert own.message == "step 3 failed: TypeError: object of type 'int' has no len()"
+
+
+def test_a_failure_the_names_do_not_tie_to_an_earlier_failure_is_its_own(course_folder):
+    # Step 2 did not get to rebind sizes, but neither failure reads it: each is its own.
+    text = with_steps(
+        "ratio = len(ids) / 0\nsizes = dict(enumerate(sizes))", "len(ids).items()", "len(5)"
+    )
+    _, attribute, typed = build_errors(course_folder, text)
+    assert (
+        attribute.message == "step 3 failed: AttributeError: 'int' object has no attribute 'items'"
+    )
+    assert typed.message == "step 4 failed: TypeError: object of type 'int' has no len()"
+    assert attribute.detail and typed.detail  # their own tracebacks
+    # A name bound before the failing line was rebound; one a later step bound again is
+    # that step's value: neither failure is the failed step's consequence.
+    reached = with_steps("sizes = tuple(sizes)\nratio = len(ids) / 0", "sizes.append(1)", "1")
+    _, own = build_errors(course_folder, reached)
+    assert own.message == "step 3 failed: AttributeError: 'tuple' object has no attribute 'append'"
+    again = with_steps("ratio = 1 / 0\nsizes = tuple(sizes)", "sizes = {}", "sizes.append(1)")
+    _, own = build_errors(course_folder, again)
+    assert own.message == "step 4 failed: AttributeError: 'dict' object has no attribute 'append'"
+    # So is one the failing step bound again itself, before the line that failed.
+    itself = with_steps("ratio = 1 / 0\nsizes = tuple(sizes)", "sizes = 3\nsizes.append(1)", "1")
+    _, own = build_errors(course_folder, itself)
+    assert own.message == "step 3 failed: AttributeError: 'int' object has no attribute 'append'"
+
+
+def test_an_expected_exception_that_a_failed_step_took_away_is_its_consequence(course_folder):
+    redefines = "class Batch(list):\n    pass\nlimit = 1 / 0\nclass Batch(tuple):\n    pass"
+    text = with_steps(redefines, "Batch([1, 2])[0] = 3", "print(len(sizes))").replace(
+        ":::{step} 3. Count them\n", ":::{step} 3. Count them\n:raises: TypeError\n"
+    )
+    cause, expected = build_errors(course_folder, text)
+    assert cause.line == line_of(text, "limit = 1 / 0")
+    assert expected.message == (
+        "step 3 failed: expected TypeError to be raised, but nothing was, because step 2 failed"
+    )
+    assert "(re)bound 'Batch'" in expected.hint
+    # The same step, using nothing step 2 failed to bind, fails on its own.
+    alone = text.replace("Batch([1, 2])[0] = 3", "[1, 2][0] = 3")
+    _, own = build_errors(course_folder, alone)
+    assert own.message == "step 3 failed: expected TypeError to be raised, but nothing was"

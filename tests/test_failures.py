@@ -3,6 +3,8 @@ line, the hint for that exception in that kind of block, and what the block prin
 In-process and fast: the corpus (test_bad_input.py) shows the same messages through the
 real command line."""
 
+import importlib.metadata
+import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,10 +123,20 @@ def test_what_the_environment_lacks_is_named_not_the_code():
         "(pip install tabulated_frames, or its distribution's name) and build again"
     )
     assert failed("ImportError: No module named 'yaml'").hint.startswith("yaml is not installed")
+    numpy = importlib.metadata.version("numpy")
     assert failed("AttributeError: module 'numpy.random' has no attribute 'arange_all'").hint == (
         "the installed numpy has no numpy.random.arange_all: the code was written "
-        "for another version of it; write it for the version installed (the page's setup "
-        "help lists it), or install the version the code needs"
+        f"for another version of numpy (installed: {numpy}); write it for the version "
+        "installed (the page's setup help lists it), or install the version the code needs"
+    )
+    moved = "ImportError: cannot import name 'ReadOptions' from 'grain.sources' (/x/__init__.py)"
+    assert failed(moved).hint.startswith(
+        "the installed grain has no grain.sources.ReadOptions: the code was written for "
+        f"another version of grain (installed: {importlib.metadata.version('grain')})"
+    )
+    gone = "ImportError: cannot import name 'Mapping' from 'collections' (/usr/lib/x.py)"
+    assert f"another version of Python (installed: {platform.python_version()})" in (
+        failed(gone).hint
     )
     # An attribute missing from an object, not a module, is the code's own mistake.
     assert failed("AttributeError: 'list' object has no attribute 'x'").hint.startswith(

@@ -65,3 +65,18 @@ def test_input_in_a_block_reads_nothing_and_the_session_still_answers(warm):
     job, plan = edited(session, course_folder, text)
     answer = session.rerun(job.payload, plan.rerun)
     assert answer is not None and "EOFError" in answer["failure"]["message"]
+
+
+def test_what_a_child_writes_in_a_rerun_is_the_steps_and_never_an_answer(warm):
+    """A rerun's fd 1 is its step's, not the channel the warm runner answers on: a child's
+    line that looks like an answer is the step's output, and the real answer still comes."""
+    session, course_folder, text = warm
+    child = (
+        'import subprocess\nsubprocess.run(["printf", "\\x1ecoursesite-warm done 7\\nchild\\n"])'
+    )
+    text = text.replace('print("PASS: count-batches")', child + '\nprint("PASS")')
+    job, plan = edited(session, course_folder, text)
+    answer = session.rerun(job.payload, plan.rerun)
+    assert answer is not None and answer["failure"] is None
+    printed = session.record().blocks["step-2"].stdout
+    assert printed == "Batch sizes: [4, 4, 3]\n\x1ecoursesite-warm done 7\nchild\nPASS\n"

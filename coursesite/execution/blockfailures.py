@@ -3,20 +3,23 @@ failed only because of them.
 
 The runner goes on after a failed block (runner.run_every_block), so a later block may
 fail only because an earlier one did: a NameError for a name that a failed block would
-have defined. Its traceback and "fix the code" hint would send the author to a mistake
-that is not there; it is reported in a short form that names the step to fix instead.
+have defined, an AttributeError or TypeError on a name it did not get to rebind
+(consequences.py proves which, from names). Its traceback and "fix the code" hint would
+send the author to a mistake that is not there; it is reported in a short form that names
+the step to fix instead.
 """
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 from pathlib import Path
 from typing import Protocol
 
 from coursesite.errors import BuildError, each_error, grouped
+from coursesite.execution.consequences import Consequence, LessonFailures, bound_names
 from coursesite.execution.failures import FailedJob, failure_error
+
+__all__ = ["after_failed_blocks", "bound_names", "lesson_failures_error"]
 
 
 class LessonJobWithCode(FailedJob, Protocol):
@@ -26,25 +29,17 @@ class LessonJobWithCode(FailedJob, Protocol):
     def payload(self) -> dict: ...
 
 
-UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
-
-
 def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWithCode) -> BuildError:
     """The BuildError for the runner's `failures` (in the order the blocks ran): the first
     cause alone, or a GroupedBuildError of the causes then their consequences."""
-    code = {block["id"]: block["code"] for block in job.payload["blocks"]}
+    so_far = LessonFailures(job.payload["blocks"], job.payload.get("source_path", str(job.path)))
     causes: list[BuildError] = []
     consequences: list[BuildError] = []
-    bound_by: dict[str, str] = {}  # name -> the last failed block that binds it
     for failure in failures:
-        undefined = UNDEFINED_NAME.match(failure["message"])
-        cause = bound_by.get(undefined.group(1)) if undefined else None
-        if undefined and cause:
-            consequences.append(_consequence_error(failure, undefined.group(1), cause, job))
+        if found := so_far.consequence(failure):
+            consequences.append(_consequence_error(failure, found, job))
         else:
             causes.append(failure_error(failure, result, job))
-        for name in bound_names(code.get(failure["block"], "")):
-            bound_by[name] = failure["block"]
     return grouped(causes + consequences)
 
 
@@ -67,32 +62,20 @@ def after_failed_blocks(stopped: BuildError, folder: Path, job: LessonJobWithCod
     return grouped([*each_error(earlier), stopped])
 
 
-def _consequence_error(failure: dict, name: str, cause: str, job: FailedJob) -> BuildError:
-    label, cause_label = job.labels.get(failure["block"], "prose"), job.labels.get(cause, cause)
+def _consequence_error(failure: dict, found: Consequence, job: FailedJob) -> BuildError:
+    label = job.labels.get(failure["block"], "prose")
+    cause, name = job.labels.get(found.cause, found.cause), found.name
+    if found.kind == "undefined":
+        message, hint = (
+            f"name '{name}' is not defined",
+            f"fix {cause} first: it defines '{name}', which this block uses",
+        )
+    else:
+        message = failure["message"]
+        hint = (
+            f"fix {cause} first: it failed before it (re)bound '{name}', which this block "
+            f"uses, so '{name}' still held what it held before {cause}"
+        )
     return BuildError(
-        f"{label} failed: name '{name}' is not defined, because {cause_label} failed",
-        job.path,
-        failure["line"],
-        hint=f"fix {cause_label} first: it defines '{name}', which this block uses",
+        f"{label} failed: {message}, because {cause} failed", job.path, failure["line"], hint=hint
     )
-
-
-def bound_names(code: str) -> set[str]:
-    """The names `code` assigns, defines or imports anywhere (nested scopes too: a
-    name too many only makes a NameError read as a consequence, which it then most
-    likely is). Nothing for code that does not parse: it failed before binding anything."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names

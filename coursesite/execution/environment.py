@@ -35,6 +35,11 @@ def lesson_environment(work: Path, threads: int, passed: list[str]) -> dict[str,
         MPLBACKEND="Agg",
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONHASHSEED="0",
+        # Python's own output unbuffered, as a reader's terminal shows it line by line:
+        # a print and a child's output that follows it (os.system, subprocess) come in the
+        # order they were written, in main.py's run as in the build's, which keeps each
+        # step's fd 1 and 2 (runner.py's fdcapture.py).
+        PYTHONUNBUFFERED="1",
         OMP_NUM_THREADS=str(threads),
         OPENBLAS_NUM_THREADS=str(threads),
         MKL_NUM_THREADS=str(threads),

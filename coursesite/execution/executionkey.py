@@ -81,9 +81,16 @@ def execution_key(
     return CacheKey(parts)
 
 
+# The runner and the companions it loads from beside it: what a block shows comes from them.
+RUNNER_FILES = (
+    RUNNER,
+    *(RUNNER.with_name(f"{name}.py") for name in ("lessonoutputs", "fdcapture", "networkerrors")),
+)
+
+
 @functools.cache
 def _runner_digest() -> str:
-    return short_digest(RUNNER.read_bytes() + RUNNER.with_name("lessonoutputs.py").read_bytes())
+    return short_digest(b"".join(path.read_bytes() for path in RUNNER_FILES))
 
 
 def explain_miss(old: dict[str, str], new: dict[str, str]) -> str:

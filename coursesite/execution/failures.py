@@ -42,8 +42,9 @@ def failure_error(failure: dict, result: dict, job: FailedJob) -> BuildError:
     printed = _printed_before(result, block)
     if printed:
         detail.append(f"what it printed before it failed:\n{printed}")
+    network = "; it read the network" if failure.get("network") else ""
     return BuildError(
-        f"{job.labels.get(block, 'prose')} failed: {message}",
+        f"{job.labels.get(block, 'prose')} failed: {message}{network}",
         job.path,
         failure["line"],
         hint=_hint(failure, job),
@@ -63,6 +64,8 @@ def _hint(failure: dict, job: FailedJob) -> str:
         return _live_value_hint(message, failure.get("names", []))
     if hint := CHECK_HINTS.get(failure.get("kind", "")):
         return hint
+    if failure.get("network"):
+        return NETWORK_HINT
     solution = block in job.solution_ids
     if exception == "AssertionError":
         if solution:
@@ -88,6 +91,15 @@ def _hint(failure: dict, job: FailedJob) -> str:
             f"':raises: {exception}' on the line after the block's opening line"
         )
     return "fix the code"
+
+
+# The runner marks a failure the network caused (networkerrors.py).
+NETWORK_HINT = (
+    "the machine that builds the site may have no network, and a server may refuse, move "
+    "or change what it sends: save the data beside the lesson, list it in the front "
+    "matter's files: and read it from there; or show the code without running it, in a "
+    "```python norun fence"
+)
 
 
 # A check is proved as the lesson's check.py runs it: main.py, then one file, then the check.
@@ -116,14 +128,36 @@ def _library_hint(message: str) -> str:
             f"{module} is not installed where the site is built: install its package there "
             f"(pip install {module}, or its distribution's name) and build again"
         )
-    if absent := re.match(r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", message):
+    absent = re.match(r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", message)
+    absent = absent or re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message)
+    if absent:
         module, name = absent.groups()
+        if absent.re.pattern.startswith("ImportError"):
+            name, module = module, name
+        top = module.split(".")[0]
         return (
-            f"the installed {module.split('.')[0]} has no {module}.{name}: the code was written "
-            "for another version of it; write it for the version installed (the page's setup "
-            "help lists it), or install the version the code needs"
+            f"the installed {top} has no {module}.{name}: the code was written for another "
+            f"version of {installed_version(top)}; write it for the version installed (the "
+            "page's setup help lists it), or install the version the code needs"
         )
     return ""
+
+
+def installed_version(module: str) -> str:
+    """`grain (installed: 0.2.18)`, `Python (installed: 3.11.7)` for the standard library,
+    or the module's name alone when no installed distribution says."""
+    import importlib.metadata
+    import platform
+    import sys
+
+    if module in sys.stdlib_module_names:
+        return f"Python (installed: {platform.python_version()})"
+    for distribution in importlib.metadata.packages_distributions().get(module, []):
+        try:
+            return f"{distribution} (installed: {importlib.metadata.version(distribution)})"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return module
 
 
 def _live_value_hint(message: str, names: list[str]) -> str:

@@ -2,11 +2,12 @@
 
     python runner.py job.json result.json
 
-This file is a standalone script: it imports nothing from the generator but its companion
-lessonoutputs.py (figures, rich displays), loaded from beside it, so the lesson's process
-holds only the lesson's own modules. Each block is compiled under the lesson's
-Markdown path, padded so that its line numbers are lines of that file; tracebacks therefore
-point into the .md file the author edits.
+This file is a standalone script: it imports nothing from the generator but its companions
+lessonoutputs.py (figures, rich displays), fdcapture.py (a block's stdout and stderr,
+what child processes write to fd 1 and 2 included) and networkerrors.py, loaded from beside
+it, so the lesson's process holds only the lesson's own modules. Each block is compiled
+under the lesson's Markdown path, padded so that its line numbers are lines of that file;
+tracebacks therefore point into the .md file the author edits.
 """
 
 import __future__
@@ -40,6 +41,13 @@ def _companion(name):
 
 
 leftovers = _companion("lessonoutputs")  # what blocks leave besides text
+streams = _companion("fdcapture")  # a block's stdout and stderr, fd 1 and 2 too
+CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
+    streams.CappedOutput,
+    streams.BLOCK_STDOUT,
+    streams.BLOCK_STDERR,
+)
+network = _companion("networkerrors")  # whether a failure is the network's
 
 
 def main(job_path, result_path):
@@ -118,91 +126,6 @@ def become_main_py():
     sys.modules["__main__"] = lesson
     sys.argv = ["main.py"]
     return lesson.__dict__
-
-
-class CappedOutput(io.TextIOBase):
-    """A stdout/stderr stand-in that keeps at most `limit` characters of what is written.
-
-    A lesson that prints without end must not exhaust the build's memory or its pages; the
-    rest is counted and reported. Bytes written to `.buffer` are decoded leniently, so
-    output that is not UTF-8 shows replacement characters instead of failing the lesson.
-    """
-
-    def __init__(self, limit):
-        super().__init__()
-        self.limit, self.parts, self.kept, self.dropped = limit, [], 0, 0
-        self.buffer = _BytesSink(self)
-
-    def writable(self):
-        return True
-
-    def write(self, text):
-        text = str(text)
-        room = self.limit - self.kept
-        if room > 0:
-            self.parts.append(text[:room])
-            self.kept += min(room, len(text))
-        self.dropped += max(0, len(text) - max(room, 0))
-        return len(text)
-
-    def getvalue(self):
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n[output truncated: {self.dropped} more characters were not recorded]\n"
-        return text
-
-
-class BlockStream(io.TextIOBase):
-    """sys.stdout or sys.stderr for the whole run, writing to the running block's output.
-
-    One object for the whole run, not one per block: a logging handler (logging's, absl's,
-    a library's) keeps the stream that was sys.stderr when it was made, and what it writes
-    in later blocks must still reach the block that is running then.
-    """
-
-    def __init__(self, name):
-        super().__init__()
-        self.name, self.target = name, None
-
-    @contextlib.contextmanager
-    def writing_to(self, output):
-        self.target = output
-        try:
-            yield
-        finally:
-            self.target = None
-
-    @property
-    def buffer(self):
-        return self.target.buffer if self.target else getattr(sys, f"__{self.name}__").buffer
-
-    encoding = "utf-8"
-
-    def writable(self):
-        return True
-
-    def flush(self):
-        getattr(sys, f"__{self.name}__").flush()
-
-    def write(self, text):
-        if self.target is None:  # outside any block: the process's own stream
-            return getattr(sys, f"__{self.name}__").write(text)
-        return self.target.write(text)
-
-
-BLOCK_STDOUT, BLOCK_STDERR = BlockStream("stdout"), BlockStream("stderr")
-
-
-class _BytesSink:
-    def __init__(self, text_output):
-        self.text_output = text_output
-
-    def write(self, data):
-        self.text_output.write(bytes(data).decode("utf-8", errors="replace"))
-        return len(data)
-
-    def flush(self):
-        pass
 
 
 def run_blocks(blocks, namespace, source, limit):
@@ -438,6 +361,10 @@ def describe_failure(error, source, block):
         "line": in_lesson[-1] if in_lesson else block["line"],
         "message": message,
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
+        "network": network.read_the_network(error),
+        "positions": [
+            [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
+        ],
     }
 
 

@@ -12,8 +12,15 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
-from coursesite.importers.lessonimport import ImportedLesson, convert, lesson_slug, notebook_title
+from coursesite.importers.lessonimport import (
+    ImportedLesson,
+    convert,
+    lesson_line,
+    lesson_slug,
+    notebook_title,
+)
 from coursesite.importers.references import OtherSites
+from coursesite.importers.requirements import distribution_of, requirement_line
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
 
@@ -113,6 +120,8 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
+    lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
+    lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
     try:
@@ -160,12 +169,74 @@ def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list
                 f"next to the lesson ({folder.name}/)"
             )
         elif importlib.util.find_spec(module) is None:
+            line = requirement_line(distribution_of(module), lesson.installs)
             notes.append(
-                f"the code imports {module}, which is not installed where you build: add its "
-                f"package to your requirements (pip install {module}, or its distribution's "
-                "name) before the next build"
+                f"the code imports {module}, which is not installed where you build: add the "
+                f"line {line} to your requirements (and pip install {line}) before the next "
+                "build"
             )
     return notes
+
+
+def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) -> list[str]:
+    """What the build would fail on for want of a data file: each file the code reads by
+    name, at its line in the lesson. A lesson's code runs in a folder holding the files
+    its front matter lists (`files:`), and nothing else of the course."""
+    from coursesite.importers.datafiles import data_reads
+
+    notes = []
+    for number, where, offset, name in data_reads(lesson.steps):
+        line = lesson_line(lesson.text, number, offset)
+        target = (folder.relative_to(root) / name).as_posix()
+        listed = f"list it in the front matter's files: [{name}]"
+        if (folder / name).is_file():
+            todo = f"it is beside the lesson: {listed}, so that the build copies it for the code"
+        elif (beside / name).is_file():
+            todo = f"copy it from beside the notebook to {target} and {listed}"
+        else:
+            todo = (
+                f"it is not beside the notebook: save it as {target} and {listed} (or, if "
+                "the code should make it, make it in a step before this one)"
+            )
+        notes.append(f"{where}, lesson line {line}: step {number} reads the file {name}; {todo}")
+    return notes
+
+
+def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
+    """What the build would fail on because the code was written for other versions of
+    the installed packages: each name they lack, at its line in the lesson."""
+    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+    from coursesite.importers.apidrift import api_drift
+
+    local = {
+        name
+        for name in modules_imported_by(tuple(lesson.code))
+        if local_module_file(name, folder) or local_module_file(name, beside)
+    }
+    drifts, unchecked = api_drift(lesson.steps, local)
+    notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
+    for drift in drifts:
+        line = lesson_line(lesson.text, drift.number, drift.offset)
+        if drift.package == "Python":
+            pin = "run it with the Python it was written for"
+        else:
+            wanted = requirement_line(drift.package, lesson.installs)
+            pin = (
+                f"add the version it was written for to your requirements ({drift.package}==...)"
+                if wanted == drift.package
+                else f"install the version the notebook installs (the line {wanted})"
+            )
+        use = (
+            f"the installed version has {drift.instead}: use it"
+            if drift.instead
+            else ("write it for the installed version")
+        )
+        notes.append(
+            f"{drift.where}, lesson line {line}: step {drift.number} uses {drift.missing}, "
+            f"which the installed {drift.missing.split('.')[0]} does not have: written for "
+            f"another version of {drift.package} (installed: {drift.version}); {use}, or {pin}"
+        )
+    return notes if unchecked else notes[1:]
 
 
 def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:

@@ -39,6 +39,7 @@ from coursesite.importers.mystdirectives import (
     keeps_title,
     settle_directives,
 )
+from coursesite.importers.networkreads import NetworkReads
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.titles import step_title, summary_of
@@ -63,6 +64,7 @@ class ImportedLesson:
     timed: bool = False  # a cell prints timings: the lesson marks them volatile
     code: list[str] = field(default_factory=list)  # every step's code, in order
     printed: dict[str, int] = field(default_factory=dict)  # cell.where: longest stored output
+    steps: list[tuple[int, str, str]] = field(default_factory=list)  # (number, cell.where, code)
 
 
 def notebook_title(cells: list[Cell], fallback: str) -> str:
@@ -137,6 +139,7 @@ def convert(
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
         number += 1
         build_run.append(_step(number, block_title, code, cell, raises, _fold_tags(cell, lesson)))
+        lesson.steps.append((number, cell.where, code))
         if raises:
             lesson.notes.append(
                 f"{cell.where}: it raises {raises}; step {number} declares it (:raises:), "
@@ -161,6 +164,7 @@ def convert(
     if lesson.timed:
         front["volatile"] = TIMING_VOLATILE
     lesson.text = _lesson_text(front, understand, build_run)
+    lesson.notes += _network_reads(lesson)
     if stored:
         lesson.expected = dump_expected(source, stored)
     return lesson
@@ -170,6 +174,28 @@ def _runs_through(cell: Cell) -> bool:
     """Whether a code cell's every line runs in the lesson: what it glues is there after."""
     stops = cell.raises or {"skip-execution", "raises-exception"} & set(cell.tags)
     return cell.kind == "code" and not stops
+
+
+def _network_reads(lesson: ImportedLesson) -> list[str]:
+    """A note for each line of the steps that reads the network, at its line in the lesson."""
+    reads = NetworkReads()
+    return [
+        f"{where}, lesson line {lesson_line(lesson.text, number, offset)}: step {number} reads "
+        f"the network ({what}), and the machine that builds the site may have none: save "
+        "the data beside the lesson, list it in the front matter's files: and read it from "
+        "there; or tag the cell skip-execution and import again, which shows its code "
+        "without running it"
+        for number, where, code in lesson.steps
+        for offset, what in reads.scan(code)
+    ]
+
+
+def lesson_line(text: str, number: int, offset: int) -> int:
+    """The line of `text` (from 1) holding line `offset` (from 0) of step `number`'s code."""
+    lines = text.splitlines()
+    start = next(at for at, line in enumerate(lines) if line.startswith(f":::{{step}} {number}. "))
+    fence = next(at for at in range(start, len(lines)) if lines[at].startswith("```"))
+    return fence + 2 + offset
 
 
 def _without_title(cell: Cell, title: str) -> Cell:

@@ -1,0 +1,221 @@
+"""Whether a block failed only because an earlier block failed, proved from names.
+
+A failed block binds nothing from the statement that raised on: a name it defines
+afterwards is left undefined, or holding what an earlier block gave it. A later block
+that then fails on that name failed because of it. Said only where the names prove it:
+- a NameError for a name a failed block binds;
+- an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, or a
+  TypeError raised by an expression that uses `n` (the expression of the block's own code
+  that the traceback's positions point at, not the rest of its line), where `n` is a name
+  a failed block was to (re)bind at or after the line it failed at, and neither a block
+  between them nor the failing block before that expression bound it again;
+- "expected E to be raised, but nothing was" in a block that reads such a name before it
+  binds it: what it expects to raise depended on the binding that never happened.
+Anything else is the block's own failure (blockfailures.py reports it with its traceback).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
+NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
+NOTHING_RAISED = re.compile(r"expected [\w.]+ to be raised, but nothing was$")
+
+
+@dataclass
+class FailedBlock:
+    id: str
+    bound: set[str]  # every name it binds
+    unreached: set[str]  # those of the module's scope bound at or after the line it failed at
+
+
+@dataclass
+class Consequence:
+    cause: str  # the failed block's id
+    name: str
+    kind: str  # "undefined", "stale" or "expectation"
+
+
+class LessonFailures:
+    """The failed blocks so far, in the order the lesson ran, and what blocks did after
+    each: `blocks` are the job's ({id, code, line, program}), `path` the lesson's."""
+
+    def __init__(self, blocks: list[dict], path: str) -> None:
+        self.blocks = {block["id"]: block for block in blocks}
+        self.order = [block["id"] for block in blocks if block.get("program", True)]
+        self.order += [block["id"] for block in blocks if not block.get("program", True)]
+        self.path = path
+        self.failed: list[FailedBlock] = []
+
+    def consequence(self, failure: dict) -> Consequence | None:
+        """What earlier failure `failure` is a consequence of, or None; then notes it."""
+        found = self._of(failure)
+        self._note(failure)
+        return found
+
+    def _of(self, failure: dict) -> Consequence | None:
+        message = failure["message"]
+        if undefined := UNDEFINED_NAME.match(message):
+            name = undefined.group(1)
+            cause = next((f for f in reversed(self.failed) if name in f.bound), None)
+            return Consequence(cause.id, name, "undefined") if cause else None
+        block = self.blocks.get(failure["block"])
+        if block is None:
+            return None
+        failing = self._expression(failure, block)
+        stopped = self._stopped_at(failure, block) or 0
+        if failing is not None and (attribute := NO_ATTRIBUTE.match(message)):
+            read = ""
+            if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
+                read = failing.value.id if failing.attr == attribute.group(1) else ""
+            return self._stale(block, lambda n: n == read, stopped, "stale")
+        if failing is not None and message.startswith("TypeError"):
+            used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+            return self._stale(block, lambda n: n in used, stopped, "stale")
+        if NOTHING_RAISED.match(message):
+            first = _first_loads(block["code"])  # a name it reads before it binds it
+            return self._stale(block, lambda n: n in first, 0, "expectation")
+        return None
+
+    def _expression(self, failure: dict, block: dict) -> ast.AST | None:
+        """The expression of `block` that raised, as the traceback's positions give it (in
+        `block`'s own line: inside a function it called, names are the function's); None
+        when the runner gave no positions."""
+        tree = _parsed(block["code"])
+        end = block["line"] + len(block["code"].splitlines())
+        inside = [p for p in failure.get("positions", []) if block["line"] <= p[0] < end]
+        if tree is None or not inside or None in inside[0]:
+            return None
+        line, column, end_line, end_column = inside[0]
+        where = (line - block["line"] + 1, column, end_line - block["line"] + 1, end_column)
+        return next(
+            (
+                node
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.expr, ast.stmt))
+                and (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset) == where
+            ),
+            None,
+        )
+
+    def _stale(
+        self, block: dict, uses: Callable[[str], bool], stopped: int, kind: str
+    ) -> Consequence | None:
+        """The failed block that was to rebind a name `uses` says the failing statement
+        used, at or after its failing line, with no block between them and no line of
+        `block` before `stopped` binding it again."""
+        own = bindings(block["code"], everywhere=False)
+        for cause in reversed(self.failed):
+            for name in sorted(cause.unreached - self._bound_between(cause.id, block["id"])):
+                rebound = any(n == name and block["line"] + at < stopped for n, at in own)
+                if not rebound and uses(name):
+                    return Consequence(cause.id, name, kind)
+        return None
+
+    def _bound_between(self, first: str, last: str) -> set[str]:
+        """The module's names that the blocks run after `first` and before `last` bound."""
+        failed = {block.id: block for block in self.failed}
+        start = self.order.index(first) if first in self.order else len(self.order)
+        end = self.order.index(last) if last in self.order else len(self.order)
+        bound: set[str] = set()
+        for between in self.order[start + 1 : end]:
+            names = {n for n, _ in bindings(self.blocks[between]["code"], everywhere=False)}
+            bound |= names - failed[between].unreached if between in failed else names
+        return bound
+
+    def _note(self, failure: dict) -> None:
+        block = self.blocks.get(failure["block"])
+        if block is None:
+            return
+        found = bindings(block["code"], everywhere=False)
+        stopped = self._stopped_at(failure, block)
+        unreached = {n for n, at in found if stopped is not None and block["line"] + at >= stopped}
+        self.failed.append(FailedBlock(block["id"], bound_names(block["code"]), unreached))
+
+    def _stopped_at(self, failure: dict, block: dict) -> int | None:
+        """The line of `block` its failure stopped it at; None if it ran to its end (it
+        failed after running: nothing it expected was raised, what it drew, ...)."""
+        if not failure.get("traceback"):
+            return None
+        end = block["line"] + len(block["code"].splitlines())
+        frames = re.findall(r'File "(.*)", line (\d+)', failure["traceback"])
+        lines = [int(n) for name, n in frames if name == self.path]
+        return next((n for n in lines if block["line"] <= n < end), block["line"])
+
+
+def _parsed(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None
+
+
+def _first_loads(code: str) -> set[str]:
+    """The module-scope names `code` reads before (or without) binding them itself."""
+    tree = _parsed(code)
+    if tree is None:
+        return set()
+    bound_at: dict[str, int] = {}
+    for name, at in bindings(code, everywhere=False):
+        bound_at[name] = min(at + 1, bound_at.get(name, at + 1))
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+        and node.lineno <= bound_at.get(node.id, node.lineno)
+    }
+
+
+def bound_names(code: str) -> set[str]:
+    """The names `code` assigns, defines or imports anywhere (nested scopes too: a
+    name too many only makes a NameError read as a consequence, which it then most
+    likely is). Nothing for code that does not parse: it failed before binding anything."""
+    return {name for name, _ in bindings(code)}
+
+
+# What binds names of its own: what is bound in it is not the module's.
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def bindings(code: str, everywhere: bool = True) -> list[tuple[str, int]]:
+    """(name, line in `code` from 0) of each binding `code` makes (see bound_names); with
+    `everywhere` False, only those of the module's scope, which blocks after it see."""
+    tree = _parsed(code)
+    if tree is None:
+        return []
+    nodes = list(ast.walk(tree))
+    if not everywhere:
+        inside = {
+            id(inner)
+            for scope in nodes
+            if isinstance(scope, _SCOPES)
+            for inner in ast.walk(scope)
+            if inner is not scope
+        }
+        nodes = [node for node in nodes if id(node) not in inside]
+    found: list[tuple[str, int]] = []
+    for node in nodes:
+        at = getattr(node, "lineno", 1) - 1
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.append((node.id, at))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.name, at))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [((a.asname or a.name).split(".")[0], at) for a in node.names]
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.append((node.name, at))
+    return found

@@ -1,0 +1,59 @@
+"""Whether an exception a lesson block raised is the network failing it: a name that did not
+resolve, a connection refused or cut, a timeout on a socket, an HTTP error status.
+
+A companion of runner.py, loaded from beside it into the lesson's process: it imports
+nothing from the generator. The runner marks such a failure (`"network": True`), and the
+failure's hint (failures.py) says the build machine may have no network, and what to do.
+"""
+
+import errno
+import http.client
+import socket
+import urllib.error
+
+# Libraries whose errors that are OSErrors are the network's (requests' ConnectionError,
+# urllib3's NewConnectionError, httpx's ConnectError, ...): their modules, by first name.
+NETWORK_LIBRARIES = {"requests", "urllib3", "httpx", "httpcore", "aiohttp", "fsspec", "gcsfs"}
+# What the operating system says when there is no network to reach.
+UNREACHABLE = {
+    errno.ENETUNREACH,
+    errno.EHOSTUNREACH,
+    errno.ENETDOWN,
+    errno.EHOSTDOWN,
+    errno.ECONNREFUSED,
+    errno.ECONNRESET,
+}
+# Where a TimeoutError raised by the network is raised from.
+SOCKET_FILES = ("socket.py", "ssl.py", "http/client.py", "urllib/request.py")
+
+
+def read_the_network(error):
+    """Whether `error`, or an exception it was raised from or during, is a network error."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if _network_error(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _network_error(error):
+    if isinstance(error, (socket.gaierror, socket.herror, urllib.error.URLError)):
+        return True
+    if isinstance(error, (http.client.HTTPException, ConnectionError)):
+        return True
+    if isinstance(error, OSError) and error.errno in UNREACHABLE:
+        return True
+    if isinstance(error, OSError) and any(
+        cls.__module__.split(".")[0] in NETWORK_LIBRARIES for cls in type(error).__mro__
+    ):
+        return True
+    if isinstance(error, TimeoutError):
+        frames = []
+        trace = error.__traceback__
+        while trace is not None:
+            frames.append(trace.tb_frame.f_code.co_filename.replace("\\", "/"))
+            trace = trace.tb_next
+        return any(name.endswith(SOCKET_FILES) for name in frames)
+    return False

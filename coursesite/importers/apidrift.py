@@ -1,0 +1,258 @@
+"""Names of installed packages that an imported notebook uses and the installed versions
+lack: code written for another version (`grain.sources.ReadOptions`, which grain 0.2.18
+has as `grain.ReadOptions`), found before any build.
+
+What the code names is read from its syntax tree: `import X as Y`, `from X import a`, and
+attribute chains `Y.a.b` on such names. Whether each exists is asked of the installed
+package in a separate interpreter, with a time limit (importing a package runs its code,
+and may be slow): each part of a chain is looked up as an attribute, or else imported as
+a submodule. To say nothing wrong, a name is left alone when the notebook binds it other
+than by import, assigns to the chain, imports it under a `try`, or asks `hasattr` about it;
+a chain is followed through modules and classes only, whose attributes are fixed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+CHECK_SECONDS = 60
+
+# Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
+# them is missing (JSON) on stdout. What the packages print on import goes to stderr.
+_CHECK = r"""
+import importlib, importlib.metadata, json, sys, types
+names, out = json.load(sys.stdin), sys.stdout
+sys.stdout = sys.stderr
+distributions = importlib.metadata.packages_distributions()
+
+def missing(path):
+    parts = path.split(".")
+    try:
+        found = importlib.import_module(parts[0])
+    except BaseException:
+        return None  # not installed, or broken: the import reports it, or the build does
+    for at in range(1, len(parts)):
+        if not isinstance(found, (types.ModuleType, type)):
+            return None
+        try:
+            if hasattr(found, parts[at]):
+                found = getattr(found, parts[at])
+                continue
+        except BaseException:
+            return None
+        try:
+            found = importlib.import_module(".".join(parts[: at + 1]))
+        except ImportError:
+            return ".".join(parts[: at + 1])
+        except BaseException:
+            return None
+    return None
+
+def elsewhere(top, name):
+    module = sys.modules.get(top)
+    if module is None:
+        return ""
+    if hasattr(module, name):
+        return top + "." + name
+    for attribute in sorted(dir(module)):
+        inner = getattr(module, attribute, None)
+        if isinstance(inner, types.ModuleType) and not attribute.startswith("_"):
+            if hasattr(inner, name):
+                return top + "." + attribute + "." + name
+    return ""
+
+def version(top):
+    for distribution in distributions.get(top, []):
+        try:
+            return distribution, importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    if top in sys.stdlib_module_names:
+        return "Python", ".".join(map(str, sys.version_info[:3]))
+    return top, str(getattr(sys.modules.get(top), "__version__", "unknown"))
+
+found = {}
+for path in names:
+    gone = missing(path)
+    if gone:
+        top = path.split(".")[0]
+        package, installed = version(top)
+        found[path] = [gone, package, installed, elsewhere(top, gone.rsplit(".", 1)[1])]
+json.dump(found, out)
+"""
+
+
+@dataclass
+class Drift:
+    number: int  # the step
+    where: str  # the cell
+    offset: int  # the line in the step's code, from 0
+    missing: str  # the dotted name the installed package lacks
+    package: str  # its distribution ("Python" for the standard library)
+    version: str  # installed
+    instead: str  # a name the installed package has with the same last part, or ''
+
+
+def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[Drift], str]:
+    """Each name the steps (number, cell, code) use that the installed packages lack,
+    and what stopped the check ('' if nothing did). Modules in `local` are the lesson's own."""
+    uses = _uses(steps)
+    paths = sorted({path for *_, path in uses if path.split(".")[0] not in local})
+    if not paths:
+        return [], ""
+    with tempfile.TemporaryDirectory() as empty:  # no module of the notebook's is imported
+        try:
+            checked = subprocess.run(
+                [sys.executable, "-c", _CHECK],
+                input=json.dumps(paths),
+                capture_output=True,
+                text=True,
+                cwd=empty,
+                timeout=CHECK_SECONDS,
+            )
+            found = json.loads(checked.stdout) if checked.returncode == 0 else None
+        except subprocess.TimeoutExpired:
+            return [], f"importing the packages took longer than {CHECK_SECONDS} s"
+        except ValueError:
+            found = None
+    if not isinstance(found, dict):
+        return [], "the packages could not be imported to check them"
+    drifts, seen = [], set()
+    for number, where, offset, path in uses:
+        if path in found and (number, found[path][0]) not in seen:
+            seen.add((number, found[path][0]))
+            drifts.append(Drift(number, where, offset, *found[path]))
+    return drifts, ""
+
+
+def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
+    """(step, cell, line in its code, dotted name) of each name of an imported module the
+    steps use, in order; names the notebook may make exist itself are left out."""
+    trees = []
+    for number, where, code in steps:
+        try:
+            trees.append((number, where, ast.parse(code)))
+        except SyntaxError:  # the build names the line
+            continue
+    modules: dict[str, set[str]] = {}  # a name imports bind: what each binds it to
+    bound: set[str] = set()
+    assigned: set[str] = set()
+    asked: set[object] = set()
+    shadowed: set[int] = set()  # names a function's own local hides
+    for *_, tree in trees:
+        guarded = _guarded(tree)
+        bound |= _module_bound(tree, shadowed)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and id(node) not in guarded:
+                for alias in node.names:
+                    name = alias.asname or alias.name.split(".")[0]
+                    modules.setdefault(name, set()).add(alias.name if alias.asname else name)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*" and id(node) not in guarded:
+                        modules.setdefault(alias.asname or alias.name, set()).add(
+                            f"{node.module}.{alias.name}"
+                        )
+            elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                assigned.add(ast.unparse(node))
+            elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("hasattr", "getattr"):
+                asked.update(a.value for a in node.args[1:2] if isinstance(a, ast.Constant))
+    known = {
+        name: next(iter(targets))
+        for name, targets in modules.items()
+        if len(targets) == 1 and name not in bound
+    }
+    uses = []
+    for number, where, tree in trees:
+        guarded = _guarded(tree)
+        inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and id(node) not in guarded:
+                uses += [
+                    (number, where, node.lineno - 1, a.name) for a in node.names if "." in a.name
+                ]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if id(node) in guarded:
+                    continue
+                for alias in node.names:
+                    if alias.name != "*":
+                        uses.append((number, where, node.lineno - 1, f"{node.module}.{alias.name}"))
+            elif isinstance(node, ast.Attribute) and id(node) not in inner:
+                written = ast.unparse(node)
+                root = written.split(".")[0]
+                if id(_root(node)) in shadowed:
+                    continue
+                if root not in known or not all(part.isidentifier() for part in written.split(".")):
+                    continue
+                if any(written == a or written.startswith(a + ".") for a in assigned):
+                    continue
+                if node.attr in asked:
+                    continue
+                path = known[root] + written[len(root) :]
+                uses.append((number, where, node.lineno - 1, path))
+    return sorted(uses, key=lambda use: (use[0], use[2]))
+
+
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _module_bound(tree: ast.Module, shadowed: set[int]) -> set[str]:
+    """The names `tree` binds other than by import in the module's scope (where they hide
+    an imported module for the code after); adds to `shadowed` the ids of the names used
+    inside a function (or lambda, comprehension) that binds them there itself."""
+    inside: set[int] = set()
+    declared: set[str] = set()  # `global name` in a function binds at module level
+    for scope in (node for node in ast.walk(tree) if isinstance(node, _SCOPES)):
+        nodes = [node for node in ast.walk(scope) if node is not scope]
+        inside.update(map(id, nodes))
+        globals_ = {n for node in nodes if isinstance(node, ast.Global) for n in node.names}
+        declared |= globals_
+        local = {node.arg for node in nodes if isinstance(node, ast.arg)}
+        local |= {
+            node.id
+            for node in nodes
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+        }
+        local |= {node.name for node in nodes if isinstance(node, (*_SCOPES[:2], ast.ClassDef))}
+        shadowed.update(
+            id(node) for node in nodes if isinstance(node, ast.Name) and node.id in local - globals_
+        )
+    bound = set(declared)
+    for node in ast.walk(tree):
+        if id(node) in inside:
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+    return bound
+
+
+def _root(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node
+
+
+def _guarded(tree: ast.Module) -> set[int]:
+    """The ids of the nodes inside a `try` that handles a failure (the code expects it)."""
+    return {
+        id(node)
+        for statement in ast.walk(tree)
+        if isinstance(statement, ast.Try) and statement.handlers
+        for part in statement.body
+        for node in ast.walk(part)
+    }

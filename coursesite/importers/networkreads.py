@@ -1,0 +1,167 @@
+"""Which lines of an imported notebook's code read the network, found without running it.
+
+A notebook written where the network is at hand downloads its data as it goes; the machine
+that builds the site may have none. Found statically, by the code's syntax tree: a call
+given an address (http, https, ftp, gs, s3, hf: a string, an f-string or a name assigned
+one), a call of a known downloader (`urlopen`, `requests.get`, `tfds.load`,
+`load_dataset`, `keras.datasets.mnist.load_data`, `from_pretrained`, ...), a call with
+`download=True` (torchvision's datasets), and a shell line that downloads (`!wget`,
+`!curl`), which the import turned into a comment. lessonimport.py reports each at its
+line in the lesson, with what to do.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+ADDRESS = re.compile(r"^(?:https?|ftp|gs|s3|hf)://", re.I)
+# Downloaders, by the full dotted name of what is called (imports resolved).
+DOWNLOADERS = re.compile(
+    r"^(?:"
+    r"urllib\.request\.(?:urlopen|urlretrieve)"
+    r"|(?:requests|httpx)(?:\.api)?\.(?:get|post|put|patch|head|delete|request|stream)"
+    r"|urllib3\.request|wget\.download|gdown\.download(?:_folder)?|pooch\.retrieve"
+    r"|tensorflow_datasets\.(?:load|data_source|download\.\w+)"
+    r"|datasets\.load_dataset(?:_builder)?"
+    r"|huggingface_hub\.(?:hf_hub_download|snapshot_download)"
+    r"|kagglehub\.\w+_download"
+    r"|(?:tensorflow\.)?keras\.datasets\.\w+\.load_data"
+    r"|(?:tensorflow\.)?keras\.utils\.get_file"
+    r"|torch\.hub\.(?:load|load_state_dict_from_url|download_url_to_file)"
+    r"|torchvision\.datasets\.utils\.download\w*"
+    r"|sklearn\.datasets\.fetch_\w+"
+    r")$"
+)
+# Methods that download whatever object they are called on.
+DOWNLOADING_METHODS = {"from_pretrained", "download_and_prepare", "urlopen", "urlretrieve"}
+# A shell line (a comment once imported) that downloads.
+SHELL_DOWNLOAD = re.compile(
+    r"^\s*#\s*notebook (?:cell )?magic, not run: .*"
+    r"\b(wget|curl|gsutil|gcloud storage|aws s3|git clone|kaggle|huggingface-cli|hf download)\b"
+)
+# Calls that only show, log, compare, parse or build an address: never a read.
+SHOWING = {"print", "display", "Markdown", "HTML", "info", "debug", "warning", "write"}
+SHOWING |= {"startswith", "endswith", "replace", "split", "strip", "find", "index", "count"}
+SHOWING |= {"removeprefix", "removesuffix", "rstrip", "lstrip", "format", "join", "append"}
+SHOWING |= {"match", "search", "fullmatch", "sub", "compile", "escape", "findall"}
+SHOWING |= {"urlparse", "urlsplit", "quote", "unquote", "urlencode", "urljoin", "Request"}
+
+
+class NetworkReads:
+    """Scans a notebook's steps in order: what one step imports or names an address, the
+    steps after it know."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, str] = {}  # a name the code binds by import: what it imports
+        self.addresses: set[str] = set()  # names assigned an address
+
+    def scan(self, code: str) -> list[tuple[int, str]]:
+        """(line in `code`, counting from 0, what it reads) of each network read."""
+        found = [
+            (number, f"`{match.group(1)}` downloads")
+            for number, line in enumerate(code.splitlines())
+            if (match := SHELL_DOWNLOAD.match(line))
+        ]
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:  # the build names the line
+            return found
+        self._learn(tree)
+        seen = {number for number, _ in found}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or node.lineno - 1 in seen:
+                continue
+            if what := self._reads(node):
+                found.append((node.lineno - 1, what))
+                seen.add(node.lineno - 1)
+        return sorted(found)
+
+    def _learn(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.modules[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.modules[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    self.modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if self._given(node.value):
+                    self.addresses.update(t.id for t in targets if isinstance(t, ast.Name))
+
+    def _reads(self, call: ast.Call) -> str:
+        name = self._dotted(call.func)
+        written = ast.unparse(call.func) if name else "a call"  # as the author wrote it
+        if name.split(".")[-1] in SHOWING:
+            return ""
+        given = self._address_given(call)
+        if any(k.arg == "download" and _false(k.value) for k in call.keywords) and not given:
+            return ""  # `tfds.load(name, data_dir=..., download=False)` reads what is there
+        if DOWNLOADERS.match(name) or (
+            isinstance(call.func, ast.Attribute) and call.func.attr in DOWNLOADING_METHODS
+        ):
+            return f"{written}({given})"
+        if any(keyword.arg == "download" and _true(keyword.value) for keyword in call.keywords):
+            return f"{written}(..., download=True)"
+        return f"{written}({given})" if given else ""
+
+    def _address_given(self, call: ast.Call) -> str:
+        """The address `call` is given, as written (see _given), or ''."""
+        for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
+            if given := self._given(argument):
+                return given
+        return ""
+
+    def _given(self, node: ast.expr) -> str:
+        """What says `node` is an address: a string or f-string that starts with one, a
+        name assigned one, or one extended (`BASE + "x.csv"`, `f"{BASE}/x.csv"`,
+        `"https://.../{}".format(n)`, `urljoin(BASE, name)`, `os.path.join(BASE, name)`)."""
+        if address := _address(node):
+            return repr(address)
+        if isinstance(node, ast.JoinedStr) and node.values:
+            first = node.values[0]
+            return self._given(first.value) if isinstance(first, ast.FormattedValue) else ""
+        if isinstance(node, ast.Name) and node.id in self.addresses:
+            return f"{node.id}, an address"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            return self._given(node.left)
+        if not isinstance(node, ast.Call):
+            return ""
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        called = node.func.id if isinstance(node.func, ast.Name) else called
+        if called == "format" and isinstance(node.func, ast.Attribute):
+            return self._given(node.func.value)
+        if called in ("join", "urljoin", "Request") and node.args:
+            return self._given(node.args[0])
+        return ""
+
+    def _dotted(self, node: ast.expr) -> str:
+        """`np.load` as `numpy.load`, imports resolved; '' for what is no dotted name."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return ""
+        return ".".join([self.modules.get(node.id, node.id), *parts])
+
+
+def _address(node: ast.expr) -> str:
+    """The address a string or f-string starts with, or ''."""
+    if isinstance(node, ast.JoinedStr) and node.values:
+        node = node.values[0]
+    text = node.value if isinstance(node, ast.Constant) else None
+    return text.strip() if isinstance(text, str) and ADDRESS.match(text.strip()) else ""
+
+
+def _true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _false(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False

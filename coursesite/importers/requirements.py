@@ -1,0 +1,47 @@
+"""The requirement line an imported notebook needs for a module the build lacks: what the
+notebook's own `!pip install` lines say for its distribution (`grain==0.2.3`), or else the
+distribution's name, which for some modules is not the module's (`sklearn` comes from
+`scikit-learn`)."""
+
+from __future__ import annotations
+
+import re
+
+# Modules whose distribution is named otherwise, among those tutorials import most.
+DISTRIBUTIONS = {
+    "PIL": "Pillow",
+    "attr": "attrs",
+    "bs4": "beautifulsoup4",
+    "cv2": "opencv-python",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "fitz": "PyMuPDF",
+    "google": "protobuf",
+    "orbax": "orbax-checkpoint",
+    "skimage": "scikit-image",
+    "sklearn": "scikit-learn",
+    "tensorflow_datasets": "tensorflow-datasets",
+    "tfds": "tensorflow-datasets",
+    "yaml": "PyYAML",
+}
+# Where a requirement's name ends: a version, extras, a marker.
+_NAME_END = re.compile(r"[\s\[<>=!~;@]")
+
+
+def distribution_of(module: str) -> str:
+    return DISTRIBUTIONS.get(module, module.replace("_", "-"))
+
+
+def requirement_line(distribution: str, installs: list[str]) -> str:
+    """The notebook's own requirement for `distribution` (as its `!pip install` lines give
+    it, a version and extras with it), or the distribution's name."""
+    wanted = _normal(distribution)
+    for install in installs:
+        requirement = install.strip("'\"")
+        if _normal(_NAME_END.split(requirement, 1)[0]) == wanted:
+            return requirement
+    return distribution
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()

@@ -1,0 +1,240 @@
+"""What would stop an imported lesson is known before the author edits anything: the
+import names each cell that reads the network (at its line in the lesson) and each name
+an installed package lacks, and the first build says which failure is the network's."""
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from conftest import authoring_example, line_of
+
+LESSON = ("content", "02-downloads", "01-downloads.md")
+
+
+def notebook(path, cells) -> None:
+    book = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    book.cells = [new_markdown_cell("# Downloads\n\nData from elsewhere.")]
+    for code in cells:
+        book.cells += [new_markdown_cell("## A step"), new_code_cell(code)]
+    nbformat.write(book, path)
+
+
+def imported(course_folder, cells) -> tuple[str, str]:
+    """The import's report and the lesson it wrote."""
+    course_folder.write(authoring_example())
+    notebook(course_folder.root / "downloads.ipynb", cells)
+    done = course_folder.cli("import", "downloads.ipynb", "--phase", "02", "--slug", "downloads")
+    assert done.returncode == 0, done.stderr
+    return done.stdout, course_folder.root.joinpath(*LESSON).read_text()
+
+
+NETWORK_CELLS = [
+    "import urllib.request\nimport numpy as np\nSOURCE = 'https://example.org/rows.csv'",
+    "print('rows come from https://example.org/rows.csv')\nrows = 3",
+    "with urllib.request.urlopen('http://127.0.0.1:9/rows.csv') as answer:\n"
+    "    body = answer.read()",
+    "!wget https://example.org/rows.csv\ntable = np.loadtxt(SOURCE, delimiter=',')",
+    "import torchvision\nimages = torchvision.datasets.MNIST('data', download=True)",
+    "counts = open('rows.csv').read()",
+]
+
+
+def test_the_import_names_each_cell_that_reads_the_network_at_its_lesson_line(course_folder):
+    report, lesson = imported(course_folder, NETWORK_CELLS)
+    reads = [line for line in report.splitlines() if "reads the network" in line]
+    at = {
+        "urlopen": line_of(lesson, "urllib.request.urlopen("),
+        "wget": line_of(lesson, "!wget"),
+        "loadtxt": line_of(lesson, "np.loadtxt("),
+        "MNIST": line_of(lesson, "MNIST("),
+    }
+    assert len(reads) == 4, reads  # not the cell that prints an address, nor open()
+    assert f"cell 7, lesson line {at['urlopen']}: step 3 reads the network" in reads[0]
+    assert "(urllib.request.urlopen('http://127.0.0.1:9/rows.csv'))" in reads[0]
+    assert f"cell 9, lesson line {at['wget']}: step 4 reads the network (`wget`" in reads[1]
+    # An address assigned to a name in one cell and read in another.
+    assert f"cell 9, lesson line {at['loadtxt']}: step 4 reads" in reads[2]
+    assert "(np.loadtxt(SOURCE, an address))" in reads[2]
+    assert f"lesson line {at['MNIST']}: step 5 reads the network" in reads[3]
+    assert "download=True" in reads[3]
+    assert all("list it in the front matter's files:" in line for line in reads)
+    assert all("skip-execution" in line for line in reads)
+
+
+def test_a_build_says_which_failure_read_the_network_and_what_to_do(course_folder):
+    report, lesson = imported(
+        course_folder, NETWORK_CELLS[:1] + NETWORK_CELLS[2:3] + ["counts = open('rows.csv').read()"]
+    )
+    assert "reads the network" in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    opened, missing = line_of(lesson, "urlopen("), line_of(lesson, "open('rows.csv')")
+    assert f"01-downloads.md:{opened}: step 2 failed: URLError: " in built.stderr
+    failed = built.stderr[built.stderr.index(f"01-downloads.md:{opened}:") :]
+    assert failed.splitlines()[0].endswith("; it read the network")
+    assert "may have no network" in failed.split("01-downloads.md:")[1]
+    # A missing file is no network read: it keeps its own message and hint.
+    local = built.stderr[built.stderr.index(f"01-downloads.md:{missing}:") :]
+    assert local.splitlines()[0].endswith("No such file or directory: 'rows.csv'")
+    assert "network" not in local.split("01-downloads.md:")[1]
+
+
+DRIFT_CELLS = [
+    "import grain\nimport jax\nimport jax.numpy as jnp\nimport collections",
+    "options = grain.sources.ReadOptions(num_threads=2)",
+    "total = jax.tree.map(lambda x: x + 1, {'a': jnp.zeros(2)})\n"
+    "squares = jax.tree_map(lambda x: x * x, total)",
+    # Names the notebook makes exist itself, or asks about, are not drift.
+    "jax.course_extra = 1\nprint(jax.course_extra.real)\n"
+    "try:\n    from jax import tree_multimap\nexcept ImportError:\n    tree_multimap = None\n"
+    "if hasattr(jax, 'tree_leaves'):\n    print(jax.tree_leaves(total))",
+    "import jax.experimental.pjit\nprint(jax.experimental.pjit.pjit.__name__)",
+    "def norm(grain):\n    return grain.no_such_field\nprint(collections.abc.Mapping.__name__)",
+]
+
+
+def test_the_import_names_each_name_the_installed_packages_lack_at_its_lesson_line(
+    course_folder,
+):
+    import importlib.metadata
+
+    report, lesson = imported(course_folder, DRIFT_CELLS)
+    drift = [line for line in report.splitlines() if "written for another version" in line]
+    grain, jax = importlib.metadata.version("grain"), importlib.metadata.version("jax")
+    assert len(drift) == 2, drift  # nothing the notebook defines, guards or imports itself
+    read_options, tree_map = (
+        line_of(lesson, "grain.sources.ReadOptions"),
+        line_of(lesson, "jax.tree_map("),
+    )
+    assert drift[0].endswith(
+        f"cell 5, lesson line {read_options}: step 2 uses grain.sources.ReadOptions, which "
+        f"the installed grain does not have: written for another version of grain "
+        f"(installed: {grain}); the installed version has grain.ReadOptions: use it, or add "
+        "the version it was written for to your requirements (grain==...)"
+    )
+    assert f"cell 7, lesson line {tree_map}: step 3 uses jax.tree_map" in drift[1]
+    assert f"another version of jax (installed: {jax})" in drift[1]
+    # The build fails where the import said it would.
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    assert f"01-downloads.md:{read_options}: step 2 failed: AttributeError" in built.stderr
+    assert f"01-downloads.md:{tree_map}: step 3 failed: AttributeError" in built.stderr
+
+
+def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(course_folder):
+    report, _ = imported(
+        course_folder,
+        [
+            '!pip install -q scikit-learn==1.5.0 "tabulated-frames[fast]>=2"\n'
+            "import sklearn\nimport tabulated_frames\nimport cv2",
+        ],
+    )
+    lacking = {
+        line.split("imports ")[1].split(",")[0]: line
+        for line in report.splitlines()
+        if "which is not installed where you build" in line
+    }
+    assert sorted(lacking) == ["cv2", "sklearn", "tabulated_frames"]
+    # The notebook's own pin, else the distribution's name, which is not always the module's.
+    assert "add the line scikit-learn==1.5.0 to your requirements" in lacking["sklearn"]
+    assert "add the line tabulated-frames[fast]>=2 to" in lacking["tabulated_frames"]
+    assert "add the line opencv-python to your requirements" in lacking["cv2"]
+
+
+def test_an_address_built_from_another_is_read_and_one_only_compared_is_not():
+    from coursesite.importers.networkreads import NetworkReads
+
+    reads = NetworkReads()
+    assert reads.scan("import pandas as pd\nBASE = 'https://data.example/'") == []
+    code = (
+        "a = pd.read_csv(BASE + 'rows.csv')\n"
+        "b = pd.read_csv(f'{BASE}/rows.csv')\n"
+        "c = pd.read_csv('https://data.example/{}.csv'.format(3))\n"
+        "if BASE.startswith('https://'):\n"
+        "    print(BASE + 'rows.csv')\n"
+        "d = pd.read_csv('rows.csv')\n"
+        "import tensorflow_datasets as tfds\n"
+        "e = tfds.data_source('mnist', split='train')\n"
+        "f = tfds.load('mnist', data_dir='tfds', download=False)\n"
+    )
+    found = reads.scan(code)
+    assert [line for line, _ in found] == [0, 1, 2, 7]
+    assert found[0][1] == "pd.read_csv(BASE, an address)"
+    assert found[3][1] == "tfds.data_source()"
+
+
+def test_a_network_error_is_told_by_its_class_its_cause_and_where_it_was_raised():
+    import errno
+    import socket
+    import urllib.error
+
+    from coursesite.execution.networkerrors import read_the_network
+
+    def raised(error, cause=None):
+        try:
+            raise error from cause
+        except BaseException as caught:
+            return caught
+
+    requests_error = type("ConnectionError", (OSError,), {"__module__": "requests.exceptions"})
+    assert read_the_network(raised(socket.gaierror(-2, "Name or service not known")))
+    assert read_the_network(raised(OSError(errno.ENETUNREACH, "Network is unreachable")))
+    assert read_the_network(raised(requests_error("Max retries exceeded")))
+    wrapped = raised(RuntimeError("could not load mnist"), urllib.error.URLError("refused"))
+    assert read_the_network(wrapped)
+    # A file that is not there, or a timeout the code raised itself, is no network error.
+    assert not read_the_network(raised(FileNotFoundError(errno.ENOENT, "rows.csv")))
+    assert not read_the_network(raised(TimeoutError("the solver took too long")))
+    assert not read_the_network(raised(ValueError("bad"), KeyError("k")))
+
+
+def test_each_data_file_the_code_reads_is_named_with_where_it_must_go(course_folder):
+    (course_folder.root / "rows.csv").write_text("a\nb\nc\n")  # beside the notebook
+    report, lesson = imported(
+        course_folder,
+        [
+            "import numpy as np\nrows = open('rows.csv').read().splitlines()\nprint(len(rows))",
+            "np.save('made.npy', np.arange(3))\nprint(np.load('made.npy').sum())",
+            "from pathlib import Path\nlabels = Path('labels.txt').read_text().split()",
+        ],
+    )
+    reads = [line for line in report.splitlines() if "reads the file" in line]
+    assert len(reads) == 2, reads  # made.npy is written by the step that reads it
+    folder = "content/02-downloads"
+    assert reads[0].endswith(
+        f"cell 3, lesson line {line_of(lesson, 'open(')}: step 1 reads the file rows.csv; copy "
+        f"it from beside the notebook to {folder}/rows.csv and list it in the front "
+        "matter's files: [rows.csv]"
+    )
+    assert (
+        f"lesson line {line_of(lesson, 'labels.txt')}: step 3 reads the file labels.txt; "
+        in (reads[1])
+    )
+    assert f"it is not beside the notebook: save it as {folder}/labels.txt" in reads[1]
+    # Done as the report says, the lesson builds.
+    path = course_folder.root.joinpath(*LESSON)
+    (path.parent / "rows.csv").write_text("a\nb\nc\n")
+    (path.parent / "labels.txt").write_text("cat dog\n")
+    path.write_text(lesson.replace("\nrevision:", "\nfiles: [rows.csv, labels.txt]\nrevision:", 1))
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
+def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import h5py, zipfile\n"
+        "with h5py.File('weights.h5', 'w') as f:\n    pass\n"
+        "weights = h5py.File('weights.h5')\n"
+        "archive = zipfile.ZipFile('images.zip')\n"
+        "archive.extractall('images')\n"
+        "first = open('images/0.png', 'rb')\n"
+        "later = open('later.txt')\n"
+        "open('later.txt', 'w').write('x')\n"
+    )
+    assert data_reads([(4, "cell 6", code)]) == [
+        (4, "cell 6", 4, "images.zip"),
+        (4, "cell 6", 7, "later.txt"),  # written only after it is read
+    ]
