@@ -152,3 +152,45 @@ def test_rst_roles_are_read_as_the_myst_role_of_the_same_name_with_a_note_each()
         "cell 2: the reStructuredText role :py:class:`jax.Array` became {py:class}`jax.Array`",
     ]
     assert any("key-concepts-tracing` points at a label outside" in note for note in notes)
+
+
+def test_a_directive_closing_fence_does_not_turn_the_prose_after_it_into_code():
+    text = "```{note}\nA note.\n```\n\nSee {ref}`elsewhere` and [the guide](guide.md)."
+    settled = settle(text, [])
+    assert settled.endswith("See elsewhere and the guide.")
+
+
+def test_a_longer_fence_holds_a_shorter_one_and_both_are_left_as_written():
+    example = "````md\n```{note}\nThen {ref}`inside` and [a](b.md).\n```\n````"
+    text = f"{example}\n\nOutside: {{ref}}`outside`."
+    settled = settle(text, [])
+    assert settled.startswith(example + "\n")
+    assert settled.endswith("Outside: outside.")
+
+
+def test_a_link_in_a_markdown_example_fence_is_left_as_written():
+    example = "```md\n[internal reference](render/output/markdown)\n```"
+    text = f"```{{note}}\nA note.\n```\n{example}\n\n[there](render/x.md)"
+    assert settle(text, []) == f"```{{note}}\nA note.\n```\n{example}\n\nthere"
+
+
+def test_an_info_string_line_does_not_close_a_fence():
+    text = "```md\n```python\n{ref}`kept`\n```\n\n{ref}`gone`"
+    assert settle(text, []) == "```md\n```python\n{ref}`kept`\n```\n\ngone"
+
+
+def test_links_and_labels_in_a_colon_directive_are_settled_and_slash_labels_slugged():
+    cells = ["(render/output/images)=\n## Images", ":::{seealso}\n[](render/output/customise)\n:::"]
+    labels = NotebookLabels.of(cells)
+    notes: list[str] = []
+    assert settle_references(cells[0], labels, "cell 1", notes).startswith(
+        "(render-output-images)="
+    )
+    fenced = "```{note}\nThis.\n```\n" + cells[0]
+    assert "(render-output-images)=" in settle_references(fenced, labels, "cell 1", notes)
+    settled = settle_references(cells[1], labels, "cell 2", notes)
+    assert "](" not in settled and "render/output/customise" in settled
+
+
+def test_a_role_written_in_a_code_span_does_not_hide_the_role_after_it():
+    assert settle("Write `{ref}` as in {ref}`elsewhere`.", []) == "Write `{ref}` as in elsewhere."

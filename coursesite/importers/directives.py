@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
-from markdown_it import MarkdownIt
-
 from coursesite.blocks.builtin import ADMONITION_KINDS, CLOSED_CLASSES
+from coursesite.importers.fences import code_lines
 
 _OPENING = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|:{3,})\{([\w-]+)\}(.*)$")
 _OPTION = re.compile(r"^( {0,3}):([\w-]+):(.*)$")
@@ -21,7 +20,7 @@ _OPTION = re.compile(r"^( {0,3}):([\w-]+):(.*)$")
 def settle_admonitions(text: str, where: str, notes: list[str]) -> str:
     """`text` (a Markdown cell) with each admonition's options and classes reduced to those
     a lesson takes; each one dropped is noted in `notes`."""
-    code = _code_lines(text)
+    code = code_lines(text)  # an admonition written out as an example is code
     settled: list[str] = []
     kind = ""
     for number, line in enumerate(text.split("\n")):
@@ -40,17 +39,6 @@ def settle_admonitions(text: str, where: str, notes: list[str]) -> str:
         elif kept := _kept_classes(kind, value, where, notes):
             settled.append(f"{indent}:class: {' '.join(kept)}")
     return "\n".join(settled)
-
-
-def _code_lines(text: str) -> set[int]:
-    """The lines of `text` inside code blocks: an admonition written out as an example."""
-    return {
-        number
-        for token in MarkdownIt("commonmark").parse(text)
-        if token.map
-        and (token.type == "code_block" or (token.type == "fence" and token.info[:1] != "{"))
-        for number in range(*token.map)
-    }
 
 
 def _is_admonition(kind: str) -> bool:

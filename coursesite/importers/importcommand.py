@@ -15,12 +15,12 @@ from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.lessonimport import (
     ImportedLesson,
     convert,
-    lesson_line,
     lesson_slug,
     notebook_title,
 )
 from coursesite.importers.references import OtherSites
 from coursesite.importers.requirements import distribution_of, requirement_line
+from coursesite.importers.steplines import lesson_line
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
 
@@ -80,6 +80,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     anything that stops the import."""
     from coursesite.errors import BuildError
     from coursesite.importers.notebooks import read_notebook
+    from coursesite.plugins import load_plugins
 
     if request.origin is not None and request.origin not in course.references:
         names = ", ".join(course.references) or "none"
@@ -114,6 +115,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     # Named relative to the course: the course must not carry this machine's paths.
     notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
     sites = OtherSites.of(course.references, request.origin)
+    load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)

@@ -32,8 +32,14 @@ from coursesite.execution.expectedoutputs import (
 from coursesite.files import short_digest
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
+from coursesite.importers.glue import Glued
 from coursesite.importers.magics import TIMING_VOLATILE, CellCode, cell_code
-from coursesite.importers.networkreads import NetworkReads
+from coursesite.importers.mystdirectives import (
+    directive_images,
+    keeps_title,
+    settle_directives,
+)
+from coursesite.importers.networkreads import network_notes
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.titles import (
@@ -82,7 +88,10 @@ def convert(
     lesson = ImportedLesson()
     markdown = _without_title(cells, title, lesson)
     shift = _heading_shift(markdown)
-    labels = NotebookLabels.of([cell.source for cell in markdown if cell.kind == "markdown"])
+    labels = NotebookLabels.of(
+        [cell.source for cell in markdown if cell.kind == "markdown"], keeps_title
+    )
+    glued = Glued.of([cell.source for cell in cells if _runs_through(cell)])
     understand: list[str] = []
     build_run: list[str] = []
     prose: list[str] = []  # every Markdown cell's text, for the summary
@@ -104,9 +113,10 @@ def convert(
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
-            portable = settle_references(
-                _portable(cell, lesson), labels, cell.where, lesson.notes, sites
-            )
+            portable = _portable(cell, lesson)
+            lesson.linked_images += [(path, cell.where) for path in directive_images(portable)]
+            portable = settle_directives(portable, cell.where, lesson.notes, glued)
+            portable = settle_references(portable, labels, cell.where, lesson.notes, sites, glued)
             portable = settle_math(portable, cell.where, lesson.notes)
             portable = settle_admonitions(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)
@@ -185,32 +195,16 @@ def convert(
     if lesson.timed:
         front["volatile"] = TIMING_VOLATILE
     lesson.text = _lesson_text(front, understand, build_run)
-    lesson.notes += _network_reads(lesson)
+    lesson.notes += network_notes(lesson.text, lesson.steps)
     if stored:
         lesson.expected = dump_expected(source, stored)
     return lesson
 
 
-def _network_reads(lesson: ImportedLesson) -> list[str]:
-    """A note for each line of the steps that reads the network, at its line in the lesson."""
-    reads = NetworkReads()
-    return [
-        f"{where}, lesson line {lesson_line(lesson.text, number, offset)}: step {number} reads "
-        f"the network ({what}), and the machine that builds the site may have none: save "
-        "the data beside the lesson, list it in the front matter's files: and read it from "
-        "there; or tag the cell skip-execution and import again, which shows its code "
-        "without running it"
-        for number, where, code in lesson.steps
-        for offset, what in reads.scan(code)
-    ]
-
-
-def lesson_line(text: str, number: int, offset: int) -> int:
-    """The line of `text` (from 1) holding line `offset` (from 0) of step `number`'s code."""
-    lines = text.splitlines()
-    start = next(at for at, line in enumerate(lines) if line.startswith(f":::{{step}} {number}. "))
-    fence = next(at for at in range(start, len(lines)) if lines[at].startswith("```"))
-    return fence + 2 + offset
+def _runs_through(cell: Cell) -> bool:
+    """Whether a code cell's every line runs in the lesson: what it glues is there after."""
+    stops = cell.raises or {"skip-execution", "raises-exception"} & set(cell.tags)
+    return cell.kind == "code" and not stops
 
 
 def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> list[Cell]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
+from coursesite.importers.steplines import lesson_line
+
 ADDRESS = re.compile(r"^(?:https?|ftp|gs|s3|hf)://", re.I)
 # Downloaders, by the full dotted name of what is called (imports resolved).
 DOWNLOADERS = re.compile(
@@ -165,3 +167,18 @@ def _true(node: ast.expr) -> bool:
 
 def _false(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is False
+
+
+def network_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
+    """A report line for each line of the steps (number, cell.where, code) that reads the
+    network, at its line in the lesson `text`."""
+    reads = NetworkReads()
+    return [
+        f"{where}, lesson line {lesson_line(text, number, offset)}: step {number} reads "
+        f"the network ({what}), and the machine that builds the site may have none: save "
+        "the data beside the lesson, list it in the front matter's files: and read it from "
+        "there; or tag the cell skip-execution and import again, which shows its code "
+        "without running it"
+        for number, where, code in steps
+        for offset, what in reads.scan(code)
+    ]

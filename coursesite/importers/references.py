@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from markdown_it import MarkdownIt
 
 from coursesite.config.manifest import ReferenceSite
+from coursesite.importers.fences import code_lines, labels_of, regions
+from coursesite.importers.glue import Glued, pasted_role
 from coursesite.markup.markdown import slugify
 from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
 
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
-_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_DIRECTIVE = re.compile(r"\s*\{[\w:-]+\}")
+_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
 # run of backticks up to the next run of the same length.
 _ROLE_OR_CODE = re.compile(
@@ -44,15 +44,48 @@ class NotebookLabels:
     """The notebook's own target labels, and the anchor each becomes."""
 
     anchors: dict[str, str] = field(default_factory=dict)
+    # What a {ref} to a label shows when it names no text and no title follows the target
+    # (a heading or a titled block): the page has none to show.
+    shown: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, texts: list[str]) -> NotebookLabels:
+    def of(
+        cls, texts: list[str], keeps_title: Callable[[str], bool] = lambda name: True
+    ) -> NotebookLabels:
+        """The `(label)=` targets of `texts`, and the labels their directives' `:name:`
+        options give (mystdirectives.py makes each a target); `keeps_title` says of a
+        directive whether its title stays a block's, which a {ref} to it shows."""
         labels = cls()
         for text in texts:
+            code = code_lines(text)
             for match in _TARGET.finditer(text):
-                label = match.group(2).strip()
-                labels.anchors[label] = label if LABEL.match(label) else slugify(label)
+                if text.count("\n", 0, match.start()) not in code:
+                    label = match.group(2).strip()
+                    labels.anchors[label] = anchor_for(label)
+                    after = _TITLED.match(text, match.end())
+                    if not after or (after.group(1) and not keeps_title(after.group(1))):
+                        labels.shown[label] = _words(label)
+            for label, directive in labels_of(text):
+                labels.anchors[label] = anchor_for(label)
+                glue = directive.name.startswith("glue")
+                shown = directive.argument if directive.argument and not glue else ""
+                labels.shown[label] = shown or _words(label)
         return labels
+
+
+def anchor_for(label: str) -> str:
+    """The page anchor a label becomes: itself, or slugged when it is no plain name."""
+    return label if LABEL.match(label) else slugify(label)
+
+
+# What follows a target that may give it a title: a heading, or a directive with a title.
+_TITLED = re.compile(
+    r"\s*\n(?:\s*\n)*(?: {0,3}#{1,6} | {0,3}(?:`{3,}|~{3,}|:{3,})\{([\w:-]+)\}[ \t]*\S)"
+)
+
+
+def _words(label: str) -> str:
+    return re.sub(r"[-_:/]+", " ", label).strip()
 
 
 @dataclass(frozen=True)
@@ -98,40 +131,44 @@ def settle_references(
     where: str,
     notes: list[str],
     sites: OtherSites | None = None,
+    glued: Glued | None = None,
 ) -> str:
     """`text` (a Markdown cell) with every reference the lesson can keep kept, links into
-    `sites`, and the rest as plain text, noted in `notes`. Code fences are left as they are."""
+    `sites`, MyST-NB's pasted values (`glued`) as live values, and the rest as plain text,
+    noted in `notes`. Code fences are left as they are."""
     sites = sites or OtherSites()
+    glued = glued or Glued()
+    code, fences = regions(text)
     settled: list[str] = []
     chunk: list[str] = []
-    inside: str | None = None
-    for line in text.split("\n"):
-        fence = _FENCE.match(line)
-        if inside is None and fence and _DIRECTIVE.match(line[fence.end() :]):
-            fence = None  # a MyST directive (```{note}): its body is prose like any other
-        if inside is None and fence:
-            if chunk:
-                settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
-            chunk, inside = [], fence.group(1)[0]
-            settled.append(line)
-        elif inside is not None:
-            settled.append(line)
-            if fence and fence.group(1)[0] == inside:
-                inside = None
-        else:
+    for number, line in enumerate(text.split("\n")):
+        if number not in code and number not in fences:
             chunk.append(line)
+            continue
+        if chunk:
+            settled.append(_settled("\n".join(chunk), labels, where, notes, sites, glued))
+            chunk = []
+        # A directive's opening line holds its title, which is prose.
+        settled.append(
+            line if number in code else _settled(line, labels, where, notes, sites, glued)
+        )
     if chunk:
-        settled.append(_settled("\n".join(chunk), labels, where, notes, sites))
+        settled.append(_settled("\n".join(chunk), labels, where, notes, sites, glued))
     return "\n".join(settled)
 
 
 def _settled(
-    text: str, labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
+    text: str,
+    labels: NotebookLabels,
+    where: str,
+    notes: list[str],
+    sites: OtherSites,
+    glued: Glued,
 ) -> str:
-    text = _TARGET.sub(lambda m: f"{m.group(1)}({labels.anchors[m.group(2).strip()]})=", text)
+    text = _TARGET.sub(lambda m: f"{m.group(1)}({anchor_for(m.group(2).strip())})=", text)
     text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, where, notes))
-    text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites))
-    return _outside_code(_LINK, text, lambda m: _link(m, where, notes, sites))
+    text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites, glued))
+    return _outside_code(_LINK, text, lambda m: _link(m, labels, where, notes, sites))
 
 
 def _outside_code(
@@ -142,11 +179,14 @@ def _outside_code(
     spans = [m.span() for m in _ROLE_OR_CODE.finditer(text) if m.group("ticks")]
     spans += _code_blocks(text)
 
-    def outside(match: re.Match[str]) -> str:
-        inside = any(start <= match.start() < end for start, end in spans)
-        return match.group(0) if inside else replace(match)
-
-    return pattern.sub(outside, text)
+    settled, at = [], 0
+    while (match := pattern.search(text, at)) is not None:
+        code = next((span for span in spans if span[0] <= match.start() < span[1]), None)
+        # A match that starts in code is none, and may not swallow what follows the code.
+        end = code[1] if code else match.end()
+        settled += [text[at:end]] if code else [text[at : match.start()], replace(match)]
+        at = max(end, at + 1)
+    return "".join(settled) + text[at:]
 
 
 def _code_blocks(text: str) -> list[tuple[int, int]]:
@@ -173,12 +213,31 @@ def _linked(shown: str, address: str, what: str, where: str, notes: list[str]) -
 
 
 def _role(
-    match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
+    match: re.Match[str],
+    labels: NotebookLabels,
+    where: str,
+    notes: list[str],
+    sites: OtherSites,
+    glued: Glued,
 ) -> str:
     name, content = role_kind(match.group(1)), match.group(2)
+    if name == "glue" or name.startswith("glue:"):
+        return pasted_role(name, content, glued, where, notes)
     text, target = split_role_text(content)
+    if name in ("eq", "numref") and target in labels.anchors:
+        # A number the page has not: the reference shows the target's title, or its text.
+        shown = text if text and "%s" not in text and "{" not in text else None
+        shown = shown or labels.shown.get(target)
+        to = labels.anchors[target]
+        ref = f"{{ref}}`{shown} <{to}>`" if shown else f"{{ref}}`{to}`"
+        notes.append(
+            f"{where}: {match.group(0)} became {ref}, which shows the target's title or "
+            "label: lessons number no equations, figures or tables"
+        )
+        return ref
     if name == "ref":
         anchor = labels.anchors.get(target)
+        text = text or labels.shown.get(target)
         if anchor is not None:
             return f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
         shown = text or re.sub(r"[-_]+", " ", target)
@@ -202,16 +261,26 @@ def _role(
     return f"`{shown}`" if name in ("download", "nb-download", "file", "envvar") else shown
 
 
-def _link(match: re.Match[str], where: str, notes: list[str], sites: OtherSites) -> str:
+def _link(
+    match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str], sites: OtherSites
+) -> str:
     text, target = match.group(1), match.group(2)
+    # MyST's [text](label) and [](label) name a target of the notebook: the {ref} to it.
+    anchor = labels.anchors.get(target)
+    if anchor is not None:
+        text = text or labels.shown.get(target, "")
+        myst = f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
+        notes.append(f"{where}: the link {match.group(0)} became {myst}")
+        return myst
     if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
-        return match.group(0)
+        return match.group(0) if text else f"[{target}]({target})"
+    shown = text or target
     # MyST lets a link name a label ([Tracers](key-concepts-tracing)) or a page.
     address = sites.labels.get(target) or (_PAGE_FILE.search(target) and sites.page(target))
     if address:
-        return _linked(text, address, f"the link [{text}]({target})", where, notes)
+        return _linked(shown, address, f"the link {match.group(0)}", where, notes)
     notes.append(
-        f"{where}: the link [{text}]({target}) points at a page beside the notebook, which "
+        f"{where}: the link {match.group(0)} points at a page beside the notebook, which "
         "the course does not have: it became its text"
     )
-    return text
+    return shown

@@ -1,0 +1,284 @@
+"""An imported notebook's MyST directives, each one a block the build knows, or settled.
+
+A tutorial uses directives of Sphinx, MyST and their extensions that lessons lack. The
+import checks every directive's name against the build's own list (the block registry,
+with the kinds plugins add), keeps those it finds, with the options their kind takes, and
+settles the others, each with a line of the report saying what happened and what to do:
+
+- navigation (`{toctree}`, `{contents}`, `{tableofcontents}`) is left out;
+- `{versionadded}`, `{versionchanged}`, `{deprecated}` become a note (a warning), titled
+  with the version; admonitions lessons lack (`{hint}`, `{danger}`, `{margin}`,
+  `{dropdown}`, ...) the closest one lessons have;
+- `{table}` becomes its Markdown table, its caption a bold line above it; `{math}` display
+  math; `{code-block}` and `{code-cell}` a fence (Python: `norun`);
+- MyST-NB's `{glue}` directives paste a value (glue.py); layout containers (`{tab-set}`,
+  `{card}`, ...) leave their body; any other directive is shown as text.
+
+A `:name:` (a formula's `:label:`) becomes a `(label)=` target before what is kept, so that
+`{ref}`, `{numref}` and `{eq}` to it still reach it. Inside another block or a list item,
+where lessons take no block, what would be a block is its title in bold and its body.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+
+import coursesite.blocks.builtin  # noqa: F401  (registers the built-in kinds)
+from coursesite.blocks.registry import kind_named, parent_of
+from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
+from coursesite.importers.glue import Glued, pasted_block
+from coursesite.importers.references import anchor_for
+from coursesite.lesson.completeness import PLACEHOLDER
+
+_NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
+_VERSIONS = {
+    "versionadded": ("note", "New in version"),
+    "versionchanged": ("note", "Changed in version"),
+    "deprecated": ("warning", "Deprecated since version"),
+    "versionremoved": ("warning", "Removed in version"),
+}
+# Admonitions of MyST and Sphinx themes, as the closest kind lessons have.
+_LIKE = {
+    "hint": "tip",
+    "attention": "important",
+    "danger": "warning",
+    "error": "warning",
+    "todo": "note",
+    "dropdown": "note",
+    "margin": "note",
+    "sidebar": "note",
+    "aside": "note",
+    "topic": "note",
+}
+# Layout that holds prose: its body is kept without it.
+_CONTAINERS = {
+    "tab-set",
+    "tab-item",
+    "tab",
+    "card",
+    "grid",
+    "grid-item",
+    "grid-item-card",
+    "div",
+    "container",
+    "epigraph",
+    "pull-quote",
+    "highlights",
+    "compound",
+    "only",
+    "centered",
+    "rubric",
+}
+_CODE = ("code-block", "code", "sourcecode", "code-cell")
+_IMAGE = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.I)
+_PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
+
+
+def keeps_title(name: str) -> bool:
+    """Whether a directive's title stays the title of a block (which a {ref} shows)."""
+    kind = kind_named(name)
+    return kind.titled if kind else name in _VERSIONS or name in _LIKE
+
+
+def settle_directives(text: str, where: str, notes: list[str], glued: Glued | None = None) -> str:
+    """`text` (a Markdown cell) with every directive one the build knows, or settled."""
+    # What a directive held may be at the top of prose now: its Python is shown, not run.
+    return "\n".join(_shown_python(_settled(text, where, notes, glued or Glued(), inside="")))
+
+
+def directive_images(text: str) -> list[str]:
+    """The image files `text`'s `{image}` and `{figure}` directives show (nested ones too),
+    as the lesson will name them: the import checks that each is beside the lesson."""
+    found = []
+    for directive in directives(text):
+        path = directive.argument
+        if directive.name in ("image", "figure") and _IMAGE.match(path) and "//" not in path:
+            found.append(unquote(path))
+        if directive.name not in CODE_DIRECTIVES:
+            found += directive_images("\n".join(directive.body))
+    return found
+
+
+def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str) -> list[str]:
+    """`text`'s lines with its directives settled; `inside` names what holds it: a block
+    kind, "a list or a quote", or "" for the top level of a stage, the one place blocks go."""
+    lines = text.split("\n")
+    said: list[list[str]] = []  # each directive's notes, in the order of the text
+    for directive in reversed(directives(text)):  # from the end: earlier lines stay put
+        said.insert(0, [])
+        place = inside or ("a list or a quote" if directive.contained else "")
+        kept = _replacement(directive, where, said[0], glued, place)
+        label = directive.label()
+        if label is not None:
+            kept = [f"({anchor_for(label)})=", *kept]
+        lines[directive.first : directive.end] = [
+            directive.indent + line if line else directive.indent.rstrip() for line in kept
+        ]
+    notes += [note for group in said for note in group]
+    return lines
+
+
+def _replacement(
+    directive: Directive, where: str, notes: list[str], glued: Glued, inside: str
+) -> list[str]:
+    """The lines that stand for `directive` (its own indent taken off)."""
+    name, argument = directive.name, directive.argument
+    what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "")
+    body = "\n".join(directive.body)
+    # A sub-block ({hint} of an {exercise}) is one only in its block.
+    if (kind_named(name) and not inside) or (inside and parent_of(name) == inside):
+        return _known(directive, where, notes, glued)
+    if kind_named(name):
+        place = inside if inside == "a list or a quote" else "another block"
+        alt = directive.options.get("alt", "")
+        if name in ("image", "figure") and _IMAGE.match(argument) and alt:
+            notes.append(f"{what} cannot go in {place}: it became a Markdown image")
+            caption = ["", *_settled(body, where, notes, glued, inside)] if body.strip() else []
+            return [f"![{alt}]({argument})", *caption]
+        notes.append(f"{what} cannot go in {place}: it became its title in bold and its body")
+        heading = [f"**{argument}**", ""] if argument else []
+        return heading + _settled(body, where, notes, glued, inside)
+    if name in _NAVIGATION:
+        notes.append(
+            f"{what} is navigation of the notebook's site, which a lesson has no use "
+            "for: it was left out (link what it listed from the prose if readers need it)"
+        )
+        return []
+    if name.startswith("glue"):
+        caption = _settled(body, where, notes, glued, inside) if body.strip() else []
+        return pasted_block(name, argument, glued, caption, where, notes)
+    if name in _VERSIONS or name in _LIKE:
+        kind, title = _VERSIONS.get(name) or (_LIKE[name], argument)
+        title = f"{title} {argument}".strip() if name in _VERSIONS else title
+        inner = _settled(body, where, notes, glued, name) if body.strip() else []
+        if inside or not inner:
+            notes.append(
+                f"{what} became {'its title in bold' if title else 'its body'}, as lessons lack it"
+            )
+            return ([f"**{title}**", ""] if title else []) + inner
+        options = (
+            [":class: dropdown"]
+            if name == "dropdown" or "dropdown" in directive.options.get("class", "")
+            else []
+        )
+        notes.append(
+            f"{what} became {{{kind}}}"
+            + (f" {title}" if title else "")
+            + ", the closest block lessons have"
+        )
+        fence = ":::" if directive.markup.startswith(":") else directive.markup
+        return [f"{fence}{{{kind}}} {title}".rstrip(), *options, *inner, fence]
+    if name == "table":
+        notes.append(
+            f"{what} became its table, its caption a bold line above it: lessons have no "
+            "table captions"
+        )
+        caption = [f"**{argument}**", ""] if argument else []
+        return caption + _settled(body, where, notes, glued, inside)
+    if name == "math":
+        notes.append(f"{what} became display math ($$)")
+        return ["$$", *directive.body, "$$"] if body.strip() else []
+    if name in _CODE:
+        language = argument.split()[0] if argument else "text"
+        info = "python norun" if language in _PYTHON else language
+        notes.append(f"{what} became a ```{info} block: lessons run only the code of their blocks")
+        return _fence(directive.body, info)
+    if name in _CONTAINERS:
+        notes.append(f"{what} is layout lessons lack: its body is kept without it")
+        heading = [f"**{argument}**", ""] if argument else []
+        return heading + _settled(body, where, notes, glued, inside)
+    if name == "list-table" and (table := _pipe_table(directive.body)):
+        notes.append(f"{what} became a Markdown table, its first row the header")
+        return ([f"**{argument}**", ""] if argument else []) + table
+    if not body.strip():
+        notes.append(
+            f"{what} is a directive lessons lack, with no body to show: it was left out; "
+            "write what it showed into the lesson if the lesson needs it"
+        )
+        return []
+    shown_as = {"raw": argument.split()[0] if argument else "text", "eval-rst": "rst"}
+    notes.append(
+        f"{what} is a directive lessons lack: its body is shown as code; rewrite it in "
+        "Markdown, or delete it"
+    )
+    return _fence(directive.body, shown_as.get(name, "text"))
+
+
+def _pipe_table(body: list[str]) -> list[str]:
+    """A `{list-table}`'s rows (`* - a` then `  - b`) as a pipe table, or [] when a cell
+    holds more than one line."""
+    rows: list[list[str]] = []
+    for line in body:
+        if not line.strip():
+            continue
+        if re.match(r"\*\s+-\s", line):
+            rows.append([line.split("-", 1)[1].strip()])
+        elif re.match(r"\s+-\s", line) and rows:
+            rows[-1].append(line.split("-", 1)[1].strip())
+        else:
+            return []
+    width = max((len(row) for row in rows), default=0)
+    if not rows or width == 0:
+        return []
+    cells = [[cell.replace("|", "\\|") for cell in row] + [""] * (width - len(row)) for row in rows]
+    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    return [lines[0], "|" + " --- |" * width, *lines[1:]]
+
+
+def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> list[str]:
+    """A block the build knows, with the options its kind takes, its body settled."""
+    kind = kind_named(directive.name)
+    allowed = kind.options if kind else ()
+    options = []
+    for option, value in directive.options.items():
+        if option in allowed:
+            options.append(f":{option}: {value}".rstrip())
+        elif option in ("name", "label") and (label := directive.label()):
+            notes.append(
+                f"{where}: the :{option}: of {{{directive.name}}} became the target "
+                f"({anchor_for(label)})= before it"
+            )
+        else:
+            notes.append(
+                f"{where}: the option :{option}: of {{{directive.name}}} is not one lessons "
+                "take: it was dropped"
+            )
+    for option in kind.required if kind else ():
+        if option not in directive.options:
+            what = "what it shows" if option == "alt" else f"its {option}"
+            options.append(f":{option}: {PLACEHOLDER} {what}")
+            notes.append(
+                f"{where}: {{{directive.name}}} needs :{option}:, which the notebook does not "
+                f"give: fill in its {PLACEHOLDER} line"
+            )
+    body = "\n".join(directive.body)
+    inner = (
+        body.split("\n")
+        if directive.name in CODE_DIRECTIVES
+        else _shown_python(_settled(body, where, notes, glued, directive.name))
+    )
+    opening = f"{directive.markup}{{{directive.name}}} {directive.argument}".rstrip()
+    return [opening, *options, *inner, *([directive.markup] if directive.closed else [])]
+
+
+def _shown_python(lines: list[str]) -> list[str]:
+    """`lines` (a block's body) with each Python fence marked `norun`: in a block that
+    does not run, a plain ```python fence would look as if it ran, and the build refuses
+    it (the import marks those of the top level of prose so too)."""
+    lines = list(lines)
+    for token in MarkdownIt("commonmark").parse("\n".join(lines)):
+        words = token.info.split() if token.type == "fence" else []
+        if token.map and words and words[0] in _PYTHON and "norun" not in words:
+            first = token.map[0]
+            at = lines[first].index(words[0])
+            lines[first] = lines[first][:at] + "python norun" + lines[first][at + len(words[0]) :]
+    return lines
+
+
+def _fence(lines: list[str], info: str) -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(lines))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *lines, fence]

@@ -1,0 +1,248 @@
+"""An imported notebook's directives are ones the build knows, or settled by the import
+with a line of the report each, so that the first build meets no 'unknown block'; MyST-NB
+glue becomes live values where it can."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coursesite.blocks.registry import BlockKind, register, unregister
+from coursesite.config.manifest import LessonEntry, LessonRef, PhaseEntry
+from coursesite.errors import BuildErrors
+from coursesite.importers.glue import Glued
+from coursesite.importers.lessonimport import convert
+from coursesite.importers.mystdirectives import directive_images, settle_directives
+from coursesite.importers.notebooks import read_notebook
+from coursesite.importers.references import NotebookLabels, settle_references
+from coursesite.lesson.parse import parse_lesson
+
+
+def settle(text: str, glued: Glued | None = None) -> tuple[str, list[str]]:
+    notes: list[str] = []
+    return settle_directives(text, "cell 1", notes, glued), notes
+
+
+def test_navigation_is_left_out_with_a_note():
+    text, notes = settle("Intro.\n\n```{toctree}\n:hidden:\nadvanced\n```\n\n:::{contents}\n:::")
+    assert text.strip() == "Intro."
+    assert len(notes) == 2 and all("navigation" in note for note in notes)
+
+
+def test_version_notes_become_a_note_or_warning_titled_with_the_version():
+    text, notes = settle(":::{versionchanged} 0.14.0\nRoles find keys.\n:::")
+    assert text == ":::{note} Changed in version 0.14.0\nRoles find keys.\n:::"
+    text, _ = settle("```{deprecated} 2.0\nUse `g`.\n```")
+    assert text == "```{warning} Deprecated since version 2.0\nUse `g`.\n```"
+    text, _ = settle("```{versionadded} 1.1\n```")  # an empty note is refused: its title stays
+    assert text == "**New in version 1.1**\n"
+    assert "{versionchanged} 0.14.0 became {note}" in notes[0]
+
+
+def test_a_table_keeps_its_table_its_caption_and_a_target_its_references_reach():
+    cell = ":::{table} Options\n:name: tbl-options\n:align: center\n| a | b |\n| - | - |\n:::"
+    text, notes = settle(cell)
+    assert text == "(tbl-options)=\n**Options**\n\n| a | b |\n| - | - |"
+    labels = NotebookLabels.of([cell])
+    refs = "See {numref}`tbl-options` and {ref}`tbl-options`."
+    assert settle_references(refs, labels, "cell 2", notes) == (
+        "See {ref}`Options <tbl-options>` and {ref}`Options <tbl-options>`."
+    )
+    assert any("lessons have no table captions" in note for note in notes)
+
+
+def test_an_equation_reference_reaches_the_math_label():
+    cell = "```{math}\n:label: eq-sum\na + b\n```\n\nBy {eq}`eq-sum`, and {eq}`elsewhere`."
+    labels = NotebookLabels.of([cell])
+    notes: list[str] = []
+    text = settle_references(settle_directives(cell, "cell 1", notes), labels, "cell 1", notes)
+    assert text == "(eq-sum)=\n$$\na + b\n$$\n\nBy {ref}`eq sum <eq-sum>`, and elsewhere."
+
+
+def test_unknown_directives_are_shown_as_text_or_left_out_and_layout_is_unwrapped():
+    text, notes = settle("```{mermaid}\ngraph TD; A-->B\n```\n\n```{include} ../README.md\n```")
+    assert text == "```text\ngraph TD; A-->B\n```\n"
+    assert "shown as code" in notes[0] and "left out" in notes[1]
+    text, _ = settle("```{raw} html\n<b>x</b>\n```")
+    assert text == "```html\n<b>x</b>\n```"
+    text, _ = settle("```{list-table} Sizes\n:header-rows: 1\n* - n\n  - size\n* - 1\n  - 8\n```")
+    assert text == "**Sizes**\n\n| n | size |\n| --- | --- |\n| 1 | 8 |"
+    text, _ = settle("::::{tab-set}\n:::{tab-item} CPU\nRuns anywhere.\n:::\n::::")
+    assert text == "**CPU**\n\nRuns anywhere."
+    text, _ = settle("```{code-block} python\n:linenos:\nx = 1\n```")
+    assert text == "```python norun\nx = 1\n```"
+    text, _ = settle(":::{hint}\n:class: dropdown\nTry it.\n:::")
+    assert text == ":::{tip}\n:class: dropdown\nTry it.\n:::"
+
+
+def test_known_blocks_keep_the_options_their_kind_takes_and_a_name_as_target():
+    text, notes = settle(":::{seealso} More\n:name: more-label\n:width: 3\nSee [a](b).\n:::")
+    assert text == "(more-label)=\n:::{seealso} More\nSee [a](b).\n:::"
+    assert len(notes) == 2
+
+
+def test_a_required_option_the_notebook_lacks_is_a_placeholder():
+    text, notes = settle(":::{figure} images/plot.png\n:width: 80%\nThe plot.\n:::")
+    assert text == ":::{figure} images/plot.png\n:alt: TODO: what it shows\nThe plot.\n:::"
+    assert "needs :alt:" in notes[1]
+
+
+def test_a_block_kind_a_plugin_registers_is_kept():
+    class Item:
+        pass
+
+    register(BlockKind("sidebar", Item, lambda context, raw: Item(), options=("side",)))
+    try:
+        text, notes = settle(":::{sidebar} Aside\n:side: left\nText.\n:::")
+    finally:
+        unregister("sidebar")
+    assert text == ":::{sidebar} Aside\n:side: left\nText.\n:::" and notes == []
+
+
+def test_directives_written_out_as_examples_are_left_as_written():
+    example = "````md\n```{toctree}\n```\n```{glue} key\n```\n````"
+    assert settle(example) == (example, [])
+
+
+CODE = [
+    "from myst_nb import glue\nimport matplotlib.pyplot as plt\nmean = 2.5\nglue('mean', mean)",
+    "fig, ax = plt.subplots()\nglue('plot', fig, display=False)\n%time glue('total', mean * 2)",
+    "n = 1\nglue('count', n)\nn = 2",
+]
+
+
+def test_glued_values_become_live_values_and_the_rest_the_key_as_code():
+    glued = Glued.of(CODE)
+    assert glued.keys == {"mean": "mean", "plot": None, "count": None}
+    notes: list[str] = []
+    text = settle_references(
+        "Mean {glue:text}`mean:.2f`, {glue}`mean`, {glue}`plot`, {glue}`count`, "
+        "{glue:text}`other.ipynb::x`; `{glue}` in code.",
+        NotebookLabels(),
+        "cell 3",
+        notes,
+        glued=glued,
+    )
+    assert text == (
+        "Mean {value}`format(mean, '.2f')`, {value}`mean`, `plot`, `count`, "
+        "`other.ipynb::x`; `{glue}` in code."
+    )
+    assert len(notes) == 5
+
+
+def test_glue_directives_keep_their_caption_and_label():
+    cell = "```{glue:figure} plot\n:figwidth: 300px\n:name: fig-plot\n\nThe **plot**.\n```"
+    text, notes = settle(cell, Glued.of(CODE))
+    assert text == "(fig-plot)=\n\nThe **plot**."
+    assert "became its caption" in notes[0] and "cannot paste" in notes[0]
+    text, notes = settle("```{glue} mean\n```", Glued.of(CODE))
+    assert text == "{value}`mean`\n"
+
+
+NOTEBOOK = """\
+# Directives
+
+:::{versionadded} 1.0
+Glue is new.
+:::
+
+```{code-cell} python
+from myst_nb import glue
+total = 40 + 2
+glue("total", total)
+```
+
+(sizes/table)=
+
+:::{table} Sizes
+:name: tbl-sizes
+| n | size |
+| - | ---- |
+| 1 | 8 |
+:::
+
+The total is {glue:text}`total:d`; see {numref}`tbl-sizes`, [the sizes](sizes/table)
+and {ref}`sizes/table`.
+
+````md
+```{toctree}
+```
+[kept](render/x)
+````
+
+```{toctree}
+advanced
+```
+
+```{contents}
+```
+
+```{code-cell} python
+print(total)
+```
+"""
+
+
+def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path):
+    notebook = tmp_path / "directives.md"
+    notebook.write_text(NOTEBOOK)
+    imported = convert(read_notebook(notebook), "Directives", "directives.md", "d.expected.yaml")
+    assert "[kept](render/x)" in imported.text
+    lesson = tmp_path / "content" / "01-x" / "01-directives.md"
+    lesson.parent.mkdir(parents=True)
+    lesson.write_text(imported.text)
+    phase = PhaseEntry(
+        id="01", slug="x", title="X", lessons=[LessonEntry(slug="directives", source="x")]
+    )
+    ref = LessonRef("directives", lesson, phase, 1, 1, tmp_path)
+    try:
+        parsed = parse_lesson(ref)
+    except BuildErrors as errors:
+        raise AssertionError(str(errors)) from None
+    titled = {target.label for target in parsed.targets if target.title}
+    assert all(ref.has_text or ref.label in titled for ref in parsed.label_refs)
+    assert [value.expression for value in parsed.values] == ["format(total, 'd')"]
+
+
+def test_what_a_cell_that_never_runs_through_glues_is_no_live_value(tmp_path: Path):
+    notebook = tmp_path / "glued.md"
+    notebook.write_text(
+        "# Glued\n\n```{code-cell} python\n:tags: [skip-execution]\nglue('a', 1)\n```\n\n"
+        "```{code-cell} python\n:tags: [raises-exception]\nglue('b', 2)\nraise ValueError\n```"
+        "\n\n```{code-cell} python\nglue('c', 3)\n```\n\n"
+        "{glue}`a`, {glue}`b`, {glue}`c`.\n"
+    )
+    imported = convert(read_notebook(notebook), "Glued", "glued.md", "g.expected.yaml")
+    assert "`a`, `b`, {value}`3`." in imported.text
+
+
+def test_in_a_list_or_another_block_a_directive_is_its_title_and_body():
+    text, notes = settle("- Run it.\n\n  ```{tip} Faster\n  Use jit.\n  ```\n- Done.")
+    assert text == "- Run it.\n\n  **Faster**\n\n  Use jit.\n- Done."
+    text, notes = settle("::::{note}\n:::{versionadded} 2.0\nNew.\n:::\n::::")
+    assert text == "::::{note}\n**New in version 2.0**\n\nNew.\n::::"
+    assert "title in bold" in notes[0]
+
+
+def test_python_in_a_kept_block_is_marked_norun():
+    text, _ = settle("````{note}\nLike this:\n```python\nx = 1\n```\n````")
+    assert text == "````{note}\nLike this:\n```python norun\nx = 1\n```\n````"
+
+
+def test_an_image_in_a_list_becomes_a_markdown_image_and_unwrapped_python_is_norun():
+    text, _ = settle("- See:\n\n  ```{image} images/a.png\n  :alt: the curve\n  ```")
+    assert text == "- See:\n\n  ![the curve](images/a.png)"
+    text, _ = settle("::::{tab-set}\n:::{tab-item} Run\n```python\nx = 1\n```\n:::\n::::")
+    assert text == "**Run**\n\n```python norun\nx = 1\n```"
+
+
+def test_the_images_of_image_and_figure_directives_are_listed_to_be_checked():
+    text = ":::{figure} images/a%20b.png\nCap.\n:::\n\n- x\n\n  ```{image} b.gif\n  ```\n```{image} https://x/c.png\n```"
+    assert directive_images(text) == ["images/a b.png", "b.gif"]
+
+
+def test_a_directive_in_a_quote_is_its_title_and_body_in_the_quote():
+    text, notes = settle(
+        "> Quoted:\n>\n> ```{note} Mind\n> Take care.\n>\n> More.\n> ```\n\nAfter."
+    )
+    assert text == "> Quoted:\n>\n> **Mind**\n>\n> Take care.\n>\n> More.\n\nAfter."
+    assert "cannot go in a list or a quote" in notes[0]
