@@ -42,6 +42,7 @@ from coursesite.execution.lessonprocess import (
     stop_all,
 )
 from coursesite.execution.probes import probes_payload
+from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.files import write_in_place
 from coursesite.lesson.model import Lesson
@@ -418,8 +419,9 @@ def _verify_main_py(
             hint=hint,
             detail=main.stderr[-4000:] or None,
         )
-    expected = mask_volatile(expected_text, job.volatile)
-    actual = mask_volatile(main.stdout, job.volatile)
+    source = job.payload["source_path"]  # a location in the lesson is one in main.py
+    expected = mask_volatile(same_locations(expected_text, source), job.volatile)
+    actual = mask_volatile(same_locations(main.stdout, source), job.volatile)
     if actual != expected:
         difference = "\n".join(
             difflib.unified_diff(expected, actual, "build steps", "python main.py", lineterm="")
