@@ -2,6 +2,8 @@
 goes on after a failed block, and a block that failed only because an earlier one did is
 named as its consequence. A failed lesson still writes nothing."""
 
+import re
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -246,3 +248,27 @@ def test_every_missing_module_the_lesson_imports_is_named_in_one_message(course_
         "step 3 failed because step 2 failed (names: two)\n"
         "step 4 failed on modules the hint lists too\n"
     )
+
+
+def test_a_mesh_larger_than_the_devices_says_how_many_and_how_to_get_them(course_folder):
+    mesh = (
+        "import jax\nfrom jax.experimental import mesh_utils\n"
+        "devices = mesh_utils.create_device_mesh((2, 4))\nprint(devices.shape)"
+    )
+    text = with_steps("", mesh, "print(len(sizes))")
+    (error,) = build_errors(course_folder, text)
+    assert error.message == (
+        "step 3 failed: ValueError: Number of devices 1 must equal the product of mesh_shape (2, 4)"
+    )
+    assert error.hint.startswith("the code needs 8 devices and JAX sees 1 here")
+    assert ":raises:" not in error.hint
+    # What the hint says to write, in the first step, is enough: its code, as it is.
+    first = "".join(f"{code}\n" for code in re.findall(r"`([^`]+)`", error.hint)[:2])
+    assert first.startswith("import os\nos.environ['XLA_FLAGS'] = ")
+    fixed = text.replace(
+        "```python\nimport numpy as np\n", f"```python\n{first}import numpy as np\n"
+    )
+    assert fixed != text
+    course_folder.write(fixed)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
