@@ -42,6 +42,7 @@ from coursesite.execution.lessonprocess import (
     stop_all,
 )
 from coursesite.execution.probes import probes_payload
+from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.files import write_in_place
@@ -225,6 +226,7 @@ def run_job(
             on_started()
             record = _recorded_run(job, runner, folder / "run" / "result.json", main)
             _verify_main_py(job, record, _finish(main, job), main.captured())
+            record = with_run_time_installs(record, folder / "guard")
         finally:
             for process in (runner, main):
                 if process.capture:
