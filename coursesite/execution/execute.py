@@ -11,7 +11,6 @@ import difflib
 import functools
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from coursesite.execution.executionrecord import (
     record_from_json,
 )
 from coursesite.execution.failures import main_py_drift_error
+from coursesite.execution.hiddenimports import hidden_import_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     Guardian,
@@ -403,17 +403,8 @@ def _verify_main_py(
             job.path,
             hint=hint + "; does it print without end where the steps do not?",
         )
-    hidden = _HIDDEN_IMPORT.search(main.stderr)
-    if main.returncode != 0 and hidden:
-        module, distribution = hidden.groups()
-        raise BuildError(
-            f"main.py imports '{module}', from distribution '{distribution}', which the "
-            "setup help's install line does not list",
-            job.path,
-            hint="the install line lists what the lesson's blocks and its own modules "
-            f"import: write `import {module}` in the step that needs it",
-            detail=main.stderr[-4000:] or None,
-        )
+    if main.returncode != 0 and (hidden := hidden_import_error(job, main.stderr)):
+        raise hidden
     if main.returncode != 0:
         raise BuildError(
             f"the downloadable main.py fails when run on its own (exit status {main.returncode})",
@@ -430,11 +421,6 @@ def _verify_main_py(
         )
         steps = {i: record.blocks[i].stdout for i in job.step_ids if i in record.blocks}
         raise main_py_drift_error(job, steps, (expected, actual), difference)
-
-
-_HIDDEN_IMPORT = re.compile(
-    r"No module named '([^']+)': distribution '([^']+)' is not installed by"
-)
 
 
 def _capture(
