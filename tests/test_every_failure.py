@@ -3,6 +3,7 @@ goes on after a failed block, and a block that failed only because an earlier on
 named as its consequence. A failed lesson still writes nothing."""
 
 import re
+from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
@@ -272,3 +273,44 @@ def test_a_mesh_larger_than_the_devices_says_how_many_and_how_to_get_them(course
     course_folder.write(fixed)
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+def test_what_fails_for_want_of_a_step_that_lacked_another_module_folds_under_the_first():
+    from types import SimpleNamespace
+
+    from coursesite.execution.blockfailures import lesson_failures_error
+
+    codes = ["import coursesite_missing_a", "import coursesite_missing_b as b", "print(b)"]
+    blocks = [
+        {"id": f"step-{n}", "code": code, "line": 10 * n, "program": True}
+        for n, code in enumerate(codes, start=1)
+    ]
+    job = SimpleNamespace(
+        payload={"blocks": blocks, "source_path": "lesson.md", "source_text": ""},
+        labels={block["id"]: block["id"].replace("-", " ") for block in blocks},
+        inputs={},
+        path=Path("lesson.md"),
+        memory_mb=100,
+        solution_ids=[],
+        step_lines={block["id"]: block["line"] for block in blocks},
+    )
+
+    def failed(n, message):
+        return {"block": f"step-{n}", "line": 10 * n, "message": message, "traceback": ""}
+
+    error = lesson_failures_error(
+        [
+            failed(1, "ModuleNotFoundError: No module named 'coursesite_missing_a'"),
+            failed(2, "ModuleNotFoundError: No module named 'coursesite_missing_b'"),
+            failed(3, "NameError: name 'b' is not defined"),
+        ],
+        {},
+        job,
+    )
+    assert [each.message for each in getattr(error, "errors", [error])] == [
+        "step 1 failed: ModuleNotFoundError: No module named 'coursesite_missing_a'"
+    ]
+    assert error.detail.splitlines() == [
+        "step 3 failed because step 1 failed (names: b)",
+        "step 2 failed on modules the hint lists too",
+    ]

@@ -59,6 +59,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             else:  # not one this report names (cannot happen): reported in full
                 causes[block] = _consequence_error(failure, found, job)
         elif (first := modules.first_failed_on(failure)) and first in causes:
+            root[block] = first  # what fails for want of its names follows from it too
             followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
             causes[block] = failure_error(failure, result, job)
