@@ -42,6 +42,7 @@ from coursesite.execution.lessonprocess import (
     start_spare_guardian,
     wait_for_clean_ups,
 )
+from coursesite.execution.runtimeimports import run_time_note
 from coursesite.lesson.courseparse import parse_course
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
@@ -431,6 +432,8 @@ def run_lessons(pending: list[LessonBuild], state: Build) -> list[ExecutionRecor
 
     def on_done(job: LessonJob, record: ExecutionRecord) -> None:
         progress.finished(job.slug)  # reported as executed once every lesson has ended
+        if note := run_time_note(record):
+            progress.message(note)
         drawing.submit(_prerender_figures, by_slug[job.slug], record, options.cache / "figures")
 
     def hidden_for(distributions: list[str]) -> dict[str, str]:

@@ -313,3 +313,30 @@ def test_lesson_md_names_only_the_packages_the_lesson_used(site):
     }
     for slug, line in lines.items():
         assert ("JAX not used" in line) != (" · jax " in line), (slug, line)
+
+
+def test_a_location_in_the_lesson_and_the_same_in_main_py_are_no_difference(course_folder):
+    """A step compiled under the lesson's name prints `lesson.md:LINE`; main.py prints
+    `…/main.py:LINE` (JAX's 'output of sin from …:39:9'): the generator's own renaming,
+    not a difference the seeding hint could fix."""
+    where = (  # named relative to the course in a build, as the file's name here
+        "import inspect, os\nframe = inspect.currentframe()\n"
+        'print(f"from {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}:5 (g)")\n'
+        'print("Batch sizes:", sizes)'
+    )
+    text = authoring_example().replace('print("Batch sizes:", sizes)', where)
+    record = build_lesson(course_folder, text)
+    assert "lesson.md:" in record.blocks["step-2"].stdout
+
+
+def test_locations_in_the_lesson_and_in_main_py_read_the_same_wherever_they_are():
+    from coursesite.execution.sourcelocations import same_locations
+
+    lesson = "content/06-recovery/08-gradient-checkpointing.md"
+    step = "f32[5] output of sin from content/06-recovery/08-gradient-checkpointing.md:39:9 (g)"
+    main = "f32[5] output of sin from /tmp/b/lesson/reader/main.py:12:9 (g)"
+    assert same_locations(step, lesson) == same_locations(main, lesson)
+    assert same_locations('File "main.py", line 3', lesson) == 'File "<lesson code>", line …'
+    # A location in another file, and what is around one, still count.
+    assert same_locations("helper.py:3 (g)", lesson) == "helper.py:3 (g)"
+    assert same_locations("from main.py:3 (h)", lesson) != same_locations(step, lesson)

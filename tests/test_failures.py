@@ -12,6 +12,7 @@ import pytest
 
 from coursesite.execution.failures import (
     CHECK_HINTS,
+    NETWORK_HINT,
     NONDETERMINISM_HINT,
     PRINTED_LINES,
     failure_error,
@@ -239,3 +240,9 @@ def test_drift_past_the_second_step_is_placed_in_its_own_step():
     error = main_py_drift_error(job, outputs, (list("abcd"), list("abcX")), "")
     assert error.message.endswith("the output of step 3, its line 2: 'd' became 'X'")
     assert error.line == 30
+
+
+def test_a_failure_the_network_caused_gets_no_raises_advice():
+    error = failed("URLError: <urlopen error [Errno -3] Temporary failure>", network=True)
+    assert error.hint == NETWORK_HINT and ":raises:" not in error.hint
+    assert error.message.endswith("; it read the network")

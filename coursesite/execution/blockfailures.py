@@ -1,23 +1,33 @@
-"""Every failed block of a lesson, as one build reports them: causes first, then what
-failed only because of them.
+"""Every failed block of a lesson, as one build reports them: one message per cause,
+with a line under it naming the blocks that failed only because of it.
 
 The runner goes on after a failed block (runner.run_every_block), so a later block may
 fail only because an earlier one did: a NameError for a name that a failed block would
 have defined, an AttributeError or TypeError on a name it did not get to rebind
 (consequences.py proves which, from names). Its traceback and "fix the code" hint would
-send the author to a mistake that is not there; it is reported in a short form that names
-the step to fix instead.
+send the author to a mistake that is not there, and an imported tutorial whose first cell
+imports a missing package would list a dozen of them; so each is folded into one line
+under its cause ("steps 2, 3, 5-14 failed because step 1 failed (names: grain, tfds)"),
+through the blocks that failed because a consequence did. A block that fails for want of
+a module is one cause with every other such block: its hint names every missing module the
+lesson imports (missingmodules.py).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Protocol
 
 from coursesite.errors import BuildError, each_error, grouped
 from coursesite.execution.consequences import Consequence, LessonFailures, bound_names
 from coursesite.execution.failures import FailedJob, failure_error
+from coursesite.execution.missingmodules import (
+    missing_module,
+    missing_modules,
+    missing_modules_hint,
+)
 
 __all__ = ["after_failed_blocks", "bound_names", "lesson_failures_error"]
 
@@ -27,20 +37,112 @@ class LessonJobWithCode(FailedJob, Protocol):
 
     @property
     def payload(self) -> dict: ...
+    @property
+    def inputs(self) -> dict[str, bytes]: ...
 
 
 def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWithCode) -> BuildError:
-    """The BuildError for the runner's `failures` (in the order the blocks ran): the first
-    cause alone, or a GroupedBuildError of the causes then their consequences."""
+    """The BuildError for the runner's `failures` (in the order the blocks ran): one per
+    cause, each with a line under it naming the blocks that failed only because of it."""
     so_far = LessonFailures(job.payload["blocks"], job.payload.get("source_path", str(job.path)))
-    causes: list[BuildError] = []
-    consequences: list[BuildError] = []
+    causes: dict[str, BuildError] = {}  # by the failed block's id, in the order they ran
+    root: dict[str, str] = {}  # a consequence's block -> the cause it follows from
+    followers: dict[str, list[tuple[str, str]]] = {}  # cause -> (block, name) it failed on
+    modules = _MissingModules(job)
     for failure in failures:
+        block = failure["block"]
         if found := so_far.consequence(failure):
-            consequences.append(_consequence_error(failure, found, job))
+            cause = root.get(found.cause, found.cause)
+            if cause in causes:
+                root[block] = cause
+                followers.setdefault(cause, []).append((block, found.name))
+            else:  # not one this report names (cannot happen): reported in full
+                causes[block] = _consequence_error(failure, found, job)
+        elif (first := modules.first_failed_on(failure)) and first in causes:
+            root[block] = first  # what fails for want of its names follows from it too
+            followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
-            causes.append(failure_error(failure, result, job))
-    return grouped(causes + consequences)
+            causes[block] = failure_error(failure, result, job)
+            if modules.first_failed_on(failure) == block:
+                causes[block].hint = modules.hint()
+    for cause, blocks in followers.items():
+        line = _followers_line(cause, blocks, job.labels)
+        causes[cause].detail = "\n".join(filter(None, [line, causes[cause].detail]))
+    return grouped(list(causes.values()))
+
+
+class _MissingModules:
+    """The modules the lesson imports that are not installed (missingmodules.py), found
+    once a block failed for want of one of them."""
+
+    def __init__(self, job: LessonJobWithCode) -> None:
+        self.job = job
+        self.missing: dict[str, list[str]] | None = None
+        self.first = ""  # the first block that failed on one
+
+    def first_failed_on(self, failure: dict) -> str:
+        """The first block that failed on a missing module, if `failure` is one too."""
+        module = missing_module(failure["message"])
+        if module is None:
+            return ""
+        if self.missing is None:
+            local = {Path(name).stem for name in self.job.inputs if name.endswith(".py")}
+            self.missing = missing_modules(self.job.payload["blocks"], local)
+        if module not in self.missing:
+            return ""
+        self.first = self.first or failure["block"]
+        return self.first
+
+    def hint(self) -> str:
+        text = self.job.payload.get("source_text", "")
+        return missing_modules_hint(self.missing or {}, self.job.labels, text)
+
+
+def _followers_line(cause: str, blocks: list[tuple[str, str]], labels: dict[str, str]) -> str:
+    """'steps 2, 3, 5-14 failed because step 1 failed (names: grain, tfds)', and the
+    blocks that failed on another of the missing modules the hint lists."""
+    label = labels.get(cause, cause)
+    named = [(block, name) for block, name in blocks if name]
+    lines = []
+    if named:
+        names = ", ".join(dict.fromkeys(name for _, name in named))
+        lines.append(
+            f"{_blocks_named([b for b, _ in named], labels)} failed because {label} failed "
+            f"(names: {names})"
+        )
+    if modules := [block for block, name in blocks if not name]:
+        lines.append(f"{_blocks_named(modules, labels)} failed on modules the hint lists too")
+    return "\n".join(lines)
+
+
+def _blocks_named(blocks: list[str], labels: dict[str, str]) -> str:
+    """'steps 2, 3, 5-14' for blocks labelled 'step 2' ... ; other labels as they are."""
+    numbers: list[int] = []
+    others: list[str] = []
+    for block in dict.fromkeys(blocks):
+        label = labels.get(block, block)
+        if step := re.fullmatch(r"step (\d+)", label):
+            numbers.append(int(step.group(1)))
+        else:
+            others.append(label)
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    spans = [
+        str(run[0])
+        if len(run) == 1
+        else f"{run[0]}, {run[1]}"
+        if len(run) == 2
+        else f"{run[0]}-{run[-1]}"
+        for run in runs
+    ]
+    named = []
+    if spans:
+        named.append(("step " if len(numbers) == 1 else "steps ") + ", ".join(spans))
+    return ", ".join(named + others)
 
 
 FAILURES_SO_FAR = "failures-so-far.json"  # the runner writes it in its folder as blocks fail

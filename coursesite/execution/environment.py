@@ -51,6 +51,7 @@ def lesson_environment(work: Path, threads: int, passed: list[str]) -> dict[str,
 
 
 IMPORT_GUARD = Path(__file__).with_name("importguard.py")
+RUN_TIME_IMPORTS = "run-time-imports.jsonl"  # in the guard's folder
 SHIFTED_CLOCK = Path(__file__).with_name("shiftedclock.py")
 # How far ahead the reader-style main.py run's wall clock is: a year, a month, days and
 # hours, so that a printed year, month, day, weekday or hour all differ from the build's.
@@ -70,5 +71,7 @@ def reader_environment(
     env = lesson_environment(folder / "reader", threads, passed)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
     env["COURSESITE_HIDDEN"] = json.dumps(hidden)
+    # what libraries imported of them (importguard.py), for runtimeimports.py to read
+    env["COURSESITE_RUN_TIME_IMPORTS"] = str(guard / RUN_TIME_IMPORTS)
     env["COURSESITE_CLOCK_SHIFT"] = str(CLOCK_SHIFT_SECONDS)
     return env

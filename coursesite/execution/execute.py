@@ -11,7 +11,6 @@ import difflib
 import functools
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from coursesite.execution.executionrecord import (
     record_from_json,
 )
 from coursesite.execution.failures import main_py_drift_error
+from coursesite.execution.hiddenimports import hidden_import_error
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     Guardian,
@@ -42,6 +42,8 @@ from coursesite.execution.lessonprocess import (
     stop_all,
 )
 from coursesite.execution.probes import probes_payload
+from coursesite.execution.runtimeimports import with_run_time_installs
+from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.files import write_in_place
 from coursesite.lesson.model import Lesson
@@ -224,6 +226,7 @@ def run_job(
             on_started()
             record = _recorded_run(job, runner, folder / "run" / "result.json", main)
             _verify_main_py(job, record, _finish(main, job), main.captured())
+            record = with_run_time_installs(record, folder / "guard")
         finally:
             for process in (runner, main):
                 if process.capture:
@@ -400,17 +403,8 @@ def _verify_main_py(
             job.path,
             hint=hint + "; does it print without end where the steps do not?",
         )
-    hidden = _HIDDEN_IMPORT.search(main.stderr)
-    if main.returncode != 0 and hidden:
-        module, distribution = hidden.groups()
-        raise BuildError(
-            f"main.py imports '{module}', from distribution '{distribution}', which the "
-            "setup help's install line does not list",
-            job.path,
-            hint="the install line lists what the lesson's blocks and its own modules "
-            f"import: write `import {module}` in the step that needs it",
-            detail=main.stderr[-4000:] or None,
-        )
+    if main.returncode != 0 and (hidden := hidden_import_error(job, main.stderr)):
+        raise hidden
     if main.returncode != 0:
         raise BuildError(
             f"the downloadable main.py fails when run on its own (exit status {main.returncode})",
@@ -418,19 +412,15 @@ def _verify_main_py(
             hint=hint,
             detail=main.stderr[-4000:] or None,
         )
-    expected = mask_volatile(expected_text, job.volatile)
-    actual = mask_volatile(main.stdout, job.volatile)
+    source = job.payload["source_path"]  # a location in the lesson is one in main.py
+    expected = mask_volatile(same_locations(expected_text, source), job.volatile)
+    actual = mask_volatile(same_locations(main.stdout, source), job.volatile)
     if actual != expected:
         difference = "\n".join(
             difflib.unified_diff(expected, actual, "build steps", "python main.py", lineterm="")
         )
         steps = {i: record.blocks[i].stdout for i in job.step_ids if i in record.blocks}
         raise main_py_drift_error(job, steps, (expected, actual), difference)
-
-
-_HIDDEN_IMPORT = re.compile(
-    r"No module named '([^']+)': distribution '([^']+)' is not installed by"
-)
 
 
 def _capture(

@@ -84,7 +84,11 @@ def execution_key(
 # The runner and the companions it loads from beside it: what a block shows comes from them.
 RUNNER_FILES = (
     RUNNER,
-    *(RUNNER.with_name(f"{name}.py") for name in ("lessonoutputs", "fdcapture", "networkerrors")),
+    # and main.py's sitecustomize, which decides what its record's install line adds
+    *(
+        RUNNER.with_name(f"{name}.py")
+        for name in ("lessonoutputs", "fdcapture", "networkerrors", "importguard")
+    ),
 )
 
 

@@ -62,6 +62,9 @@ class ExecutionRecord:
     worker_resources: str = ""  # what that worker offered ("tpu=1"): where it was sent to
     hardware: str = ""  # its probed devices' kind (cpu, gpu, tpu): probes.py; cpu unprobed
     receipts: list[dict] = field(default_factory=list)  # other kinds' runs (records.receipt)
+    # Distributions an installed library imported while main.py ran, that no line of the
+    # lesson imports: the install line lists them too (runtimeimports.py).
+    run_time_installs: list[str] = field(default_factory=list)
 
     def output_of(self, block_ids: list[str]) -> str:
         return "".join(self.blocks[i].stdout for i in block_ids if i in self.blocks)
@@ -74,6 +77,8 @@ def record_to_json(record: ExecutionRecord) -> dict:
         for optional in ("captured_svgs", "clipped", "display_bundle"):
             if not block[optional]:
                 del block[optional]
+    if not data["run_time_installs"]:  # records of most lessons stay as they were
+        del data["run_time_installs"]
     return data
 
 

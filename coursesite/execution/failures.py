@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
+from coursesite.execution.devicehints import device_count_hint
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
 
@@ -83,7 +84,7 @@ def _hint(failure: dict, job: FailedJob) -> str:
             if exception
             else "the reference solution must run without error: fix it"
         )
-    if library := _library_hint(message):
+    if library := _library_hint(message) or device_count_hint(message):
         return library
     if exception:
         return (

@@ -5,7 +5,9 @@ lesson's code imports (its blocks and its own modules beside it), pinned to the 
 its recorded run used. While the build runs the reader-style `python main.py`, every
 other installed distribution is hidden from it (importguard.py), except those the listed
 ones declare as dependencies: pip installs exactly those. An import of a hidden module
-fails main.py, and the build names the module and the distribution missing from the line.
+fails main.py, and the build names the module and the distribution missing from the line;
+one that an installed library makes itself goes through, and the line lists its
+distribution after the lesson's own (runtimeimports.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from coursesite.execution.dependencies import (
     modules_imported_by,
     normalized_name,
 )
+from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.probes import probed_modules
 from coursesite.lesson.model import Lesson
 
@@ -44,6 +47,15 @@ def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
         else:
             found.update(module_providers(signature).get(module, [])[:1])
     return sorted(found, key=str.lower)
+
+
+def reader_distributions(
+    lesson: Lesson, inputs: dict[str, bytes], record: ExecutionRecord
+) -> list[str]:
+    """What the setup help lists: lesson_distributions, then what libraries imported while
+    the recorded run's main.py ran (the record's `run_time_installs`)."""
+    own = lesson_distributions(lesson, inputs)
+    return own + [name for name in record.run_time_installs if name not in own]
 
 
 def install_line(distributions: list[str], recorded: dict[str, str | None]) -> str:
@@ -78,7 +90,7 @@ def hidden_modules(distributions: list[str]) -> dict[str, str]:
 def _hidden_modules(
     distributions: tuple[str, ...], signature: tuple[tuple[str, int], ...]
 ) -> dict[str, str]:
-    allowed = _with_dependencies(distributions)
+    allowed = with_dependencies(distributions)
     hidden = {}
     for module, names in module_providers(signature).items():
         if module.startswith("_") or not names:
@@ -88,7 +100,7 @@ def _hidden_modules(
     return hidden
 
 
-def _with_dependencies(distributions: tuple[str, ...]) -> set[str]:
+def with_dependencies(distributions: tuple[str, ...]) -> set[str]:
     """The normalized names of `distributions` and of everything they require, except
     optional extras (pip installs those only when asked) and those whose markers exclude
     this interpreter or platform."""

@@ -24,7 +24,7 @@ from coursesite.config.manifest import Course, LessonRef, PhaseEntry
 from coursesite.config.options import site_path
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.execution.executionrecord import ExecutionRecord
-from coursesite.execution.installs import install_line, lesson_distributions, packages_used
+from coursesite.execution.installs import install_line, packages_used, reader_distributions
 from coursesite.files import OutputFile, short_digest
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import link_resolver, relative_url
@@ -351,7 +351,7 @@ def render_lesson_files(
         "images": {src: image.name for src, image in images.items()},
     }
     captured = captured_figures(lesson, record, figure_cache)
-    distributions = lesson_distributions(lesson, item.inputs)
+    distributions = reader_distributions(lesson, item.inputs, record)
     context["requirements"] = install_line(distributions, record.packages).split()
     context["imported"] = packages_used(record.packages, distributions, record.devices)
     context["displayed"] = displayed = page_displays(lesson, record)
@@ -402,7 +402,7 @@ def render_lesson(
     step_ids = lesson.program_ids()
     # The record names the versions of every package in `settings.record_packages`; the
     # page lists only those the lesson used (the setup help: installs.py).
-    installs = lesson_distributions(lesson, item.inputs)
+    installs = reader_distributions(lesson, item.inputs, record)
     imported = packages_used(record.packages, installs, record.devices)
     page = render_page(
         env,

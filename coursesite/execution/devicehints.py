@@ -1,0 +1,43 @@
+"""What to do when lesson code asks for more accelerator devices than the build's JAX sees:
+a mesh of (2, 4) needs 8 devices, and a laptop or CI runner has one CPU device.
+
+XLA makes one CPU into N devices when `XLA_FLAGS` holds
+`--xla_force_host_platform_device_count=N` before JAX is imported: the lesson's first step
+can set it, so that the build, main.py and a reader's run all get them (JAX's own sharding
+tutorials do so on CPU). Or the lesson declares the hardware that has them, and a cluster
+runs it there (`hardware:` in the front matter).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+# JAX's words for a mesh larger than the devices (mesh_utils.create_device_mesh,
+# jax.make_mesh), and pmap's for more replicas than devices.
+MESH = re.compile(
+    r"ValueError: Number of devices (\d+) must (?:equal|be >=) the product of "
+    r"mesh_shape \(([\d, ]+)\)"
+)
+REPLICAS = re.compile(r"requires (\d+) (?:replicas|devices), but only (\d+) XLA devices")
+
+
+def device_count_hint(message: str) -> str:
+    """The hint for a failure `message` that says the code needs more devices; ''."""
+    if mesh := MESH.search(message):
+        seen = int(mesh.group(1))
+        needed = math.prod(int(size) for size in re.findall(r"\d+", mesh.group(2)))
+    elif replicas := REPLICAS.search(message):
+        needed, seen = int(replicas.group(1)), int(replicas.group(2))
+    else:
+        return ""
+    if needed <= seen:
+        return ""
+    return (
+        f"the code needs {needed} devices and JAX sees {seen} here: on a machine with only "
+        f"CPUs, XLA makes {needed} of them when the lesson's first step sets, before anything "
+        f"imports jax, `import os` then `os.environ['XLA_FLAGS'] = "
+        f"os.environ.get('XLA_FLAGS', '') + ' --xla_force_host_platform_device_count={needed}'`"
+        " (main.py and a reader's run get them too); or declare the hardware that has them "
+        "(`hardware: tpu` in the front matter) and build it there"
+    )

@@ -1,0 +1,89 @@
+"""The error for a `python main.py` run that imported a distribution its install line
+leaves out, where it did so: the step and line, and who imported it.
+
+The import guard (importguard.py) refuses an import the lesson's own code makes of such a
+distribution (`importlib.import_module("yaml")`, which the install line cannot see), and
+one an installed library makes inside a `try` that expects ImportError, if the library
+then fails anyway. In the first case the step should import it plainly; in the second the
+step's call needs it though the library calls it optional, and a plain import in the step
+is how the install line comes to list it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Protocol
+
+from coursesite.errors import BuildError
+
+HIDDEN_IMPORT = re.compile(r"No module named '([^']+)': distribution '([^']+)' is not installed by")
+# A traceback's frame: its file, line, and the source line Python shows under it.
+FRAME = re.compile(r'^  File "([^"]+)", line (\d+), in .*\n(?:    (.*)\n)?', re.M)
+
+
+class ReaderJob(Protocol):
+    @property
+    def payload(self) -> dict: ...
+    @property
+    def labels(self) -> dict[str, str]: ...
+    @property
+    def inputs(self) -> dict[str, bytes]: ...
+    @property
+    def path(self) -> Path: ...
+
+
+def hidden_import_error(job: ReaderJob, stderr: str) -> BuildError | None:
+    """The error for main.py's `stderr` if the guard refused an import; None if not."""
+    hidden = HIDDEN_IMPORT.search(stderr)
+    if hidden is None:
+        return None
+    module, distribution = hidden.groups()
+    frames = [  # not the import machinery's, nor the guard's own
+        frame
+        for frame in FRAME.findall(stderr[: hidden.start()])
+        if not frame[0].startswith("<")
+        and Path(frame[0]).name != "sitecustomize.py"
+        and "importlib" not in Path(frame[0]).parts
+    ]
+    own = {"main.py"} | {name for name in job.inputs if name.endswith(".py")}
+    ours = [frame for frame in frames if Path(frame[0]).name in own]
+    block, line = _lesson_line(job, ours[-1][2].strip()) if ours and ours[-1][2] else ("", None)
+    label = job.labels.get(block, "a step")
+    importer = frames[-1][0] if frames else ""
+    by_library = bool(importer) and Path(importer).name not in own
+    where = f" through {_short(importer)}" if by_library else ""
+    why = (
+        f"{_short(importer)} imports it as an optional dependency (in a try that expects "
+        "ImportError), yet fails without it here, so the reader needs it; "
+        if by_library
+        else "the install line lists what the lesson's blocks and its own modules import "
+        "as written (`import ...`), not what they import by name at run time; "
+    )
+    return BuildError(
+        f"main.py imports '{module}'{where}, from distribution '{distribution}', which the "
+        "setup help's install line does not list",
+        job.path,
+        line,
+        hint=f"{why}write `import {module}` at the top of {label}, so that the line lists it",
+        detail=stderr[-4000:] or None,
+    )
+
+
+def _lesson_line(job: ReaderJob, source: str) -> tuple[str, int | None]:
+    """The step whose code holds the line `source`, and that line's number in the lesson."""
+    for block in job.payload["blocks"]:
+        if not block.get("program", True):
+            continue
+        for number, text in enumerate(block["code"].splitlines()):
+            if text.strip() == source:
+                return block["id"], block["line"] + number
+    return "", None
+
+
+def _short(path: str) -> str:
+    """`jax/_src/debugging.py` for a file in site-packages: the library, by its own path."""
+    parts = Path(path).parts
+    if "site-packages" in parts:
+        return "/".join(parts[parts.index("site-packages") + 1 :])
+    return Path(path).name

@@ -1,0 +1,71 @@
+"""Every module a lesson imports that is not installed where it is built, in one message.
+
+A block that fails on `import cv2` stops at that line: `import orbax` below it, or in a
+later block, never runs, so the runner's failure names cv2 alone and each further missing
+package would take one more round. The build asks the interpreter instead (this process
+runs the same Python as the lesson's, here or on a Dask worker): every top-level module of
+the lesson's import statements that `importlib.util.find_spec` does not find, apart from
+the lesson's own modules beside it, is missing; the hint names them all, with the step
+that imports each and the requirement to install (the notebook's own `pip install` line
+for it, kept in the lesson as a comment, or its distribution's name).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+from coursesite.execution.dependencies import modules_imported_by
+from coursesite.importers.requirements import distribution_of, requirement_line
+
+NO_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
+PIP_INSTALL = re.compile(r"pip3? install\s+([^\n#]+)")
+
+
+def missing_module(message: str) -> str | None:
+    """The top-level module a failure's message says is missing ('cv2'), or None."""
+    found = NO_MODULE.match(message)
+    return found.group(1).split(".")[0] if found else None
+
+
+def missing_modules(blocks: list[dict], local: set[str]) -> dict[str, list[str]]:
+    """Each top-level module the `blocks` ({id, code}) import that no installed module
+    provides, in the order they import them -> the ids of the blocks importing it. `local`
+    are the lesson's own modules (they travel with it)."""
+    found: dict[str, list[str]] = {}
+    for block in blocks:
+        for module in sorted(modules_imported_by((block["code"],)) - local):
+            if _installed(module):
+                continue
+            found.setdefault(module, []).append(block["id"])
+    return found
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_modules_hint(missing: dict[str, list[str]], labels: dict[str, str], text: str) -> str:
+    """What to do about `missing` (missing_modules): install them all, named as the
+    lesson's `pip install` lines (in its `text`) name them."""
+    installs = [
+        word
+        for line in PIP_INSTALL.findall(text)
+        for word in line.split()
+        if not word.startswith("-")
+    ]
+    where = ", ".join(
+        f"{module} ({', '.join(dict.fromkeys(labels.get(b, b) for b in blocks))})"
+        for module, blocks in missing.items()
+    )
+    requirements = dict.fromkeys(
+        requirement_line(distribution_of(module), installs) for module in missing
+    )
+    what, them = ("this module", "it") if len(missing) == 1 else ("these modules", "them")
+    return (
+        f"the lesson imports {what}, not installed where the site is built: {where}; "
+        f"install {them} there (pip install {' '.join(requirements)}) and build again"
+    )
