@@ -49,7 +49,7 @@ def index_search(
     pages: list[str] | None = None,
     shard_pages: int = SHARD_PAGES,
     state: Path | None = None,
-    overlay_pages: int = OVERLAY_PAGES,
+    overlay_pages: int = 0,
 ) -> None:
     """Build the Pagefind search index of the lesson pages into `site/pagefind/` (or `into`).
 
@@ -68,11 +68,11 @@ def index_search(
 
     A shard of which at most half the pages changed keeps its previous index, and only its
     changed pages are indexed, into the overlay (pagefind/overlay/, at most `overlay_pages`
-    pages in all; 0: none): `shards.json` names the overlaid pages' stale entries in their
-    shards, which the search page leaves out. An edit of one lesson thus indexes one page,
-    not its whole shard (a course under 50 lessons is one shard). Past `overlay_pages`, the
-    shards with the most changed pages are indexed again in full, which empties the overlay
-    of their pages.
+    pages in all; 0, the default, for none: a build asks `search_overlay`). `shards.json`
+    names the overlaid pages' stale entries in their shards, which the search page leaves
+    out. An edit of one lesson thus indexes one page, not its whole shard (a course under
+    50 lessons is one shard). Past `overlay_pages`, the shards with the most changed pages
+    are indexed again in full, which empties the overlay of their pages.
     """
     into = into or site / SEARCH
     old = _index_state(state) if previous is not None else {}
@@ -347,6 +347,13 @@ def _html_pages(site: Path) -> list[str]:
     return pages
 
 
+def search_overlay(options: BuildOptions) -> int:
+    """How many changed pages a build's index may hold in its overlay: none with
+    --frozen, the way a course is published, so that two such builds of the same input
+    give byte-identical sites, however many builds came before (docs/publishing.md)."""
+    return 0 if options.frozen else OVERLAY_PAGES
+
+
 def refresh_search(options: BuildOptions) -> bool:
     """Index the site if its last build kept the previous index; True if it did.
 
@@ -367,6 +374,7 @@ def refresh_search(options: BuildOptions) -> bool:
             previous=out / SEARCH,
             pages=pages or None,
             state=search_state(options),
+            overlay_pages=search_overlay(options),
         )
         if (out / SEARCH).exists():
             os.rename(out / SEARCH, fresh / "previous")

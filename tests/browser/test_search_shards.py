@@ -11,7 +11,7 @@ from urllib.request import urlopen
 import pytest
 from playwright.sync_api import expect
 
-from coursesite.publish.searchindex import SEARCH, SHARD_LIST, index_search
+from coursesite.publish.searchindex import OVERLAY_PAGES, SEARCH, SHARD_LIST, index_search
 
 from .conftest import LESSON_1, LESSON_2, Watcher, serving
 
@@ -66,7 +66,7 @@ def overlaid_url(built_site, tmp_path_factory):
     text = page.read_text()
     page.unlink()
     page.write_text(re.sub("eleven", "zyzzogeton", text, flags=re.IGNORECASE))
-    index_search(site, previous=old / SEARCH, state=state)
+    index_search(site, previous=old / SEARCH, state=state, overlay_pages=OVERLAY_PAGES)
     assert json.loads((site / SEARCH / SHARD_LIST).read_text())["shards"] == ["", "overlay/"]
     with serving(site) as url:
         yield url
