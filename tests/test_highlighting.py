@@ -69,3 +69,11 @@ def test_a_build_starts_one_helper_and_ends_it(course_folder, monkeypatch):
     assert highlighting.running() is None
     page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
     assert '<span class="k">' in page or '<span class="kn">' in page  # highlighted code
+
+
+def test_the_helper_exits_at_the_end_of_its_input_as_when_the_build_dies():
+    helper = highlighting.Highlighter()
+    assert helper.process is not None and helper.process.stdin is not None
+    assert helper.highlight("x = 1\n", "python") == here("x = 1\n", "python")
+    helper.process.stdin.close()  # what the build's death does to the pipe
+    assert helper.process.wait(timeout=10) == 0
