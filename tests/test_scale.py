@@ -7,7 +7,7 @@ import os
 
 from bs4 import BeautifulSoup
 
-from conftest import THEME, authoring_example
+from conftest import THEME, authoring_example, search_entries
 from coursesite.execution.execute import prepare_job, run_job
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.parse import parse_lesson
@@ -175,3 +175,24 @@ def test_changed_pages_are_indexed_alone_into_an_overlay_that_hides_their_stale_
     texts = " ".join(indexed_text(sites[3] / SEARCH).values())
     assert all(words in texts for words in [*edits.values(), "Fifth rewritten."])
     assert "Words of phase/lesson-3." not in texts and "zebra" not in texts
+
+
+def test_an_index_that_never_replaced_the_site_is_not_taken_at_its_states_word(tmp_path):
+    """A build that failed after indexing left a state describing its index, not the
+    site's: the next build must not keep the site's shard on that word, nor name as stale
+    entries ids the site's shard does not hold (its old entry would show beside the new)."""
+    names = [f"phase/lesson-{n}" for n in range(6)]
+    sites = [tmp_path / f"site-{n}" for n in range(3)]
+    write_pages(sites[0], names)
+    state = tmp_path / "search.json"
+    index_search(sites[0], state=state, overlay_pages=2)
+    # A build that indexed its shard in full (as --frozen does), then failed: its state
+    # stays, the site (and its index) stays as sites[0].
+    next_site(sites[0], sites[1], {"phase/lesson-3": "Second words."})
+    index_search(sites[1], previous=sites[0] / SEARCH, state=state, overlay_pages=0)
+    # The next build starts from sites[0] again.
+    next_site(sites[0], sites[2], {"phase/lesson-3": "Third words."})
+    index_search(sites[2], previous=sites[0] / SEARCH, state=state, overlay_pages=2)
+    entries = search_entries(sites[2])  # fails on a page found twice
+    assert entries["/phase/lesson-3/index.html"] == "phase/lesson-3. Third words."
+    assert len(entries) == len(names)

@@ -103,7 +103,7 @@ def index_search(
             and old.get("shards", {}).get(folder) == members
             and (previous / folder / "pagefind-entry.json").is_file()
             and 2 * len(changed) <= len(members)
-            and all(page in old_ids for page in changed)
+            and _holds(previous / folder, [old_ids.get(page) for page in members])
         ):
             kept[folder] = changed
         else:
@@ -123,6 +123,7 @@ def index_search(
         and overlay == sorted(overlaid)
         and all(overlaid[page] == current[page] for page in overlay)
         and (old_overlay / "pagefind-entry.json").is_file()
+        and _holds(old_overlay, old.get("overlay_ids", []))
     )
     workers = min(len(stale) + 1, os.cpu_count() or 1)
     with ThreadPoolExecutor(workers) as pool:
@@ -142,10 +143,10 @@ def index_search(
             future.result()
     for folder, _ in stale:
         ids.update(_fragment_ids(into / folder))
-    if overlay:
-        # An overlaid page whose content came out the same has the same id in both: the
-        # search page keeps one of the two (static/search.js).
-        stale_ids = sorted(set(stale_ids) - set(_fragment_ids(into / OVERLAY).values()))
+    overlay_ids = sorted(_fragment_ids(into / OVERLAY).values()) if overlay else []
+    # An overlaid page whose content came out the same has the same id in both: the search
+    # page keeps one of the two (static/search.js).
+    stale_ids = sorted(set(stale_ids) - set(overlay_ids))
     listed = {"shards": [*shards, *([OVERLAY] if overlay else [])], "stale": stale_ids}
     with writing(into / SHARD_LIST):
         (into / SHARD_LIST).write_text(json.dumps(listed), encoding="utf-8")
@@ -155,9 +156,23 @@ def index_search(
             "shards": shards,
             "pages": indexed,
             "overlay": {page: current[page] for page in overlay},
+            "overlay_ids": overlay_ids,
             "ids": ids,
         }
         write_atomically(state, json.dumps(record))
+
+
+def _holds(index: Path, ids: list[str | None]) -> bool:
+    """Whether the index in `index` holds exactly the pages of these ids (its fragments'
+    names: Pagefind names each by a hash of its content). The state file may describe an
+    index that never replaced the site's (a build that failed after indexing): its word
+    alone must not keep an index, nor name the stale entries of one, it does not match."""
+    folder = index / "fragment"
+    try:
+        names = {name.removesuffix(".pf_fragment") for name in os.listdir(folder)}
+    except OSError:
+        return False
+    return None not in ids and names == set(ids)
 
 
 def _fragment_ids(index: Path) -> dict[str, str]:
