@@ -46,7 +46,6 @@ from coursesite.lesson.courseparse import parse_course
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.model import Prose
-from coursesite.markup.highlighting import end_highlighter, start_highlighter
 from coursesite.plugins import LoadedPlugin, load_plugins
 from coursesite.progress import Progress, QuietProgress
 from coursesite.publish.lock import build_lock, output_lock
@@ -107,7 +106,6 @@ def build(
         state = Build(options, progress or QuietProgress(), snapshot or fingerprint.take(options))
         if not options.frozen and options.cluster is None:
             start_spare_guardian()  # starts while the lessons are read: see its docstring
-            start_highlighter()  # loads Pygments meanwhile, on the other core: highlighting.py
         try:
             run_stages(state, STAGES)
         except BuildErrors:
@@ -115,7 +113,6 @@ def build(
             raise
         finally:
             end_spare_guardian()
-            end_highlighter()
             wait_for_clean_ups()
         return state.result
 

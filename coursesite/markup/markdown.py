@@ -30,7 +30,6 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-from coursesite.markup import highlighting
 from coursesite.markup.mathml import latex_to_mathml
 from coursesite.markup.myst import (
     References,
@@ -73,22 +72,14 @@ def math_to_mathml(latex: str, display: bool, formulas: FormulaMemo | None = Non
 
 
 def highlight_code(code: str, language: str) -> str:
-    """Pygments-highlighted HTML spans for `code` (escaped plain text if no lexer fits):
-    from the build's helper process while it runs (highlighting.py), else made here."""
-    helper = highlighting.running()
-    html = helper.highlight(code, language) if helper is not None else None
-    if html is not None:
-        return html
+    """Pygments-highlighted HTML spans for `code` (escaped plain text if no lexer fits)."""
     from pygments import highlight
 
     return highlight(code, _lexer(language or "text"), _html_formatter())
 
 
 def warm_highlighter() -> None:
-    """Load Pygments and its Python lexer ahead of highlighting (about 70 ms), unless the
-    build's helper process has them."""
-    if highlighting.running() is not None:
-        return
+    """Load Pygments and its Python lexer ahead of highlighting (they take about 20 ms)."""
     _lexer("python")
     _html_formatter()
 
