@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import subprocess
 import sys
@@ -191,6 +192,22 @@ def everything_readable(site: Path) -> str:
                 data = gzip.decompress(data)
             texts.append(data.decode(errors="replace"))
     return "\n".join(texts)
+
+
+def search_entries(site: Path) -> dict[str, str]:
+    """What the search page can find: each page's URL -> the text indexed of it, from every
+    shard that pagefind/shards.json lists, without the stale entries it names (those of
+    pages indexed again into the overlay). A page found twice fails."""
+    listed = json.loads((site / "pagefind" / "shards.json").read_text())
+    entries: dict[str, str] = {}
+    for shard in listed["shards"]:
+        for path in sorted((site / "pagefind" / shard / "fragment").iterdir()):
+            if path.name.removesuffix(".pf_fragment") in listed.get("stale", []):
+                continue
+            fragment = json.loads(gzip.decompress(path.read_bytes())[len(b"pagefind_dcd") :])
+            assert fragment["url"] not in entries, f"{fragment['url']} is found twice"
+            entries[fragment["url"]] = fragment["content"]
+    return entries
 
 
 def build_real_course(*arguments: str, timeout: int = 900) -> subprocess.CompletedProcess:

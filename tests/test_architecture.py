@@ -127,3 +127,24 @@ def test_starting_a_build_imports_only_what_its_first_stages_need():
     command_line, stages = json.loads(printed)
     assert [name for name in HEAVY if name in stages] == []
     assert [name for name in ("markdown_it", "msgspec", "yaml") if name in command_line] == []
+
+
+def test_a_local_build_chooses_its_executor_without_the_cluster_module(tmp_path):
+    """The executor is chosen right before a code edit's lesson starts: a local build does
+    not load the cluster module (asyncio, pickle), which only a Dask build needs."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from coursesite.config.manifest import Settings\n"
+        "from coursesite.config.options import BuildOptions\n"
+        "from coursesite.execution.executors import choose_executor\n"
+        f"folder = Path({str(tmp_path)!r})\n"
+        "options = BuildOptions(*(folder / name for name in 'mosdc'))\n"
+        "print(type(choose_executor(options, Settings(), {})).__name__)\n"
+        "loaded = ('asyncio', 'coursesite.execution.cluster')\n"
+        "print(sorted(m for m in loaded if m in sys.modules))\n"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert printed.split("\n")[:2] == ["LocalExecutor", "[]"]

@@ -1,12 +1,13 @@
 """A large catalogue: pages stay bounded however many lessons a phase holds, and a search
 index in shards re-indexes only what changed."""
 
+import gzip
 import json
 import os
 
 from bs4 import BeautifulSoup
 
-from conftest import THEME, authoring_example
+from conftest import THEME, authoring_example, search_entries
 from coursesite.execution.execute import prepare_job, run_job
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.parse import parse_lesson
@@ -77,7 +78,7 @@ def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
     write_pages(old, names)
     (old / "index.html").write_text("<html><body><h1>Home</h1></body></html>")
     state = tmp_path / "search.json"
-    index_search(old, shard_pages=2, state=state)
+    index_search(old, shard_pages=2, state=state, overlay_pages=0)
     shards = json.loads((old / SEARCH / SHARD_LIST).read_text())["shards"]
     assert len(shards) == 4 and shards[0] == ""
     indexed = json.loads(state.read_text())
@@ -92,7 +93,7 @@ def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
     changed = "phase/lesson-5/index.html"
     (new / changed).unlink()
     write_pages(new, ["phase/lesson-5"])
-    index_search(new, previous=old / SEARCH, shard_pages=2, state=state)
+    index_search(new, previous=old / SEARCH, shard_pages=2, state=state, overlay_pages=0)
     assert json.loads((new / SEARCH / SHARD_LIST).read_text())["shards"] == shards
     for folder in shards:
         entry = f"{SEARCH}/{folder}pagefind-entry.json"
@@ -101,3 +102,97 @@ def test_search_index_in_shards_reindexes_only_the_changed_shard(tmp_path):
     # Other shards do not carry Pagefind's scripts: the search page loads the first one's.
     assert (new / SEARCH / "pagefind.js").is_file()
     assert not list((new / SEARCH / "shards").rglob("*.js"))
+
+
+def next_site(old, new, rewritten: dict[str, str]):
+    """`new`: every page of `old` hard-linked, as a build keeps unchanged pages, but those
+    named in `rewritten` (page name -> its new words), written anew."""
+    for path in old.rglob("*.html"):
+        if SEARCH not in path.parts:
+            (new / path.relative_to(old)).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, new / path.relative_to(old))
+    for name, words in rewritten.items():
+        (new / name / "index.html").unlink()
+        (new / name / "index.html").write_text(
+            f'<html lang="en"><body><main data-pagefind-body><h1>{name}</h1>'
+            f"<p>{words}</p></main></body></html>"
+        )
+
+
+def indexed_text(index) -> dict[str, str]:
+    """Fragment id -> the text Pagefind indexed of its page."""
+    return {
+        path.name.removesuffix(".pf_fragment"): json.loads(gzip.decompress(path.read_bytes())[12:])[
+            "content"
+        ]
+        for path in (index / "fragment").iterdir()
+    }
+
+
+def test_changed_pages_are_indexed_alone_into_an_overlay_that_hides_their_stale_entries(
+    tmp_path,
+):
+    """A one-shard index (a course under 50 lessons): an edited page is indexed alone into
+    pagefind/overlay/, the shard is linked unchanged, and shards.json names the page's stale
+    entry in the shard, for the search page to leave out. Past the overlay's size, the shard
+    is indexed again in full and the overlay goes."""
+    names = [f"phase/lesson-{n}" for n in range(6)]
+    sites = [tmp_path / f"site-{n}" for n in range(4)]
+    write_pages(sites[0], names)
+    state = tmp_path / "search.json"
+    index_search(sites[0], state=state, overlay_pages=2)
+    first = indexed_text(sites[0] / SEARCH)
+    [old_id] = [i for i, text in first.items() if "Words of phase/lesson-3." in text]
+    # An edit of lesson 3: only it is indexed, into the overlay.
+    next_site(sites[0], sites[1], {"phase/lesson-3": "Rewritten zebra words."})
+    index_search(sites[1], previous=sites[0] / SEARCH, state=state, overlay_pages=2)
+    listed = json.loads((sites[1] / SEARCH / SHARD_LIST).read_text())
+    assert listed == {"shards": ["", "overlay/"], "stale": [old_id]}
+    assert os.path.samefile(
+        sites[0] / SEARCH / "pagefind-entry.json", sites[1] / SEARCH / "pagefind-entry.json"
+    )
+    assert indexed_text(sites[1] / SEARCH) == first  # the shard as it was
+    [overlaid] = indexed_text(sites[1] / SEARCH / "overlay").values()
+    assert "Rewritten zebra words." in overlaid
+    assert not list((sites[1] / SEARCH / "overlay").glob("*.js"))  # the first shard's load
+    # Another edit of lesson 3 and one of lesson 1: both in the overlay, still in the cap.
+    edits = {"phase/lesson-3": "Rewritten again.", "phase/lesson-1": "Also rewritten."}
+    next_site(sites[1], sites[2], edits)
+    index_search(sites[2], previous=sites[1] / SEARCH, state=state, overlay_pages=2)
+    listed = json.loads((sites[2] / SEARCH / SHARD_LIST).read_text())
+    assert listed["shards"] == ["", "overlay/"] and len(listed["stale"]) == 2
+    assert old_id in listed["stale"]  # lesson 3's entry in the shard is still the first one
+    texts = indexed_text(sites[2] / SEARCH / "overlay").values()
+    assert sorted(texts) == sorted(f"{name}. {words}" for name, words in edits.items())
+    # A third changed page passes the cap: the shard is indexed again, holding every edit.
+    next_site(sites[2], sites[3], {"phase/lesson-5": "Fifth rewritten."})
+    index_search(sites[3], previous=sites[2] / SEARCH, state=state, overlay_pages=2)
+    assert json.loads((sites[3] / SEARCH / SHARD_LIST).read_text()) == {
+        "shards": [""],
+        "stale": [],
+    }
+    assert not (sites[3] / SEARCH / "overlay").exists()
+    texts = " ".join(indexed_text(sites[3] / SEARCH).values())
+    assert all(words in texts for words in [*edits.values(), "Fifth rewritten."])
+    assert "Words of phase/lesson-3." not in texts and "zebra" not in texts
+
+
+def test_an_index_that_never_replaced_the_site_is_not_taken_at_its_states_word(tmp_path):
+    """A build that failed after indexing left a state describing its index, not the
+    site's: the next build must not keep the site's shard on that word, nor name as stale
+    entries ids the site's shard does not hold (its old entry would show beside the new)."""
+    names = [f"phase/lesson-{n}" for n in range(6)]
+    sites = [tmp_path / f"site-{n}" for n in range(3)]
+    write_pages(sites[0], names)
+    state = tmp_path / "search.json"
+    index_search(sites[0], state=state, overlay_pages=2)
+    # A build that indexed its shard in full (as --frozen does), then failed: its state
+    # stays, the site (and its index) stays as sites[0].
+    next_site(sites[0], sites[1], {"phase/lesson-3": "Second words."})
+    index_search(sites[1], previous=sites[0] / SEARCH, state=state, overlay_pages=0)
+    # The next build starts from sites[0] again.
+    next_site(sites[0], sites[2], {"phase/lesson-3": "Third words."})
+    index_search(sites[2], previous=sites[0] / SEARCH, state=state, overlay_pages=2)
+    entries = search_entries(sites[2])  # fails on a page found twice
+    assert entries["/phase/lesson-3/index.html"] == "phase/lesson-3. Third words."
+    assert len(entries) == len(names)

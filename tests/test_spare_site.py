@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import THEME, authoring_example
+from conftest import THEME, authoring_example, search_entries
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 from coursesite.publish import searchindex
@@ -98,6 +98,29 @@ def test_a_build_that_fails_while_writing_leaves_the_site_and_a_good_spare(
     assert (two_builds.root / ".site.spare" / "basics").is_dir()
     monkeypatch.undo()
     build(two_builds.options())
-    after = tree(site)
-    assert after == fresh_build(two_builds, tmp_path)
+    after, fresh = tree(site), fresh_build(two_builds, tmp_path)
+    # The edited page's entry is in the search index's overlay (README, Search), which a
+    # fresh build has not: the same pages are found with the same text.
+    assert (site / "pagefind" / "overlay").is_dir()
+    assert without_search(after) == without_search(fresh)
+    assert search_entries(site) == search_entries(tmp_path / "fresh")
     assert b"cannot divide" in after[0]["basics/count-batches/index.html"]
+
+
+def test_a_frozen_build_after_an_edit_is_byte_identical_to_a_fresh_one(two_builds, tmp_path):
+    """--frozen, the way a course is published, keeps no overlay in the search index."""
+    site = two_builds.root / "site"
+    assert (site / "pagefind" / "overlay").is_dir()  # the author's build after an edit
+    edit = two_builds.lesson_path.read_text().replace("never divide", "cannot divide")
+    two_builds.lesson_path.write_text(edit)
+    build(two_builds.options(frozen=True))
+    assert not (site / "pagefind" / "overlay").exists()
+    assert tree(site) == fresh_build(two_builds, tmp_path, frozen=True)
+
+
+def without_search(site_tree):
+    files, folders = site_tree
+    return (
+        {path: data for path, data in files.items() if not path.startswith("pagefind/")},
+        {folder for folder in folders if not folder.startswith("pagefind")},
+    )

@@ -14,7 +14,7 @@ from coursesite.config.manifest import Settings
 from coursesite.config.options import BuildOptions
 from coursesite.errors import BuildError
 from coursesite.execution import records
-from coursesite.execution.execute import DoneCallback, LessonJob, StartCallback
+from coursesite.execution.execute import DoneCallback, LessonJob, LocalExecutor, StartCallback
 from coursesite.execution.executionkey import CacheKey
 from coursesite.execution.executionrecord import ExecutionRecord
 
@@ -74,8 +74,10 @@ def choose_executor(
 ) -> Executor:
     if options.frozen:
         return FrozenExecutor(options.records, keys)
-    from coursesite.execution.cluster import (
-        create_executor,
-    )  # Dask's client loads only for a cluster
+    if not (options.cluster or settings.cluster):
+        # Not through cluster.create_executor, whose module (asyncio, pickle: ~10 ms) would
+        # load on the path of a code edit, before its lesson starts.
+        return LocalExecutor(options.jobs)
+    from coursesite.execution.cluster import create_executor  # Dask's loads only then
 
     return create_executor(options, settings)

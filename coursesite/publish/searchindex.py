@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import gzip
 import hashlib
 import json
 import os
@@ -16,6 +17,7 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import unquote
 
 try:
     import pagefind_bin
@@ -31,10 +33,13 @@ from coursesite.publish.sitestate import load_state, search_state, update_state
 SEARCH = "pagefind"  # the search index's folder in the site
 SHARD_PAGES = 50  # lesson pages a search shard holds at most; a prose edit re-indexes one
 SHARD_LIST = "shards.json"  # in pagefind/: the shard folders, read by static/search.js
+OVERLAY = "overlay/"  # in pagefind/: the changed pages of shards that were not re-indexed
+OVERLAY_PAGES = 8  # pages the overlay holds at most
 _SHARED = ("pagefind-entry.json",)  # besides index/, fragment/ and *.pf_meta: a shard's data
 # What static/search.js loads from the first shard, besides its data: the scripts and
 # (*.pagefind) the search's WebAssembly.
 _SCRIPTS = ("pagefind.js", "pagefind-worker.js")
+_OTHERS = ("shards", OVERLAY.rstrip("/"))  # in the first shard's folder: not its files
 
 
 def index_search(
@@ -44,6 +49,7 @@ def index_search(
     pages: list[str] | None = None,
     shard_pages: int = SHARD_PAGES,
     state: Path | None = None,
+    overlay_pages: int = 0,
 ) -> None:
     """Build the Pagefind search index of the lesson pages into `site/pagefind/` (or `into`).
 
@@ -59,50 +65,125 @@ def index_search(
     indexed is kept in the file `state` (`search_state`: in the cache, so that the site
     stays byte-identical from build to build). The search page merges the shards that
     `shards.json` lists (static/search.js).
+
+    A shard of which at most half the pages changed keeps its previous index, and only its
+    changed pages are indexed, into the overlay (pagefind/overlay/, at most `overlay_pages`
+    pages in all; 0, the default, for none: a build asks `search_overlay`). `shards.json`
+    names the overlaid pages' stale entries in their shards, which the search page leaves
+    out. An edit of one lesson thus indexes one page, not its whole shard (a course under
+    50 lessons is one shard). Past `overlay_pages`, the shards with the most changed pages
+    are indexed again in full, which empties the overlay of their pages.
     """
     into = into or site / SEARCH
     old = _index_state(state) if previous is not None else {}
-    known = old.get("pages", {}) if old.get("pagefind") == _pagefind_identity() else {}
-    indexed: dict[str, list] = {}  # every page: [inode, size, mtime, whether it is indexed]
+    same_pagefind = old.get("pagefind") == _pagefind_identity()
+    known = old.get("pages", {}) if same_pagefind else {}  # as each page's shard indexed it
+    overlaid = old.get("overlay", {}) if same_pagefind else {}  # as the overlay indexed it
+    current: dict[str, list] = {}  # every page: [inode, size, mtime, whether it is indexed]
     for page in sorted(pages if pages is not None else _html_pages(site)):
         if not page.endswith(".html") or page.startswith(SEARCH + "/"):
             continue
         path = site / page
         stat = path.stat()
         identity = [stat.st_ino, stat.st_size, stat.st_mtime_ns]
-        before = known.get(page)
-        if before and before[:3] == identity:
-            indexed[page] = before
-        else:
-            indexed[page] = [*identity, b"data-pagefind-body" in path.read_bytes()]
-    body = [page for page, entry in indexed.items() if entry[3]]
+        before = next(
+            (e for e in (known.get(page), overlaid.get(page)) if e and e[:3] == identity), None
+        )
+        current[page] = before or [*identity, b"data-pagefind-body" in path.read_bytes()]
+    body = [page for page, entry in current.items() if entry[3]]
     shards = _shards(body, shard_pages)
     into.mkdir(parents=True, exist_ok=True)
-    reusable, stale = [], []
+    old_ids = old.get("ids", {}) if same_pagefind else {}
+    kept: dict[str, list[str]] = {}  # shard linked from `previous` -> its changed pages
+    stale = []
     for folder, members in shards.items():
-        same = (
-            all(known.get(page) == indexed[page] for page in members)
+        changed = [page for page in members if known.get(page) != current[page]]
+        if (
+            previous is not None
             and old.get("shards", {}).get(folder) == members
-        )
-        if same and previous is not None and (previous / folder / "pagefind-entry.json").is_file():
-            reusable.append((previous / folder, folder))
+            and (previous / folder / "pagefind-entry.json").is_file()
+            and 2 * len(changed) <= len(members)
+            and _holds(previous / folder, [old_ids.get(page) for page in members])
+        ):
+            kept[folder] = changed
         else:
             stale.append((folder, members))
-    workers = min(len(stale), os.cpu_count() or 1) or 1
+    while sum(map(len, kept.values())) > overlay_pages:  # the fullest shards are re-indexed
+        folder = max(kept, key=lambda name: len(kept[name]))
+        del kept[folder]
+        stale.append((folder, shards[folder]))
+    overlay = sorted(page for changed in kept.values() for page in changed)
+    indexed = {page: entry for page, entry in current.items() if page not in overlay}
+    indexed.update({page: known[page] for page in overlay})  # what their shards still hold
+    ids = {page: old_ids[page] for folder in kept for page in shards[folder]}
+    stale_ids = [ids[page] for page in overlay]
+    old_overlay = previous / OVERLAY if previous is not None else None
+    overlay_reusable = (
+        old_overlay is not None
+        and overlay == sorted(overlaid)
+        and all(overlaid[page] == current[page] for page in overlay)
+        and (old_overlay / "pagefind-entry.json").is_file()
+        and _holds(old_overlay, old.get("overlay_ids", []))
+    )
+    workers = min(len(stale) + 1, os.cpu_count() or 1)
     with ThreadPoolExecutor(workers) as pool:
         # Pagefind indexes the changed shards while this thread links the others.
-        indexing = [pool.submit(_index_shard, site, into, *shard) for shard in stale]
-        for source, folder in reusable:
-            _link_shard(source, into / folder, primary=not folder)
-        for future in indexing:
+        indexing = {
+            folder: pool.submit(_index_shard, site, into, folder, members)
+            for folder, members in stale
+        }
+        if overlay and not overlay_reusable:
+            indexing[OVERLAY] = pool.submit(_index_shard, site, into, OVERLAY, overlay)
+        elif overlay and old_overlay is not None:
+            _link_shard(old_overlay, into / OVERLAY, primary=False)
+        for folder in kept:
+            assert previous is not None
+            _link_shard(previous / folder, into / folder, primary=not folder)
+        for future in indexing.values():
             future.result()
+    for folder, _ in stale:
+        ids.update(_fragment_ids(into / folder))
+    overlay_ids = sorted(_fragment_ids(into / OVERLAY).values()) if overlay else []
+    # An overlaid page whose content came out the same has the same id in both: the search
+    # page keeps one of the two (static/search.js).
+    stale_ids = sorted(set(stale_ids) - set(overlay_ids))
+    listed = {"shards": [*shards, *([OVERLAY] if overlay else [])], "stale": stale_ids}
     with writing(into / SHARD_LIST):
-        (into / SHARD_LIST).write_text(json.dumps({"shards": list(shards)}), encoding="utf-8")
+        (into / SHARD_LIST).write_text(json.dumps(listed), encoding="utf-8")
     if state is not None:
-        write_atomically(
-            state,
-            json.dumps({"pagefind": _pagefind_identity(), "shards": shards, "pages": indexed}),
-        )
+        record = {
+            "pagefind": _pagefind_identity(),
+            "shards": shards,
+            "pages": indexed,
+            "overlay": {page: current[page] for page in overlay},
+            "overlay_ids": overlay_ids,
+            "ids": ids,
+        }
+        write_atomically(state, json.dumps(record))
+
+
+def _holds(index: Path, ids: list[str | None]) -> bool:
+    """Whether the index in `index` holds exactly the pages of these ids (its fragments'
+    names: Pagefind names each by a hash of its content). The state file may describe an
+    index that never replaced the site's (a build that failed after indexing): its word
+    alone must not keep an index, nor name the stale entries of one, it does not match."""
+    folder = index / "fragment"
+    try:
+        names = {name.removesuffix(".pf_fragment") for name in os.listdir(folder)}
+    except OSError:
+        return False
+    return None not in ids and names == set(ids)
+
+
+def _fragment_ids(index: Path) -> dict[str, str]:
+    """Page (relative path) -> the id Pagefind gave it in `index`: its fragment's name.
+    A fragment is gzip-compressed JSON after a 12-byte signature."""
+    ids = {}
+    folder = index / "fragment"
+    for path in folder.iterdir() if folder.is_dir() else ():
+        data = json.loads(gzip.decompress(path.read_bytes())[len(b"pagefind_dcd") :])
+        ids[unquote(data["url"]).lstrip("/")] = path.name.removesuffix(".pf_fragment")
+    return ids
 
 
 def _shards(body: list[str], shard_pages: int) -> dict[str, list[str]]:
@@ -182,7 +263,7 @@ def _check_written(target: Path, primary: bool) -> None:
     empty = []
     for folder, subfolders, names in os.walk(target):
         if primary and folder == str(target):
-            subfolders[:] = [name for name in subfolders if name != "shards"]
+            subfolders[:] = [name for name in subfolders if name not in _OTHERS]
         empty += [Path(folder, name) for name in names if not os.path.getsize(Path(folder, name))]
     if entry.is_file() and not empty:
         return
@@ -220,7 +301,7 @@ def _link_shard(source: Path, target: Path, primary: bool) -> None:
     for folder, subfolders, names in os.walk(source):
         relative = os.path.relpath(folder, source)
         if primary and relative == ".":
-            subfolders[:] = [name for name in subfolders if name != "shards"]
+            subfolders[:] = [name for name in subfolders if name not in _OTHERS]
             names = [name for name in names if name != SHARD_LIST]
         files += [name if relative == "." else os.path.join(relative, name) for name in names]
     link_all(source, target, files)
@@ -281,6 +362,13 @@ def _html_pages(site: Path) -> list[str]:
     return pages
 
 
+def search_overlay(options: BuildOptions) -> int:
+    """How many changed pages a build's index may hold in its overlay: none with
+    --frozen, the way a course is published, so that two such builds of the same input
+    give byte-identical sites, however many builds came before (docs/publishing.md)."""
+    return 0 if options.frozen else OVERLAY_PAGES
+
+
 def refresh_search(options: BuildOptions) -> bool:
     """Index the site if its last build kept the previous index; True if it did.
 
@@ -301,6 +389,7 @@ def refresh_search(options: BuildOptions) -> bool:
             previous=out / SEARCH,
             pages=pages or None,
             state=search_state(options),
+            overlay_pages=search_overlay(options),
         )
         if (out / SEARCH).exists():
             os.rename(out / SEARCH, fresh / "previous")

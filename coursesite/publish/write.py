@@ -19,7 +19,7 @@ from coursesite.files import OutputFile
 from coursesite.hooks import call, hooked
 from coursesite.progress import Progress
 from coursesite.publish.outfolder import MARKER, MARKER_TEXT, ownership_problem
-from coursesite.publish.searchindex import SEARCH, index_search
+from coursesite.publish.searchindex import SEARCH, index_search, search_overlay
 from coursesite.publish.sitefolder import (
     SiteFolder,
     copy_folder,
@@ -50,12 +50,15 @@ def write_site(
     out: Path,
     index: bool = True,
     index_state: Path | None = None,
+    overlay_pages: int = 0,
 ) -> float:
     """Make `out` hold `rendered`, the `kept` files of the current `out` (relative path ->
     its inode there, if known), and the `static` folders (a later one's file replacing
     an earlier one's of the same name) as `static/`; return the seconds the search index took.
 
     Without `index`, the current search index is kept as it is, to be refreshed later.
+    `overlay_pages`: how many changed pages the index may hold in its overlay instead of
+    indexing their shards again (searchindex.index_search; 0: none, as a fresh build).
     `out` must be new, empty or a site a build wrote (outfolder.MARKER marks it as one).
     """
     out = out.resolve()
@@ -76,7 +79,13 @@ def write_site(
             write_file(staging / file.path, file.content)
         if index or not (out / SEARCH).is_dir():
             started = time.perf_counter()
-            index_search(staging, previous=out / SEARCH, pages=[*kept, *written], state=index_state)
+            index_search(
+                staging,
+                previous=out / SEARCH,
+                pages=[*kept, *written],
+                state=index_state,
+                overlay_pages=overlay_pages,
+            )
             indexing = time.perf_counter() - started
         else:
             for found in (out / SEARCH).rglob("*"):
@@ -155,6 +164,7 @@ def write_rendered(
         options.out,
         index,
         search_state(options),
+        search_overlay(options),
     )
     stamps.update(file_stamps(options.out, [file.path for file in rendered]))
     state = update_state(

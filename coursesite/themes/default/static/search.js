@@ -18,8 +18,12 @@
     return;
   }
 
-  // A large site's index is in shards (coursesite/write.py, index_search): pagefind/shards.json
-  // lists their folders, the first being pagefind/ itself, and the others are merged into it.
+  // A large site's index is in shards (coursesite/publish/searchindex.py, index_search):
+  // pagefind/shards.json lists their folders, the first being pagefind/ itself, and the
+  // others are merged into it. The last may be the overlay, which holds pages changed since
+  // their shard was indexed: "stale" lists the ids those pages still have in their shards,
+  // results to leave out.
+  var stale = {};
   var loading = null;
   function pagefind() {
     if (!loading) {
@@ -30,6 +34,7 @@
         return { shards: [""] };
       }).then(function (list) {
         var shards = list.shards && list.shards.length ? list.shards : [""];
+        (list.stale || []).forEach(function (id) { stale[id] = true; });
         // Result URLs are root-absolute: make them start at this site's folder on the host.
         var options = { baseUrl: rootURL.pathname, excerptLength: 22 };
         return import(new URL(shards[0] + "pagefind.js", index).href).then(function (module) {
@@ -115,6 +120,17 @@
     });
   }
 
+  // Without the stale entries of overlaid pages, and each page once (an overlaid page
+  // whose content did not change has the same id in its shard and in the overlay).
+  function current(results) {
+    var seen = {};
+    return results.filter(function (result) {
+      if (stale[result.id] || seen[result.id]) { return false; }
+      seen[result.id] = true;
+      return true;
+    });
+  }
+
   var latest = 0;
   function run(query) {
     var id = ++latest;
@@ -129,7 +145,7 @@
       return module.search(query);
     }).then(function (search) {
       if (id !== latest) { return null; }
-      return Promise.all(search.results.slice(0, CHECKED).map(function (result) { return result.data(); }))
+      return Promise.all(current(search.results).slice(0, CHECKED).map(function (result) { return result.data(); }))
         .then(function (results) {
           var found = results.filter(function (data) { return matchesAWord(data, query); });
           if (id === latest) { show(found.slice(0, 10), found.length, query); }
