@@ -178,8 +178,9 @@ def convert(
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
         if _may_draw(cell, code) and not cell.alt:
             lesson.notes.append(
-                f"{cell.where}: it {'draws' if cell.drew else 'may draw'} a figure, which the "
-                f"page shows under step {number}: describe it in the step's :alt: option"
+                f"{cell.where}: it {'shows' if cell.drew else 'may show'} a figure or image, "
+                f"which the page shows under step {number}: describe it in the step's :alt: "
+                "option"
             )
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
@@ -346,6 +347,8 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
     shown = cell.last_display.rstrip("\n") + "\n"
     if cell.shows_last and cell.last_display and cell.stdout.endswith(shown):
         stdout, display = cell.stdout[: -len(shown)], cell.last_display.rstrip("\n")
+    elif cell.shows_last and cell.last_image:  # display(image): its text is the value's
+        stdout, display = cell.stdout, cell.last_image.rstrip("\n")
     else:
         stdout, display = cell.stdout, cell.display
     lesson.printed[cell.where] = max(len(stdout), len(display))
@@ -376,13 +379,18 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     return converted
 
 
-# Code that plots: a MyST notebook stores no outputs to tell whether a cell drew.
-_PLOTTING = re.compile(r"\b(?:plt|pyplot|matplotlib)\b|\.(?:plot|imshow|scatter|hist|bar)\(")
+# Code that plots or shows an image (IPython's Image or SVG, Pillow's Image, an object's
+# _repr_png_): a MyST notebook stores no outputs to tell whether a cell drew.
+_PLOTTING = re.compile(
+    r"\b(?:plt|pyplot|matplotlib|Image|SVG)\b|\.(?:plot|imshow|scatter|hist|bar)\("
+    r"|_repr_(?:png|jpeg|svg)_"
+)
 
 
 def _may_draw(cell: Cell, code: str) -> bool:
-    """Whether the step needs a text alternative: its stored run drew, or its code plots.
-    A placeholder the code does not need is listed by `build.py check`, not refused."""
+    """Whether the step needs a text alternative: its stored run drew or showed an image,
+    or its code plots or shows one. A placeholder the code does not need is listed by
+    `build.py check`, not refused."""
     return cell.drew or bool(cell.alt) or bool(_PLOTTING.search(code))
 
 

@@ -37,6 +37,7 @@ class Cell:
     # HTML, ...), in order: only the types a page may show (outputs/displays.py).
     rich: list[dict[str, str]] = field(default_factory=list)
     last_display: str = ""  # text/plain of a display() that was the cell's last output
+    last_image: str = ""  # text/plain of a displayed image that was the cell's last output
     shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
     shell: bool = False  # it ran shell commands: its stored output is not the lesson's
     raises: str = ""  # the exception the stored run ended with
@@ -209,7 +210,7 @@ RICH_TYPES = (
 
 def _stored_outputs(cell: Cell, outputs: list) -> None:
     for output in outputs:
-        cell.last_display = ""
+        cell.last_display = cell.last_image = ""
         kind = output.get("output_type")
         data = _mapping(output.get("data", {}), f"the data of an output of {cell.where}")
         for mime in data:
@@ -232,6 +233,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
             cell.drew = True
+            # display(image) last: the step ends with the image as its value (lessonimport).
+            cell.last_image = _text(data.get("text/plain", ""), f"an output of {cell.where}")
         elif kind == "display_data" and "text/plain" in data:
             # display(value): the lesson prints the value's repr in its place (lessonimport).
             cell.last_display = _text(data["text/plain"], f"an output of {cell.where}")
