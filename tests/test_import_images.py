@@ -40,6 +40,32 @@ def images_notebook(path) -> None:
         ),
         new_markdown_cell("## Never run\n\nThe pixel again, in a cell the notebook never ran."),
         new_code_cell("Image(data=PIXEL)"),  # cell 4: no outputs, no metadata
+        new_markdown_cell("## Its value"),
+        new_code_cell(  # cell 6: the image as the cell's value, stored, with no metadata
+            "picture = Image(data=PIXEL)\npicture",
+            outputs=[
+                new_output(
+                    "execute_result",
+                    data={"image/png": PIXEL, "text/plain": REPR},
+                    execution_count=3,
+                )
+            ],
+        ),
+        new_markdown_cell("## A table"),
+        new_code_cell(  # cell 8: a captioned table: MyST-NB's caption, but no image
+            "from IPython.display import HTML\nHTML('<table><tr><td>1</td></tr></table>')",
+            outputs=[
+                new_output(
+                    "execute_result",
+                    data={
+                        "text/html": "<table><tr><td>1</td></tr></table>",
+                        "text/plain": "<IPython.core.display.HTML object>",
+                    },
+                    execution_count=4,
+                )
+            ],
+            metadata={"mystnb": {"figure": {"caption": "Table 1: one record"}}},
+        ),
     ]
     nbformat.write(notebook, path)
 
@@ -80,7 +106,7 @@ def test_a_cell_that_shows_an_image_and_stored_nothing_gets_the_placeholder(impo
     folder, result, text, built, checked = imported
     assert ":::{step} 2. Never run\n:alt: TODO: what the figure shows\n" in text
     assert "cell 4: it may show a figure or image, which the page shows under step 2" in (
-        result.stdout + result.stderr
+        result.stdout
     )
     # The build accepts the placeholder and publishes the image; check lists it.
     assert built.returncode == 0, built.stderr
@@ -90,6 +116,31 @@ def test_a_cell_that_shows_an_image_and_stored_nothing_gets_the_placeholder(impo
     placeholder = f"{LESSON}:{where}: placeholder left to fill in: :alt: TODO"
     assert placeholder in built.stderr
     assert checked.returncode == 1 and placeholder in checked.stderr
+
+
+def test_an_image_stored_as_the_cells_value_needs_alt_text_too(imported):
+    folder, result, text, built, checked = imported
+    assert ":::{step} 3. Its value\n:alt: TODO: what the figure shows\n" in text
+    assert "cell 6: it shows a figure or image, which the page shows under step 3" in (
+        result.stdout
+    )
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((folder.root / PAGE).read_text(), "html.parser")
+    (img,) = page.select("#step-3 .output-display img")
+    assert img["alt"] == "TODO: what the figure shows"
+    where = line_of(text, ":alt: TODO: what the figure shows", 2)
+    assert f"{LESSON}:{where}: placeholder left to fill in: :alt: TODO" in checked.stderr
+
+
+def test_a_caption_on_output_that_is_no_image_is_not_made_an_alt(imported):
+    _, result, text, built, _ = imported
+    assert ":::{step} 4. A table\n```python\n" in text  # no :alt:
+    assert (
+        "cell 8: its MyST-NB options describe an image ('Table 1: one record'), but its "
+        "stored run showed none"
+    ) in result.stdout
+    assert built.returncode == 0, built.stderr
+    assert "has an :alt: option" not in built.stderr
 
 
 HAND_WRITTEN = """

@@ -41,7 +41,7 @@ class Cell:
     shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
     shell: bool = False  # it ran shell commands: its stored output is not the lesson's
     raises: str = ""  # the exception the stored run ended with
-    drew: bool = False  # the stored outputs hold an image
+    drew: bool = False  # the stored outputs hold an image (a figure, a displayed image)
     tags: tuple[str, ...] = ()
     alt: str = ""  # the text alternative its metadata gives what it draws (figure_alt)
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
@@ -217,6 +217,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             if mime not in (*RICH_TYPES, "text/plain") and not mime.startswith("image/"):
                 kept = "its text is kept" if "text/plain" in data else "it is left out"
                 cell.dropped.append(f"a stored output of type {mime}, which no page shows: {kept}")
+        if kind in ("execute_result", "display_data") and any(m.startswith("image/") for m in data):
+            cell.drew = True  # a figure, or an image it displayed: the step needs its :alt:
         if kind in ("execute_result", "display_data") and any(t in data for t in RICH_TYPES):
             cell.rich.append(
                 {
@@ -232,7 +234,6 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
         elif kind == "execute_result":
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
-            cell.drew = True
             # display(image) last: the step ends with the image as its value (lessonimport).
             cell.last_image = _text(data.get("text/plain", ""), f"an output of {cell.where}")
         elif kind == "display_data" and "text/plain" in data:
