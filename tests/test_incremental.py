@@ -418,4 +418,6 @@ def test_an_unchanged_lesson_keeps_its_warnings_and_its_errors(built):
     for _ in range(2):
         with pytest.raises(BuildErrors) as caught:
             rebuild(built)
-        assert any("drew no matplotlib figure" in e.message for e in caught.value.errors)
+        assert any(
+            "has an :alt: option but shows no image" in e.message for e in caught.value.errors
+        )

@@ -42,6 +42,7 @@ from coursesite.importers.mystdirectives import (
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
+from coursesite.importers.stepalt import alt_notes, step_alt, stored_anything
 from coursesite.importers.titles import (
     heading_title,
     headings,
@@ -148,7 +149,7 @@ def convert(
                 lesson.notes.append(
                     f"{cell.where}: tagged skip-execution, so it is shown as code and never run"
                 )
-            elif _stored_anything(cell):
+            elif stored_anything(cell):
                 lesson.notes.append(f"{cell.where}: its stored output is not shown (not run)")
             continue
         code = converted.code
@@ -169,18 +170,14 @@ def convert(
                 "and main.py goes on past it"
                 + ("; name the exception it raises in :raises:" if not cell.raises else "")
             )
-        if _stored_anything(cell) and cell.shell:
+        if stored_anything(cell) and cell.shell:
             lesson.notes.append(
                 f"{cell.where}: its stored output is partly a shell command's, which the step "
                 "no longer runs: it is not compared"
             )
-        elif _stored_anything(cell):
+        elif stored_anything(cell):
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
-        if _may_draw(cell, code) and not cell.alt:
-            lesson.notes.append(
-                f"{cell.where}: it {'draws' if cell.drew else 'may draw'} a figure, which the "
-                f"page shows under step {number}: describe it in the step's :alt: option"
-            )
+        lesson.notes += alt_notes(cell, code, number)
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
     # The opening text's first telling sentence, else the first after it (all prose, in order).
@@ -334,10 +331,6 @@ def _has_statements(code: str) -> bool:
         return True
 
 
-def _stored_anything(cell: Cell) -> bool:
-    return bool(cell.stdout or cell.display or cell.stderr.strip() or cell.rich)
-
-
 def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOutput:
     """What the cell's stored run showed, as the step shows it: a last display(value),
     which the step ends with as its bare value, is the step's value, not printed text.
@@ -346,6 +339,8 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
     shown = cell.last_display.rstrip("\n") + "\n"
     if cell.shows_last and cell.last_display and cell.stdout.endswith(shown):
         stdout, display = cell.stdout[: -len(shown)], cell.last_display.rstrip("\n")
+    elif cell.shows_last and cell.last_image:  # display(image): its text is the value's
+        stdout, display = cell.stdout, cell.last_image.rstrip("\n")
     else:
         stdout, display = cell.stdout, cell.display
     lesson.printed[cell.where] = max(len(stdout), len(display))
@@ -374,16 +369,6 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     if not converted.shown_only:
         lesson.code.append(converted.code)
     return converted
-
-
-# Code that plots: a MyST notebook stores no outputs to tell whether a cell drew.
-_PLOTTING = re.compile(r"\b(?:plt|pyplot|matplotlib)\b|\.(?:plot|imshow|scatter|hist|bar)\(")
-
-
-def _may_draw(cell: Cell, code: str) -> bool:
-    """Whether the step needs a text alternative: its stored run drew, or its code plots.
-    A placeholder the code does not need is listed by `build.py check`, not refused."""
-    return cell.drew or bool(cell.alt) or bool(_PLOTTING.search(code))
 
 
 def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
@@ -432,9 +417,10 @@ def _one_stream(cell: Cell, tag: str, lesson: ImportedLesson) -> list[str]:
 
 
 def _step(number: int, title: str, code: str, cell: Cell, raises: str, tags: list[str]) -> str:
-    # A figure the code leaves open is captured, and needs its text alternative.
-    alt = cell.alt or f"{PLACEHOLDER} what the figure shows"
-    options = f":alt: {alt}\n" if _may_draw(cell, code) else ""
+    # A figure the code leaves open is captured, and needs its text alternative; so does
+    # an image it displays.
+    alt = step_alt(cell, code)
+    options = f":alt: {alt}\n" if alt else ""
     options += f":raises: {raises}\n" if raises else ""
     options += f":tags: [{', '.join(tags)}]\n" if tags else ""
     return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"

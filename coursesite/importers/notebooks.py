@@ -37,10 +37,11 @@ class Cell:
     # HTML, ...), in order: only the types a page may show (outputs/displays.py).
     rich: list[dict[str, str]] = field(default_factory=list)
     last_display: str = ""  # text/plain of a display() that was the cell's last output
+    last_image: str = ""  # text/plain of a displayed image that was the cell's last output
     shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
     shell: bool = False  # it ran shell commands: its stored output is not the lesson's
     raises: str = ""  # the exception the stored run ended with
-    drew: bool = False  # the stored outputs hold an image
+    drew: bool = False  # the stored outputs hold an image (a figure, a displayed image)
     tags: tuple[str, ...] = ()
     alt: str = ""  # the text alternative its metadata gives what it draws (figure_alt)
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
@@ -209,13 +210,15 @@ RICH_TYPES = (
 
 def _stored_outputs(cell: Cell, outputs: list) -> None:
     for output in outputs:
-        cell.last_display = ""
+        cell.last_display = cell.last_image = ""
         kind = output.get("output_type")
         data = _mapping(output.get("data", {}), f"the data of an output of {cell.where}")
         for mime in data:
             if mime not in (*RICH_TYPES, "text/plain") and not mime.startswith("image/"):
                 kept = "its text is kept" if "text/plain" in data else "it is left out"
                 cell.dropped.append(f"a stored output of type {mime}, which no page shows: {kept}")
+        if kind in ("execute_result", "display_data") and any(m.startswith("image/") for m in data):
+            cell.drew = True  # a figure, or an image it displayed: the step needs its :alt:
         if kind in ("execute_result", "display_data") and any(t in data for t in RICH_TYPES):
             cell.rich.append(
                 {
@@ -231,7 +234,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
         elif kind == "execute_result":
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
-            cell.drew = True
+            # display(image) last: the step ends with the image as its value (lessonimport).
+            cell.last_image = _text(data.get("text/plain", ""), f"an output of {cell.where}")
         elif kind == "display_data" and "text/plain" in data:
             # display(value): the lesson prints the value's repr in its place (lessonimport).
             cell.last_display = _text(data["text/plain"], f"an output of {cell.where}")

@@ -164,9 +164,10 @@ def figure_block_errors(
     shows_stored_image: set[str] | None = None,
 ) -> list[BuildError]:
     """Blocks whose matplotlib figures lack a text alternative or cannot be shown, and
-    blocks with a text alternative but no figure, at the line of their code. A block
-    that shows an image its notebook stored (`shows_stored_image`, storedoutputs.py)
-    needs its text alternative for that image."""
+    blocks with a text alternative but no image to describe, at the line of their code.
+    The :alt: of a block describes every image it shows: its figures, its value's image
+    (displays.py) and an image its notebook stored (`shows_stored_image`,
+    storedoutputs.py); a placeholder the import wrote is accepted (check lists it)."""
     errors = []
     for block in lesson.runnable_blocks():
         output = record.blocks.get(block.id)
@@ -186,16 +187,23 @@ def figure_block_errors(
             and not _shows_image(output)
             and block.id not in (shows_stored_image or set())
         ):
-            errors.append(
-                BuildError(
-                    f"{block.label} has an :alt: option but drew no matplotlib figure",
-                    lesson.path,
-                    block.code.line,
-                    hint="remove the :alt: line, or leave the figure open at the end of the "
-                    "block (do not call plt.close())",
-                )
-            )
+            errors.append(_no_image_error(lesson, block))
     return errors
+
+
+def _no_image_error(lesson: Lesson, block: RunnableBlock) -> BuildError:
+    """An :alt: describes an image the block shows: a matplotlib figure (imshow too), its
+    value's image or SVG, or an image its notebook stored. This block shows none."""
+    return BuildError(
+        f"{block.label} has an :alt: option but shows no image: it drew no matplotlib "
+        "figure and displayed no image",
+        lesson.path,
+        block.code.line,
+        hint="remove the :alt: line, or make the block show its image: leave the figure "
+        "open at its end (do not call plt.close()), or end the block with the image as "
+        "its value (`Image(...)`, not `display(Image(...))`, which outside a notebook "
+        "prints the image's name)",
+    )
 
 
 def _shows_image(output: BlockOutput | None) -> bool:

@@ -1,0 +1,172 @@
+"""A step's :alt: describes any image it shows, a displayed one as well as a figure
+(issue #26): an imported cell that displays an image gets its text alternative from the
+notebook's MyST-NB metadata, or the TODO placeholder the build accepts and `build.py
+check` lists, and the build never refuses the import for it; an :alt: on a step that
+shows no image at all is refused, saying so and how to show one."""
+
+from __future__ import annotations
+
+import base64
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from conftest import CourseFolder, authoring_example, line_of
+
+PIXEL = (  # a 1x1 PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+LESSON = "content/02-shown-images/01-shown-images.md"
+PAGE = "site/shown-images/shown-images/index.html"
+ALT = "A single grey pixel, the whole of the picture"
+REPR = "<IPython.core.display.Image object>"
+
+
+def images_notebook(path) -> None:
+    notebook = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    notebook.cells = [
+        new_markdown_cell("# Shown images\n\nWhat a notebook displays.\n\n## The pixel"),
+        new_code_cell(  # cell 2: display(Image) with MyST-NB's alt, and its stored image
+            "import base64\n"
+            "from IPython.display import Image, display\n"
+            f"PIXEL = base64.b64decode({PIXEL!r})\n"
+            "display(Image(data=PIXEL))",
+            outputs=[new_output("display_data", data={"image/png": PIXEL, "text/plain": REPR})],
+            metadata={"mystnb": {"image": {"alt": ALT}}},
+        ),
+        new_markdown_cell("## Never run\n\nThe pixel again, in a cell the notebook never ran."),
+        new_code_cell("Image(data=PIXEL)"),  # cell 4: no outputs, no metadata
+        new_markdown_cell("## Its value"),
+        new_code_cell(  # cell 6: the image as the cell's value, stored, with no metadata
+            "picture = Image(data=PIXEL)\npicture",
+            outputs=[
+                new_output(
+                    "execute_result",
+                    data={"image/png": PIXEL, "text/plain": REPR},
+                    execution_count=3,
+                )
+            ],
+        ),
+        new_markdown_cell("## A table"),
+        new_code_cell(  # cell 8: a captioned table: MyST-NB's caption, but no image
+            "from IPython.display import HTML\nHTML('<table><tr><td>1</td></tr></table>')",
+            outputs=[
+                new_output(
+                    "execute_result",
+                    data={
+                        "text/html": "<table><tr><td>1</td></tr></table>",
+                        "text/plain": "<IPython.core.display.HTML object>",
+                    },
+                    execution_count=4,
+                )
+            ],
+            metadata={"mystnb": {"figure": {"caption": "Table 1: one record"}}},
+        ),
+    ]
+    nbformat.write(notebook, path)
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """The notebook imported into a course, built and checked by the real command line."""
+    folder = CourseFolder(tmp_path_factory.mktemp("images"))
+    folder.write(authoring_example())
+    images_notebook(folder.root / "images.ipynb")
+    result = folder.cli("import", "images.ipynb", "--phase", "02")
+    assert result.returncode == 0, result.stderr
+    text = (folder.root / LESSON).read_text()
+    built = folder.cli("-q")
+    checked = folder.cli("check")
+    return folder, result, text, built, checked
+
+
+def test_a_displayed_image_is_the_steps_value_with_the_notebooks_alt_and_no_drift(imported):
+    folder, _, text, built, checked = imported
+    assert f":::{{step}} 1. The pixel\n:alt: {ALT}\n" in text
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((folder.root / PAGE).read_text(), "html.parser")
+    (img,) = page.select("#step-1 .output-display img")
+    assert img["alt"] == ALT
+    published = folder.root / PAGE.rpartition("/")[0] / img["src"]
+    assert published.read_bytes() == base64.b64decode(PIXEL)
+    assert page.select_one("#step-1 .output-stored") is None  # the fresh run shows it
+    # The stored display is the step's value, as the import made it: no difference to
+    # report, so neither the build nor check warns about step 1's output.
+    where = f"{LESSON}:{line_of(text, 'import base64')}:"
+    for output in (built.stderr, checked.stderr):
+        assert f"{where} output of step-1 differs" not in output
+        assert where not in output
+
+
+def test_a_cell_that_shows_an_image_and_stored_nothing_gets_the_placeholder(imported):
+    folder, result, text, built, checked = imported
+    assert ":::{step} 2. Never run\n:alt: TODO: what the figure shows\n" in text
+    assert "cell 4: it may show a figure or image, which the page shows under step 2" in (
+        result.stdout
+    )
+    # The build accepts the placeholder and publishes the image; check lists it.
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((folder.root / PAGE).read_text(), "html.parser")
+    assert page.select("#step-2 .output-display img")
+    where = line_of(text, ":alt: TODO: what the figure shows")
+    placeholder = f"{LESSON}:{where}: placeholder left to fill in: :alt: TODO"
+    assert placeholder in built.stderr
+    assert checked.returncode == 1 and placeholder in checked.stderr
+
+
+def test_an_image_stored_as_the_cells_value_needs_alt_text_too(imported):
+    folder, result, text, built, checked = imported
+    assert ":::{step} 3. Its value\n:alt: TODO: what the figure shows\n" in text
+    assert "cell 6: it shows a figure or image, which the page shows under step 3" in (
+        result.stdout
+    )
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((folder.root / PAGE).read_text(), "html.parser")
+    (img,) = page.select("#step-3 .output-display img")
+    assert img["alt"] == "TODO: what the figure shows"
+    where = line_of(text, ":alt: TODO: what the figure shows", 2)
+    assert f"{LESSON}:{where}: placeholder left to fill in: :alt: TODO" in checked.stderr
+
+
+def test_a_caption_on_output_that_is_no_image_is_not_made_an_alt(imported):
+    _, result, text, built, _ = imported
+    assert ":::{step} 4. A table\n```python\n" in text  # no :alt:
+    assert (
+        "cell 8: its MyST-NB options describe an image ('Table 1: one record'), but its "
+        "stored run showed none"
+    ) in result.stdout
+    assert built.returncode == 0, built.stderr
+    assert "has an :alt: option" not in built.stderr
+
+
+HAND_WRITTEN = """
+:::{step} 3. Show the pixel
+:alt: A single grey pixel.
+
+```python
+import base64
+
+from IPython.display import Image, display
+
+display(Image(data=base64.b64decode("PIXEL_DATA")))
+```
+:::
+""".replace("PIXEL_DATA", PIXEL)
+
+
+def test_an_alt_on_a_step_that_shows_no_image_says_so_and_how_to_show_one(course_folder):
+    text = authoring_example().replace("# Experiment\n", HAND_WRITTEN.lstrip() + "\n# Experiment\n")
+    course_folder.write(text)
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    where = line_of(text, "import base64")
+    assert (
+        f"{where}: step 3 has an :alt: option but shows no image: it drew no matplotlib "
+        "figure and displayed no image"
+    ) in built.stderr
+    assert "end the block with the image as its value" in built.stderr
+    assert "display(Image(...))" in built.stderr
