@@ -140,4 +140,6 @@ def test_the_cache_key_covers_every_module_the_runner_loads():
     companions = re.findall(r'_companion\("(\w+)"\)', RUNNER.read_text(encoding="utf-8"))
     assert "fdcapture" in companions
     expected = {"runner.py", *(f"{name}.py" for name in companions)}
-    assert {path.name for path in RUNNER_FILES} == expected
+    # The key may cover more (main.py's import guard, which a record's install line
+    # depends on), never less.
+    assert expected <= {path.name for path in RUNNER_FILES}
