@@ -127,7 +127,7 @@ def test_an_image_stored_as_the_cells_value_needs_alt_text_too(imported):
     assert built.returncode == 0, built.stderr
     page = BeautifulSoup((folder.root / PAGE).read_text(), "html.parser")
     (img,) = page.select("#step-3 .output-display img")
-    assert img["alt"] == "TODO: what the figure shows"
+    assert img["alt"] == "Figure of step 3: Its value"  # readers never see the placeholder
     where = line_of(text, ":alt: TODO: what the figure shows", 2)
     assert f"{LESSON}:{where}: placeholder left to fill in: :alt: TODO" in checked.stderr
 

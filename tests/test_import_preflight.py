@@ -238,3 +238,30 @@ def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
         (4, "cell 6", 4, "images.zip"),
         (4, "cell 6", 7, "later.txt"),  # written only after it is read
     ]
+
+
+def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_path, monkeypatch):
+    from coursesite.importers.apidrift import api_drift
+
+    package = tmp_path / "grainlike"
+    package.mkdir()
+    (package / "__init__.py").write_text("from grainlike import checkpoint\nREAL = 1\n")
+    # As grain.checkpoint: its save class is imported only if orbax is there.
+    (package / "checkpoint.py").write_text(
+        "Handler = object\ntry:\n    from orbaxlike_absent import CheckpointSave\n"
+        "except ImportError:\n    pass\n"
+    )
+    # A submodule that cannot be imported at all without another package.
+    (package / "needs.py").write_text("import orbaxlike_absent\nThing = 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    code = (
+        "import grainlike\nimport grainlike.needs\n"
+        "grainlike.checkpoint.CheckpointSave()\nprint(grainlike.needs.Thing)\n"
+        "print(grainlike.checkpoint.Gone, grainlike.Moved)"
+    )
+    drifts, stopped = api_drift([(1, "cell 2", code)], set())
+    assert stopped == ""
+    assert sorted(drift.missing for drift in drifts) == [
+        "grainlike.Moved",
+        "grainlike.checkpoint.Gone",
+    ]

@@ -183,3 +183,28 @@ def test_the_code_a_cell_magic_times_is_converted_too():
     assert "# notebook magic, not run: !ls" in timed.code and "3\n" in run(timed.code)
     repeated = cell_code("%%timeit -n1 -r1\ndisplay(x)", "cell 2")
     assert "display" not in run(repeated.code)
+
+
+def test_a_magic_named_without_its_percent_is_read_as_ipythons_automagic_reads_it():
+    cell = cell_code("x = 1\nwhos\nmatplotlib inline\npip install grain\nprint(x)", "cell 3")
+    assert cell.code == "x = 1\n# notebook magic, not run: %whos\nprint(x)"
+    assert run(cell.code) == "1\n"  # no NameError for whos
+    assert cell.installs == ["grain"]
+    assert "cell 3: 'whos' is IPython's automagic for %whos: it is read as '%whos'" in cell.notes
+    timed = cell_code("timeit f(x)", "cell 4")
+    assert any(volatile(line) for line in run(timed.code).splitlines())
+    alone = cell_code("pwd", "cell 5")
+    assert alone.shown_only and alone.shown == "%pwd"
+
+
+def test_a_name_the_notebook_binds_or_python_it_reads_is_no_automagic():
+    for source, earlier in [
+        ("history = []\nhistory", ""),
+        ("history", "history = [1]"),
+        ("time", "import time"),
+        ("time - x", ""),  # Python, with arguments
+        ("ls -x", ""),
+        ("def f():\n    whos", ""),  # automagic is a statement of the cell itself
+    ]:
+        cell = cell_code(source, "cell 1", earlier)
+        assert cell.code == source and not cell.notes, source

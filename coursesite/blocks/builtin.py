@@ -16,9 +16,11 @@ from coursesite.blocks.registry import (
     RawBlock,
     Runs,
     merge_prose,
+    placeholder_label,
     register,
 )
 from coursesite.errors import did_you_mean
+from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.lesson.model import (
     Admonition,
     AdmonitionKind,
@@ -139,10 +141,11 @@ def build_figure(context: BlockContext, raw: RawBlock) -> Figure | Picture | Non
     connect = context.sub_block(raw, "connect", required=True)
     if code is None or read is None or connect is None:
         return None
+    alt = raw.options.get("alt", "")
     return Figure(
         raw.title,
         context.anchor(raw.title),
-        raw.options.get("alt", ""),
+        placeholder_label(raw) if alt.lstrip().startswith(PLACEHOLDER) else alt,
         raw.options.get("caption") or raw.title,
         raw.options.get("predict"),
         intro,

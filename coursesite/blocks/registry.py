@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from coursesite.errors import BuildError, did_you_mean
+from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.lesson.model import (
     Attempt,
     Code,
@@ -335,12 +336,15 @@ class BlockContext:
         code = found[0].code
         assert code is not None  # a "code" part carries its code
         self.check_compiles(code)
+        alt = raw.options.get("alt", "")
+        todo = alt.lstrip().startswith(PLACEHOLDER)
         return Code(
             code.source,
             code.line,
             raw.options.get("raises") or None,
-            raw.options.get("alt", ""),
+            placeholder_label(raw) if todo else alt,
             self.fold_tags(raw),
+            todo,
         )
 
     def fold_tags(self, raw: RawBlock) -> tuple[str, ...]:
@@ -401,3 +405,15 @@ class BlockContext:
         return merge_prose([p.prose for p in found[0].parts if p.kind == "prose"]) or Prose(
             "", found[0].line
         )
+
+
+_NUMBERED = re.compile(r"0*(\d+)\.\s*(.*)")
+
+
+def placeholder_label(raw: RawBlock) -> str:
+    """What readers get for an :alt: the author has yet to write (a `TODO:` placeholder,
+    which check lists): something true, made of the block's title."""
+    numbered = _NUMBERED.fullmatch(raw.title.strip())
+    if raw.kind == "step" and numbered:
+        return f"Figure of step {int(numbered.group(1))}: {numbered.group(2)}"
+    return f"Figure of {raw.kind}: {raw.title.strip()}"

@@ -8,7 +8,11 @@ package in a separate interpreter, with a time limit (importing a package runs i
 and may be slow): each part of a chain is looked up as an attribute, or else imported as
 a submodule. To say nothing wrong, a name is left alone when the notebook binds it other
 than by import, assigns to the chain, imports it under a `try`, or asks `hasattr` about it;
-a chain is followed through modules and classes only, whose attributes are fixed.
+a chain is followed through modules and classes only, whose attributes are fixed. A name
+a module imports only if another package is there (`grain.checkpoint.CheckpointSave` needs
+orbax), or under a submodule that cannot be imported for lack of another module, is no
+drift: the missing package is what to report, and the import reports it where the notebook
+imports it.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ CHECK_SECONDS = 60
 # Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
 # them is missing (JSON) on stdout. What the packages print on import goes to stderr.
 _CHECK = r"""
-import importlib, importlib.metadata, json, sys, types
+import ast, importlib, importlib.metadata, json, sys, types
 names, out = json.load(sys.stdin), sys.stdout
 sys.stdout = sys.stderr
 distributions = importlib.metadata.packages_distributions()
@@ -45,13 +49,38 @@ def missing(path):
                 continue
         except BaseException:
             return None
+        if isinstance(found, types.ModuleType) and optional(found, parts[at]):
+            return None  # imported only if another package is there: not this version's
         try:
             found = importlib.import_module(".".join(parts[: at + 1]))
-        except ImportError:
+        except ImportError as error:
+            if error.name and error.name != ".".join(parts[: at + 1]):
+                return None  # the submodule needs another module, which is reported as such
             return ".".join(parts[: at + 1])
         except BaseException:
             return None
     return None
+
+def optional(module, name):
+    # Whether the module imports the name under a try that catches ImportError.
+    try:
+        tree = ast.parse(open(module.__file__, encoding="utf-8").read())
+    except BaseException:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try):
+            continue
+        caught = [ast.unparse(handler.type) if handler.type else "" for handler in node.handlers]
+        words = ("", "ImportError", "ModuleNotFoundError", "Exception", "BaseException")
+        if not any(text in words for text in caught):
+            continue
+        for inner in node.body:
+            for statement in ast.walk(inner):
+                if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                    for alias in statement.names:
+                        if (alias.asname or alias.name).split(".")[0] == name:
+                            return True
+    return False
 
 def elsewhere(top, name):
     module = sys.modules.get(top)

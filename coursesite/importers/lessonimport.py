@@ -361,7 +361,7 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
 
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
-    converted = cell_code(cell.source, cell.where)
+    converted = cell_code(cell.source, cell.where, "\n".join(lesson.code))
     cell.shows_last, cell.shell = converted.shows_last, converted.shell
     lesson.installs += converted.installs
     lesson.notes += converted.notes

@@ -70,9 +70,43 @@ class CellCode:
     shown: str = ""
 
 
-def cell_code(source: str, where: str) -> CellCode:
+# Line magics IPython's automagic runs without their `%` (`whos` alone on a line).
+_AUTOMAGICS = frozenset(
+    "whos who who_ls pwd ls cd env history hist time timeit pip conda load_ext reload_ext "
+    "matplotlib config xmode precision pprint colors autoreload aimport lsmagic magic reset "
+    "pdb debug tb prun run alias store quickref doctest_mode automagic dhist dirs".split()
+)
+_AUTOMAGIC = re.compile(r"^([A-Za-z_]\w*)(\s+\S.*)?$")
+
+
+def _automagic(line: str, where: str, earlier: str, cell: CellCode) -> str:
+    """A line IPython's automagic runs as a line magic, in its `%` form: a magic's name
+    alone (not bound by the notebook before), or with arguments Python cannot read."""
+    found = _AUTOMAGIC.match(line.rstrip())
+    if not found or found.group(1) not in _AUTOMAGICS:
+        return line
+    name, arguments = found.groups()
+    if arguments and _compiles(line):  # `time - start`: Python
+        return line
+    binds = rf"(?:\b(?:def|class|as|import|for|global|nonlocal)\s+|,\s*)\b{name}\b|^\s*{name}\s*="
+    if not arguments and re.search(binds, earlier, re.M):
+        return line
+    cell.notes.append(
+        f"{where}: '{line.strip()}' is IPython's automagic for %{name}: it is read as "
+        f"'%{line.strip()}'"
+    )
+    return f"%{line.strip()}"
+
+
+def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
+    """The cell as lesson code; `earlier` is the code of the cells before it, which may
+    bind a name that is also a magic's (`history = []`)."""
     cell = CellCode()
     lines = source.strip("\n").splitlines()
+    lines = [
+        _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
+        for number, line in enumerate(lines)
+    ]
     first = _CELL_MAGIC.match(lines[0]) if lines else None
     if first and first.group(1) in ("timeit", "time"):
         # The timed code is the notebook's too: its magics and display() are converted.

@@ -68,6 +68,9 @@ class Code:
     raises: str | None = None  # the exception it is declared to raise
     alt: str = ""  # the text alternative of the figures it draws with matplotlib
     tags: tuple[str, ...] = ()  # what its page folds: hide-input, hide-output (FOLD_TAGS)
+    # The block's :alt: is a `TODO:` placeholder the import wrote: check lists it, and
+    # readers get `alt`, a label made of the block's title, instead.
+    alt_todo: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from coursesite.cache.caches import cached_clean_svg, cached_cut_words, cached_f
 from coursesite.errors import BuildError
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord
 from coursesite.files import short_digest
-from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.lesson.model import Figure, Lesson, RunnableBlock
 from coursesite.markup.svgclean import UnsafeSvg
 from coursesite.outputs.figures import figure_problems
@@ -181,7 +180,7 @@ def figure_block_errors(
             errors.append(_alt_error(lesson, block, drew))
         elif (
             block.code.alt
-            and not block.code.alt.startswith(PLACEHOLDER)  # check lists it; the import wrote it
+            and not block.code.alt_todo  # check lists it; the import wrote it
             and not drew
             and not block.is_figure
             and not _shows_image(output)
