@@ -118,7 +118,7 @@ class DescriptorCapture:
                 if not self.reading:
                     for each in self.descriptors.values():
                         each.start()
-                    _thread.start_new_thread(self._read, ())
+                    _start_lean_thread(self._read)
                     self.reading = True
                 descriptor.drain()  # a process left running wrote between blocks
                 os.dup2(descriptor.write_end, fd)
@@ -330,3 +330,20 @@ class _BlockBuffer:
 
     def flush(self):
         self.stream.flush()
+
+
+def _start_lean_thread(function):
+    """Start the reading thread with a small stack and no malloc arena of its own: under
+    the lesson's memory limit (an address-space limit per process) the default 8 MB stack
+    and glibc's 64 MB per-thread arena would be taken from the lesson's own budget."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-8, 1)  # M_ARENA_MAX: threads share the main arena
+    except (OSError, AttributeError):  # not glibc: the thread may cost more address space
+        pass
+    previous = _thread.stack_size(256 * 1024)
+    try:
+        _thread.start_new_thread(function, ())
+    finally:
+        _thread.stack_size(previous)
