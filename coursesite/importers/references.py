@@ -17,8 +17,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
-
 from coursesite.config.manifest import ReferenceSite
 from coursesite.importers.fences import code_lines, labels_of, regions
 from coursesite.importers.glue import Glued, pasted_role
@@ -175,9 +173,9 @@ def _outside_code(
     pattern: re.Pattern[str], text: str, replace: Callable[[re.Match[str]], str]
 ) -> str:
     """`text` with each match of `pattern` replaced, except those that start inside a code
-    span or an indented code block: `vjp(f, x)[1](1.0)` in backticks is code, not a link."""
+    span: `vjp(f, x)[1](1.0)` in backticks is code, not a link. (Code blocks and fences
+    never reach here: settle_references leaves the lines `regions` finds in code out.)"""
     spans = [m.span() for m in _ROLE_OR_CODE.finditer(text) if m.group("ticks")]
-    spans += _code_blocks(text)
 
     settled, at = [], 0
     while (match := pattern.search(text, at)) is not None:
@@ -187,18 +185,6 @@ def _outside_code(
         settled += [text[at:end]] if code else [text[at : match.start()], replace(match)]
         at = max(end, at + 1)
     return "".join(settled) + text[at:]
-
-
-def _code_blocks(text: str) -> list[tuple[int, int]]:
-    """Where `text`'s indented code blocks are, as (start, end) offsets."""
-    starts = [0]
-    for line in text.split("\n"):
-        starts.append(starts[-1] + len(line) + 1)
-    return [
-        (starts[token.map[0]], starts[token.map[1]])
-        for token in MarkdownIt("commonmark").parse(text)
-        if token.type == "code_block" and token.map
-    ]
 
 
 def _myst_role(match: re.Match[str], where: str, notes: list[str]) -> str:
