@@ -226,6 +226,13 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
         help="the site in lessons.yaml's references: that the notebook comes from: its "
         "{doc} and relative page links point there (default: the one site that names pages)",
     )
+    parser.add_argument(
+        "--install",
+        action="store_true",
+        help="pip install the packages the notebook imports that this environment lacks "
+        "(its own pip install lines give the versions), and pin them in the course's "
+        "requirements.txt",
+    )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)
     from coursesite.config.manifest import PHASE_ID, SLUG
@@ -243,7 +250,12 @@ def import_command(arguments: argparse.Namespace) -> int:
     from coursesite.importers.importcommand import ImportRequest, import_notebook
 
     request = ImportRequest(
-        arguments.notebook, arguments.manifest, arguments.phase, arguments.slug, arguments.origin
+        arguments.notebook,
+        arguments.manifest,
+        arguments.phase,
+        arguments.slug,
+        arguments.origin,
+        arguments.install,
     )
     try:
         with environment_failures_reported():  # an unreadable file, a full disk: no traceback

@@ -12,6 +12,12 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
+from coursesite.importers.installing import (
+    Installation,
+    install,
+    pin_requirements,
+    requirements_to_install,
+)
 from coursesite.importers.lessonimport import (
     ImportedLesson,
     convert,
@@ -32,6 +38,7 @@ class ImportRequest:
     phase: str
     slug: str | None = None
     origin: str | None = None  # the references: site the notebook comes from
+    install: bool = False  # pip install the packages it imports that are missing
 
 
 @dataclass
@@ -43,6 +50,8 @@ class PlannedLesson:
     expected_path: Path
     images: dict[Path, bytes]
     manifest: str  # lessons.yaml with the lesson listed
+    slug: str
+    installation: Installation
 
 
 def import_notebook(request: ImportRequest) -> list[str]:
@@ -71,6 +80,7 @@ def import_notebook(request: ImportRequest) -> list[str]:
         if plan.lesson.expected:
             staging.write(plan.expected_path, plan.lesson.expected)
         staging.commit(plan.manifest, lambda: load_course(request.manifest))
+    plan.lesson.notes += pin_requirements(course.root, plan.installation, plan.slug)
     written = [plan.path] + ([plan.expected_path] if plan.lesson.expected else [])
     return _report(plan.lesson, request, plan.path, written + list(plan.images), course.root)
 
@@ -119,6 +129,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
+    installation = _installed(request, lesson, folder)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
     lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent)
@@ -138,7 +149,24 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             raise BuildError(
                 "a file is already there", taken, hint="move it away, then import again"
             )
-    return PlannedLesson(lesson, path, expected_path, images, manifest)
+    return PlannedLesson(lesson, path, expected_path, images, manifest, slug, installation)
+
+
+def _installed(request: ImportRequest, lesson: ImportedLesson, folder: Path) -> Installation:
+    """With --install, pip installs what the code imports and nobody has installed, before
+    the checks below look for missing modules and names."""
+    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+
+    if not request.install:
+        return Installation()
+    beside = request.notebook.parent
+    local = {
+        name
+        for name in modules_imported_by(tuple(lesson.code))
+        if local_module_file(name, folder) or local_module_file(name, beside)
+    }
+    wanted = requirements_to_install(lesson.code, local, lesson.installs)
+    return install(wanted) if wanted else Installation()
 
 
 def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:

@@ -1,0 +1,129 @@
+"""`build.py import NB --install`: install the packages a notebook imports and the build's
+environment lacks, then pin them in the course's requirements, so that the lesson builds
+at once, here and on a fresh machine that installs the course from its requirements.
+
+pip installs into the environment of the Python running the import, the one the build
+runs lessons with. What it asks for is each missing module's distribution, as the
+notebook's own `!pip install` line gives it (`optax==0.2.4`) or by its name; nothing
+already installed is asked for, so an import never moves a package the course pins.
+Afterwards every distribution that pip added or changed, dependencies included, is pinned
+at its installed version: in `requirements.txt` (a new line, or the old pin replaced) and,
+when the course keeps its direct requirements apart in `requirements.in`, the notebook's
+requirement there too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coursesite.errors import BuildError
+from coursesite.execution.missingmodules import missing_modules
+from coursesite.files import write_atomically
+from coursesite.importers.requirements import distribution_of, requirement_line
+
+LOCK_FILE, DIRECT_FILE = "requirements.txt", "requirements.in"
+_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*==")
+
+
+@dataclass
+class Installation:
+    """What `--install` did: the requirements pip was given, and the versions it left."""
+
+    requested: list[str] = field(default_factory=list)
+    pins: dict[str, str] = field(default_factory=dict)  # distribution -> installed version
+
+
+def requirements_to_install(code: list[str], local: set[str], installs: list[str]) -> list[str]:
+    """The requirement of each module the code imports that is not installed (and not a
+    module of the lesson's own, in `local`), once per distribution."""
+    missing = missing_modules([{"id": "", "code": source} for source in code], local)
+    return list(dict.fromkeys(requirement_line(distribution_of(m), installs) for m in missing))
+
+
+def install(requirements: list[str]) -> Installation:
+    """Run pip for `requirements` in this Python's environment; its progress goes to
+    stderr. BuildError when pip fails, with its last lines."""
+    before = installed_versions()
+    print(f"installing {' '.join(requirements)} with pip ({sys.executable})", file=sys.stderr)
+    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
+    done = subprocess.run(
+        [*command, *requirements], stdout=sys.stderr, stderr=subprocess.PIPE, text=True
+    )
+    if done.returncode != 0:
+        last = "\n".join(done.stderr.strip().splitlines()[-6:])
+        raise BuildError(
+            f"pip could not install {' '.join(requirements)}:\n{last}",
+            hint="install them yourself (pip install ...) and import again without --install, "
+            "or fix the notebook's pip install line",
+        )
+    importlib.invalidate_caches()  # the new packages are found by this process too
+    after = installed_versions()
+    changed = {name: version for name, version in after.items() if before.get(name) != version}
+    return Installation(requirements, changed)
+
+
+def installed_versions() -> dict[str, str]:
+    """Every distribution of this environment, by its normalised name -> version."""
+    return {
+        _normal(dist.metadata["Name"]): dist.version
+        for dist in importlib.metadata.distributions()
+        if dist.metadata["Name"]
+    }
+
+
+def pin_requirements(root: Path, installation: Installation, slug: str) -> list[str]:
+    """Pin what was installed in the course's requirements files; what to tell the author."""
+    lock, direct = root / LOCK_FILE, root / DIRECT_FILE
+    if not installation.pins:
+        return []
+    pins = ", ".join(f"{name}=={version}" for name, version in sorted(installation.pins.items()))
+    if not lock.is_file():
+        return [f"pip installed {pins}: pin them in the requirements you build the course with"]
+    write_atomically(lock, pinned(lock.read_text(encoding="utf-8"), installation.pins, slug))
+    notes = [f"pip installed {pins}, now pinned in {LOCK_FILE}"]
+    if direct.is_file():
+        text = direct.read_text(encoding="utf-8")
+        comment = f"  # lesson {slug} (build.py import --install)"
+        added = [line for line in installation.requested if _name(line) not in _names(text)]
+        if added:
+            lines = "".join(f"{line}{comment}\n" for line in added)
+            write_atomically(
+                direct, text + ("" if text.endswith("\n") or not text else "\n") + lines
+            )
+            notes.append(f"{' '.join(added)} added to {DIRECT_FILE}")
+    return notes
+
+
+def pinned(text: str, pins: dict[str, str], slug: str) -> str:
+    """`text`, a requirements file, with each of `pins` replacing its distribution's pin,
+    or added at the end."""
+    left = dict(pins)
+    lines = []
+    for line in text.splitlines():
+        name, pin = _name(line), _PIN.match(line)
+        if name in left and pin:
+            lines.append(f"{pin.group(1)}=={left.pop(name)}")
+        else:
+            lines.append(line)
+    lines += [f"{name}=={version}  # for lesson {slug}" for name, version in sorted(left.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _names(text: str) -> set[str]:
+    return {_name(line) for line in text.splitlines()} - {""}
+
+
+def _name(line: str) -> str:
+    requirement = line.split("#", 1)[0].strip()
+    found = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+    return _normal(found.group(0)) if found else ""
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()

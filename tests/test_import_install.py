@@ -1,0 +1,163 @@
+"""`build.py import NB --install`: the packages a notebook imports that the environment
+lacks are installed by pip, with their dependencies, and pinned in the course's
+requirements, so the lesson builds at once. The tests install real wheels with the real
+pip into a scratch environment of their own (pip finds them in a folder, not on an index),
+so the environment the tests run in is never changed."""
+
+import base64
+import hashlib
+import os
+import site
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from conftest import ROOT, authoring_example
+from coursesite.importers.installing import pinned
+
+LESSON = ("content", "02-greetings", "01-greetings.md")
+
+
+def wheel(folder: Path, name: str, version: str, code: str, requires: str = "") -> None:
+    """A pure-Python wheel of one module, as a build backend would make it."""
+    module, info = name.replace("-", "_"), f"{name.replace('-', '_')}-{version}.dist-info"
+    files = {
+        f"{module}/__init__.py": code,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        + (f"Requires-Dist: {requires}\n" if requires else ""),
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
+    files[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,"]) + "\n"
+    with zipfile.ZipFile(folder / f"{module}-{version}-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+
+
+@pytest.fixture
+def scratch_python(tmp_path_factory) -> Path:
+    """A Python of its own environment that also sees this one's packages: what pip
+    installs there stays there, and no other test sees it."""
+    folder = tmp_path_factory.mktemp("env")
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    packages = next(folder.glob("lib/python*/site-packages"))
+    (packages / "parent.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return folder / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("wheels")
+    wheel(folder, "greetdep-ci", "0.3", "WORD = 'hello'\n")
+    wheel(
+        folder,
+        "greetings-ci",
+        "1.2.0",
+        "from greetdep_ci import WORD\n\ndef greet(name):\n    return f'{WORD}, {name}'\n",
+        "greetdep-ci",
+    )
+    return folder
+
+
+def run(python: Path, course: Path, wheels: Path, *arguments: str):
+    environment = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    return subprocess.run(
+        [str(python), str(ROOT / "build.py"), *arguments],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+    )
+
+
+def greetings_notebook(path: Path, cells: list[str]) -> None:
+    book = new_notebook()
+    book.cells = [new_markdown_cell("# Greetings\n\nSay hello with a package.")]
+    for code in cells:
+        book.cells += [new_markdown_cell("## Greet someone"), new_code_cell(code)]
+    nbformat.write(book, path)
+
+
+def test_install_brings_the_missing_package_pins_it_and_the_lesson_builds(
+    course_folder, scratch_python, wheels
+):
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    (root / "requirements.txt").write_text("numpy==2.0.0\nGreetings_CI==0.1  # old pin\n")
+    (root / "requirements.in").write_text("numpy\n")
+    greetings_notebook(
+        root / "greetings.ipynb",
+        ["!pip install greetings-ci\nimport greetings_ci", "print(greetings_ci.greet('Ada'))"],
+    )
+    done = run(
+        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "installing greetings-ci with pip" in done.stderr
+    assert "pip installed greetdep-ci==0.3, greetings-ci==1.2.0, now pinned" in done.stdout
+    assert "not installed where you build" not in done.stdout
+    # The old pin is replaced where it was, in its own spelling; the dependency is added.
+    assert (root / "requirements.txt").read_text().splitlines() == [
+        "numpy==2.0.0",
+        "Greetings_CI==1.2.0",
+        "greetdep-ci==0.3  # for lesson greetings",
+    ]
+    direct = (root / "requirements.in").read_text().splitlines()
+    assert direct == ["numpy", "greetings-ci  # lesson greetings (build.py import --install)"]
+    built = run(scratch_python, root, wheels, "-q")
+    assert built.returncode == 0, built.stderr
+    page = (root / "site" / "greetings" / "greetings" / "index.html").read_text()
+    assert "hello, Ada" in page
+
+
+def test_without_install_nothing_is_installed_and_the_report_says_what_to_add(
+    course_folder, scratch_python, wheels
+):
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    greetings_notebook(root / "greetings.ipynb", ["import greetings_ci"])
+    done = run(scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02")
+    assert done.returncode == 0, done.stderr
+    assert "the code imports greetings_ci, which is not installed where you build" in done.stdout
+    assert "pip installed" not in done.stdout
+    assert not (root / "requirements.txt").exists()
+
+
+def test_a_package_pip_cannot_find_fails_the_import_and_writes_nothing(
+    course_folder, scratch_python, wheels
+):
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    manifest = course_folder.manifest.read_text()
+    greetings_notebook(root / "greetings.ipynb", ["import nowhere_to_be_found_ci"])
+    done = run(
+        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
+    )
+    assert done.returncode == 1
+    assert "error: pip could not install nowhere-to-be-found-ci:" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not root.joinpath(*LESSON).exists()
+    assert course_folder.manifest.read_text() == manifest
+
+
+def test_pins_replace_in_place_and_leave_other_lines_alone():
+    text = "# pinned\nGrain==0.2.3\n-r base.txt\ngrain-extra>=1\njax==0.4  # why\n"
+    result = pinned(text, {"grain": "0.2.18", "jax": "0.10.2", "optax": "0.2.5"}, "s")
+    assert result.splitlines() == [
+        "# pinned",
+        "Grain==0.2.18",
+        "-r base.txt",
+        "grain-extra>=1",
+        "jax==0.10.2",
+        "optax==0.2.5  # for lesson s",
+    ]
