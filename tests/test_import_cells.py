@@ -10,6 +10,7 @@ from pathlib import Path
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.lessonimport import convert, notebook_title
 from coursesite.importers.notebooks import read_notebook
+from coursesite.importers.titles import headings
 
 
 def code_cell(source: str, *tags: str) -> dict:
@@ -127,6 +128,17 @@ def test_a_line_of_equals_in_display_math_is_math_not_a_heading(tmp_path: Path):
     assert "\\right]\n=\n\\left[" in text and "$$\na\n=\nb\n$$" in text  # {math} became $$
     assert "## " not in text
     assert ":::{step} 2. and the moments as\n" in text  # the prose titles it, no formula
+
+
+def test_a_heading_in_a_quote_or_a_list_item_stays_there(tmp_path: Path):
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Quoted\n\n> A quoted title\n> ===\n\n- An item\n  ---\n"),
+        code_cell("print(1)"),
+    )
+    text = convert(read_notebook(path), "Quoted", "nb.ipynb", "nb.expected.yaml").text
+    assert "> ## A quoted title\n\n- ### An item" in text
+    assert [level for _, level, _ in headings(text.split("# Build & Run")[0])][-2:] == [2, 3]
 
 
 def test_admonition_options_and_classes_lessons_lack_are_dropped_with_a_note_each():
