@@ -154,28 +154,28 @@ def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
 
 def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
     """What the build would fail on for want of a module, said before any build: a module
-    of the notebook's own that is not beside the lesson yet, or a package not installed."""
-    import importlib.util
-
+    of the notebook's own that is not beside the lesson yet, or a package not installed
+    (asked as the build asks, execution/missingmodules.py, so that import and build agree)."""
     from coursesite.execution.dependencies import local_module_file, modules_imported_by
+    from coursesite.execution.missingmodules import missing_modules
 
-    notes = []
-    for module in sorted(modules_imported_by(tuple(lesson.code))):
-        if local_module_file(module, folder):
-            continue
-        if local_module_file(module, beside):
-            notes.append(
-                f"the code imports {module}, the notebook's own module: copy {module}.py "
-                f"next to the lesson ({folder.name}/)"
-            )
-        elif importlib.util.find_spec(module) is None:
-            line = requirement_line(distribution_of(module), lesson.installs)
-            notes.append(
-                f"the code imports {module}, which is not installed where you build: add the "
-                f"line {line} to your requirements (and pip install {line}) before the next "
-                "build"
-            )
-    return notes
+    imported = modules_imported_by(tuple(lesson.code))
+    beside_lesson = {module for module in imported if local_module_file(module, folder)}
+    notes = {
+        module: f"the code imports {module}, the notebook's own module: copy {module}.py "
+        f"next to the lesson ({folder.name}/)"
+        for module in imported - beside_lesson
+        if local_module_file(module, beside)
+    }
+    blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
+    for module in missing_modules(blocks, beside_lesson | set(notes)):
+        line = requirement_line(distribution_of(module), lesson.installs)
+        notes[module] = (
+            f"the code imports {module}, which is not installed where you build: add the "
+            f"line {line} to your requirements (and pip install {line}) before the next "
+            "build"
+        )
+    return [notes[module] for module in sorted(notes)]
 
 
 def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) -> list[str]:
