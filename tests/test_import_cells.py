@@ -1,5 +1,6 @@
 """A notebook's cells keep their meaning in the lesson: MyST-NB's cell tags in the underscore
-spelling (`remove_cell`) as in the hyphenated one, and a setext heading as its title."""
+spelling (`remove_cell`) as in the hyphenated one, a setext heading as its title, and display
+math as math, however its lines look to a parser that has none."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.lessonimport import convert, notebook_title
 from coursesite.importers.notebooks import read_notebook
+from coursesite.importers.titles import headings
 
 
 def code_cell(source: str, *tags: str) -> dict:
@@ -82,6 +84,61 @@ def test_a_setext_heading_is_the_title_like_an_atx_one(tmp_path: Path):
     assert "contents" not in body and "====" not in body
     assert "## Hiding code cells" in text and "### A section" in text
     assert "## Later\n\n---\n\nAfter a rule." in text  # a rule under an ATX heading stays
+
+
+# From numpy-tutorials' tutorial-static_equilibrium.md: a line of `=` between two matrices,
+# which CommonMark alone (no dollarmath) takes for the underline of a setext heading.
+STATIC_EQUILIBRIUM = """\
+# Static equilibrium
+
+```{code-cell}
+import numpy as np
+```
+
+and the moments as
+
+$$\\left[
+\\begin{array}{cc}
+~2 & -2\\\\
+\\end{array}
+\\right]
+=
+\\left[
+\\begin{array}{c}
+~780\\\\
+\\end{array}
+\\right]$$
+
+:::{math}
+a
+=
+b
+:::
+
+```{code-cell}
+print(np.zeros(2))
+```
+"""
+
+
+def test_a_line_of_equals_in_display_math_is_math_not_a_heading(tmp_path: Path):
+    path = tmp_path / "static.md"
+    path.write_text(STATIC_EQUILIBRIUM)
+    text = convert(read_notebook(path), "Static equilibrium", "static.md", "s.expected.yaml").text
+    assert "\\right]\n=\n\\left[" in text and "$$\na\n=\nb\n$$" in text  # {math} became $$
+    assert "## " not in text
+    assert ":::{step} 2. and the moments as\n" in text  # the prose titles it, no formula
+
+
+def test_a_heading_in_a_quote_or_a_list_item_stays_there(tmp_path: Path):
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Quoted\n\n> A quoted title\n> ===\n\n- An item\n  ---\n"),
+        code_cell("print(1)"),
+    )
+    text = convert(read_notebook(path), "Quoted", "nb.ipynb", "nb.expected.yaml").text
+    assert "> ## A quoted title\n\n- ### An item" in text
+    assert [level for _, level, _ in headings(text.split("# Build & Run")[0])][-2:] == [2, 3]
 
 
 def test_admonition_options_and_classes_lessons_lack_are_dropped_with_a_note_each():

@@ -240,6 +240,70 @@ def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
     ]
 
 
+def test_a_write_into_a_folder_no_step_makes_is_named_with_the_line_that_makes_it(
+    course_folder,
+):
+    # As numpy-tutorials' save-load-arrays.md: `_generated/` is a folder of the notebook's
+    # repository, not of the folder the build runs the lesson's code in.
+    report, lesson = imported(
+        course_folder,
+        [
+            "import numpy as np\nx = np.arange(3)\ny = x**2",
+            'np.savez("_generated/x_y-squared.npz", x_axis=x, y_axis=y)',
+            'load_xy = np.load("_generated/x_y-squared.npz")\nprint(load_xy["y_axis"])',
+        ],
+    )
+    writes = [line for line in report.splitlines() if "into the folder" in line]
+    assert len(writes) == 1, report  # the load reads what the step before it wrote
+    assert writes[0].endswith(
+        f"cell 5, lesson line {line_of(lesson, 'np.savez(')}: step 2 writes the file "
+        "_generated/x_y-squared.npz into the folder _generated/, which no step makes before "
+        "it: the build runs the code in a folder of its own, without the notebook's "
+        "_generated/, so the write fails (FileNotFoundError); make the folder in the step "
+        "first: os.makedirs('_generated', exist_ok=True) (after import os)"
+    )
+    assert "makedirs" not in lesson  # reported, never written into the reader's code
+    # Done as the report says, the lesson builds.
+    path = course_folder.root.joinpath(*LESSON)
+    path.write_text(
+        lesson.replace(
+            "np.savez(", "import os\nos.makedirs('_generated', exist_ok=True)\nnp.savez(", 1
+        )
+    )
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
+def test_a_folder_made_before_the_write_by_any_maker_is_not_reported():
+    from coursesite.importers.datafiles import writes_without_folder
+
+    made = (
+        "import os, shutil, zipfile\nfrom pathlib import Path\n"
+        "os.makedirs('out/deep', exist_ok=True)\nnp.save('out/deep/a.npy', a)\n"
+        "np.save('out/b.npy', b)\n"  # makedirs made out/ too
+        "FIGURES = Path('figures')\nFIGURES.mkdir()\nplt.savefig(FIGURES / 'plot.png')\n"
+        "target = Path('saved/c.csv')\ntarget.parent.mkdir(parents=True)\n"
+        "df.to_csv(target)\n"
+        "zipfile.ZipFile('images.zip').extractall('images')\n"
+        "shutil.copy('images/0.png', 'kept.png')\n"  # a source, not a write
+        "MNIST('data', download=True)\nopen('data/notes.txt', 'w').write('x')\n"
+        "np.savetxt('plain.csv', a, header='x, y/z.csv')\n"  # beside the code: no folder
+    )
+    assert writes_without_folder([(1, "cell 2", made)]) == []
+    missing = (
+        "with open('logs/run.txt', 'w') as log:\n    log.write('x')\n"
+        "Path('notes/a.md').write_text('x')\n"
+        "shutil.copy('kept.png', 'backup/kept.png')\n"
+        "np.save('logs/again.npy', a)\n"  # one line for each folder
+        "os.makedirs(where)\nnp.save('later/x.npy', a)\n"  # made by a name not told: silent
+    )
+    assert writes_without_folder([(3, "cell 7", missing)]) == [
+        (3, "cell 7", 0, "logs/run.txt", "logs"),
+        (3, "cell 7", 2, "notes/a.md", "notes"),
+        (3, "cell 7", 3, "backup/kept.png", "backup"),
+    ]
+
+
 def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_path, monkeypatch):
     from coursesite.importers.apidrift import api_drift
 

@@ -1,12 +1,15 @@
-"""The data files an imported notebook's code reads by name, found without running it.
+"""The data files an imported notebook's code reads by name, and the folders it writes
+into without making them, found without running it.
 
 A lesson runs in a folder of its own, holding only the files its front matter lists
 (`files:`); a notebook reads whatever lay beside it. Found by the code's syntax tree: a
 call that reads (`open(name)`, `np.load`, `pd.read_csv`, `Image.open`, `plt.imread`,
 `Path(name).read_text()`, ...) given a relative file name (`rows.csv`, `data/x.npy`),
 unless a step before it wrote that file or the folder it is in (`np.save`, `df.to_csv`,
-`open(name, "w")`, a download's target, a shell line naming it). importcommand.py says
-where each is and what to do.
+`open(name, "w")`, a download's target, a shell line naming it). A write into a relative
+folder (`np.savez("_generated/x.npz")`) fails unless the code made that folder before it:
+the notebook's repository had it, the folder the build runs the code in has none.
+importcommand.py says where each is and what to do.
 """
 
 from __future__ import annotations
@@ -115,3 +118,119 @@ def _made(name: str, written: set[str]) -> bool:
         for made in written
         if made
     )
+
+
+# Calls that make the folder they are given, or the folders of the files they are given:
+# folder makers, unpackers and downloaders (which make their target's folders themselves).
+MAKERS = re.compile(r"^(?:mkdir|makedirs|extractall|unpack_archive|download\w*|get_file)$")
+# Writers given a source before their target (`shutil.copy(src, dst)`): only the last
+# argument is written.
+COPIERS = re.compile(r"^(?:copy\w*|move)$")
+
+
+def writes_without_folder(
+    steps: list[tuple[int, str, str]],
+) -> list[tuple[int, str, int, str, str]]:
+    """(step, cell, line in its code from 0, file name, folder) of the first write of a
+    file into each relative folder that no earlier code made (`np.save("out/x.npy")` with no
+    `os.makedirs("out")` before it): the build runs the code in a folder of its own, where
+    writing there raises FileNotFoundError. Folders are told by the code's syntax tree, and
+    from names the code assigned a folder (`OUT = Path("out")`); once a folder is made by a
+    name that cannot be told (`os.makedirs(args.out)`), no later write is reported."""
+    made: set[str] = set()
+    names: dict[str, str] = {}  # a name assigned a path: the path
+    found: list[tuple[int, str, int, str, str]] = []
+    for number, where, code in steps:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:  # the build names the line
+            continue
+        nodes = sorted(
+            (node for node in ast.walk(tree) if isinstance(node, (ast.Call, ast.Assign))),
+            key=lambda node: (node.lineno, node.col_offset),
+        )
+        for node in nodes:
+            if isinstance(node, ast.Assign):
+                path = _path(node.value, names)
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and path is not None:
+                        names[target.id] = path
+                    elif isinstance(target, ast.Name):  # no longer the path it was
+                        names.pop(target.id, None)
+                continue
+            if MAKERS.match(_called(node)) or _downloads(node):
+                told = _made_folders(node, names)
+                if told is None:
+                    return found
+                made |= {folder for path in told for folder in _with_parents(path)}
+                continue
+            for name in _written_files(node, names):
+                folder = name.rpartition("/")[0]
+                if folder and folder not in made and FILE_NAME.match(name):
+                    found.append((number, where, node.lineno - 1, name, folder))
+                    made.add(folder)  # one line for each folder, at its first write
+    return found
+
+
+def _downloads(call: ast.Call) -> bool:
+    return any(
+        k.arg == "download" and getattr(k.value, "value", None) is True for k in call.keywords
+    )
+
+
+def _made_folders(call: ast.Call, names: dict[str, str]) -> set[str] | None:
+    """The folders a call makes: the one `os.makedirs`, `os.mkdir` or `Path(...).mkdir()`
+    is given (None when it cannot be told), or for an unpacker or a downloader, each
+    folder it is given and the folders of the files it is given (it makes them itself)."""
+    if _called(call) in ("mkdir", "makedirs"):
+        given = [*call.args[:1], *(k.value for k in call.keywords if k.arg in ("name", "path"))]
+        if isinstance(call.func, ast.Attribute) and not given:
+            given = [call.func.value]  # Path("out").mkdir()
+        folders = [_path(argument, names) for argument in given]
+        return {folders[0]} if folders and folders[0] is not None else None
+    given = [*call.args, *(k.value for k in call.keywords)]
+    paths = {path for argument in given if (path := _path(argument, names)) is not None}
+    return {path.rpartition("/")[0] if FILE_NAME.match(path) else path for path in paths}
+
+
+def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
+    """The relative files a call writes by a name that can be told."""
+    if not _writes(call):
+        return set()
+    if COPIERS.match(_called(call)):
+        given: list[ast.expr] = call.args[1:2] + [k.value for k in call.keywords if k.arg == "dst"]
+    else:
+        given = [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(call.func, ast.Attribute):
+            given.append(call.func.value)  # Path("out/x.txt").write_text(...)
+    return {path for argument in given if (path := _path(argument, names)) is not None}
+
+
+def _path(node: ast.expr, names: dict[str, str]) -> str | None:
+    """The relative path an expression names, without a leading `./` or a trailing `/`:
+    a string, a name assigned one, `Path(...)`, `a / "b"`, `os.path.join(a, "b")`,
+    `p.parent`; None for anything else (a computed name, an absolute path, an address)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        path = node.value.strip()
+        relative = path and not path.startswith(("/", "~")) and "://" not in path
+        return path.removeprefix("./").rstrip("/") or "." if relative else None
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.Call) and _called(node) in ("Path", "PurePath", "join"):
+        parts = [_path(argument, names) for argument in node.args]
+        if not parts or None in parts or node.keywords:
+            return None
+        return "/".join(part for part in parts if part and part != ".") or "."
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left, right = _path(node.left, names), _path(node.right, names)
+        return None if left is None or right is None else f"{left}/{right}".removeprefix("./")
+    if isinstance(node, ast.Attribute) and node.attr == "parent":
+        inner = _path(node.value, names)
+        return inner.rpartition("/")[0] or "." if inner is not None else None
+    return None
+
+
+def _with_parents(folder: str) -> set[str]:
+    """`folder` and every folder it is in (`a/b` -> `a/b`, `a`): making it made them."""
+    parts = folder.split("/")
+    return {"/".join(parts[:end]) for end in range(1, len(parts) + 1)}

@@ -182,35 +182,37 @@ def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
 
 def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
     """What the build would fail on for want of a module, said before any build: a module
-    of the notebook's own that is not beside the lesson yet, or a package not installed."""
-    import importlib.util
-
+    of the notebook's own that is not beside the lesson yet, or a package not installed
+    (asked as the build asks, execution/missingmodules.py, so that import and build agree)."""
     from coursesite.execution.dependencies import local_module_file, modules_imported_by
+    from coursesite.execution.missingmodules import missing_modules
 
-    notes = []
-    for module in sorted(modules_imported_by(tuple(lesson.code))):
-        if local_module_file(module, folder):
-            continue
-        if local_module_file(module, beside):
-            notes.append(
-                f"the code imports {module}, the notebook's own module: copy {module}.py "
-                f"next to the lesson ({folder.name}/)"
-            )
-        elif importlib.util.find_spec(module) is None:
-            line = requirement_line(distribution_of(module), lesson.installs)
-            notes.append(
-                f"the code imports {module}, which is not installed where you build: add the "
-                f"line {line} to your requirements (and pip install {line}) before the next "
-                "build"
-            )
-    return notes
+    imported = modules_imported_by(tuple(lesson.code))
+    beside_lesson = {module for module in imported if local_module_file(module, folder)}
+    notes = {
+        module: f"the code imports {module}, the notebook's own module: copy {module}.py "
+        f"next to the lesson ({folder.name}/)"
+        for module in imported - beside_lesson
+        if local_module_file(module, beside)
+    }
+    blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
+    for module in missing_modules(blocks, beside_lesson | set(notes)):
+        line = requirement_line(distribution_of(module), lesson.installs)
+        notes[module] = (
+            f"the code imports {module}, which is not installed where you build: add the "
+            f"line {line} to your requirements (and pip install {line}) before the next "
+            "build"
+        )
+    return [notes[module] for module in sorted(notes)]
 
 
 def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) -> list[str]:
-    """What the build would fail on for want of a data file: each file the code reads by
-    name, at its line in the lesson. A lesson's code runs in a folder holding the files
-    its front matter lists (`files:`), and nothing else of the course."""
-    from coursesite.importers.datafiles import data_reads
+    """What the build would fail on for want of a data file or a folder: each file the
+    code reads by name, and each folder it writes into without making it first, at its
+    line in the lesson. A lesson's code runs in a folder holding the files its front
+    matter lists (`files:`), and nothing else of the course: no folder beside the lesson
+    or the notebook is there."""
+    from coursesite.importers.datafiles import data_reads, writes_without_folder
 
     notes = []
     for number, where, offset, name in data_reads(lesson.steps):
@@ -227,6 +229,18 @@ def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) 
                 "the code should make it, make it in a step before this one)"
             )
         notes.append(f"{where}, lesson line {line}: step {number} reads the file {name}; {todo}")
+    # Reported, not settled: a makedirs line the notebook never had would be code the
+    # reader sees as the notebook's, and only the author knows whether the folder is the
+    # code's output (make it) or data the lesson should bring (a reported read).
+    for number, where, offset, name, made_in in writes_without_folder(lesson.steps):
+        line = lesson_line(lesson.text, number, offset)
+        notes.append(
+            f"{where}, lesson line {line}: step {number} writes the file {name} into the "
+            f"folder {made_in}/, which no step makes before it: the build runs the code in a "
+            f"folder of its own, without the notebook's {made_in}/, so the write fails "
+            f"(FileNotFoundError); make the folder in the step first: "
+            f"os.makedirs({made_in!r}, exist_ok=True) (after import os)"
+        )
     return notes
 
 

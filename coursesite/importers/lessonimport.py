@@ -60,6 +60,9 @@ __all__ = ["ImportedLesson", "convert", "lesson_slug", "notebook_title"]
 # A badge: a linked image from another site (`[![Open in Colab](…/badge.svg)](…)`).
 _BADGE = re.compile(r"\[!\[([^\]\n]*)\]\((?:https?:)?//[^)\s]*\)\]\(([^)\s]+)\)")
 _PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
+# What opens a heading's line inside a quote or a list item (`> `, `- `, `1. `, indent): a
+# heading rewritten as one line stays in its quote or item.
+_CONTAINER_MARKS = re.compile(r"(?:[ \t]*(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)))*[ \t]*")
 
 
 @dataclass
@@ -311,7 +314,13 @@ def _demoted(source: str, shift: int) -> tuple[str, str]:
     lines = source.splitlines()
     last = ""
     for at, level, text in reversed(headings(source)):
-        replacement = "#" * min(6, max(2, level + shift)) + " " + text
+        container = _CONTAINER_MARKS.match(lines[at.start])
+        replacement = (
+            (container.group() if container else "")
+            + "#" * min(6, max(2, level + shift))
+            + " "
+            + text
+        )
         lines[at.start : at.stop] = [replacement]
         last = last or text
     return "\n".join(lines).rstrip(), last

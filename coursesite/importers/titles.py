@@ -14,10 +14,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-
 from coursesite.importers.notebooks import Cell
-from coursesite.markup.markdown import plain_text
+from coursesite.markup.markdown import parse_nodes, plain_text
 
 # Lines of a paragraph that are not prose: a MyST target, a MyST or HTML comment, a break,
 # a heading (a paragraph may follow it on the next line).
@@ -169,14 +167,17 @@ def _short(title: str, length: int = 60) -> str:
 
 
 def headings(source: str) -> list[tuple[range, int, str]]:
-    """(its lines, level, text) of every heading, found by a Markdown parser so that a `#`
-    comment inside a code fence is not one, and `Title` over `=====` is one."""
-    tokens = MarkdownIt("commonmark").parse(source)
+    """(its lines, level, text) of every heading, as the build's own parser reads `source`
+    (markup/markdown.py), so that what the import rewrites as a heading is what the page
+    shows as one: `Title` over `=====` is one, but a `#` comment in a code fence is not, nor
+    a line of `=` between two matrices of `$$` display math or in a `:::{math}` block (plain
+    CommonMark, which has no math, takes that line for a setext heading's underline)."""
     found = []
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and token.map:
-            lines = range(*token.map)
-            found.append((lines, int(token.tag[1]), " ".join(tokens[index + 1].content.split())))
+    for top in parse_nodes(source):
+        for node in top.walk():
+            if node.type == "heading" and node.map:
+                text = node.children[0].content if node.children else ""
+                found.append((range(*node.map), int(node.tag[1]), " ".join(text.split())))
     return found
 
 
