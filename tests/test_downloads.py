@@ -182,6 +182,37 @@ def test_the_zip_carries_the_lessons_helper_module_and_its_main_py_runs_unzipped
     assert ran.stdout.endswith("PASS: count-batches\n")
 
 
+def test_a_data_file_in_a_subfolder_is_read_where_it_is_in_the_run_and_the_zip(
+    course_folder, tmp_path
+):
+    """`files: [data/sizes.txt]` is read as data/sizes.txt, as beside the lesson; a file
+    outside the lesson's folder comes by its bare name, never outside the run folder."""
+    text = authoring_example().replace(
+        "revision: v0.1.0", "revision: v0.1.0\nfiles: [data/sizes.txt, ../shared.txt]"
+    )
+    text = text.replace(
+        'print("Batch sizes:", sizes)',
+        'print("Batch sizes:", sizes, open("data/sizes.txt").read(), open("shared.txt").read())',
+    )
+    course_folder.write(text)
+    (course_folder.lesson_path.parent / "data").mkdir()
+    (course_folder.lesson_path.parent / "data" / "sizes.txt").write_text("4 4 3")
+    (course_folder.lesson_path.parent.parent / "shared.txt").write_text("from afar")
+    build(course_folder.options(), RecordingProgress())
+    page = next((course_folder.root / "site").rglob("count-batches/index.html")).read_text()
+    assert "4 4 3 from afar" in page
+    archive_path = next((course_folder.root / "site").rglob("count-batches.zip"))
+    with zipfile.ZipFile(archive_path) as archive:
+        assert archive.read("data/sizes.txt") == b"4 4 3"
+        assert archive.read("shared.txt") == b"from afar"
+        archive.extractall(tmp_path / "unpacked")
+    ran = subprocess.run(
+        [sys.executable, "main.py"], cwd=tmp_path / "unpacked", capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "4 4 3 from afar" in ran.stdout
+
+
 def test_figure_data_carries_its_provenance(site):
     [path] = (lesson_dir(site, LESSONS[1]) / "figures").glob("*.json")
     data = json.loads(path.read_text())

@@ -59,6 +59,17 @@ def input_files(folder: Path, declared: list[str], modules: Iterable[str]) -> li
     return files
 
 
+def run_name(relative: str) -> str:
+    """The name a file of the lesson's (`relative` to the lesson file) has in the folder its
+    code runs in, and in its zip: the same relative path, so `data/rows.csv` is read as it
+    is beside the lesson; a file outside the lesson's folder (`../shared/rows.csv`) by its
+    bare name, since nothing may be written outside the run folder."""
+    path = Path(relative)
+    if path.is_absolute() or ".." in path.parts:
+        return path.name
+    return path.as_posix()
+
+
 def normalized_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 

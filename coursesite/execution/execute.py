@@ -23,7 +23,7 @@ from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
 from coursesite.execution.blockfailures import after_failed_blocks, lesson_failures_error
 from coursesite.execution.capture import OutputCapture
-from coursesite.execution.dependencies import lesson_inputs
+from coursesite.execution.dependencies import lesson_inputs, run_name
 from coursesite.execution.environment import lesson_environment, reader_environment
 from coursesite.execution.executionrecord import (
     ExecutionRecord,
@@ -142,7 +142,7 @@ def prepare_job(
         hardware=lesson.front.hardware,
         payload=payload,
         main_py=lesson.main_py(),
-        inputs={Path(name).name: content for name, content in inputs.items()},
+        inputs={run_name(name): content for name, content in inputs.items()},
         step_ids=lesson.program_ids(),
         labels={
             **{b.id: b.label for b in blocks},
@@ -247,6 +247,7 @@ def _lesson_processes(
     for place in (work, reader):
         place.mkdir()
         for name, content in job.inputs.items():
+            (place / name).parent.mkdir(parents=True, exist_ok=True)
             write_in_place(place / name, content)
     write_in_place(work / "job.json", json.dumps(job.payload))
     write_in_place(reader / "main.py", job.main_py)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.config.manifest import LessonRef
-from coursesite.execution.dependencies import imported_modules, input_files
+from coursesite.execution.dependencies import imported_modules, input_files, run_name
 from coursesite.execution.executionkey import CacheKey, code_parts
 from coursesite.execution.executionrecord import ExecutionRecord, record_digest
 from coursesite.execution.records import FrozenRecord
@@ -117,7 +117,7 @@ class LessonBuild:
         local modules and data files, not the expected-outputs file the build reads."""
         expected = self.outlined().front.expected_outputs
         skipped = os.path.normpath(expected) if expected else None
-        return {Path(name).name: data for name, data in self.inputs.items() if name != skipped}
+        return {run_name(name): data for name, data in self.inputs.items() if name != skipped}
 
     def input_paths(self) -> list[Path]:
         folder = self.path.parent

@@ -53,6 +53,7 @@ class WarmSession:
         self._work = work = folder / "run"
         work.mkdir()
         for name, content in job.inputs.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
             (work / name).write_bytes(content)
         (work / "job.json").write_text(json.dumps(job.payload), encoding="utf-8")
         self._guardian = Guardian(folder, job.memory_mb * 1024 * 1024, spare=False)
