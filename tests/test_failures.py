@@ -124,6 +124,13 @@ def test_what_the_environment_lacks_is_named_not_the_code():
         "(pip install tabulated_frames, or its distribution's name) and build again"
     )
     assert failed("ImportError: No module named 'yaml'").hint.startswith("yaml is not installed")
+    # A module the installed package lacks is another version's, not a missing package.
+    assert failed("ModuleNotFoundError: No module named 'numpy.mhlo_helpers'").hint == (
+        "the installed numpy has no module numpy.mhlo_helpers: the code was written for "
+        f"another version of numpy (installed: {importlib.metadata.version('numpy')}); write "
+        "it for the version installed (the page's setup help lists it), or install the "
+        "version the code needs"
+    )
     numpy = importlib.metadata.version("numpy")
     assert failed("AttributeError: module 'numpy.random' has no attribute 'arange_all'").hint == (
         "the installed numpy has no numpy.random.arange_all: the code was written "

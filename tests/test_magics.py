@@ -105,6 +105,12 @@ def test_settings_magics_are_dropped_and_reported(magic):
 def test_installs_become_requirements_and_no_code():
     cell = cell_code("!pip install -q grain numpy", "cell 1")
     assert cell.code == "" and cell.installs == ["grain", "numpy"]
+    for line in (
+        "!python -m pip install pybind11==2.10.1",
+        "!{sys.executable} -m pip install pybind11==2.10.1",
+    ):
+        cell = cell_code(line, "cell 2")
+        assert cell.code == "" and cell.installs == ["pybind11==2.10.1"], line
 
 
 def test_any_other_magic_is_a_reported_comment_never_code():

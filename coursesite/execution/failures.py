@@ -124,7 +124,15 @@ def _library_hint(message: str) -> str:
     if missing := re.match(
         r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'", message
     ):
-        module = missing.group(1).split(".")[0]
+        dotted = missing.group(1)
+        module, _, inner = dotted.partition(".")
+        if inner and _importable(module):  # jaxlib.mhlo_helpers: a module of another version
+            return (
+                f"the installed {module} has no module {dotted}: the code was written for "
+                f"another version of {installed_version(module)}; write it for the version "
+                "installed (the page's setup help lists it), or install the version the code "
+                "needs"
+            )
         return (
             f"{module} is not installed where the site is built: install its package there "
             f"(pip install {module}, or its distribution's name) and build again"
@@ -142,6 +150,15 @@ def _library_hint(message: str) -> str:
             "page's setup help lists it), or install the version the code needs"
         )
     return ""
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def installed_version(module: str) -> str:

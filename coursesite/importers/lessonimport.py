@@ -42,6 +42,7 @@ from coursesite.importers.mystdirectives import (
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
+from coursesite.importers.seeding import seeded
 from coursesite.importers.stepalt import alt_notes, step_alt, stored_anything
 from coursesite.importers.titles import (
     heading_title,
@@ -370,7 +371,11 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
 
 
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
-    converted = cell_code(cell.source, cell.where, "\n".join(lesson.code))
+    earlier = "\n".join(lesson.code)
+    converted = cell_code(cell.source, cell.where, earlier)
+    if not converted.shown_only:
+        converted.code, seeds = seeded(converted.code, earlier, cell.where)
+        lesson.notes += seeds
     cell.shows_last, cell.shell = converted.shows_last, converted.shell
     lesson.installs += converted.installs
     lesson.notes += converted.notes

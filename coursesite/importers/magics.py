@@ -39,7 +39,9 @@ _IPYTHON_TIME = [
     "",
 ]
 
-_INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
+_INSTALL = re.compile(
+    r"^\s*[!%]\s*(?:(?:python3?|\{sys\.executable\})\s+-m\s+)?pip3?\s+install\s+(.*)$"
+)
 _SETTINGS = re.compile(
     r"^\s*%(?:matplotlib|load_ext|autoreload|config|xmode|precision|pprint|colors|"
     r"reload_ext|aimport)\b"

@@ -1,0 +1,170 @@
+"""Random numbers a notebook draws without a seed, made the same on every run.
+
+A notebook that calls `np.random.normal(...)` before anything seeds NumPy's global
+generator prints other numbers each time it runs. A page claims the numbers it shows are
+what its `main.py` prints, so the build refuses such a lesson (the steps and `main.py`
+disagree). The import settles it where the notebook leaves the choice open: the first step
+that draws from an unseeded global generator (NumPy's, Python's `random`, torch's) gets
+the seed call at its top, after the step's own imports, and a generator made without a
+seed (`np.random.default_rng()`) gets seed 0. Each change is a line of the import report.
+A notebook that seeds a generator itself keeps its own seed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+_NUMPY_DRAWS = frozenset(
+    "rand randn randint random random_sample ranf sample choice shuffle permutation normal "
+    "uniform binomial poisson exponential beta gamma standard_normal multivariate_normal "
+    "lognormal laplace logistic geometric multinomial dirichlet bytes".split()
+)
+_PYTHON_DRAWS = frozenset(
+    "random randint randrange choice choices shuffle sample uniform gauss normalvariate "
+    "triangular betavariate expovariate getrandbits lognormvariate".split()
+)
+_TORCH_DRAWS = frozenset("rand randn randint randperm normal bernoulli multinomial".split())
+
+
+@dataclass(frozen=True)
+class Generator:
+    module: str  # the module whose functions draw from its global state
+    draws: frozenset[str]
+    seed: str  # the call that seeds it, in that module
+    name: str  # for the report
+
+
+GENERATORS = (
+    Generator("numpy.random", _NUMPY_DRAWS, "seed", "NumPy's global random generator"),
+    Generator("random", _PYTHON_DRAWS, "seed", "Python's random module"),
+    Generator("torch", _TORCH_DRAWS, "manual_seed", "torch's global random generator"),
+)
+# Constructors of a generator of its own, which draw from the OS's entropy without a seed.
+_UNSEEDED_MAKERS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState"})
+
+
+def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
+    """`code` (one step's) with the seeds it needs so that its numbers repeat on every
+    run, given the `earlier` steps' code; and a report line for each change."""
+    try:
+        tree, before = ast.parse(code), ast.parse(earlier)
+    except SyntaxError:
+        return code, []
+    names = _bound_modules(before) | _bound_modules(tree)
+    notes: list[str] = []
+    code = _seeded_makers(code, tree, names, where, notes)
+    seeds = []
+    for generator in GENERATORS:
+        if _calls(before, names, generator, seeding=True) or not _calls(tree, names, generator):
+            continue
+        if _calls(tree, names, generator, seeding=True):
+            continue
+        seeds.append(_seed_lines(generator, names))
+        notes.append(
+            f"{where}: it draws from {generator.name}, which nothing seeds, so every run "
+            f"would print other numbers than the page shows: {seeds[-1][-1]} was added at "
+            "the top of its step"
+        )
+    if not seeds:
+        return code, notes
+    lines = code.splitlines()
+    at = _after_leading_imports(ast.parse(code))
+    added = [line for group in seeds for line in group]
+    return "\n".join([*lines[:at], *added, *lines[at:]]), notes
+
+
+def _bound_modules(tree: ast.Module) -> dict[str, str]:
+    """Each name an import binds -> the module or object it names ('np' -> 'numpy')."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+def _dotted(node: ast.expr, names: dict[str, str]) -> str:
+    """The full name a call's function stands for ('np.random.normal' -> 'numpy.random.
+    normal'), or '' for anything but a chain of attributes on an imported name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in names:
+        return ""
+    return ".".join([names[node.id], *reversed(parts)])
+
+
+def _calls(
+    tree: ast.AST, names: dict[str, str], generator: Generator, seeding: bool = False
+) -> bool:
+    wanted = {generator.seed} if seeding else generator.draws
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            module, _, function = _dotted(node.func, names).rpartition(".")
+            if module == generator.module and function in wanted:
+                return True
+    return False
+
+
+def _seed_lines(generator: Generator, names: dict[str, str]) -> list[str]:
+    """The lines that seed `generator` with 0, through a name the code already binds to its
+    module when there is one."""
+    for name, module in names.items():
+        if module == generator.module:
+            return [f"{name}.{generator.seed}(0)"]
+        if generator.module.startswith(f"{module}."):
+            rest = generator.module[len(module) + 1 :]
+            return [f"{name}.{rest}.{generator.seed}(0)"]
+    return [f"import {generator.module}", f"{generator.module}.{generator.seed}(0)"]
+
+
+def _seeded_makers(
+    code: str, tree: ast.Module, names: dict[str, str], where: str, notes: list[str]
+) -> str:
+    """`code` with seed 0 given to each generator it makes without one."""
+    lines = code.splitlines()
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and not node.args
+        and not node.keywords
+        and _dotted(node.func, names) in _UNSEEDED_MAKERS
+        and node.end_lineno == node.lineno
+    ]
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        line = lines[call.lineno - 1]
+        end = len(line.encode()[: call.end_col_offset].decode(errors="ignore"))
+        if line[end - 2 : end] != "()":
+            continue
+        lines[call.lineno - 1] = f"{line[: end - 1]}0{line[end - 1 :]}"
+        notes.append(
+            f"{where}: '{line.strip()}' makes a random generator without a seed, so every "
+            "run would print other numbers than the page shows: it was given seed 0"
+        )
+    return "\n".join(lines)
+
+
+def _after_leading_imports(tree: ast.Module) -> int:
+    """The line after the step's leading docstring and imports: where a seed may go."""
+    at = 0
+    for statement in tree.body:
+        is_docstring = (
+            at == 0
+            and isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str)
+        )
+        if not (isinstance(statement, ast.Import | ast.ImportFrom) or is_docstring):
+            break
+        at = statement.end_lineno or at
+    return at

@@ -1,0 +1,59 @@
+"""Random numbers a notebook draws without a seed: the import seeds them, so that the
+page's numbers are what every run of main.py prints and the lesson builds at once."""
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from conftest import authoring_example
+from coursesite.importers.seeding import seeded
+
+LESSON = ("content", "02-noise", "01-noise.md")
+
+
+def test_an_imported_notebook_that_draws_unseeded_numbers_builds_and_says_what_was_seeded(
+    course_folder,
+):
+    course_folder.write(authoring_example())
+    book = new_notebook()
+    book.cells = [new_markdown_cell("# Noise\n\nNumbers drawn at random.")]
+    for code in (
+        "import numpy as np\nimport random",
+        "def noise(n):\n    return np.random.normal(size=n)",
+        "print(noise(3).round(3))\nprint(random.random())",
+        "rng = np.random.default_rng()\nprint(rng.integers(1000))",
+    ):
+        book.cells += [new_markdown_cell("## Draw"), new_code_cell(code)]
+    nbformat.write(book, course_folder.root / "noise.ipynb")
+    done = course_folder.cli("import", "noise.ipynb", "--phase", "02", "--slug", "noise")
+    assert done.returncode == 0, done.stderr
+    report = done.stdout
+    assert "cell 5: it draws from NumPy's global random generator" in report
+    assert "np.random.seed(0) was added at the top of its step" in report
+    assert "cell 7: it draws from Python's random module" in report
+    assert "'rng = np.random.default_rng()' makes a random generator without a seed" in report
+    lesson = course_folder.root.joinpath(*LESSON).read_text()
+    assert "np.random.seed(0)\ndef noise(n):" in lesson
+    assert "rng = np.random.default_rng(0)" in lesson
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
+def test_seeds_go_after_the_steps_imports_through_the_name_the_code_uses():
+    code, notes = seeded("import numpy as onp\nimport torch\nx = onp.random.rand(2)", "", "c")
+    assert code.splitlines()[:3] == ["import numpy as onp", "import torch", "onp.random.seed(0)"]
+    code, notes = seeded("from numpy import random\nrandom.shuffle(xs)", "", "c")
+    assert code.splitlines()[1] == "random.seed(0)" and "NumPy's" in notes[0]
+    code, notes = seeded("y = torch.randn(3)", "import torch", "c")
+    assert code.splitlines()[0] == "torch.manual_seed(0)"
+
+
+def test_a_notebook_that_seeds_or_draws_nothing_is_left_as_it_is():
+    for code, earlier in (
+        ("x = np.random.rand()", "import numpy as np\nnp.random.seed(3)"),
+        ("np.random.seed(1)\nx = np.random.rand()", "import numpy as np"),
+        ("rng = np.random.default_rng(42)\nrng.normal()", "import numpy as np"),
+        ("key = jax.random.key(0)\njax.random.normal(key)", "import jax"),
+        ("x = rand(3)", ""),  # a function of the notebook's own
+        ("random = 4\nrandom.real", ""),
+    ):
+        assert seeded(code, earlier, "c") == (code, []), code
