@@ -254,3 +254,85 @@ def test_an_imported_mid_cell_display_shows_the_rendered_markdown(tmp_path):
     notebook = json.loads((folder.root / PAGE).with_name("lesson.ipynb").read_text())
     sources = ["".join(cell["source"]) for cell in notebook["cells"]]
     assert not any("def display(" in source for source in sources)  # Jupyter has it
+
+
+def companion(name: str):
+    """A runner companion, loaded from its file as the runner loads it."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    path = ROOT / "coursesite" / "execution" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_test_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class KeptStream:
+    """A block's stdout as BlockStream keeps it, without taking over fd 1."""
+
+    def __init__(self, limit: int):
+        self.kept = companion("fdcapture").CappedOutput(limit)
+
+    def write(self, text: str) -> int:
+        return self.kept.write(text)
+
+    def write_located(self, text: str) -> int | None:
+        start = self.kept.kept
+        self.kept.write(text)
+        return start if self.kept.kept == start + len(text) else None
+
+
+class Rich:
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self):
+        return self.html
+
+    def __repr__(self):
+        return "Rich()"
+
+
+def recorder(monkeypatch, limit: int = 1_000):
+    outputs = companion("lessonoutputs")
+    stream = KeptStream(limit)
+    monkeypatch.setattr(sys, "stdout", stream)
+    displays = companion("lessondisplays").DisplayRecorder(
+        stream, outputs.rich_representations, outputs.kept_bundle, outputs.RICH_LIMIT_FACTOR
+    )
+    displays.begin(limit)
+    return displays, stream
+
+
+def test_a_blocks_displays_together_keep_at_most_what_its_value_may(monkeypatch):
+    displays, _ = recorder(monkeypatch, limit=100)
+    displays.display(Rich("<b>" + "x" * 150 + "</b>"))
+    displays.display(Rich("<b>" + "y" * 300 + "</b>"))
+    shown, problem = displays.finish("", lambda text: text)
+    assert len(shown) == 1
+    assert problem.startswith("its display() calls offer 307 more characters of rich output")
+
+
+def test_a_display_the_cap_cut_or_a_redirected_stdout_records_nothing(monkeypatch):
+    import contextlib
+    import io
+
+    displays, stream = recorder(monkeypatch, limit=10)
+    displays.display(Rich("<b>a</b>"), Rich("<b>b</b>"))  # "Rich()\n" twice: 14 > 10
+    redirected = io.StringIO()
+    with contextlib.redirect_stdout(redirected):
+        displays.display(Rich("<b>c</b>"), [1], raw=True)  # printed as main.py prints it
+    shown, problem = displays.finish(stream.kept.getvalue(), lambda text: text)
+    assert [entry["at"] for entry in shown] == [0] and problem is None
+    assert redirected.getvalue() == "Rich()\n[1]\n"
+
+
+def test_a_raw_display_is_a_bundle_only_when_it_is_a_dict_of_text(monkeypatch):
+    displays, _ = recorder(monkeypatch)
+    displays.display({"text/html": "<i>x</i>", "text/plain": "x"}, ["no"], raw=True)
+    displays.display(exclude=["text/html"], display_id=True, clear=True)  # nothing to show
+    shown, _ = displays.finish("", lambda text: text)
+    assert [entry["bundle"] for entry in shown] == [{"text/html": "<i>x</i>"}, {}]

@@ -23,6 +23,7 @@ class DisplayRecorder:
         self.kept_bundle = kept_bundle  # lessonoutputs.kept_bundle, for raw bundles
         self.limit_factor = limit_factor
         self.shown = None  # the running block's displays; None between blocks
+        self.value_limit = 0  # characters of one representation, as of a last value's
         self.room = 0  # characters of rich representations the block may still keep
         self.problem = None
 
@@ -34,7 +35,8 @@ class DisplayRecorder:
     def begin(self, limit):
         # All of one block's displays together keep at most what its last value may: a
         # loop that displays a thousand images must not fill the record.
-        self.shown, self.room, self.problem = [], self.limit_factor * limit, None
+        self.value_limit = self.room = self.limit_factor * limit
+        self.shown, self.problem = [], None
 
     def finish(self, stdout, encodable):
         """The block's displays, and a message when one of them cannot be kept. Each is
@@ -91,12 +93,11 @@ class DisplayRecorder:
         return sys.stdout is not self.stream
 
     def _bundle(self, value, raw):
-        limit = self.room
-        what = "a value it displays"
+        limit, what = self.value_limit, "a value it displays"
         if not raw:
             return self.representations(value, limit, what)
-        # raw=True: the value is a bundle already ({"text/html": ...}); one that is not
-        # plain text by MIME type is shown as its repr, as anything else.
+        # raw=True: the value is a bundle already ({"text/html": ...}); anything but a
+        # dict of text by MIME type is shown as the repr it wrote.
         if isinstance(value, dict) and all(
             isinstance(mime, str) and isinstance(data, (str, list)) for mime, data in value.items()
         ):
