@@ -336,3 +336,18 @@ def test_a_raw_display_is_a_bundle_only_when_it_is_a_dict_of_text(monkeypatch):
     displays.display(exclude=["text/html"], display_id=True, clear=True)  # nothing to show
     shown, _ = displays.finish("", lambda text: text)
     assert [entry["bundle"] for entry in shown] == [{"text/html": "<i>x</i>"}, {}]
+
+
+def test_lesson_md_and_the_zip_show_a_mid_step_image_and_other_displays_as_text(built):
+    import zipfile
+
+    _, page_path, page = built
+    src = page.select_one("#step-4 .output-stdout img")["src"]
+    markdown = (page_path.parent / "lesson.md").read_text(encoding="utf-8")
+    grid = (
+        "```text\nbefore the grid\n```\n\n" + f"![{PNG_ALT}]({src})\n\n```text\nafter the grid\n```"
+    )
+    assert grid in markdown
+    assert "```text\nTable(plain)\n```\n\n```text\nafter\n```" in markdown
+    with zipfile.ZipFile(page_path.parent / "count-batches.zip") as archive:
+        assert archive.read(src) == (page_path.parent / src).read_bytes()

@@ -58,7 +58,8 @@ class DisplayView:
 @dataclass(frozen=True)
 class PrintedPart:
     """A piece of a block's stdout as a page shows it: text it printed, or the view of a
-    value it passed to display() there."""
+    value it passed to display() there, with the repr that display wrote (`text`), which
+    lesson.md shows of any view but an image, as of a last value."""
 
     text: str = ""
     view: DisplayView | None = None
@@ -152,7 +153,7 @@ def printed_parts(output: BlockOutput, alt: str) -> tuple[PrintedPart, ...]:
         view = bundle_view(bundle, DisplayContext(alt, f"{output.id}-display-{number}"))
         if view is None or view.mime == "text/plain":
             continue
-        parts += [PrintedPart(text=stdout[start:at]), PrintedPart(view=view)]
+        parts += [PrintedPart(stdout[start:at]), PrintedPart(stdout[at : at + length], view)]
         start = at + length
     if not parts:
         return ()

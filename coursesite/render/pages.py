@@ -355,6 +355,7 @@ def render_lesson_files(
     context["requirements"] = install_line(distributions, record.packages).split()
     context["imported"] = packages_used(record.packages, distributions, record.devices)
     context["displayed"] = displayed = page_displays(lesson, record)
+    context["printed"] = printed = page_printed(lesson, record)
     # Displayed images: beside lesson.md (the page job writes the same files) and in the zip.
     downloads = lesson_downloads(
         env,
@@ -363,7 +364,7 @@ def render_lesson_files(
         svgs,
         captured,
         context,
-        {**item.code_files(), **display_files(displayed)},
+        {**item.code_files(), **display_files(displayed), **printed_files(printed)},
     )
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
