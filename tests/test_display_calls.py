@@ -16,7 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from conftest import CourseFolder, RecordingProgress, authoring_example
+from conftest import CourseFolder, RecordingProgress, authoring_example, build_errors, line_of
 
 PNG_ALT = "A two by two grid of grey levels."
 
@@ -351,3 +351,10 @@ def test_lesson_md_and_the_zip_show_a_mid_step_image_and_other_displays_as_text(
     assert "```text\nTable(plain)\n```\n\n```text\nafter\n```" in markdown
     with zipfile.ZipFile(page_path.parent / "count-batches.zip") as archive:
         assert archive.read(src) == (page_path.parent / src).read_bytes()
+
+
+def test_a_mid_step_image_without_alt_text_stops_the_build_at_its_block(course_folder):
+    text = display_lesson().replace(f":alt: {PNG_ALT}\n\n", "")
+    errors = build_errors(course_folder, text)
+    [error] = [e for e in errors if "displays an image" in e.message]
+    assert "image/png" in error.message and error.line == line_of(text, "import io")

@@ -27,7 +27,7 @@ def needs_display(parts: list[str]) -> bool:
     statement a `timeit.Timer('display(x)', globals=globals())` times (magics.py's %timeit)
     runs in main.py's namespace."""
     called = bound = False
-    pending = list(parts)
+    pending = [part for part in parts if "display" in part]  # most lessons: none to parse
     while pending:
         try:
             tree = ast.parse(pending.pop())
