@@ -125,12 +125,24 @@ def test_any_other_magic_is_a_reported_comment_never_code():
     assert unknown.shown_only and unknown.shown == "%%bash\necho hi"
 
 
-def test_a_last_display_ends_the_cell_with_its_value_and_others_print():
+def test_a_last_display_ends_the_cell_with_its_value_and_others_stay_display_calls():
+    # display() is a builtin in the build's run, as in a kernel: the page shows each value
+    # at its richest where it is called; IPython's own, imported, would print only text.
     cell = cell_code("from IPython.display import display\ndisplay(x)\ndisplay(f(x))", "cell 9")
-    assert cell.code.splitlines() == ['print(*map(repr, (x,)), sep="\\n")', "f(x)"]
+    assert cell.code.splitlines() == ["display(x)", "f(x)"]
     assert cell.shows_last
+    assert "shows its value at its richest" in cell.notes[0]
     indented = cell_code("for i in range(2):\n    display(i)", "cell 10")
-    assert not indented.shows_last and "print(" in indented.code
+    assert not indented.shows_last and indented.code.endswith("    display(i)")
+
+
+def test_importing_display_from_ipython_keeps_the_other_names():
+    cell = cell_code("from IPython.display import Markdown, display\ny = 1", "cell 2")
+    assert cell.code.splitlines() == ["from IPython.display import Markdown", "y = 1"]
+    grouped = cell_code("from IPython.display import (HTML, display)\ny = 1", "cell 3")
+    assert grouped.code.splitlines() == ["from IPython.display import HTML", "y = 1"]
+    renamed = cell_code("from IPython.display import display as show\nshow(1)", "cell 4")
+    assert renamed.code.splitlines()[0] == "from IPython.display import display as show"
 
 
 def test_timing_code_keeps_to_the_line_length_a_course_checks():
@@ -153,15 +165,17 @@ def test_a_cell_of_only_shell_commands_leaves_only_comments_and_is_shown_as_it_w
     assert comments.shown_only and "it holds comments alone" in comments.notes[0]
 
 
-def test_display_with_keywords_prints_its_values_and_compiles():
+def test_display_with_keywords_stays_and_runs_with_main_pys_definition():
+    from coursesite.lesson.displaydefinition import DISPLAY_DEFINITION
+
+    defined = "\n".join(DISPLAY_DEFINITION) + "\n"
     cell = cell_code('display({"custom": "Some text"}, raw=True)\nx = 1', "cell 2")
-    assert cell.code.splitlines()[0] == 'print(*map(repr, ({"custom": "Some text"},)), sep="\\n")'
-    compile(cell.code, "cell", "exec")
-    assert "without raw=True" in cell.notes[0]
+    assert cell.code.splitlines()[0] == 'display({"custom": "Some text"}, raw=True)'
+    assert run(defined + cell.code) == "{'custom': 'Some text'}\n"
     last = cell_code("display(x, metadata={})", "cell 3")
-    assert run(last.code) == "3\n"
+    assert run(defined + last.code) == "3\n"
     several = cell_code("display(*[x, x], clear=True)\ny = 2", "cell 4")
-    assert run(several.code) == "3\n3\n"
+    assert run(defined + several.code) == "3\n3\n"
 
 
 def test_a_conversion_that_would_not_compile_leaves_the_line_as_it_was():
@@ -174,8 +188,9 @@ def test_a_conversion_that_would_not_compile_leaves_the_line_as_it_was():
         "cell 5: 'show(x)' could not be turned into Python that compiles: it "
         "is left as it was; rewrite it"
     ]
+    # display() needs no conversion: the build has it as a builtin, main.py defines it.
     unreadable = cell_code("display(a) or display(b)", "cell 6")
-    assert unreadable.code == "display(a) or display(b)" and "left as it was" in unreadable.notes[0]
+    assert unreadable.code == "display(a) or display(b)"
 
 
 def test_a_cell_that_ran_shell_commands_says_so():
@@ -184,11 +199,14 @@ def test_a_cell_that_ran_shell_commands_says_so():
 
 
 def test_the_code_a_cell_magic_times_is_converted_too():
+    from coursesite.lesson.displaydefinition import DISPLAY_DEFINITION
+
+    defined = "\n".join(DISPLAY_DEFINITION) + "\n"
     timed = cell_code("%%time\n!ls\ndisplay(x)", "cell 1")
     compile(timed.code, "cell", "exec")
-    assert "# notebook magic, not run: !ls" in timed.code and "3\n" in run(timed.code)
+    assert "# notebook magic, not run: !ls" in timed.code and "3\n" in run(defined + timed.code)
     repeated = cell_code("%%timeit -n1 -r1\ndisplay(x)", "cell 2")
-    assert "display" not in run(repeated.code)
+    assert "display" not in run(defined + repeated.code)
 
 
 def test_a_magic_named_without_its_percent_is_read_as_ipythons_automagic_reads_it():

@@ -38,6 +38,11 @@ class BlockOutput:
     # The SVG of each matplotlib figure the block left open (runner.capture_figures), as
     # the lesson's process wrote it: clean it (svgclean) before showing it.
     captured_svgs: list[str] = field(default_factory=list)
+    # What display() showed on a line before the last (runner's lessondisplays.py), in
+    # order: {"at": where its text (the value's repr and a newline) starts in `stdout`,
+    # "length": that text's length, "bundle": the value's MIME bundle as `display_bundle`
+    # holds one}. The page shows the value there instead of that text (displays.py).
+    displays: list[dict] = field(default_factory=list)
     # Text of those figures drawn past their edge (a legend entry, a tick label), which the
     # page would show cut: runner.clipped_texts.
     clipped: list[str] = field(default_factory=list)
@@ -74,7 +79,7 @@ def record_to_json(record: ExecutionRecord) -> dict:
     data = asdict(record)
     # Records of lessons that draw nothing stay as they were before figures were captured.
     for block in data["blocks"].values():
-        for optional in ("captured_svgs", "clipped", "display_bundle"):
+        for optional in ("captured_svgs", "clipped", "display_bundle", "displays"):
             if not block[optional]:
                 del block[optional]
     if not data["run_time_installs"]:  # records of most lessons stay as they were

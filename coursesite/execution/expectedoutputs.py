@@ -177,7 +177,12 @@ def unshown(stored: StoredOutput, fresh: BlockOutput) -> list[str]:
         )
         if before.strip() and not now.strip()
     ]
-    rich_now = fresh.captured_svgs or fresh.figure is not None or fresh.display_bundle
+    rich_now = (
+        fresh.captured_svgs
+        or fresh.figure is not None
+        or fresh.display_bundle
+        or any(shown.get("bundle") for shown in fresh.displays)  # display() on earlier lines
+    )
     if stored.displays and not rich_now:
         missing.append("displays")
     elif stored.display.strip() and not fresh.display.strip():

@@ -298,6 +298,24 @@ class BlockStream(io.TextIOBase):
     def flush(self):
         getattr(sys, f"__{self.name}__").flush()
 
+    def write_located(self, text):
+        """Write `text` as write() does; where it starts in the running block's kept output
+        (CappedOutput.getvalue()), or None when no block here takes it whole (none runs,
+        this is a forked worker, or the cap cut it). What Python code left in a buffer and
+        what is already in the pipe is the block's first: both came before `text`."""
+        target = self.target
+        if target is None or DESCRIPTORS.in_child:
+            self.write(text)
+            return None
+        _flush_python_streams()
+        with DESCRIPTORS.lock:
+            feeds_target = self.descriptor.target is target
+            if feeds_target:
+                self.descriptor.catch_up()
+            start = target.kept
+            target.write(text)
+            return start if target.kept == start + len(text) else None
+
     def write(self, text):
         target = self.target
         if target is None:  # outside any block: the process's own stream

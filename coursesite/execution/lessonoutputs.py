@@ -26,11 +26,11 @@ BINARY_TYPES = ("image/png", "image/jpeg")  # kept as base64 text, as notebooks 
 RICH_LIMIT_FACTOR = 4  # a representation may be this many times settings.output_limit
 
 
-def rich_representations(value, limit):
+def rich_representations(value, limit, what="the value of its last line"):
     """The rich part of `value`'s MIME bundle, as IPython's formatters build it (the repr is
     its text/plain), and a message when one is too large to keep. A representation comes
     from `_repr_mimebundle_` or the `_repr_*_` methods; one that fails or gives None is left
-    out, as IPython leaves it out."""
+    out, as IPython leaves it out. `what` names the value in that message."""
     found = {}
     with contextlib.suppress(Exception):
         offered = value._repr_mimebundle_(include=None, exclude=None)
@@ -39,6 +39,13 @@ def rich_representations(value, limit):
         if mime not in found:
             with contextlib.suppress(Exception):
                 found[mime] = getattr(value, name)()
+    return kept_bundle(found, limit, what)
+
+
+def kept_bundle(found, limit, what):
+    """The representations of `found` (a MIME bundle as a value or `display(raw=True)`
+    offers it) that a record keeps: text, images as base64; a message when one is over
+    `limit` characters."""
     bundle = {}
     for mime, data in found.items():
         data = data[0] if isinstance(data, tuple) else data  # (data, metadata)
@@ -50,7 +57,7 @@ def rich_representations(value, limit):
             continue
         if len(data) > limit:
             return {}, (
-                f"the value of its last line offers {mime} of {len(data):,} characters, "
+                f"{what} offers {mime} of {len(data):,} characters, "
                 f"more than the {limit:,} a page keeps"
             )
         bundle[mime] = data

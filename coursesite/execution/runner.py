@@ -4,10 +4,11 @@
 
 This file is a standalone script: it imports nothing from the generator but its companions
 lessonoutputs.py (figures, rich displays), fdcapture.py (a block's stdout and stderr,
-what child processes write to fd 1 and 2 included) and networkerrors.py, loaded from beside
-it, so the lesson's process holds only the lesson's own modules. Each block is compiled
-under the lesson's Markdown path, padded so that its line numbers are lines of that file;
-tracebacks therefore point into the .md file the author edits.
+what child processes write to fd 1 and 2 included), lessondisplays.py (the builtin
+display()) and networkerrors.py, loaded from beside it, so the lesson's process holds only
+the lesson's own modules. Each block is compiled under the lesson's Markdown path, padded
+so that its line numbers are lines of that file; tracebacks therefore point into the .md
+file the author edits.
 """
 
 import __future__
@@ -48,6 +49,13 @@ CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
     streams.BLOCK_STDERR,
 )
 network = _companion("networkerrors")  # whether a failure is the network's
+# display(), a builtin in a notebook: what a block displays on lines before its last
+displays = _companion("lessondisplays").DisplayRecorder(
+    BLOCK_STDOUT,
+    leftovers.rich_representations,
+    leftovers.kept_bundle,
+    leftovers.RICH_LIMIT_FACTOR,
+)
 
 
 def main(job_path, result_path):
@@ -62,6 +70,7 @@ def main(job_path, result_path):
     linecache.cache[source] = (len(text), None, text.splitlines(True), source)
     leftovers.use_figure_defaults(os.path.join(os.path.dirname(job_path), "figures.matplotlibrc"))
     namespace = become_main_py()
+    displays.install()
     sys.stdout, sys.stderr = BLOCK_STDOUT, BLOCK_STDERR
     started = time.perf_counter()
     limit = job["output_limit"]
@@ -217,6 +226,7 @@ def run_block(block, namespace, source, limit):
     body, last = split_display(block["code"], block["line"], source)
     raised, failure, bundle = None, None, {}
     started = time.perf_counter()
+    displays.begin(limit)
     with BLOCK_STDOUT.writing_to(stdout), BLOCK_STDERR.writing_to(stderr):
         try:
             exec(body, namespace)
@@ -234,6 +244,9 @@ def run_block(block, namespace, source, limit):
             if not declared(error, block["raises"]):
                 failure = describe_failure(error, source, block)
     seconds = time.perf_counter() - started
+    shown, problem = displays.finish(stdout.getvalue(), encodable)
+    if failure is None and problem:
+        failure = {**_plain_failure(block), "message": problem}
     if failure is None and block["raises"] and raised is None:
         message = f"expected {block['raises']} to be raised, but nothing was"
         failure = {**_plain_failure(block), "message": message}
@@ -251,6 +264,7 @@ def run_block(block, namespace, source, limit):
         "stderr": stderr.getvalue(),
         "display": display.getvalue(),
         "display_bundle": bundle,
+        "displays": shown,  # where display() wrote in stdout, with each value's bundle
         "raised": raised,
         "figure": figure,
         "captured_svgs": captured,

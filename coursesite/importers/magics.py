@@ -7,11 +7,14 @@ and print one line as IPython does (mean ± std. dev., each in the unit that fit
 differ on every run: TIMING_VOLATILE marks them, in the lesson and in the notebook's
 stored output alike. `!pip install` becomes the lesson's requirements; display settings
 (`%matplotlib`, `%xmode`, ...) go; a cell's last `display(value)` becomes the bare
-`value`, which the page shows at its richest, and any other `display()` prints the
-value's repr. Any other magic or shell command (`!wget ...`) stays as a comment for the
-author to rewrite; a cell left with nothing to run (shell commands alone) is shown as it
-is, never run (`shown_only`). Converted code always compiles: a line whose conversion
-would not is left as it was. Every change is a line of the import report.
+`value`, which the page shows at its richest, and any other `display()` stays: the build
+has it as a builtin, as a kernel does, and shows its value at its richest where it was
+called (main.py defines it to print the value's repr). Importing it from IPython goes, as
+IPython's own prints only a value's text outside a kernel. Any other magic or shell
+command (`!wget ...`) stays as a comment for the author to rewrite; a cell left with
+nothing to run (shell commands alone) is shown as it is, never run (`shown_only`).
+Converted code always compiles: a line whose conversion would not is left as it was.
+Every change is a line of the import report.
 """
 
 from __future__ import annotations
@@ -50,9 +53,11 @@ _TIMEIT = re.compile(r"^(\s*)%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$")
 _TIME = re.compile(r"^(\s*)%time\s+(.+)$")
 _CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
 _MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
-# IPython's `display()`, a builtin only in notebooks: shown as it shows plain values.
+# IPython's `display()`, a builtin in notebooks, and in the build's run of a lesson.
 _DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
-_DISPLAY_IMPORT = re.compile(r"^\s*from\s+IPython(?:\.core)?\.display\s+import\s+display\s*$")
+_DISPLAY_IMPORT = re.compile(
+    r"^(\s*)from\s+(IPython(?:\.core)?\.display(?:_functions)?)\s+import\s+\(?([\w\s,]+?),?\s*\)?\s*$"
+)
 
 
 @dataclass
@@ -227,10 +232,15 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
         indent, statement = timed.groups()
         cell.notes.append(f"{where}: %time became a timing with Python's time")
         return [indent + row for row in _time([statement], cell)]
-    if _DISPLAY_IMPORT.match(line):
-        return []
-    if shown := _DISPLAY.match(line):
-        return _printed(shown.group(1), shown.group(2), line, where, cell)
+    if imported := _DISPLAY_IMPORT.match(line):
+        indent, module, names = imported.group(1, 2, 3)
+        return _without_display(indent, module, names, line)
+    if _DISPLAY.match(line):
+        cell.notes.append(
+            f"{where}: display() is a notebook builtin; the page shows its value at its "
+            "richest where it is called, and main.py defines it to print the value's repr"
+        )
+        return [line]
     if _MAGIC.match(line):
         what = "a shell command" if "!" in line.split("%")[0] else "IPython, not Python"
         cell.notes.append(
@@ -241,24 +251,14 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
     return [line]
 
 
-def _printed(indent: str, arguments: str, line: str, where: str, cell: CellCode) -> list[str]:
-    """`display(a, b, raw=True)` as a print of the values' reprs; its keyword arguments
-    (how a notebook shows them) have no meaning for a print, and go."""
-    written = f"f({arguments})"
-    try:
-        call = ast.parse(written, mode="eval").body
-    except SyntaxError:
-        call = None
-    if not isinstance(call, ast.Call):
-        cell.notes.append(f"{where}: '{line.strip()}' could not be read: it is left as it was")
+def _without_display(indent: str, module: str, names: str, line: str) -> list[str]:
+    """`from IPython.display import HTML, display` without `display`: the builtin, not
+    IPython's (which outside a kernel prints only the value's text), shows the value."""
+    words = [word.strip() for word in names.split(",") if word.strip()]
+    kept = [word for word in words if word != "display"]
+    if len(kept) == len(words):
         return [line]
-    values = ", ".join(ast.get_source_segment(written, value) or "" for value in call.args)
-    dropped = ", ".join(ast.get_source_segment(written, word) or "" for word in call.keywords)
-    cell.notes.append(
-        f"{where}: display() is a notebook builtin; it became a print of the value's repr"
-        + (f" (without {dropped}, which only a notebook uses)" if dropped else "")
-    )
-    return [f'{indent}print(*map(repr, ({values},)), sep="\\n")' if values else f"{indent}pass"]
+    return [f"{indent}from {module} import {', '.join(kept)}"] if kept else []
 
 
 def _timeit(statement: str, options: str, cell: CellCode) -> list[str]:

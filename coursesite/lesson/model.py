@@ -13,6 +13,7 @@ from typing import Literal
 
 from coursesite.config.manifest import LessonRef
 from coursesite.config.yamlmodel import StrictModel
+from coursesite.lesson.displaydefinition import DISPLAY_DEFINITION, needs_display
 
 Hardware = Literal["cpu", "gpu", "tpu"]
 ExerciseKind = Literal["make-it-yours", "transfer", "challenge"]
@@ -327,8 +328,10 @@ class Lesson:
 
     def main_py(self) -> str:
         """The lesson's program: every build step, in order, two blank lines apart (PEP 8's
-        spacing between top-level definitions, which steps often end or begin with)."""
+        spacing between top-level definitions, which steps often end or begin with). Steps
+        that call notebook's builtin display() get its definition first."""
         futures, steps = _hoisted_futures([_as_program(b) for b in self.runs if b.program])
+        steps = _with_display(steps)
         return "".join(f"{line}\n" for line in futures) + "\n\n\n".join(steps) + "\n"
 
     def full_script(self, include_solutions: bool = True) -> str:
@@ -350,6 +353,7 @@ class Lesson:
                 )
             parts.append(f"# --- {block.label} ---\n{source}")
         futures, parts = _hoisted_futures(parts)
+        parts = _with_display(parts)
         return "".join(f"{line}\n" for line in futures) + "\n\n".join(parts) + "\n"
 
     def attempt_files(self) -> dict[str, str]:
@@ -391,6 +395,14 @@ def _as_program(block: RunnableBlock) -> str:
         f"try:\n{indented}\nexcept {block.code.raises}:\n"
         f"    pass  # {block.label} raises {block.code.raises} on purpose: the lesson shows it"
     )
+
+
+def _with_display(parts: list[str]) -> list[str]:
+    """`parts` (the blocks of one script), after the definition of display() when they
+    call it without binding it (displaydefinition.py). Python places tracebacks by the
+    line's text, and locations are compared masked (sourcelocations.py), so the lines it
+    adds at the top move nothing a check relies on."""
+    return ["\n".join(DISPLAY_DEFINITION), *parts] if needs_display(parts) else parts
 
 
 _FUTURE = re.compile(r"from __future__ import [\w ,()]+")

@@ -1,5 +1,7 @@
 """What a block's last value displays on a page: the richest representation of its MIME
-bundle that a renderer takes, chosen by a display priority, as Jupyter chooses one.
+bundle that a renderer takes, chosen by a display priority, as Jupyter chooses one. The
+values it passed to display() on earlier lines are shown the same way, each where it was
+called in the block's stdout, instead of the repr it wrote there (`page_printed`).
 
 A renderer turns one representation into a DisplayView, which the theme's template
 `outputs/<kind>.html` shows; no renderer writes markup of its own. Everything a lesson's
@@ -53,6 +55,16 @@ class DisplayView:
     files: dict[str, bytes] = field(default_factory=dict)  # path beside the page: content
 
 
+@dataclass(frozen=True)
+class PrintedPart:
+    """A piece of a block's stdout as a page shows it: text it printed, or the view of a
+    value it passed to display() there, with the repr that display wrote (`text`), which
+    lesson.md shows of any view but an image, as of a last value."""
+
+    text: str = ""
+    view: DisplayView | None = None
+
+
 Renderer = Callable[[str, DisplayContext], DisplayView]
 
 
@@ -99,6 +111,82 @@ def display_files(views: dict[str, DisplayView]) -> dict[str, bytes]:
     return {name: data for view in views.values() for name, data in view.files.items()}
 
 
+def printed_files(printed: dict[str, tuple[PrintedPart, ...]]) -> dict[str, bytes]:
+    """The files the displays within blocks' stdout publish beside the page, by path."""
+    views = [part.view for parts in printed.values() for part in parts if part.view]
+    return {name: data for view in views for name, data in view.files.items()}
+
+
+def placed_displays(output: BlockOutput) -> list[tuple[int, int, dict[str, str]]]:
+    """(where its text starts in stdout, its length, its MIME bundle with that text as
+    text/plain) of each value the block passed to display() that offers more than text, in
+    order. The record comes from the lesson's process: a display whose place is not in its
+    stdout, or overlaps the one before, is left out, as the text it wrote."""
+    placed, start, stdout = [], 0, output.stdout
+    for shown in output.displays:
+        at, length, bundle = shown.get("at"), shown.get("length"), shown.get("bundle")
+        if not (
+            isinstance(at, int)
+            and isinstance(length, int)
+            and isinstance(bundle, dict)
+            and start <= at <= at + length <= len(stdout)
+        ):
+            continue
+        rich = {
+            mime: data
+            for mime, data in bundle.items()
+            if isinstance(mime, str) and isinstance(data, str) and mime != "text/plain"
+        }
+        if rich:
+            text = stdout[at : at + length].removesuffix("\n")
+            placed.append((at, length, {"text/plain": text, **rich}))
+            start = at + length
+    return placed
+
+
+def printed_parts(output: BlockOutput, alt: str) -> tuple[PrintedPart, ...]:
+    """The block's stdout cut at each value it passed to display(): the text before, the
+    value's view in place of the repr it wrote, the text after. Empty when no display shows
+    more than its text, which stdout shows already."""
+    parts, start, stdout = [], 0, output.stdout
+    for number, (at, length, bundle) in enumerate(placed_displays(output), start=1):
+        view = bundle_view(bundle, DisplayContext(alt, f"{output.id}-display-{number}"))
+        if view is None or view.mime == "text/plain":
+            continue
+        parts += [PrintedPart(stdout[start:at]), PrintedPart(stdout[at : at + length], view)]
+        start = at + length
+    if not parts:
+        return ()
+    parts.append(PrintedPart(text=stdout[start:]))
+    return tuple(part for part in parts if part.view or part.text)
+
+
+def notebook_stdout(output: BlockOutput) -> list[tuple[str, dict[str, str] | None]]:
+    """The block's stdout as a notebook download carries it: (text, None) for what it
+    printed, ("", bundle) for each value it displayed, its HTML through the page's
+    allowlist (notebook_bundle), in order."""
+    pieces: list[tuple[str, dict[str, str] | None]] = []
+    start, stdout = 0, output.stdout
+    for at, length, bundle in placed_displays(output):
+        if "text/html" in bundle:
+            bundle = {**bundle, "text/html": clean_html(bundle["text/html"])}
+        pieces += [(stdout[start:at], None), ("", bundle)]
+        start = at + length
+    pieces.append((stdout[start:], None))
+    return [(text, bundle) for text, bundle in pieces if text or bundle]
+
+
+def page_printed(lesson: Lesson, record: ExecutionRecord) -> dict[str, tuple[PrintedPart, ...]]:
+    """Block id -> its stdout cut at what it displayed, for every block whose display()
+    shows more than text."""
+    printed = {}
+    for block in lesson.runnable_blocks():
+        parts = _block_parts(lesson, record, block)
+        if parts:
+            printed[block.id] = parts
+    return printed
+
+
 def notebook_bundle(output: BlockOutput) -> dict[str, str]:
     """The block's value as a notebook download carries it: its whole MIME bundle, its
     HTML through the same allowlist as the page's (a notebook viewer may trust it)."""
@@ -125,10 +213,13 @@ def display_errors(lesson: Lesson, record: ExecutionRecord) -> list[BuildError]:
     for block in lesson.runnable_blocks():
         try:
             view = _block_view(lesson, record, block)
+            printed = [part.view for part in _block_parts(lesson, record, block) if part.view]
         except BuildError as error:
             errors.append(error)
             continue
-        if view is not None and view.kind in ("image", "svg") and not block.code.alt:
+        images = [shown for shown in (view, *printed) if shown and shown.kind in ("image", "svg")]
+        if images and not block.code.alt:
+            view = images[0]
             errors.append(
                 BuildError(
                     f"{block.label} displays an image ({view.mime}) but has no text alternative",
@@ -139,6 +230,24 @@ def display_errors(lesson: Lesson, record: ExecutionRecord) -> list[BuildError]:
                 )
             )
     return errors
+
+
+def _block_parts(
+    lesson: Lesson, record: ExecutionRecord, block: RunnableBlock
+) -> tuple[PrintedPart, ...]:
+    output = record.blocks.get(block.id)
+    if output is None or not output.displays:
+        return ()
+    try:
+        return printed_parts(output, block.code.alt)
+    except UnshowableOutput as problem:
+        raise BuildError(
+            f"a value {block.label} passes to display() cannot be shown: {problem}",
+            lesson.path,
+            block.code.line,
+            hint="display a value whose display is plain HTML, an image or text, "
+            "or print it instead",
+        ) from None
 
 
 def _block_view(

@@ -32,7 +32,7 @@ from coursesite.lesson.model import (
     Note,
     Prose,
 )
-from coursesite.outputs.displays import notebook_bundle
+from coursesite.outputs.displays import notebook_bundle, notebook_stdout
 from coursesite.outputs.pagefigures import FigureView
 
 SVG = "image/svg+xml"
@@ -143,11 +143,16 @@ class NotebookBuilder:
 
     def outputs(self, block_id: str) -> list:
         block: BlockOutput = self.record.blocks[block_id]
+        # What it printed, and each value it passed to display() where it did, as Jupyter
+        # keeps them; then stderr.
         outputs: list[dict] = [
-            {"output_type": "stream", "name": name, "text": text}
-            for name, text in (("stdout", block.stdout), ("stderr", block.stderr))
-            if text
+            {"output_type": "display_data", "metadata": {}, "data": bundle}
+            if bundle
+            else {"output_type": "stream", "name": "stdout", "text": text}
+            for text, bundle in notebook_stdout(block)
         ]
+        if block.stderr:
+            outputs.append({"output_type": "stream", "name": "stderr", "text": block.stderr})
         if block.display:  # the value of a bare last expression, as Jupyter shows it
             outputs.append(
                 {

@@ -199,15 +199,20 @@ def _no_image_error(lesson: Lesson, block: RunnableBlock) -> BuildError:
         lesson.path,
         block.code.line,
         hint="remove the :alt: line, or make the block show its image: leave the figure "
-        "open at its end (do not call plt.close()), or end the block with the image as "
-        "its value (`Image(...)`, not `display(Image(...))`, which outside a notebook "
-        "prints the image's name)",
+        "open at its end (do not call plt.close()), end the block with the image as its "
+        "value (`Image(...)`), or pass it to the builtin `display()`: not IPython.display's "
+        "(`from IPython.display import display`), whose display(Image(...)) outside a "
+        "notebook prints the image's name",
     )
 
 
 def _shows_image(output: BlockOutput | None) -> bool:
-    """Whether the block's value offers an image, which its :alt: describes (displays.py)."""
-    return output is not None and any(m.startswith("image/") for m in output.display_bundle)
+    """Whether the block's value, or a value it passed to display(), offers an image, which
+    its :alt: describes (displays.py)."""
+    if output is None:
+        return False
+    bundles = [output.display_bundle, *(shown.get("bundle") or {} for shown in output.displays)]
+    return any(mime.startswith("image/") for bundle in bundles for mime in bundle)
 
 
 def _alt_error(lesson: Lesson, block: RunnableBlock, drew: int) -> BuildError:

@@ -31,7 +31,7 @@ from coursesite.lesson.links import link_resolver, relative_url
 from coursesite.lesson.model import Figure, Lesson, Prose
 from coursesite.markup.markdown import plain_text
 from coursesite.markup.myst import References
-from coursesite.outputs.displays import display_files, page_displays
+from coursesite.outputs.displays import display_files, page_displays, page_printed, printed_files
 from coursesite.outputs.downloads import download_list, learner_notebook, lesson_downloads
 from coursesite.outputs.images import CopiedImage, lesson_images
 from coursesite.outputs.pagefigures import (
@@ -355,6 +355,7 @@ def render_lesson_files(
     context["requirements"] = install_line(distributions, record.packages).split()
     context["imported"] = packages_used(record.packages, distributions, record.devices)
     context["displayed"] = displayed = page_displays(lesson, record)
+    context["printed"] = printed = page_printed(lesson, record)
     # Displayed images: beside lesson.md (the page job writes the same files) and in the zip.
     downloads = lesson_downloads(
         env,
@@ -363,7 +364,7 @@ def render_lesson_files(
         svgs,
         captured,
         context,
-        {**item.code_files(), **display_files(displayed)},
+        {**item.code_files(), **display_files(displayed), **printed_files(printed)},
     )
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
@@ -398,6 +399,7 @@ def render_lesson(
     figures = _figure_paths(lesson)
     shown = page_figures(lesson, record, figure_cache)
     displayed = page_displays(lesson, record)
+    printed = page_printed(lesson, record)  # values display() showed within a block's stdout
     stored = stored_views(lesson, record, item.expected_outputs())
     step_ids = lesson.program_ids()
     # The record names the versions of every package in `settings.record_packages`; the
@@ -416,6 +418,7 @@ def render_lesson(
         drawn=shown.drawn,
         captured=shown.captured,
         displayed=displayed,
+        printed=printed,
         stored=stored,
         live_values=record.values,
         main_py=lesson.main_py(),
@@ -439,7 +442,7 @@ def render_lesson(
         prose.save()
     folder = lesson.ref.url.rpartition("/")[0]
     files = [OutputFile(path, svg) for path, svg in shown.files(folder).items()]
-    published = {**display_files(displayed), **stored_files(stored)}
+    published = {**display_files(displayed), **printed_files(printed), **stored_files(stored)}
     files += [OutputFile(f"{folder}/{name}", data) for name, data in published.items()]
     return [OutputFile(lesson.ref.url, page), *files]
 
