@@ -30,6 +30,7 @@ from coursesite.execution.expectedoutputs import (
     dump_expected,
 )
 from coursesite.files import short_digest
+from coursesite.importers.devicecount import DeviceNeed, device_note, with_device_setup
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.glue import Glued
@@ -79,6 +80,7 @@ class ImportedLesson:
     code: list[str] = field(default_factory=list)  # every step's code, in order
     printed: dict[str, int] = field(default_factory=dict)  # cell.where: longest stored output
     steps: list[tuple[int, str, str]] = field(default_factory=list)  # (number, cell.where, code)
+    devices: DeviceNeed = field(default_factory=DeviceNeed)  # made by the first step, on CPUs
 
 
 def convert(
@@ -97,6 +99,8 @@ def convert(
         [cell.source for cell in markdown if cell.kind == "markdown"], keeps_title
     )
     glued = Glued.of([cell.source for cell in cells if _runs_through(cell)])
+    lesson.devices = DeviceNeed.of(cells)
+    lesson.notes += device_note(lesson.devices)
     understand: list[str] = []
     build_run: list[str] = []
     prose: list[str] = []  # every Markdown cell's text, for the summary
@@ -375,6 +379,8 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     converted = cell_code(cell.source, cell.where, earlier)
     if not converted.shown_only:
         converted.code, seeds = seeded(converted.code, earlier, cell.where)
+        if not lesson.code:  # the first step: before anything imports jax
+            converted.code = with_device_setup(converted.code, lesson.devices)
         lesson.notes += seeds
     cell.shows_last, cell.shell = converted.shows_last, converted.shell
     lesson.installs += converted.installs
