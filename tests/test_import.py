@@ -863,3 +863,45 @@ def test_a_second_import_at_the_same_time_is_refused_clearly(course_folder):
     assert "another import into this course is running (pid " in imported.stderr
     assert files_and_bytes(course_folder.root) == before
     assert course_folder.cli("import", "counting.ipynb", "--phase", "02").returncode == 0
+
+
+def test_a_myst_notebook_whose_cells_are_another_language_is_refused_at_the_cell(course_folder):
+    # Its kernelspec names the kernel only (`name: coconut`): the cell says the language.
+    course_folder.write(authoring_example())
+    manifest = course_folder.manifest.read_text()
+    (course_folder.root / "other.md").write_text(
+        "---\nfile_format: mystnb\nkernelspec:\n  name: coconut\n---\n\n# Coconut\n\n"
+        "Functional code.\n\n```{code-cell} coconut\nrange(5) |> map$(x -> x**2) |> list\n```\n"
+    )
+    imported = course_folder.cli("import", "other.md", "--phase", "02")
+    assert imported.returncode == 1
+    assert "other.md:11: this code cell is coconut, not Python" in imported.stderr
+    assert "import failed; nothing written" in imported.stderr
+    assert course_folder.manifest.read_text() == manifest
+
+
+def test_a_step_that_calls_a_drawing_function_of_an_earlier_step_gets_a_placeholder(
+    course_folder,
+):
+    course_folder.write(authoring_example())
+    notebook = PLOTTING_NOTEBOOK.replace(
+        "fig, axes = plt.subplots()\naxes.plot([1, 2, 3])",
+        "def draw(values):\n    axes = plt.gca()\n    axes.plot(values)\n\n"
+        "def draw_twice(values):\n    draw(values)\n    draw(values[::-1])",
+    )
+    notebook += "\n```{code-cell} ipython3\ndraw_twice([1, 2, 3]);\n```\n"
+    notebook += "\n```{code-cell} ipython3\nprint(sum([1, 2, 3]))\n```\n"
+    (course_folder.root / "plots.md").write_text(notebook)
+    imported = course_folder.cli("import", "plots.md", "--phase", "01", "--slug", "plots")
+    assert imported.returncode == 0, imported.stderr
+    text = (course_folder.root / "content" / "02-plots.md").read_text()
+    steps = text.split(":::{step}")[1:]
+    # Steps 1-2 name plt (may draw); step 3 calls what draws; step 4 draws nothing.
+    assert [":alt: TODO: what the figure shows" in step for step in steps] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

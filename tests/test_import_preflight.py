@@ -329,3 +329,23 @@ def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_
         "grainlike.Moved",
         "grainlike.checkpoint.Gone",
     ]
+
+
+def test_a_colab_only_import_is_named_at_its_line_not_taken_for_another_version(course_folder):
+    report, lesson = imported(
+        course_folder,
+        ["import numpy as np", "from google.colab import files\nfiles.upload()\nrows = 3"],
+    )
+    hosted = [line for line in report.splitlines() if "google.colab" in line]
+    at = line_of(lesson, "from google.colab import files")
+    assert len(hosted) == 1, hosted  # no "written for another version" line besides
+    assert (
+        f"cell 5, lesson line {at}: step 2 imports it; google.colab exists only inside "
+        in (hosted[0])
+    )
+    assert "Google Colab, and no pip install brings it" in hosted[0]
+    assert "skip-execution" in hosted[0]
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    assert f"01-downloads.md:{at}: step 2 failed: ModuleNotFoundError" in built.stderr
+    assert "hint: google.colab exists only inside Google Colab" in built.stderr

@@ -194,3 +194,14 @@ def test_links_and_labels_in_a_colon_directive_are_settled_and_slash_labels_slug
 
 def test_a_role_written_in_a_code_span_does_not_hide_the_role_after_it():
     assert settle("Write `{ref}` as in {ref}`elsewhere`.", []) == "Write `{ref}` as in elsewhere."
+
+
+def test_a_link_to_a_label_whose_text_holds_code_stays_a_link_to_the_anchor():
+    # A role's text cannot hold a code span: `{ref}` with it broke the lesson's build.
+    notes: list[str] = []
+    settled = settle("So it can be [converted to `.ipynb` files](plain-label).", notes)
+    assert settled == "So it can be [converted to `.ipynb` files](#plain-label)."
+    assert notes == [
+        "cell 2: the link [converted to `.ipynb` files](plain-label) became "
+        "[converted to `.ipynb` files](#plain-label)"
+    ]

@@ -232,3 +232,18 @@ def test_a_name_the_notebook_binds_or_python_it_reads_is_no_automagic():
     ]:
         cell = cell_code(source, "cell 1", earlier)
         assert cell.code == source and not cell.notes, source
+
+
+def test_a_magic_that_was_a_blocks_only_line_leaves_a_block_that_compiles():
+    source = (
+        "import os\nif 'flax' not in os.listdir():\n  !git clone https://x.org/flax.git\nprint(1)"
+    )
+    cell = cell_code(source, "cell 3")
+    compile(cell.code, "<cell>", "exec")
+    assert "  pass  # not run: !git clone https://x.org/flax.git" in cell.code.splitlines()
+    installed = cell_code("if True:\n    !pip install grain\nx = 1", "cell 4")
+    compile(installed.code, "<cell>", "exec")
+    assert installed.installs == ["grain"]
+    # Where the block keeps code, nothing is added.
+    kept = cell_code("if True:\n    !ls\n    x = 1", "cell 5")
+    assert "pass" not in kept.code

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.devicehints import device_count_hint
+from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
 
@@ -126,6 +127,8 @@ def _library_hint(message: str) -> str:
     ):
         dotted = missing.group(1)
         module, _, inner = dotted.partition(".")
+        if hosted_only(dotted):
+            return hosted_hint(dotted)
         if inner and _importable(module):  # jaxlib.mhlo_helpers: a module of another version
             return (
                 f"the installed {module} has no module {dotted}: the code was written for "

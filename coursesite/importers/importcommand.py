@@ -131,6 +131,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     installation = _installed(request, lesson, folder)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
+    lesson.notes += _hosted_only(lesson)
     lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent)
     source = path.relative_to(course.root).as_posix()
@@ -206,6 +207,18 @@ def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list
     return [notes[module] for module in sorted(notes)]
 
 
+def _hosted_only(lesson: ImportedLesson) -> list[str]:
+    """What the build would fail on wherever it runs: imports of a notebook service's own
+    modules (google.colab), each at its line in the lesson."""
+    from coursesite.importers.hostedmodules import hosted_hint, hosted_imports
+
+    return [
+        f"{where}, lesson line {lesson_line(lesson.text, number, offset)}: step {number} "
+        f"imports it; {hosted_hint(module)}"
+        for number, where, offset, module in hosted_imports(lesson.steps)
+    ]
+
+
 def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) -> list[str]:
     """What the build would fail on for want of a data file or a folder: each file the
     code reads by name, and each folder it writes into without making it first, at its
@@ -249,6 +262,7 @@ def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
     the installed packages: each name they lack, at its line in the lesson."""
     from coursesite.execution.dependencies import local_module_file, modules_imported_by
     from coursesite.importers.apidrift import api_drift
+    from coursesite.importers.hostedmodules import hosted_only
 
     local = {
         name
@@ -256,6 +270,7 @@ def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
         if local_module_file(name, folder) or local_module_file(name, beside)
     }
     drifts, unchecked = api_drift(lesson.steps, local)
+    drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # _hosted_only
     notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
     for drift in drifts:
         line = lesson_line(lesson.text, drift.number, drift.offset)

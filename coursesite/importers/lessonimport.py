@@ -30,6 +30,7 @@ from coursesite.execution.expectedoutputs import (
     dump_expected,
 )
 from coursesite.files import short_digest
+from coursesite.importers.celltags import fold_tags
 from coursesite.importers.devicecount import DeviceNeed, device_note, with_device_setup
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
@@ -44,7 +45,12 @@ from coursesite.importers.networkreads import network_notes
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.seeding import seeded
-from coursesite.importers.stepalt import alt_notes, step_alt, stored_anything
+from coursesite.importers.stepalt import (
+    alt_notes,
+    drawing_functions,
+    step_alt,
+    stored_anything,
+)
 from coursesite.importers.titles import (
     heading_title,
     headings,
@@ -117,7 +123,7 @@ def convert(
         ]
         lesson.notes += [f"{cell.where}: {dropped}" for dropped in cell.dropped]
         # A code cell tagged remove-cell still runs in the notebook's own build (its imports,
-        # its setup): it stays a step, folded (_fold_tags).
+        # its setup): it stays a step, folded (celltags.fold_tags).
         if "remove-cell" in cell.tags and cell.kind == "markdown":
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
@@ -170,7 +176,9 @@ def convert(
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
         number += 1
-        build_run.append(_step(number, block_title, code, cell, raises, _fold_tags(cell, lesson)))
+        drawers = drawing_functions(lesson.code)
+        tags = fold_tags(cell, lesson.notes)
+        build_run.append(_step(number, block_title, code, cell, raises, tags, drawers))
         lesson.steps.append((number, cell.where, code))
         if raises:
             lesson.notes.append(
@@ -185,7 +193,7 @@ def convert(
             )
         elif stored_anything(cell):
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
-        lesson.notes += alt_notes(cell, code, number)
+        lesson.notes += alt_notes(cell, code, number, drawers)
     if not number:
         lesson.notes.append("the notebook has no code: the lesson needs at least one step")
     # The opening text's first telling sentence, else the first after it (all prose, in order).
@@ -391,55 +399,18 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     return converted
 
 
-def _fold_tags(cell: Cell, lesson: ImportedLesson) -> list[str]:
-    """The cell's tags that fold what the page shows. A page never removes a step's code
-    or output (readers see every line main.py runs and prints): it folds them."""
-    folded = set()
-    for tag in cell.tags:
-        if tag in ("hide-input", "hide-output"):
-            folded.add(tag)
-        elif tag == "hide-cell":  # MyST-NB: the code and its output, under one toggle
-            folded.update(("hide-input", "hide-output"))
-        elif tag == "remove-cell":
-            folded.update(("hide-input", "hide-output"))
-            lesson.notes.append(
-                f"{cell.where}: tagged remove-cell; the page folds it instead (hide-cell): "
-                "main.py runs it, as the notebook did, and readers see every line it runs"
-            )
-        elif tag in ("remove-input", "remove-output"):
-            folded.add(tag.replace("remove", "hide"))
-            lesson.notes.append(
-                f"{cell.where}: tagged {tag}; the page folds it instead "
-                f"({tag.replace('remove', 'hide')}): readers see every line main.py runs"
-            )
-        elif tag in ("remove-stdout", "remove-stderr"):
-            folded.update(_one_stream(cell, tag, lesson))
-    return sorted(folded)
-
-
-def _one_stream(cell: Cell, tag: str, lesson: ImportedLesson) -> list[str]:
-    """MyST-NB's remove-stdout and remove-stderr: a page folds a step's output whole, so
-    it folds it (hide-output) unless the notebook showed the other stream or a value,
-    which folding would hide too."""
-    other = cell.stderr.strip() if tag == "remove-stdout" else cell.stdout or cell.display
-    if other or cell.rich:
-        lesson.notes.append(
-            f"{cell.where}: tagged {tag}; the page shows the step's output whole, since "
-            "folding it would hide what the notebook shows besides: make the code print "
-            f"less to {tag.removeprefix('remove-')} if it is noise"
-        )
-        return []
-    lesson.notes.append(
-        f"{cell.where}: tagged {tag}; the page folds the step's output instead (hide-output): "
-        "readers see everything main.py prints"
-    )
-    return ["hide-output"]
-
-
-def _step(number: int, title: str, code: str, cell: Cell, raises: str, tags: list[str]) -> str:
+def _step(
+    number: int,
+    title: str,
+    code: str,
+    cell: Cell,
+    raises: str,
+    tags: list[str],
+    drawers: frozenset[str],
+) -> str:
     # A figure the code leaves open is captured, and needs its text alternative; so does
     # an image it displays.
-    alt = step_alt(cell, code)
+    alt = step_alt(cell, code, drawers)
     options = f":alt: {alt}\n" if alt else ""
     options += f":raises: {raises}\n" if raises else ""
     options += f":tags: [{', '.join(tags)}]\n" if tags else ""

@@ -188,6 +188,11 @@ def _compiling(converted: list[tuple[str, list[str]]], where: str, cell: CellCod
     rows = [rows for _, rows in converted]
     if _compiles("\n".join(row for group in rows for row in group)):
         return [row for group in rows for row in group]
+    # A magic that was a block's only line (`if ...:` then `!git clone ...`) leaves the
+    # block empty: `pass` keeps it a block, and the comment says what it held.
+    filled = [_filled_block(line, group) for line, group in converted]
+    if _compiles("\n".join(row for group in filled for row in group)):
+        return [row for group in filled for row in group]
     for at, (line, group) in enumerate(converted):
         if group == [line] or all(row.lstrip().startswith("#") for row in group):
             continue
@@ -200,6 +205,14 @@ def _compiling(converted: list[tuple[str, list[str]]], where: str, cell: CellCod
             )
             break
     return [row for group in rows for row in group]
+
+
+def _filled_block(line: str, group: list[str]) -> list[str]:
+    """For an indented line whose conversion left no code, a `pass` at its indent."""
+    indent = line[: len(line) - len(line.lstrip())]
+    if not indent or any(row.strip() and not row.lstrip().startswith("#") for row in group):
+        return group
+    return [f"{indent}pass  # not run: {line.strip()}"]
 
 
 def _last_display(lines: list[str]) -> str:

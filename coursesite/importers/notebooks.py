@@ -250,6 +250,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
 
 _CODE_CELL = re.compile(r"^\{code-cell\}\s*(\S*)")
 _CELL_BREAK = re.compile(r"^\+\+\+(\s.*)?$")
+# A {code-cell}'s argument: the language of its code, as the kernel reads it.
+_PYTHON_CELLS = frozenset({"", "python", "python3", "ipython", "ipython3", "py"})
 
 
 def _myst_cells(text: str, path: Path) -> list[Cell]:
@@ -267,6 +269,16 @@ def _myst_cells(text: str, path: Path) -> list[Cell]:
             path,
             hint="a MyST notebook marks its code cells with ```{code-cell} ipython3",
         )
+    for fence in code_fences:
+        found = _CODE_CELL.match(fence.info)
+        language = found.group(1) if found else ""
+        if language.lower() not in _PYTHON_CELLS:
+            raise BuildError(
+                f"this code cell is {language}, not Python",
+                path,
+                (fence.map or [0])[0] + start + 1,
+                hint="lessons run Python code only: import a notebook whose kernel is Python",
+            )
     cells: list[Cell] = []
     position = start
     for fence in code_fences:

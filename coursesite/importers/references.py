@@ -256,6 +256,8 @@ def _link(
     if anchor is not None:
         text = text or labels.shown.get(target, "")
         myst = f"{{ref}}`{text} <{anchor}>`" if text else f"{{ref}}`{anchor}`"
+        if "`" in text:  # a role's text cannot hold code: the link to the anchor can
+            myst = f"[{text}](#{anchor})"
         notes.append(f"{where}: the link {match.group(0)} became {myst}")
         return myst
     if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):

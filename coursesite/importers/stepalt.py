@@ -10,7 +10,10 @@ did not show (a caption on a table) are left out, and the report says so.
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
+from collections.abc import Iterable
 
 from coursesite.importers.notebooks import Cell
 from coursesite.lesson.completeness import PLACEHOLDER
@@ -29,19 +32,71 @@ def stored_anything(cell: Cell) -> bool:
     return bool(cell.stdout or cell.display or cell.stderr.strip() or cell.rich)
 
 
-def step_alt(cell: Cell, code: str) -> str:
+def step_alt(cell: Cell, code: str, drawers: frozenset[str] = frozenset()) -> str:
     """The step's `:alt:` text: the notebook's, else the placeholder; "" when the step
-    needs none. A placeholder the code does not need is listed by check, not refused."""
+    needs none. A placeholder the code does not need is listed by check, not refused.
+    `drawers` are the functions of the notebook's own that may draw (drawing_functions)."""
     if cell.drew:
         return cell.alt or ALT_PLACEHOLDER
     if cell.alt and not stored_anything(cell):  # no stored run says what it shows
         return cell.alt
-    return ALT_PLACEHOLDER if _SHOWS_IMAGE.search(code) else ""
+    return ALT_PLACEHOLDER if _may_show(code, drawers) else ""
 
 
-def alt_notes(cell: Cell, code: str, number: int) -> list[str]:
+def drawing_functions(codes: Iterable[str]) -> frozenset[str]:
+    """The functions the steps `codes` define that may draw: their body plots, or calls
+    one that does (`plot_fractal(output)` shows what an earlier step's function draws)."""
+    defined = [function for code in codes for function in _functions(code)]
+    drawers: set[str] = set()
+    while True:
+        more = {
+            name
+            for name, body, called in defined
+            if name not in drawers and (_SHOWS_IMAGE.search(body) or called & drawers)
+        }
+        if not more:
+            return frozenset(drawers)
+        drawers |= more
+
+
+@functools.lru_cache(maxsize=4096)
+def _functions(code: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
+    """Each function `code` defines: its name, its source, the names it calls."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ()
+    return tuple(
+        (node.name, ast.get_source_segment(code, node) or "", _called(node))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
+
+
+def _called(tree: ast.AST) -> frozenset[str]:
+    return frozenset(
+        node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+    )
+
+
+def _may_show(code: str, drawers: frozenset[str]) -> bool:
+    if _SHOWS_IMAGE.search(code):
+        return True
+    if not drawers:
+        return False
+    try:
+        return bool(_called(ast.parse(code)) & drawers)
+    except SyntaxError:
+        return False
+
+
+def alt_notes(
+    cell: Cell, code: str, number: int, drawers: frozenset[str] = frozenset()
+) -> list[str]:
     """Report lines: the step's alt text to write, and the notebook's left out."""
-    alt, notes = step_alt(cell, code), []
+    alt, notes = step_alt(cell, code, drawers), []
     if cell.alt and alt != cell.alt:
         notes.append(
             f"{cell.where}: its MyST-NB options describe an image ({cell.alt!r}), but its "
