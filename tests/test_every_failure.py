@@ -275,6 +275,22 @@ def test_a_mesh_larger_than_the_devices_says_how_many_and_how_to_get_them(course
     assert built.returncode == 0, built.stderr
 
 
+def test_steps_that_fail_with_the_same_error_are_one_message_naming_each_line(course_folder):
+    mesh = (
+        "import jax\nfrom jax.experimental import mesh_utils\nmesh_utils.create_device_mesh((2, 4))"
+    )
+    text = with_steps(
+        "counts = {'a': 1}\ncounts['b']",
+        mesh,
+        "again = mesh_utils.create_device_mesh((2, 4))\nprint(again.shape)",
+    )
+    looked_up, error = build_errors(course_folder, text)
+    assert looked_up.message == "step 2 failed: KeyError: 'b'"  # another error: its own
+    assert error.message.startswith("step 3 failed: ValueError: Number of devices 1")
+    again = line_of(text, "again = mesh_utils")
+    assert error.detail.splitlines()[0] == f"step 4 failed with the same error too, at line {again}"
+
+
 def test_what_fails_for_want_of_a_step_that_lacked_another_module_folds_under_the_first():
     from types import SimpleNamespace
 

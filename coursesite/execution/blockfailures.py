@@ -8,9 +8,11 @@ have defined, an AttributeError or TypeError on a name it did not get to rebind
 send the author to a mistake that is not there, and an imported tutorial whose first cell
 imports a missing package would list a dozen of them; so each is folded into one line
 under its cause ("steps 2, 3, 5-14 failed because step 1 failed (names: grain, tfds)"),
-through the blocks that failed because a consequence did. A block that fails for want of
-a module is one cause with every other such block: its hint names every missing module the
-lesson imports (missingmodules.py).
+through the blocks that failed because a consequence did. Blocks that fail with the very
+error and hint of an earlier one (a mesh larger than the devices, built in four steps) are
+one cause too: one message, and a line naming the others and their lines. A block that
+fails for want of a module is one cause with every other such block: its hint names every
+missing module the lesson imports (missingmodules.py).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     root: dict[str, str] = {}  # a consequence's block -> the cause it follows from
     followers: dict[str, list[tuple[str, str]]] = {}  # cause -> (block, name) it failed on
     modules = _MissingModules(job)
+    seen: dict[tuple[str, str], str] = {}  # (message, hint) -> the first block failing so
+    alike: dict[str, list[tuple[str, int]]] = {}  # cause -> (block, line) failing the same
     for failure in failures:
         block = failure["block"]
         if found := so_far.consequence(failure):
@@ -62,13 +66,32 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             root[block] = first  # what fails for want of its names follows from it too
             followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
-            causes[block] = failure_error(failure, result, job)
+            error = failure_error(failure, result, job)
+            first = seen.setdefault((failure["message"], error.hint or ""), block)
+            if first != block:  # the same error and hint again: one message, one cause
+                root[block] = first
+                alike.setdefault(first, []).append((block, failure["line"]))
+                continue
+            causes[block] = error
             if modules.first_failed_on(failure) == block:
                 causes[block].hint = modules.hint()
-    for cause, blocks in followers.items():
-        line = _followers_line(cause, blocks, job.labels)
-        causes[cause].detail = "\n".join(filter(None, [line, causes[cause].detail]))
+    for cause in causes:
+        lines = [_alike_line(alike.get(cause, []), job.labels)]
+        lines.append(_followers_line(cause, followers.get(cause, []), job.labels))
+        causes[cause].detail = "\n".join(filter(None, [*lines, causes[cause].detail]))
     return grouped(list(causes.values()))
+
+
+def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str]) -> str:
+    """'steps 11, 12 failed with the same error too, at lines 167, 177': one message for
+    one cause, such as a mesh larger than the devices, met by every block that builds one."""
+    if not blocks:
+        return ""
+    lines = ", ".join(str(line) for _, line in blocks)
+    return (
+        f"{_blocks_named([block for block, _ in blocks], labels)} failed with the same error "
+        f"too, at line{'s' if len(blocks) > 1 else ''} {lines}"
+    )
 
 
 class _MissingModules:
