@@ -58,12 +58,14 @@ def scratch_python(tmp_path_factory) -> Path:
 def wheels(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("wheels")
     wheel(folder, "greetdep-ci", "0.3", "WORD = 'hello'\n")
+    wheel(folder, "greetdep-ci", "1.0", "WORD = 'hi'\n")
+    wheel(folder, "newgreet-ci", "1.0", "from greetdep_ci import WORD\n", "greetdep-ci>=1.0")
     wheel(
         folder,
         "greetings-ci",
         "1.2.0",
         "from greetdep_ci import WORD\n\ndef greet(name):\n    return f'{WORD}, {name}'\n",
-        "greetdep-ci",
+        "greetdep-ci<1.0",
     )
     return folder
 
@@ -161,3 +163,32 @@ def test_pins_replace_in_place_and_leave_other_lines_alone():
         "jax==0.10.2",
         "optax==0.2.5  # for lesson s",
     ]
+
+
+def test_install_never_moves_a_package_installed_already(course_folder, scratch_python, wheels):
+    """newgreet-ci needs greetdep-ci>=1.0; 0.3 is installed: pip must not upgrade it."""
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    environment = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    pip = [str(scratch_python), "-m", "pip", "install", "-q", "greetdep-ci==0.3"]
+    subprocess.run(pip, check=True, env=environment)
+    (root / "requirements.txt").write_text("greetdep-ci==0.3\n")
+    greetings_notebook(root / "greetings.ipynb", ["import newgreet_ci"])
+    done = run(
+        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
+    )
+    assert done.returncode == 1
+    assert "pip could not install newgreet-ci without changing a package installed" in (done.stderr)
+    assert "greetdep-ci" in done.stderr  # pip's reason, in its own words
+    version = subprocess.run(
+        [
+            str(scratch_python),
+            "-c",
+            "import importlib.metadata as m; print(m.version('greetdep-ci'))",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert version.stdout.strip() == "0.3"
+    assert (root / "requirements.txt").read_text() == "greetdep-ci==0.3\n"
+    assert not root.joinpath(*LESSON).exists()

@@ -4,11 +4,12 @@ at once, here and on a fresh machine that installs the course from its requireme
 
 pip installs into the environment of the Python running the import, the one the build
 runs lessons with. What it asks for is each missing module's distribution, as the
-notebook's own `!pip install` line gives it (`optax==0.2.4`) or by its name; nothing
-already installed is asked for, so an import never moves a package the course pins.
-Afterwards every distribution that pip added or changed, dependencies included, is pinned
-at its installed version: in `requirements.txt` (a new line, or the old pin replaced) and,
-when the course keeps its direct requirements apart in `requirements.in`, the notebook's
+notebook's own `!pip install` line gives it (`optax==0.2.4`) or by its name, under a
+constraint that every distribution installed already keeps its version: an import never
+moves a package the course's other lessons use (a notebook that needs NumPy<2 fails the
+import with pip's reason, and nothing changes). Afterwards every distribution pip added,
+dependencies included, is pinned at its installed version in `requirements.txt` and, when
+the course keeps its direct requirements apart in `requirements.in`, the notebook's
 requirement there too.
 """
 
@@ -19,6 +20,7 @@ import importlib.metadata
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,21 +53,39 @@ def install(requirements: list[str]) -> Installation:
     stderr. BuildError when pip fails, with its last lines."""
     before = installed_versions()
     print(f"installing {' '.join(requirements)} with pip ({sys.executable})", file=sys.stderr)
-    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
-    done = subprocess.run(
-        [*command, *requirements], stdout=sys.stderr, stderr=subprocess.PIPE, text=True
-    )
-    if done.returncode != 0:
-        last = "\n".join(done.stderr.strip().splitlines()[-6:])
-        raise BuildError(
-            f"pip could not install {' '.join(requirements)}:\n{last}",
-            hint="install them yourself (pip install ...) and import again without --install, "
-            "or fix the notebook's pip install line",
+    with tempfile.TemporaryDirectory() as folder:
+        kept = Path(folder) / "installed.txt"  # what pip may not move
+        kept.write_text("".join(f"{name}=={version}\n" for name, version in before.items()))
+        command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
+        done = subprocess.run(
+            [*command, "--constraint", str(kept), *requirements],
+            stdout=sys.stderr,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+    if done.returncode != 0:
+        raise _pip_failed(requirements, done.stderr)
     importlib.invalidate_caches()  # the new packages are found by this process too
     after = installed_versions()
     changed = {name: version for name, version in after.items() if before.get(name) != version}
     return Installation(requirements, changed)
+
+
+def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
+    last = "\n".join(stderr.strip().splitlines()[-6:])
+    wanted = " ".join(requirements)
+    if "ResolutionImpossible" in stderr or "conflict" in stderr.lower():
+        return BuildError(
+            f"pip could not install {wanted} without changing a package installed already:\n{last}",
+            hint="the notebook needs other versions than this environment has: install what "
+            "it needs in an environment of its own, or write it for the versions installed; "
+            "then import again without --install",
+        )
+    return BuildError(
+        f"pip could not install {wanted}:\n{last}",
+        hint="install them yourself (pip install ...) and import again without --install, "
+        "or fix the notebook's pip install line",
+    )
 
 
 def installed_versions() -> dict[str, str]:
