@@ -138,7 +138,24 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     helpers = _IPYTHON_TIME if "timeit" in cell.modules else []
     cell.code = "\n".join(imports + helpers + kept).strip("\n")
     _shown_only(cell, lines, where)
+    if not cell.shown_only:
+        cell.notes += _syntax_notes(cell.code, where)
     return cell
+
+
+def _syntax_notes(code: str, where: str) -> list[str]:
+    """The notebook's own code that is no Python (a cell of prose marked as code), said
+    at import: the build refuses it at the lesson's line, as any syntax error."""
+    try:
+        compile(code, "<cell>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return [
+            f"{where}: its code is not Python ({error.msg}, at its line {error.lineno}): the "
+            "build refuses it; fix it, or make the cell Markdown if it is prose"
+        ]
+    except ValueError:
+        return []
+    return []
 
 
 def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
