@@ -170,3 +170,32 @@ def test_an_alt_on_a_step_that_shows_no_image_says_so_and_how_to_show_one(course
     ) in built.stderr
     assert "end the block with the image as its value" in built.stderr
     assert "display(Image(...))" in built.stderr
+
+
+def test_an_image_the_notebook_links_to_comes_from_beside_it_and_a_missing_one_is_named(
+    course_folder,
+):
+    """A notebook imported from its repository's checkout brings the images it links to,
+    at the same place relative to the lesson; one found nowhere is named with its path."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / "tutorials"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "_static").mkdir()
+    (repo / "_static" / "logo.png").write_bytes(base64.b64decode(PIXEL))
+    (repo / "docs" / "logos.md").write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Logos\n\n"
+        "The logo: ![the logo, a grey pixel](../_static/logo.png)\n\n"
+        "And another: ![a lost picture](../_static/gone.png)\n\n"
+        "```{code-cell} ipython3\nprint('logos')\n```\n"
+    )
+    imported = course_folder.cli("import", str(repo / "docs" / "logos.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert "image ../_static/logo.png copied from beside the notebook" in imported.stdout
+    assert (
+        "image ../_static/gone.png is not beside the lesson: copy it to content/_static/gone.png"
+    ) in imported.stdout
+    copied = course_folder.root / "content" / "_static" / "logo.png"
+    assert copied.read_bytes() == base64.b64decode(PIXEL)
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    assert "gone.png' not found" in built.stderr and "logo.png" not in built.stderr

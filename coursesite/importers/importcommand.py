@@ -28,7 +28,13 @@ from coursesite.importers.references import OtherSites
 from coursesite.importers.requirements import distribution_of, requirement_line
 from coursesite.importers.steplines import lesson_line
 from coursesite.lesson.completeness import PLACEHOLDER
-from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_image_file
+from coursesite.outputs.assets import (
+    MissingAsset,
+    RefusedAsset,
+    check_image_file,
+    published_image,
+    read_regular,
+)
 
 
 @dataclass
@@ -127,7 +133,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     sites = OtherSites.of(course.references, request.origin)
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
-    _check_images(lesson, folder, course.root, request.notebook)
+    copies = _check_images(lesson, folder, course.root, request.notebook)
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     installation = _installed(request, lesson, folder)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
@@ -144,7 +150,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             request.manifest,
             hint=f"list it by hand: slug: {slug}, source: {source}",
         ) from None
-    images = {folder / name: content for name, content in lesson.images.items()}
+    images = {folder / name: content for name, content in lesson.images.items()} | copies
     for taken in images:
         if taken.exists():
             raise BuildError(
@@ -296,25 +302,50 @@ def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
     return notes if unchecked else notes[1:]
 
 
-def _check_images(lesson: ImportedLesson, folder: Path, root: Path, notebook: Path) -> None:
+def _check_images(
+    lesson: ImportedLesson, folder: Path, root: Path, notebook: Path
+) -> dict[Path, bytes]:
     """BuildErrors, by cell, for each image the lesson could not publish: an attachment
     that is not a clean image, a linked file that is private, outside or not an image. A
-    linked file not beside the lesson yet is a note: the author may copy it in."""
+    linked file not beside the lesson yet but beside the notebook is copied (returned:
+    course path -> content); one found nowhere is a note: the author may copy it in."""
     from coursesite.errors import BuildError, BuildErrors
 
     refusals = list(lesson.refusals)
+    copies: dict[Path, bytes] = {}
     for src, where in lesson.linked_images:
+        target = Path(os.path.normpath(folder / src))
+        shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else src
         try:
             check_image_file(folder / src, root, src)
         except MissingAsset:
+            content = _image_beside(notebook.parent / src, src, where, refusals)
+            if content and target.is_relative_to(root) and target not in copies:
+                copies[target] = content
+                lesson.notes.append(f"{where}: image {src} copied from beside the notebook")
+                continue
             lesson.notes.append(
-                f"{where}: image {src} is not beside the lesson: copy it to "
-                f"{(folder.relative_to(root) / src).as_posix()}"
+                f"{where}: image {src} is not beside the lesson: copy it to {shown}"
             )
         except RefusedAsset as refused:
             refusals.append((f"{where}: {refused.message}", refused.hint))
     if refusals:
         raise BuildErrors([BuildError(m, notebook, hint=hint) for m, hint in refusals])
+    return copies
+
+
+def _image_beside(source: Path, src: str, where: str, refusals: list) -> bytes | None:
+    """The image the notebook links to, read from beside it (its repository's checkout),
+    when it is one a page may publish; a refusal when it is not."""
+    if not source.is_file():
+        return None
+    try:
+        content = read_regular(source)
+        published_image(content, source.suffix, src, "check")
+    except RefusedAsset as refused:
+        refusals.append((f"{where}: {refused.message}", refused.hint))
+        return None
+    return content
 
 
 def _free_slug(slug: str, taken: set[str]) -> str:
