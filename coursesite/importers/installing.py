@@ -83,8 +83,10 @@ def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
         )
     return BuildError(
         f"pip could not install {wanted}:\n{last}",
-        hint="install them yourself (pip install ...) and import again without --install, "
-        "or fix the notebook's pip install line",
+        hint="pip was held to the versions installed already, so that nothing the course "
+        "uses moves; if no version of them fits those (pip tried older ones above), the "
+        "notebook needs an environment of its own; else install them yourself (pip "
+        "install ...) and import again without --install",
     )
 
 
