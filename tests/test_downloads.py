@@ -320,6 +320,20 @@ def test_the_shifted_clock_leaves_durations_and_other_dates_alone(course_folder)
     assert "slept True\n2020-01-03 True\n" in record.blocks["step-2"].stdout
 
 
+def test_a_lesson_using_pandas_dates_runs_as_main_py_under_the_shifted_clock(course_folder):
+    """pandas' compiled Timestamp is a C subclass of datetime: loaded while the shifted
+    clock's Python subclasses stand in the datetime module, main.py crashed (SIGSEGV)."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'print("Batch sizes:", sizes)\n'
+        "import pandas as pd\n"
+        "days = pd.Series(sizes, index=pd.date_range('2024-01-01', periods=len(sizes)))\n"
+        "print(days.resample('2D').sum().to_dict())",
+    )
+    record = build_lesson(course_folder, text)
+    assert "Timestamp('2024-01-01 00:00:00'): 8" in record.blocks["step-2"].stdout
+
+
 def test_an_unseeded_random_number_is_named_at_its_step(course_folder):
     text = authoring_example().replace(
         'print("Batch sizes:", sizes)',

@@ -2,9 +2,12 @@
 wall clock runs ahead by a shift, so that a line printing the date or the time (or anything
 computed from them) differs from the build's run and is caught, instead of going stale on
 the page a day later. Durations are untouched (time.monotonic, time.perf_counter): a
-timeout still lasts as long. Kept free of coursesite imports, like importguard.py."""
+timeout still lasts as long. datetime's classes are the real ones while a compiled
+extension loads, since such a module may be built on them (pandas' Timestamp). Kept free
+of coursesite imports, like importguard.py."""
 
 import datetime
+import importlib.machinery
 import time
 
 
@@ -38,7 +41,12 @@ def _shift_datetime(seconds):
         def __instancecheck__(cls, value):
             return isinstance(value, cls.__mro__[1])
 
+    # No __dict__ or __weakref__ (__slots__ = ()): an instance is the size of the real
+    # class's, which compiled extensions check when they import the module (pandas' Cython
+    # code took a larger one for a binary mismatch, and crashed).
     class ShiftedDatetime(datetime.datetime, metaclass=RealInstances):
+        __slots__ = ()
+
         @classmethod
         def now(cls, tz=None):
             return real_datetime.now(tz) + ahead
@@ -52,9 +60,44 @@ def _shift_datetime(seconds):
             return cls.now()
 
     class ShiftedDate(datetime.date, metaclass=RealInstances):
+        __slots__ = ()
+
         @classmethod
         def today(cls):
             return (real_datetime.now() + ahead).date()
 
-    setattr(datetime, "datetime", ShiftedDatetime)  # noqa: B010 (a module's class, replaced)
-    setattr(datetime, "date", ShiftedDate)  # noqa: B010
+    shifted = {"datetime": ShiftedDatetime, "date": ShiftedDate}
+    real = {"datetime": real_datetime, "date": datetime.date}
+    _while_extensions_load(lambda: _set(real), lambda: _set(shifted))
+    _set(shifted)
+
+
+def _set(classes):
+    for name, cls in classes.items():
+        setattr(datetime, name, cls)
+
+
+def _while_extensions_load(before, after):
+    """Run `before` while a compiled extension module loads, `after` once it has: such
+    a module takes datetime's classes as the C types it was compiled against (pandas'
+    Timestamp is a C subclass of datetime), and a Python subclass there crashes it."""
+    loader = importlib.machinery.ExtensionFileLoader
+    real_create, real_exec = loader.create_module, loader.exec_module
+    depth = [0]
+
+    def around(step):
+        def loading(self, target):
+            if depth[0] == 0:
+                before()
+            depth[0] += 1
+            try:
+                return step(self, target)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    after()
+
+        return loading
+
+    setattr(loader, "create_module", around(real_create))  # noqa: B010 (a method, wrapped)
+    setattr(loader, "exec_module", around(real_exec))  # noqa: B010
