@@ -281,6 +281,22 @@ def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder)
     assert "seed every random generator" in error.hint
 
 
+def test_a_main_py_killed_by_a_signal_names_the_signal(course_folder):
+    # Alone (no job file beside it), the code crashes as compiled code would.
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'import os, signal\nprint("Batch sizes:", sizes)\n'
+        'if not os.path.exists("job.json"):\n    os.kill(os.getpid(), signal.SIGSEGV)',
+    )
+    course_folder.write(text)
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    [error] = caught.value.errors
+    assert error.message == (
+        "the downloadable main.py fails when run on its own (killed by SIGSEGV)"
+    )
+
+
 @pytest.mark.parametrize(
     "clock",
     [

@@ -408,7 +408,7 @@ def _verify_main_py(
         raise hidden
     if main.returncode != 0:
         raise BuildError(
-            f"the downloadable main.py fails when run on its own (exit status {main.returncode})",
+            f"the downloadable main.py fails when run on its own ({_ended(main.returncode)})",
             job.path,
             hint=hint,
             detail=main.stderr[-4000:] or None,
@@ -481,3 +481,13 @@ def record_from_result(slug: str, result: dict) -> ExecutionRecord:
             "hardware": hardware_kind(result["platforms"]),
         }
     )
+
+
+def _ended(status: int) -> str:
+    """'exit status 1', or the signal that killed the process: 'killed by SIGSEGV'."""
+    if status >= 0:
+        return f"exit status {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
