@@ -2,6 +2,7 @@
 outputs are checked against fresh runs."""
 
 import json
+import re
 
 import nbformat
 import pytest
@@ -297,6 +298,22 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert folded.find_previous("details", class_="code-folded") is None
     assert "IndexError" in page  # the step's exception, shown
     assert 'class="admonition admonition-note"' in page and 'href="index.html#calls"' in page
+
+
+def test_a_title_another_lesson_has_gives_the_next_free_slug(course_folder):
+    """Two tutorials of one title ("Jupyter Notebooks"): without --slug, the second is
+    imported under the next free slug, and the pasted image they share is written once."""
+    course_folder.write(authoring_example())
+    before = course_folder.manifest.read_text()
+    counting_notebook(course_folder.root / "counting.ipynb")
+    twice = [course_folder.cli("import", "counting.ipynb", "--phase", "01") for _ in range(2)]
+    assert all(done.returncode == 0 for done in twice), twice[-1].stderr
+    slugs = re.findall(r"slug: (\S+)\n", course_folder.manifest.read_text()[len(before) :])
+    assert slugs == [slugs[0], f"{slugs[0]}-2"]
+    assert (
+        f"a lesson with the slug '{slugs[0]}' is already listed: this one is '{slugs[0]}-2'"
+    ) in twice[1].stdout
+    assert course_folder.cli("-q").returncode == 0
 
 
 def test_an_import_that_cannot_be_done_writes_nothing(course_folder):

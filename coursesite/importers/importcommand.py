@@ -107,13 +107,15 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
         )
     cells = read_notebook(request.notebook)
     title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
-    slug = request.slug or lesson_slug(title)
-    if any(ref.slug == slug for ref in course.lessons):
+    slug, listed = request.slug or lesson_slug(title), {ref.slug for ref in course.lessons}
+    if slug in listed and request.slug:
         raise BuildError(
             f"a lesson with the slug '{slug}' is already listed",
             request.manifest,
             hint="choose another with --slug",
         )
+    # Two tutorials of one title ("Jupyter Notebooks"): the second gets the next free slug.
+    slug, first_choice = _free_slug(slug, listed), slug
     phase = next((p for p in course.phases if p.id == request.phase), None)
     members = [ref for ref in course.lessons if ref.phase.id == request.phase]
     if members:
@@ -134,6 +136,11 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     copies = _check_images(lesson, folder, course.root, request.notebook)
+    if slug != first_choice:
+        lesson.notes.append(
+            f"a lesson with the slug '{first_choice}' is already listed: this one is '{slug}' "
+            "(import again with --slug to choose another)"
+        )
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     installation = _installed(request, lesson, folder)
     lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
@@ -151,8 +158,10 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             hint=f"list it by hand: slug: {slug}, source: {source}",
         ) from None
     images = {folder / name: content for name, content in lesson.images.items()} | copies
-    for taken in images:
-        if taken.exists():
+    for taken, content in list(images.items()):
+        if taken.is_file() and taken.read_bytes() == content:  # the same image (by digest)
+            del images[taken]
+        elif taken.exists():
             raise BuildError(
                 "a file is already there", taken, hint="move it away, then import again"
             )
