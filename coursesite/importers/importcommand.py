@@ -171,18 +171,23 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
 def _installed(request: ImportRequest, lesson: ImportedLesson, folder: Path) -> Installation:
     """With --install, pip installs what the code imports and nobody has installed, before
     the checks below look for missing modules and names."""
-    from coursesite.execution.dependencies import local_module_file, modules_imported_by
-
     if not request.install:
         return Installation()
-    beside = request.notebook.parent
-    local = {
+    local = _own_modules(lesson, folder, request.notebook.parent)
+    wanted = requirements_to_install(lesson.code, local, lesson.installs)
+    return install(wanted) if wanted else Installation()
+
+
+def _own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:
+    """The modules the code imports that are the notebook's own: beside the lesson or
+    beside the notebook, never a package to install or check."""
+    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+
+    return {
         name
         for name in modules_imported_by(tuple(lesson.code))
         if local_module_file(name, folder) or local_module_file(name, beside)
     }
-    wanted = requirements_to_install(lesson.code, local, lesson.installs)
-    return install(wanted) if wanted else Installation()
 
 
 def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
@@ -275,16 +280,10 @@ def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) 
 def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
     """What the build would fail on because the code was written for other versions of
     the installed packages: each name they lack, at its line in the lesson."""
-    from coursesite.execution.dependencies import local_module_file, modules_imported_by
     from coursesite.importers.apidrift import api_drift
     from coursesite.importers.hostedmodules import hosted_only
 
-    local = {
-        name
-        for name in modules_imported_by(tuple(lesson.code))
-        if local_module_file(name, folder) or local_module_file(name, beside)
-    }
-    drifts, unchecked = api_drift(lesson.steps, local)
+    drifts, unchecked = api_drift(lesson.steps, _own_modules(lesson, folder, beside))
     drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # _hosted_only
     notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
     for drift in drifts:
