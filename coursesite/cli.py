@@ -208,7 +208,8 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"{program_name()} import",
         description=IMPORT_DESCRIPTION,
-        epilog="example:\n  python build.py import notebooks/intro.ipynb --phase 01\n\n"
+        epilog="examples:\n  python build.py import notebooks/intro.ipynb --phase 01\n"
+        "  python build.py import tutorial.md --phase 02 --install   # and its packages\n\n"
         "what becomes what: 'Importing a notebook' in docs/authoring.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -230,8 +231,8 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
         "--install",
         action="store_true",
         help="pip install the packages the notebook imports that this environment lacks "
-        "(its own pip install lines give the versions), and pin them in the course's "
-        "requirements.txt",
+        "(its own pip install lines give the versions; nothing installed moves), and pin "
+        "them in the course's requirements.txt",
     )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)

@@ -217,6 +217,13 @@ def test_help_teaches_the_command():
     assert "docs/authoring.md" in result.stdout and "--out" in result.stdout
 
 
+def test_import_help_teaches_install():
+    result = run_build("import", "--help")
+    assert result.returncode == 0
+    assert "--install" in result.stdout and "nothing installed moves" in result.stdout
+    assert "python build.py import tutorial.md --phase 02 --install" in result.stdout
+
+
 def test_bad_arguments_exit_with_2():
     assert run_build("--jobs", "0").returncode == 2
 
