@@ -17,6 +17,7 @@ from conftest import (
     RecordingProgress,
     authoring_example,
     build_errors,
+    build_lesson,
     everything_readable,
     line_of,
     replace_block,
@@ -472,3 +473,25 @@ def test_a_code_edit_that_keeps_the_figure_data_does_not_draw_it_to_find_cut_tex
     assert result.executed == ["count-batches"]
     [warning] = [w for w in result.warnings if "draws text past its edge" in w.message]
     assert "batch_" * 12 in warning.message
+
+
+def test_plt_show_ends_a_figure_as_a_notebook_shows_it(course_folder):
+    """A step that plots, calls plt.show(), then plots again shows two figures, in that
+    order, as a notebook's inline backend shows them; before, the second drawing went
+    into the first figure and one of the two was lost."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)\n',
+        'print("Batch sizes:", sizes)\n'
+        "import matplotlib.pyplot as plt\n"
+        "plt.plot([1, 2, 3], label='first drawing')\nplt.legend()\nplt.show()\n"
+        "plt.plot([3, 2, 1], label='second drawing')\nplt.legend()\n",
+        1,
+    )
+    text = text.replace(
+        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: Two lines\n"
+    )
+    record = build_lesson(course_folder, text)
+    svgs = record.blocks["step-2"].captured_svgs
+    assert len(svgs) == 2
+    assert "first drawing" in svgs[0] and "second drawing" not in svgs[0]
+    assert "second drawing" in svgs[1] and "first drawing" not in svgs[1]

@@ -27,9 +27,9 @@ def stored_notebook(path, extra_cells=()):
     )
     notebook.cells = [
         new_markdown_cell("# Stored outputs\n\nWhat a notebook showed.\n\n## Shown and closed"),
-        new_code_cell(  # cell 2: the notebook showed the figure; the script closes it unseen
+        new_code_cell(  # cell 2: the notebook showed the figure once; the code closes it unseen
             "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])\n"
-            "plt.show()\nplt.close(fig)",
+            "plt.close(fig)",
             outputs=[image()],
             metadata={"mystnb": {"image": {"alt": "A rising line"}}},
         ),

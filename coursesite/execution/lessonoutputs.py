@@ -80,22 +80,58 @@ SVG_SETTINGS = {"svg.fonttype": "none", "svg.hashsalt": "coursesite-figure"}
 
 
 def use_figure_defaults(path):
-    """Make `path` the matplotlibrc of this process, before any lesson code runs: Agg
-    draws without a display (plt.show() does nothing) and nothing is imported now."""
+    """Make `path` the matplotlibrc of this process, before any lesson code runs, and this
+    module its backend: Agg's drawing without a display, and a `show()` that hands the
+    figures drawn so far to the running block, as a notebook's inline backend shows them
+    (a cell that plots, calls plt.show(), then plots again shows two figures). Nothing of
+    matplotlib is imported now. Loaded under another name (runner.py's companions), the
+    module must be in sys.modules for matplotlib to find it; else plain Agg."""
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(FIGURE_DEFAULTS)
     os.environ["MATPLOTLIBRC"] = path
-    os.environ["MPLBACKEND"] = "Agg"
+    inline = sys.modules.get(__name__) is not None and __name__ != "__main__"
+    os.environ["MPLBACKEND"] = f"module://{__name__}" if inline else "Agg"
+
+
+def __getattr__(name):
+    """Agg's canvas and manager, for matplotlib to use this module as a backend: looked up
+    only when the lesson imports pyplot."""
+    if name in ("FigureCanvas", "FigureManager"):
+        from matplotlib.backends import backend_agg
+
+        # Kept as globals: matplotlib then reads the module's vars() for the rest.
+        globals().update(FigureCanvas=backend_agg.FigureCanvasAgg)
+        globals().update(FigureManager=backend_agg.FigureManagerBase)
+        return globals()[name]
+    raise AttributeError(name)
+
+
+_shown: dict = {"svgs": [], "clipped": [], "problem": None}  # what plt.show() handed over
+
+
+def show(*args, **kwargs):
+    """pyplot.show(): the open figures, saved and closed now, are the block's so far."""
+    svgs, clipped, problem = _saved_open_figures(sys.modules["matplotlib.pyplot"])
+    _shown["svgs"] += svgs
+    _shown["clipped"] += clipped
+    _shown["problem"] = _shown["problem"] or problem
 
 
 def capture_figures():
-    """The SVG of every matplotlib figure the block left open, which are then closed; the
-    text they drew past their edges; and a message when one cannot be saved. Nothing to do
-    when the lesson never imported pyplot: importing it just to ask would cost every lesson
-    a third of a second."""
+    """The SVG of every matplotlib figure the block showed (plt.show()) or left open, in
+    the order drawn, which are then closed; the text they drew past their edges; and a
+    message when one cannot be saved. Nothing to do when the lesson never imported pyplot:
+    importing it just to ask would cost every lesson a third of a second."""
+    shown = (_shown["svgs"], _shown["clipped"], _shown["problem"])
+    _shown.update(svgs=[], clipped=[], problem=None)
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
-        return [], [], None
+        return shown
+    svgs, clipped, problem = _saved_open_figures(pyplot)
+    return shown[0] + svgs, shown[1] + clipped, shown[2] or problem
+
+
+def _saved_open_figures(pyplot):
     svgs: list[str] = []
     clipped: list[str] = []
     for number in pyplot.get_fignums():
