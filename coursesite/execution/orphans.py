@@ -89,7 +89,7 @@ def _adopted(since: int) -> list[int]:
             parent, its_session, started = int(fields[1]), int(fields[3]), int(fields[19])
         except (OSError, IndexError, ValueError):  # gone meanwhile
             continue
-        if parent == me and its_session != session and started > since:
+        if parent == me and its_session != session and started >= since:
             found.append(int(name))
     return found
 
