@@ -16,6 +16,7 @@ from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.devicehints import device_count_hint
+from coursesite.execution.missingmodules import is_installed
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
@@ -129,7 +130,7 @@ def _library_hint(message: str) -> str:
         module, _, inner = dotted.partition(".")
         if hosted_only(dotted):
             return hosted_hint(dotted)
-        if inner and _importable(module):  # jaxlib.mhlo_helpers: a module of another version
+        if inner and is_installed(module):  # jaxlib.mhlo_helpers: a module of another version
             return (
                 f"the installed {module} has no module {dotted}: the code was written for "
                 f"another version of {installed_version(module)}; write it for the version "
@@ -153,15 +154,6 @@ def _library_hint(message: str) -> str:
             "page's setup help lists it), or install the version the code needs"
         )
     return ""
-
-
-def _importable(module: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def installed_version(module: str) -> str:

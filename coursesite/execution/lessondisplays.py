@@ -4,8 +4,8 @@ The companion of runner.py, loaded by it from this file and, like it, importing 
 from the generator. In a notebook `display` is a builtin: a step may call it anywhere, not
 only on its last line, and the notebook shows each value at its richest where it was
 called. Here it is a builtin too. It writes each value's repr and a newline to the block's
-stdout, exactly what the definition main.py then starts with prints (lesson/model.py's
-DISPLAY_DEFINITION), so that `python main.py` prints what the steps printed; and it notes
+stdout, exactly what the definition main.py then starts with prints
+(lesson/displaydefinition.py), so that `python main.py` prints what the steps printed; and it notes
 where in the block's stdout that text starts, with the value's MIME bundle, so that the
 page can show the value there instead of its repr (outputs/displays.py).
 """

@@ -35,13 +35,13 @@ def missing_modules(blocks: list[dict], local: set[str]) -> dict[str, list[str]]
     found: dict[str, list[str]] = {}
     for block in blocks:
         for module in sorted(modules_imported_by((block["code"],)) - local):
-            if _installed(module):
+            if is_installed(module):
                 continue
             found.setdefault(module, []).append(block["id"])
     return found
 
 
-def _installed(module: str) -> bool:
+def is_installed(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):

@@ -41,12 +41,7 @@ def _shift_datetime(seconds):
         def __instancecheck__(cls, value):
             return isinstance(value, cls.__mro__[1])
 
-    # No __dict__ or __weakref__ (__slots__ = ()): an instance is the size of the real
-    # class's, which compiled extensions check when they import the module (pandas' Cython
-    # code took a larger one for a binary mismatch, and crashed).
     class ShiftedDatetime(datetime.datetime, metaclass=RealInstances):
-        __slots__ = ()
-
         @classmethod
         def now(cls, tz=None):
             return real_datetime.now(tz) + ahead
@@ -60,8 +55,6 @@ def _shift_datetime(seconds):
             return cls.now()
 
     class ShiftedDate(datetime.date, metaclass=RealInstances):
-        __slots__ = ()
-
         @classmethod
         def today(cls):
             return (real_datetime.now() + ahead).date()
@@ -83,18 +76,19 @@ def _while_extensions_load(before, after):
     Timestamp is a C subclass of datetime), and a Python subclass there crashes it."""
     loader = importlib.machinery.ExtensionFileLoader
     real_create, real_exec = loader.create_module, loader.exec_module
-    depth = [0]
+    depth = 0  # extensions loading now: one may import another
 
     def around(step):
         def loading(self, target):
-            if depth[0] == 0:
+            nonlocal depth
+            if depth == 0:
                 before()
-            depth[0] += 1
+            depth += 1
             try:
                 return step(self, target)
             finally:
-                depth[0] -= 1
-                if depth[0] == 0:
+                depth -= 1
+                if depth == 0:
                     after()
 
         return loading

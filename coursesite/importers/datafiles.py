@@ -64,7 +64,8 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
     return found
 
 
-def _called(call: ast.Call) -> str:
+def called_name(call: ast.Call) -> str:
+    """The name a call is made by: `open` of `open(...)`, `savez` of `np.savez(...)`."""
     func = call.func
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
@@ -74,9 +75,9 @@ OPENERS = {"open", "File", "ZipFile"}
 
 
 def _reads(call: ast.Call) -> bool:
-    if _called(call) in OPENERS and re.search(r"[wax]", _mode(call)):
+    if called_name(call) in OPENERS and re.search(r"[wax]", _mode(call)):
         return False
-    return bool(READS.match(_called(call)))
+    return bool(READS.match(called_name(call)))
 
 
 def _writes(call: ast.Call) -> bool:
@@ -84,9 +85,9 @@ def _writes(call: ast.Call) -> bool:
     that downloads into a folder (`MNIST("data", download=True)`)."""
     if any(k.arg == "download" and getattr(k.value, "value", None) is True for k in call.keywords):
         return True
-    if _called(call) in OPENERS:
+    if called_name(call) in OPENERS:
         return bool(re.search(r"[wax]", _mode(call)))
-    return bool(WRITES.match(_called(call)))
+    return bool(WRITES.match(called_name(call)))
 
 
 def _mode(call: ast.Call) -> str:
@@ -158,7 +159,7 @@ def writes_without_folder(
                     elif isinstance(target, ast.Name):  # no longer the path it was
                         names.pop(target.id, None)
                 continue
-            if MAKERS.match(_called(node)) or _downloads(node):
+            if MAKERS.match(called_name(node)) or _downloads(node):
                 told = _made_folders(node, names)
                 if told is None:
                     return found
@@ -182,7 +183,7 @@ def _made_folders(call: ast.Call, names: dict[str, str]) -> set[str] | None:
     """The folders a call makes: the one `os.makedirs`, `os.mkdir` or `Path(...).mkdir()`
     is given (None when it cannot be told), or for an unpacker or a downloader, each
     folder it is given and the folders of the files it is given (it makes them itself)."""
-    if _called(call) in ("mkdir", "makedirs"):
+    if called_name(call) in ("mkdir", "makedirs"):
         given = [*call.args[:1], *(k.value for k in call.keywords if k.arg in ("name", "path"))]
         if isinstance(call.func, ast.Attribute) and not given:
             given = [call.func.value]  # Path("out").mkdir()
@@ -197,7 +198,7 @@ def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
     """The relative files a call writes by a name that can be told."""
     if not _writes(call):
         return set()
-    if COPIERS.match(_called(call)):
+    if COPIERS.match(called_name(call)):
         given: list[ast.expr] = call.args[1:2] + [k.value for k in call.keywords if k.arg == "dst"]
     else:
         given = [*call.args, *(k.value for k in call.keywords)]
@@ -216,7 +217,7 @@ def _path(node: ast.expr, names: dict[str, str]) -> str | None:
         return path.removeprefix("./").rstrip("/") or "." if relative else None
     if isinstance(node, ast.Name):
         return names.get(node.id)
-    if isinstance(node, ast.Call) and _called(node) in ("Path", "PurePath", "join"):
+    if isinstance(node, ast.Call) and called_name(node) in ("Path", "PurePath", "join"):
         parts = [_path(argument, names) for argument in node.args]
         if not parts or None in parts or node.keywords:
             return None

@@ -18,6 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from coursesite.importers.datafiles import called_name
 from coursesite.importers.notebooks import Cell
 
 FLAG = "xla_force_host_platform_device_count"
@@ -102,9 +103,9 @@ def with_device_setup(code: str, need: DeviceNeed) -> str:
 
 def _asked(node: ast.AST) -> int:
     """The devices `node` asks for by a literal number, or 0."""
-    if isinstance(node, ast.Call) and _name(node.func) in _MESH_MAKERS and node.args:
+    if isinstance(node, ast.Call) and called_name(node) in _MESH_MAKERS and node.args:
         return _product(node.args[0])
-    if isinstance(node, ast.Call) and _name(node.func) == "reshape" and _on_devices(node.func):
+    if isinstance(node, ast.Call) and called_name(node) == "reshape" and _on_devices(node.func):
         shape = node.args[0] if len(node.args) == 1 else ast.Tuple(elts=list(node.args))
         return _product(shape)
     if isinstance(node, ast.Compare) and len(node.comparators) == 1:
@@ -113,12 +114,6 @@ def _asked(node: ast.AST) -> int:
             if _counts_devices(counted) and isinstance(number, ast.Constant):
                 return number.value if isinstance(number.value, int) else 0
     return 0
-
-
-def _name(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else ""
 
 
 def _product(shape: ast.expr) -> int:
@@ -137,7 +132,7 @@ def _on_devices(func: ast.expr) -> bool:
     """Whether a `.reshape` is called on something made of `jax.devices()`."""
     receiver = func.value if isinstance(func, ast.Attribute) else func
     return any(
-        isinstance(node, ast.Call) and _name(node.func) == "devices" for node in ast.walk(receiver)
+        isinstance(node, ast.Call) and called_name(node) == "devices" for node in ast.walk(receiver)
     )
 
 
@@ -145,11 +140,11 @@ def _counts_devices(node: ast.expr) -> bool:
     """`len(jax.devices())`, `jax.device_count()`, `jax.local_device_count()`."""
     if not isinstance(node, ast.Call):
         return False
-    if _name(node.func) in _COUNTERS:
+    if called_name(node) in _COUNTERS:
         return True
     return (
-        _name(node.func) == "len"
+        called_name(node) == "len"
         and len(node.args) == 1
         and isinstance(node.args[0], ast.Call)
-        and _name(node.args[0].func) == "devices"
+        and called_name(node.args[0]) == "devices"
     )

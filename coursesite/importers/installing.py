@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.errors import BuildError
+from coursesite.execution.dependencies import normalized_name
 from coursesite.execution.missingmodules import missing_modules
 from coursesite.files import write_atomically
 from coursesite.importers.requirements import distribution_of, requirement_line
@@ -93,7 +94,7 @@ def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
 def installed_versions() -> dict[str, str]:
     """Every distribution of this environment, by its normalised name -> version."""
     return {
-        _normal(dist.metadata["Name"]): dist.version
+        normalized_name(dist.metadata["Name"]): dist.version
         for dist in importlib.metadata.distributions()
         if dist.metadata["Name"]
     }
@@ -144,8 +145,4 @@ def _names(text: str) -> set[str]:
 def _name(line: str) -> str:
     requirement = line.split("#", 1)[0].strip()
     found = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
-    return _normal(found.group(0)) if found else ""
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return normalized_name(found.group(0)) if found else ""

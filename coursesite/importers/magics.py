@@ -146,16 +146,13 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
 def _syntax_notes(code: str, where: str) -> list[str]:
     """The notebook's own code that is no Python (a cell of prose marked as code), said
     at import: the build refuses it at the lesson's line, as any syntax error."""
-    try:
-        compile(code, "<cell>", "exec", dont_inherit=True)
-    except SyntaxError as error:
-        return [
-            f"{where}: its code is not Python ({error.msg}, at its line {error.lineno}): the "
-            "build refuses it; fix it, or make the cell Markdown if it is prose"
-        ]
-    except ValueError:
+    error = _syntax_error(code)
+    if not isinstance(error, SyntaxError):
         return []
-    return []
+    return [
+        f"{where}: its code is not Python ({error.msg}, at its line {error.lineno}): the "
+        "build refuses it; fix it, or make the cell Markdown if it is prose"
+    ]
 
 
 def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
@@ -191,11 +188,16 @@ def _has_code(code: str) -> bool:
 
 
 def _compiles(code: str) -> bool:
+    return _syntax_error(code) is None
+
+
+def _syntax_error(code: str) -> SyntaxError | ValueError | None:
+    """What stops `code` compiling (a ValueError for a null byte), or None."""
     try:
         compile(code, "<cell>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    except (SyntaxError, ValueError) as error:
+        return error
+    return None
 
 
 def _compiling(converted: list[tuple[str, list[str]]], where: str, cell: CellCode) -> list[str]:

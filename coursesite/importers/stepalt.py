@@ -15,6 +15,7 @@ import functools
 import re
 from collections.abc import Iterable
 
+from coursesite.importers.datafiles import called_name
 from coursesite.importers.notebooks import Cell
 from coursesite.lesson.completeness import PLACEHOLDER
 
@@ -74,11 +75,8 @@ def _functions(code: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
 
 
 def _called(tree: ast.AST) -> frozenset[str]:
-    return frozenset(
-        node.func.id if isinstance(node.func, ast.Name) else node.func.attr
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
-    )
+    names = (called_name(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return frozenset(names) - {""}
 
 
 def _may_show(code: str, drawers: frozenset[str]) -> bool:
