@@ -163,6 +163,25 @@ def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped
     assert still_running([int(pid) for pid in marker.read_text().split()]) == []
 
 
+def test_address_space_a_lesson_reserves_but_does_not_use_is_not_its_memory(course_folder):
+    # 2 GB reserved and never touched, as JAX's CPU client does, under a 400 MB limit.
+    course_folder.write(
+        authoring_example().replace(
+            'print("PASS: count-batches")',
+            "import mmap\nreserved = mmap.mmap(-1, 2 * 1024**3)\n"
+            'print("reserved", len(reserved))\nprint("PASS: count-batches")',
+        )
+    )
+    course_folder.manifest.write_text(
+        course_folder.manifest.read_text().replace(
+            "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"
+        )
+    )
+    build(course_folder.options(), RecordingProgress())
+    page = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
+    assert "reserved 2147483648" in page.read_text()
+
+
 def stopping_its_guardian(guardians: Path, then: str = "") -> str:
     """Lesson code that writes its guardian's pid (its parent's) to `guardians`, then stops
     it with SIGSTOP; then `then`."""

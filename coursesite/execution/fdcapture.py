@@ -351,9 +351,9 @@ class _BlockBuffer:
 
 
 def _start_lean_thread(function):
-    """Start the reading thread with a small stack and no malloc arena of its own: under
-    the lesson's memory limit (an address-space limit per process) the default 8 MB stack
-    and glibc's 64 MB per-thread arena would be taken from the lesson's own budget."""
+    """Start the reading thread with a small stack and no malloc arena of its own: the
+    default 8 MB stack and glibc's 64 MB per-thread arena would count against the lesson's
+    address-space limit (lessonprocess.address_space_backstop)."""
     try:
         import ctypes
 

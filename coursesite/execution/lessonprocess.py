@@ -104,6 +104,18 @@ class LessonProcess:
         self.started.set()
 
 
+# Address space a process reserves is not memory it uses: JAX's CPU client alone reserves
+# about 2 GB for 8 devices and touches little of it. The limit is the guardian's watch on
+# resident memory; the address-space limit only stops a runaway between two of its looks.
+ADDRESS_SPACE_HEADROOM = 8 * 1024**3
+
+
+def address_space_backstop(memory_bytes: int) -> int:
+    """The address-space limit of each lesson process, for a lesson that may use
+    `memory_bytes` (resident, all its processes together); 0 (no limit) stays 0."""
+    return memory_bytes + ADDRESS_SPACE_HEADROOM if memory_bytes else 0
+
+
 class Guardian:
     """The build's end of a lesson's guardian.py: starts it, reads its reports, sends it
     commands. The guardian's stdin is a pipe from here; when the build dies, it ends."""
@@ -142,7 +154,7 @@ class Guardian:
             "env": env,
             "stdout": process.stdout_fd,
             "stderr": process.stderr_fd,
-            "address_space_bytes": self.memory_bytes,
+            "address_space_bytes": address_space_backstop(self.memory_bytes),
         }
         if process.stdin_fd is not None:
             spec["stdin"] = process.stdin_fd
