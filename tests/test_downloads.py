@@ -1,6 +1,7 @@
 """What a reader takes home: every download is built from the run and checked against it."""
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -250,14 +251,34 @@ def test_every_lesson_page_links_each_download(site):
 
 
 def test_object_addresses_and_temporary_paths_differ_between_runs_by_rule(course_folder):
-    """A function's repr holds its address, a temporary file its random name: both differ
-    in the reader's main.py run, and neither is a difference."""
+    """A function's repr holds its address, id() gives it in decimal, a temporary file has
+    a random name, a process its own id: all differ in the reader's main.py run, and none
+    is a difference."""
     text = authoring_example().replace(
         'print("Batch sizes:", sizes)',
-        'import tempfile\nprint("Batch sizes:", sizes, len)\nprint(object(), tempfile.mkdtemp())',
+        'import os, tempfile\nprint("Batch sizes:", sizes, len)\n'
+        'print(object(), tempfile.mkdtemp())\nprint(id(object()), "in pid", os.getpid())',
     )
     record = build_lesson(course_folder, text)
-    assert " at 0x" in record.blocks["step-2"].stdout and "/tmp" in record.blocks["step-2"].stdout
+    stdout = record.blocks["step-2"].stdout
+    assert " at 0x" in stdout and "/tmp" in stdout
+    assert re.search(r"^\d{14,15} in pid \d+$", stdout, re.M)
+
+
+def test_what_varies_by_rule_is_masked_and_nothing_else():
+    lines = mask_volatile(
+        "94883482769344 Ref\nthe pid 4121 ran\n<f at 0x7f3a00aa>\n"
+        "12345678901234 rows\n1.94883482769344 loss\nstep 4121",
+        [],
+    )
+    assert lines == [
+        "… Ref",
+        "the … ran",
+        "<f at …>",
+        "12345678901234 rows",
+        "1.94883482769344 loss",
+        "step 4121",
+    ]
 
 
 def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder):

@@ -146,7 +146,11 @@ def test_a_package_pip_cannot_find_fails_the_import_and_writes_nothing(
         scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
     )
     assert done.returncode == 1
-    assert "error: pip could not install nowhere-to-be-found-ci:" in done.stderr
+    assert (
+        "error: pip could not install nowhere-to-be-found-ci: no release of "
+        "nowhere-to-be-found-ci fits here:" in done.stderr
+    )
+    assert "nowhere-to-be-found-ci is its module's name" in done.stderr
     assert "Traceback" not in done.stderr
     assert not root.joinpath(*LESSON).exists()
     assert course_folder.manifest.read_text() == manifest

@@ -116,19 +116,33 @@ def _with_hardware_seen(data: dict) -> dict:
 
 
 # What differs between two runs of the same code by rule, whatever a lesson declares: an
-# object's address (`<function f at 0x7f3a…>`) and a temporary path (`/tmp/tmpab12cd/x`).
-# Every comparison of outputs (drift, expected outputs, main.py) masks them in place.
-_VOLATILE_BY_RULE = re.compile(r"\b0x[0-9a-fA-F]{6,}\b|/tmp/[^\s'\"]+")
+# object's address (`<function f at 0x7f3a…>`, or in decimal as `id(x)` gives it), a
+# temporary path (`/tmp/tmpab12cd/x`) and a process id named as one (`pid 4121`). Every
+# comparison of outputs (drift, expected outputs, main.py) masks them in place.
+_VOLATILE_BY_RULE = re.compile(
+    r"\b0x[0-9a-fA-F]{6,}\b|/tmp/[^\s'\"]+|(?i:\b(?:pid|process id)\b\W{0,3})\d+"
+    r"|(?<![\d.])(?P<decimal>\d{14,15})(?![\d.])"
+)
+# Where x86-64 and arm64 Linux put a process's heap and mappings: a decimal number in this
+# range is an id() far more often than a result.
+_ADDRESSES = range(2**44, 2**47)
 
 
 def mask_volatile(text: str, volatile: list[str]) -> list[str]:
     """Output lines, with lines matching any `volatile` pattern replaced by a marker and
-    what varies by rule (addresses, temporary paths) masked where it stands."""
+    what varies by rule (addresses, temporary paths, process ids) masked where it stands."""
     patterns = [re.compile(pattern) for pattern in volatile]
     return [
-        "<volatile>" if any(p.search(line) for p in patterns) else _VOLATILE_BY_RULE.sub("…", line)
+        "<volatile>"
+        if any(p.search(line) for p in patterns)
+        else _VOLATILE_BY_RULE.sub(_mask, line)
         for line in text.splitlines()
     ]
+
+
+def _mask(match: re.Match) -> str:
+    decimal = match.group("decimal")
+    return match.group(0) if decimal and int(decimal) not in _ADDRESSES else "…"
 
 
 _ACCELERATORS = {"tpu": "tpu", "gpu": "gpu", "cuda": "gpu", "rocm": "gpu"}

@@ -82,6 +82,14 @@ def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
             "it needs in an environment of its own, or write it for the versions installed; "
             "then import again without --install",
         )
+    if unknown := re.search(r"No matching distribution found for ([A-Za-z0-9._-]+)", stderr):
+        return BuildError(
+            f"pip could not install {wanted}: no release of {unknown.group(1)} fits here:\n{last}",
+            hint=f"unless a !pip install line of the notebook names it, {unknown.group(1)} is "
+            "its module's name, and the distribution may be named otherwise (the project's "
+            "install instructions say): install it yourself (pip install ...) and import "
+            "again without --install",
+        )
     return BuildError(
         f"pip could not install {wanted}:\n{last}",
         hint="pip was held to the versions installed already, so that nothing the course "
