@@ -300,6 +300,38 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert 'class="admonition admonition-note"' in page and 'href="index.html#calls"' in page
 
 
+def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
+    course_folder,
+):
+    """A guide whose every cell downloads, so is tagged skip-execution: its page shows the
+    code and says that nothing ran, with no program to run or set up."""
+    course_folder.write(authoring_example())
+    cells = [
+        new_markdown_cell("# Loading data\n\nEach loader returns arrays of one shape."),
+        new_code_cell("import torchvision\nds = torchvision.datasets.MNIST('.', download=True)"),
+        new_markdown_cell("Then make them JAX arrays."),
+        new_code_cell("images = jnp.asarray(ds.data)"),
+    ]
+    for cell in cells[1::2]:
+        cell.metadata["tags"] = ["skip-execution"]
+    nbformat.write(new_notebook(cells=cells), course_folder.root / "loading.ipynb")
+    imported = course_folder.cli("import", "loading.ipynb", "--phase", "01", "--slug", "loading")
+    assert imported.returncode == 0, imported.stderr
+    assert "no cell of the notebook runs: the page shows its code, runs none" in imported.stdout
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    soup = BeautifulSoup(
+        (course_folder.root / "site" / "basics" / "loading" / "index.html").read_text(),
+        "html.parser",
+    )
+    assert "download=True" in soup.get_text() and "jnp.asarray" in soup.get_text()
+    assert "its code is shown, not run" in soup.select_one("#run-the-program").get_text()
+    assert soup.select_one(".setup-help") is None and soup.select_one("#recorded-execution")
+    # The page of a lesson that runs keeps its program and setup help.
+    other = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+    assert 'class="setup-help"' in other and "no build steps" not in other
+
+
 def test_a_title_another_lesson_has_gives_the_next_free_slug(course_folder):
     """Two tutorials of one title ("Jupyter Notebooks"): without --slug, the second is
     imported under the next free slug, and the pasted image they share is written once."""

@@ -343,6 +343,6 @@ def test_a_lesson_without_steps_points_at_its_build_and_run_stage(course_folder)
     )
     [error] = parse_errors(course_folder, text)
     assert (error.message, error.line) == (
-        "the lesson has no {step} blocks",
+        "the lesson has no {step} blocks, but blocks that run after them",
         line_of(text, "# Build & Run"),
     )

@@ -195,7 +195,10 @@ def convert(
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
         lesson.notes += alt_notes(cell, code, number, drawers)
     if not number:
-        lesson.notes.append("the notebook has no code: the lesson needs at least one step")
+        lesson.notes.append(
+            "no cell of the notebook runs: the page shows its code, runs none, and has no "
+            "main.py; to make it a lesson that runs, write steps (docs/authoring.md)"
+        )
     # The opening text's first telling sentence, else the first after it (all prose, in order).
     summary = summary_of(prose)
     if not summary:

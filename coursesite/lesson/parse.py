@@ -447,11 +447,14 @@ def parse_lesson(
 
 
 def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
+    """Steps are numbered 1, 2, 3, ...; a lesson may have none only if it runs nothing (a
+    page that shows code without running it), since every other block runs after them."""
     steps = [item for stage in stages for item in stage.items if isinstance(item, Step)]
-    if not steps and not parser.errors:  # so every stage is there, Build & Run among them
+    # Only once every stage is there, Build & Run among them.
+    if not steps and not parser.errors and runnable_blocks(stages):
         build_run = next(stage for stage in stages if stage.key == "build-run")
         parser.error(
-            "the lesson has no {step} blocks",
+            "the lesson has no {step} blocks, but blocks that run after them",
             build_run.line,
             "the Build & Run stage needs at least ':::{step} 1. Title'",
         )

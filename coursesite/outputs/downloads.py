@@ -79,7 +79,9 @@ class NotebookBuilder:
 
     def build(self) -> dict:
         self.markdown(self.md.title(self.lesson))
-        last_program_block = [b.id for b in self.lesson.runs if b.program][-1]
+        last_program_block = next((b.id for b in reversed(self.lesson.runs) if b.program), None)
+        if last_program_block is None:  # no steps: nothing runs before a cell's code
+            self.deferred = None
         for position, stage in enumerate(self.lesson.stages, start=1):
             self.markdown(self.md.stage(position, len(STAGES), stage.title))
             for item in stage.items:
