@@ -184,6 +184,9 @@ def test_a_network_error_is_told_by_its_class_its_cause_and_where_it_was_raised(
     assert read_the_network(raised(requests_error("Max retries exceeded")))
     wrapped = raised(RuntimeError("could not load mnist"), urllib.error.URLError("refused"))
     assert read_the_network(wrapped)
+    # A library that caught the network's error and raised its own, quoting it, chain cut.
+    quoted = "Error downloading x.gz:\nTried http://a/, got:\n<urlopen error [Errno -2] "
+    assert read_the_network(raised(RuntimeError(quoted + "Name or service not known>")))
     # A file that is not there, or a timeout the code raised itself, is no network error.
     assert not read_the_network(raised(FileNotFoundError(errno.ENOENT, "rows.csv")))
     assert not read_the_network(raised(TimeoutError("the solver took too long")))

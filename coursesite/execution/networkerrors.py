@@ -23,6 +23,17 @@ UNREACHABLE = {
     errno.ECONNREFUSED,
     errno.ECONNRESET,
 }
+# What resolvers and HTTP libraries say of an unreachable network, which a library that
+# catches their error quotes in its own (torchvision: RuntimeError "Error downloading ...:
+# <urlopen error [Errno -2] Name or service not known>", the URLError's chain cut).
+QUOTED = (
+    "Name or service not known",
+    "Temporary failure in name resolution",
+    "nodename nor servname provided",
+    "getaddrinfo failed",
+    "Failed to establish a new connection",
+    "<urlopen error",
+)
 # Where a TimeoutError raised by the network is raised from.
 SOCKET_FILES = ("socket.py", "ssl.py", "http/client.py", "urllib/request.py")
 
@@ -48,6 +59,8 @@ def _network_error(error):
     if isinstance(error, OSError) and any(
         cls.__module__.split(".")[0] in NETWORK_LIBRARIES for cls in type(error).__mro__
     ):
+        return True
+    if any(words in str(error) for words in QUOTED):
         return True
     if isinstance(error, TimeoutError):
         frames = []
