@@ -176,3 +176,24 @@ def test_a_summary_left_to_write_is_a_warning_and_never_on_a_page(course_folder)
         assert "TODO: one line" not in page.read_text(), page
     assert not BeautifulSoup(lesson.read_text(), "html.parser").select("p.summary")
     assert course_folder.cli("check").returncode == 1
+
+
+def test_a_reference_style_link_reads_as_its_text_where_shown_alone():
+    understand = [
+        "MyST-NB caches outputs with [jupyter-cache] and [the docs][docs]; "
+        "values stay in [0, 1] and `x[0]` is code.\n\n[jupyter-cache]: https://example.com"
+    ]
+    assert summary_of(understand) == (
+        "MyST-NB caches outputs with jupyter-cache and the docs; "
+        "values stay in [0, 1] and `x[0]` is code."
+    )
+
+
+def test_a_numbered_list_leading_into_a_step_titles_it_by_its_first_item():
+    prose = "Here, we:\n\n1. Set up a model. In this case, an MLP.\n2. Make a step."
+    assert step_title(prose, "main()") == "Set up a model"
+    # A list is no summary, and a bulleted one (prerequisites, say) titles nothing.
+    assert summary_of([prose, "Training only the last layer keeps the rest fixed."]) == (
+        "Training only the last layer keeps the rest fixed."
+    )
+    assert step_title("Needs:\n\n- numpy\n- jax", "main()") == "Needs"

@@ -36,7 +36,16 @@ _NUMBERING = re.compile(
 _PICTURES = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)")
 # Links alone (an "Open in Colab" line) say nothing a summary or a title could use.
 _LINKS = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")
-_NOT_PARAGRAPHS = ("#", "```", "~~~", ":::", "|", "-", "*", "$$", ">")
+_NOT_PARAGRAPHS = ("#", "```", "~~~", ":::", "|", "-", "*", "+", "$$", ">")
+# A list item's marker: a list is no paragraph of a summary, but its first item may title
+# the step it leads into ("Here, we:\n\n1. Set up a model. ...").
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+_NUMBERED_ITEM = re.compile(r"^\s{0,3}\d{1,9}[.)]\s+")
+# A reference-style link (`[jupyter-cache]`, `[text][label]`): its definition is elsewhere
+# in the notebook, so where a summary or a title is shown alone it would read as brackets.
+_REFERENCE_LINK = re.compile(
+    r"(?<![\w\])!`$\\])\[([^\]\n^]*[A-Za-z][^\]\n]*)\](?:\[[^\]\n]*\])?(?![(:\[])"
+)
 TITLE_WORDS = 8
 
 
@@ -48,10 +57,21 @@ def paragraphs(text: str) -> list[str]:
         if lines and _FOOTNOTE_OR_LINK.match(lines[0]):
             continue
         paragraph = " ".join(_PICTURES.sub("", " ".join(lines)).split())
+        paragraph = _REFERENCE_LINK.sub(r"\1", paragraph)
         words = _LINKS.sub("", paragraph).strip(" .,;:|·-")
-        if paragraph and words and not paragraph.startswith(_NOT_PARAGRAPHS):
+        if words and not paragraph.startswith(_NOT_PARAGRAPHS) and not _LIST_ITEM.match(paragraph):
             found.append(paragraph)
     return found
+
+
+def first_list_item(text: str) -> str:
+    """The text of the first item of the numbered list `text` ends with (the steps the
+    code takes, in order), or '' when its last block is no numbered list."""
+    blocks = [block for block in text.split("\n\n") if block.strip()]
+    if not blocks or not _NUMBERED_ITEM.match(blocks[-1]):
+        return ""
+    item = blocks[-1].split("\n")[0]
+    return _REFERENCE_LINK.sub(r"\1", _NUMBERED_ITEM.sub("", item, count=1)).strip()
 
 
 def first_sentence(paragraph: str) -> str:
@@ -98,6 +118,8 @@ def _cut(sentence: str) -> str:
 def step_title(prose_before: str, code: str) -> str:
     """A title for a step with no heading of its own."""
     leading = paragraphs(prose_before)
+    if item := first_list_item(prose_before):  # the lead-in lists what the step does
+        leading.append(item)
     if leading:
         sentence = _FOOTNOTE_REFERENCE.sub("", first_sentence(leading[-1]))
         words = _words(plain_text(sentence, keep_code=True).rstrip(".:;!?"))
