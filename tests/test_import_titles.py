@@ -197,3 +197,37 @@ def test_a_numbered_list_leading_into_a_step_titles_it_by_its_first_item():
         "Training only the last layer keeps the rest fixed."
     )
     assert step_title("Needs:\n\n- numpy\n- jax", "main()") == "Needs"
+
+
+def test_an_introduction_after_the_opening_imports_is_still_understand():
+    from coursesite.importers.lessonimport import convert
+
+    cells = _cells(
+        "# Optimistic descent",
+        "!code import jax\nimport optax",
+        "Consider a min-max problem.\n\nwhere $f$ is convex-concave.",
+        "Define the objective.",
+        "!code def f(x, y):\n    return x * y",
+        "It has a saddle point.",
+        "!code print(f(1, 2))",
+    )
+    text = convert(cells, "Optimistic descent", "nb.ipynb", "nb.expected.yaml").text
+    understand, build_run = text.split("# Build & Run")
+    assert "Consider a min-max problem." in understand and "convex-concave" in understand
+    # The part that leads into the next step stays above it.
+    assert "Define the objective." in build_run and "It has a saddle point." in build_run
+    assert build_run.index("import jax") < build_run.index("Define the objective.")
+    assert build_run.index("import jax") < build_run.index("def f(x, y)")
+    assert ":::{step} 2. Define the objective" in build_run
+    assert "summary: Consider a min-max problem.\n" in text
+    assert summary_of(
+        ["Consider the problem:\n\n$$f$$\n\nwhere $f$ is convex.", "It has a saddle."]
+    ) == ("It has a saddle.")
+    # Imports after the introduction began change nothing: the prose after them runs on.
+    later = convert(
+        _cells("Intro first.", "!code import jax", "Then this.", "!code print(1)"),
+        "Later",
+        "nb.ipynb",
+        "nb.expected.yaml",
+    ).text
+    assert "Then this." in later.split("# Build & Run")[1]

@@ -113,6 +113,9 @@ def convert(
     stored: dict[str, StoredOutput] = {}
     heading = prose_before = closing_line = ""
     number = 0
+    # A notebook that opens with its imports, then introduces itself: the introduction is
+    # still what Understand says (prelude_at: where it is in build_run, moved once it ends).
+    prelude, prelude_at = False, len(build_run)
     for cell in markdown:
         lesson.refusals += [
             (
@@ -175,6 +178,10 @@ def convert(
         # A cell whose stored run failed, or that a MyST notebook tags as failing, stays in
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
+        if prelude:  # the next step ends the introduction
+            prelude = _end_prelude(understand, build_run, prelude_at)
+        elif not number and _imports_only(code) and not "".join(understand).strip():
+            prelude, prelude_at = True, len(build_run) + 1
         number += 1
         drawers = drawing_functions(lesson.code)
         tags = fold_tags(cell, lesson.notes)
@@ -194,6 +201,8 @@ def convert(
         elif stored_anything(cell):
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
         lesson.notes += alt_notes(cell, code, number, drawers)
+    if prelude:
+        prelude = _end_prelude(understand, build_run, prelude_at)
     if not number:
         lesson.notes.append(
             "no cell of the notebook runs: the page shows its code, runs none, and has no "
@@ -347,6 +356,23 @@ def _closing_heading(text: str) -> tuple[str, str]:
     body, _, last = text.rpartition("\n")
     match = re.fullmatch(r"#{2,6} (.+)", last)
     return (body.rstrip(), match.group(1)) if match else (text, "")
+
+
+def _end_prelude(understand: list[str], build_run: list[str], start: int) -> bool:
+    """Move the introduction that followed the opening imports (build_run[start:]) to
+    Understand, but its last part when there are several: that leads into the next step,
+    and stays above it. False: the prelude is over."""
+    moved = build_run[start:-1] if len(build_run) - start > 1 else build_run[start:]
+    understand.extend(moved)
+    del build_run[start : start + len(moved)]
+    return False
+
+
+def _imports_only(code: str) -> bool:
+    try:
+        return all(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.parse(code).body)
+    except SyntaxError:
+        return False
 
 
 def _has_statements(code: str) -> bool:

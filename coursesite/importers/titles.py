@@ -102,8 +102,10 @@ def summary_of(texts: list[str]) -> str:
 
 
 def _says_something(sentence: str) -> bool:
+    """Four words or more, not a lead-in (ending with a colon) nor the rest of a sentence
+    that a formula broke ("where $f$ is ...")."""
     words = plain_text(_LINKS.sub("", sentence), keep_code=True).split()
-    return len(words) >= 4 and not sentence.rstrip().endswith(":")
+    return len(words) >= 4 and not sentence.rstrip().endswith(":") and not sentence[:1].islower()
 
 
 def _cut(sentence: str) -> str:
