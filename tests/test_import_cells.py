@@ -258,3 +258,30 @@ def test_remove_stdout_and_stderr_fold_the_output_or_say_why_not(tmp_path: Path)
     assert "cell 3: tagged remove-stderr; the page shows the step's output whole" in notes
     assert "cell 4: MyST-NB's option mystnb.code_prompt_show, which lessons lack" in notes
     assert "cell 5: a stored output of type unknown, which no page shows: it is left out" in notes
+
+
+def test_a_progress_bar_drawn_as_a_notebook_widget_becomes_the_portable_one(tmp_path: Path):
+    """tqdm.notebook raises outside a Jupyter kernel with ipywidgets; tqdm.auto draws the
+    same bar there, and as text where the site is built."""
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            markdown_cell("# Bars\n\nTraining shows its progress."),
+            code_cell("from tqdm.notebook import tqdm, trange\nimport tqdm.notebook as tn"),
+            code_cell("for i in tqdm(range(3)):\n    pass\nbar = tn.tqdm(range(2))"),
+            code_cell("from tqdm import tqdm_notebook\nprint('tqdm.notebook stays in text')"),
+        ],
+    }
+    path = tmp_path / "bars.ipynb"
+    path.write_text(json.dumps(notebook))
+    imported = convert(read_notebook(path), "Bars", "bars.ipynb", "bars.expected.yaml")
+    assert "from tqdm.auto import tqdm, trange\nimport tqdm.auto as tn\n" in imported.text
+    assert (
+        "from tqdm.auto import tqdm as tqdm_notebook\nprint('tqdm.notebook stays" in imported.text
+    )
+    notes = [note for note in imported.notes if "front end" in note]
+    assert [note.split(":")[0] for note in notes] == ["cell 2", "cell 4"]
+    assert "tqdm.notebook draws in a notebook's front end" in notes[0]
+    assert "it became tqdm.auto.tqdm" in notes[1]

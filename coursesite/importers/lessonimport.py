@@ -34,6 +34,7 @@ from coursesite.importers.celltags import fold_tags
 from coursesite.importers.devicecount import DeviceNeed, device_note, with_device_setup
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
+from coursesite.importers.frontends import frontend_notes, portable_code
 from coursesite.importers.glue import Glued
 from coursesite.importers.magics import TIMING_VOLATILE, CellCode, cell_code
 from coursesite.importers.mystdirectives import (
@@ -416,6 +417,8 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     converted = cell_code(cell.source, cell.where, earlier)
     if not converted.shown_only:
         converted.code, seeds = seeded(converted.code, earlier, cell.where)
+        converted.code, replaced = portable_code(converted.code)
+        seeds += frontend_notes(cell.where, replaced)
         if not lesson.code:  # the first step: before anything imports jax
             converted.code = with_device_setup(converted.code, lesson.devices)
         lesson.notes += seeds
