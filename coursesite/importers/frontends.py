@@ -26,6 +26,8 @@ def portable_code(code: str) -> tuple[str, list[str]]:
     lines = code.splitlines(keepends=True)
     replaced: list[str] = []
     for node in ast.walk(tree):
+        if not isinstance(node, (ast.stmt, ast.expr)):
+            continue
         for name, old, new in _replacements(node):
             if _rewrite(lines, node, old, new):
                 replaced.append(name)
@@ -54,7 +56,7 @@ def _replacements(node: ast.AST) -> list[tuple[str, str, str]]:
     return []
 
 
-def _rewrite(lines: list[str], node: ast.AST, old: str, new: str) -> bool:
+def _rewrite(lines: list[str], node: ast.stmt | ast.expr, old: str, new: str) -> bool:
     """Replace `old` (its words apart by any spaces) with `new` on the node's first line
     that has it; whether one had."""
     pattern = re.compile(r"(?<![\w.])" + r"\s+".join(map(re.escape, old.split())) + r"(?!\w)")
