@@ -148,16 +148,20 @@ def printed_parts(output: BlockOutput, alt: str) -> tuple[PrintedPart, ...]:
     """The block's stdout cut at each value it passed to display(): the text before, the
     value's view in place of the repr it wrote, the text after. Empty when no display shows
     more than its text, which stdout shows already."""
-    parts, start, stdout = [], 0, output.stdout
-    for number, (at, length, bundle) in enumerate(placed_displays(output), start=1):
-        view = bundle_view(bundle, DisplayContext(alt, f"{output.id}-display-{number}"))
-        if view is None or view.mime == "text/plain":
-            continue
-        parts += [PrintedPart(stdout[start:at]), PrintedPart(stdout[at : at + length], view)]
-        start = at + length
-    if not parts:
+    parts: list[PrintedPart] = []
+    number = 0
+    for text, bundle in _stdout_pieces(output):
+        view = None
+        if bundle is not None:
+            number += 1
+            view = bundle_view(bundle, DisplayContext(alt, f"{output.id}-display-{number}"))
+        if view is None or view.mime == "text/plain":  # text, as stdout has it
+            view = None
+            if parts and parts[-1].view is None:
+                text, parts = parts[-1].text + text, parts[:-1]
+        parts.append(PrintedPart(text, view))
+    if not any(part.view for part in parts):
         return ()
-    parts.append(PrintedPart(text=stdout[start:]))
     return tuple(part for part in parts if part.view or part.text)
 
 
@@ -166,14 +170,26 @@ def notebook_stdout(output: BlockOutput) -> list[tuple[str, dict[str, str] | Non
     printed, ("", bundle) for each value it displayed, its HTML through the page's
     allowlist (notebook_bundle), in order."""
     pieces: list[tuple[str, dict[str, str] | None]] = []
+    for text, bundle in _stdout_pieces(output):
+        if bundle is None:
+            pieces.append((text, None))
+        else:
+            if "text/html" in bundle:
+                bundle = {**bundle, "text/html": clean_html(bundle["text/html"])}
+            pieces.append(("", bundle))
+    return [(text, bundle) for text, bundle in pieces if text or bundle]
+
+
+def _stdout_pieces(output: BlockOutput) -> list[tuple[str, dict[str, str] | None]]:
+    """The block's stdout in order: (text, None) for what it printed, (the repr display
+    wrote, its MIME bundle) for each value it displayed (placed_displays)."""
+    pieces: list[tuple[str, dict[str, str] | None]] = []
     start, stdout = 0, output.stdout
     for at, length, bundle in placed_displays(output):
-        if "text/html" in bundle:
-            bundle = {**bundle, "text/html": clean_html(bundle["text/html"])}
-        pieces += [(stdout[start:at], None), ("", bundle)]
+        pieces += [(stdout[start:at], None), (stdout[at : at + length], bundle)]
         start = at + length
     pieces.append((stdout[start:], None))
-    return [(text, bundle) for text, bundle in pieces if text or bundle]
+    return pieces
 
 
 def page_printed(lesson: Lesson, record: ExecutionRecord) -> dict[str, tuple[PrintedPart, ...]]:
