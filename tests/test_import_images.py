@@ -186,11 +186,13 @@ def test_an_image_the_notebook_links_to_comes_from_beside_it_and_a_missing_one_i
         "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Logos\n\n"
         "The logo: ![the logo, a grey pixel](../_static/logo.png)\n\n"
         "And another: ![a lost picture](../_static/gone.png)\n\n"
-        "```{code-cell} ipython3\nprint('logos')\n```\n"
+        "```{code-cell} ipython3\nprint('logos')\n```\n\n"
+        "The logo again: ![the logo once more](../_static/logo.png)\n"
     )
     imported = course_folder.cli("import", str(repo / "docs" / "logos.md"), "--phase", "02")
     assert imported.returncode == 0, imported.stderr
-    assert "image ../_static/logo.png copied from beside the notebook" in imported.stdout
+    assert imported.stdout.count("image ../_static/logo.png copied from beside the") == 1
+    assert "logo.png is not beside" not in imported.stdout  # linked twice, copied once
     assert (
         "image ../_static/gone.png is not beside the lesson: copy it to content/_static/gone.png"
     ) in imported.stdout

@@ -327,8 +327,10 @@ def _check_images(
         try:
             check_image_file(folder / src, root, src)
         except MissingAsset:
+            if target in copies:  # linked again, by another cell or the same one
+                continue
             content = _image_beside(notebook.parent / src, src, where, refusals)
-            if content and target.is_relative_to(root) and target not in copies:
+            if content and target.is_relative_to(root):
                 copies[target] = content
                 lesson.notes.append(f"{where}: image {src} copied from beside the notebook")
                 continue
