@@ -624,9 +624,11 @@ def test_the_import_reports_modules_the_build_would_lack(course_folder):
     imported = course_folder.cli("import", "plots.md", "--phase", "01", "--slug", "plots")
     assert imported.returncode == 0, imported.stderr
     assert "imports tabulated_frames, which is not installed where you build" in imported.stdout
-    assert "imports notebook_helpers, the notebook's own module: copy notebook_helpers.py" in (
+    assert "notebook_helpers.py, the notebook's own module, copied beside the lesson" in (
         imported.stdout
     )
+    copied = course_folder.root / "content" / "notebook_helpers.py"
+    assert copied.read_text() == "def f():\n    return 1\n"
     assert "imports matplotlib" not in imported.stdout  # installed: nothing to say
 
 

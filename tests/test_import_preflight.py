@@ -193,34 +193,35 @@ def test_a_network_error_is_told_by_its_class_its_cause_and_where_it_was_raised(
     assert not read_the_network(raised(ValueError("bad"), KeyError("k")))
 
 
-def test_each_data_file_the_code_reads_is_named_with_where_it_must_go(course_folder):
+def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(course_folder):
     (course_folder.root / "rows.csv").write_text("a\nb\nc\n")  # beside the notebook
+    (course_folder.root / "data").mkdir()
+    (course_folder.root / "data" / "sizes.txt").write_text("4 4 3\n")
     report, lesson = imported(
         course_folder,
         [
             "import numpy as np\nrows = open('rows.csv').read().splitlines()\nprint(len(rows))",
             "np.save('made.npy', np.arange(3))\nprint(np.load('made.npy').sum())",
+            "import os\nDATA = 'data'\nprint(open(os.path.join(DATA, 'sizes.txt')).read())",
             "from pathlib import Path\nlabels = Path('labels.txt').read_text().split()",
         ],
     )
-    reads = [line for line in report.splitlines() if "reads the file" in line]
-    assert len(reads) == 2, reads  # made.npy is written by the step that reads it
-    folder = "content/02-downloads"
-    assert reads[0].endswith(
-        f"cell 3, lesson line {line_of(lesson, 'open(')}: step 1 reads the file rows.csv; copy "
-        f"it from beside the notebook to {folder}/rows.csv and list it in the front "
-        "matter's files: [rows.csv]"
+    # Copied to the same place beside the lesson, and listed for the build to copy.
+    assert "cell 3: rows.csv, which the code reads, copied from beside the notebook" in report
+    assert "data/sizes.txt, which the code reads, copied from beside the notebook" in report
+    assert "\nfiles:\n  - rows.csv\n  - data/sizes.txt\n" in lesson
+    folder = course_folder.root.joinpath(*LESSON).parent
+    assert (folder / "data" / "sizes.txt").read_text() == "4 4 3\n"
+    # One found nowhere is named at its line (the front matter's lines counted).
+    [missing] = [line for line in report.splitlines() if "reads the file" in line]
+    assert f"lesson line {line_of(lesson, 'labels.txt')}: step 4 reads the file labels.txt; " in (
+        missing
     )
-    assert (
-        f"lesson line {line_of(lesson, 'labels.txt')}: step 3 reads the file labels.txt; "
-        in (reads[1])
-    )
-    assert f"it is not beside the notebook: save it as {folder}/labels.txt" in reads[1]
+    assert "it is not beside the notebook: save it as content/02-downloads/labels.txt" in missing
     # Done as the report says, the lesson builds.
     path = course_folder.root.joinpath(*LESSON)
-    (path.parent / "rows.csv").write_text("a\nb\nc\n")
     (path.parent / "labels.txt").write_text("cat dog\n")
-    path.write_text(lesson.replace("\nrevision:", "\nfiles: [rows.csv, labels.txt]\nrevision:", 1))
+    path.write_text(lesson.replace("  - data/sizes.txt\n", "  - data/sizes.txt\n  - labels.txt\n"))
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
 

@@ -31,8 +31,10 @@ FILE_NAME = re.compile(r"^(?![\w+.-]+://)(?![/~])[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}
 
 def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
     """(step, cell, line in its code from 0, file name) of each read of a file that no
-    earlier code wrote, in order."""
+    earlier code wrote, in order. A name is told as writes_without_folder tells it: a
+    string, or a path built of strings and names assigned one (`os.path.join(DIR, "a.png")`)."""
     written: set[str] = set()
+    names: dict[str, str] = {}  # a name assigned a path: the path
     found = []
     for number, where, code in steps:
         shell = [
@@ -46,22 +48,37 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
             tree = ast.parse(code)
         except SyntaxError:  # the build names the line
             continue
-        calls = sorted(
-            (node for node in ast.walk(tree) if isinstance(node, ast.Call)),
-            key=lambda node: (node.lineno, node.col_offset),
-        )
-        for call in calls:
-            names = _names_given(call)
-            if _writes(call):
-                written |= names | {name.rsplit("/", 1)[-1] for name in names}
+        for node in _in_order(tree):
+            if isinstance(node, ast.Assign):
+                _remember(node, names)
                 continue
-            if not _reads(call):
+            given = _paths_given(node, names)
+            if _writes(node):
+                written |= given | {name.rsplit("/", 1)[-1] for name in given}
                 continue
-            for name in sorted(names):
+            if not _reads(node):
+                continue
+            for name in sorted(given):
                 if FILE_NAME.match(name) and not _made(name, written):
-                    found.append((number, where, call.lineno - 1, name))
+                    found.append((number, where, node.lineno - 1, name))
                     written.add(name)  # one line for each file, at its first read
     return found
+
+
+def _in_order(tree: ast.Module) -> list[ast.Call | ast.Assign]:
+    """The calls and assignments of `tree`, in the order they are written."""
+    nodes = [node for node in ast.walk(tree) if isinstance(node, (ast.Call, ast.Assign))]
+    return sorted(nodes, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _remember(assign: ast.Assign, names: dict[str, str]) -> None:
+    """Note the path a name is assigned, or forget the one it had."""
+    path = _path(assign.value, names)
+    for target in assign.targets:
+        if isinstance(target, ast.Name) and path is not None:
+            names[target.id] = path
+        elif isinstance(target, ast.Name):  # no longer the path it was
+            names.pop(target.id, None)
 
 
 def called_name(call: ast.Call) -> str:
@@ -95,18 +112,14 @@ def _mode(call: ast.Call) -> str:
     return next((str(g.value) for g in given if isinstance(g, ast.Constant)), "")
 
 
-def _names_given(call: ast.Call) -> set[str]:
-    """The strings the call is given: its arguments, or those of `Path(...)` it is a method
+def _paths_given(call: ast.Call, names: dict[str, str]) -> set[str]:
+    """The paths the call is given: its arguments, or those of `Path(...)` it is a method
     of (`Path("rows.csv").read_text()`)."""
     arguments = [*call.args, *(k.value for k in call.keywords)]
     if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
         inner = call.func.value
         arguments += [*inner.args, *(k.value for k in inner.keywords)]
-    return {
-        argument.value.strip()
-        for argument in arguments
-        if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
-    }
+    return {path for argument in arguments if (path := _path(argument, names)) is not None}
 
 
 def _made(name: str, written: set[str]) -> bool:
@@ -146,18 +159,9 @@ def writes_without_folder(
             tree = ast.parse(code)
         except SyntaxError:  # the build names the line
             continue
-        nodes = sorted(
-            (node for node in ast.walk(tree) if isinstance(node, (ast.Call, ast.Assign))),
-            key=lambda node: (node.lineno, node.col_offset),
-        )
-        for node in nodes:
+        for node in _in_order(tree):
             if isinstance(node, ast.Assign):
-                path = _path(node.value, names)
-                for target in node.targets:
-                    if isinstance(target, ast.Name) and path is not None:
-                        names[target.id] = path
-                    elif isinstance(target, ast.Name):  # no longer the path it was
-                        names.pop(target.id, None)
+                _remember(node, names)
                 continue
             if MAKERS.match(called_name(node)) or _downloads(node):
                 told = _made_folders(node, names)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
+from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside, with_files
 from coursesite.importers.installing import (
     Installation,
     install,
@@ -24,6 +25,7 @@ from coursesite.importers.lessonimport import (
     lesson_slug,
     notebook_title,
 )
+from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
 from coursesite.importers.requirements import distribution_of, requirement_line
 from coursesite.importers.steplines import lesson_line
@@ -136,6 +138,10 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     copies = _check_images(lesson, folder, course.root, request.notebook)
+    # Before any note names a lesson line: listing files adds lines to the front matter.
+    brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
+    lesson.text = with_files(lesson.text, brought.listed)
+    lesson.notes += brought.notes + network_notes(lesson.text, lesson.steps)
     if slug != first_choice:
         lesson.notes.append(
             f"a lesson with the slug '{first_choice}' is already listed: this one is '{slug}' "
@@ -143,10 +149,10 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
         )
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     installation = _installed(request, lesson, folder)
-    lesson.notes += _missing_modules(lesson, folder, request.notebook.parent)
+    lesson.notes += _missing_modules(lesson, folder, brought.modules)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
-    lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent)
+    lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
     try:
@@ -157,7 +163,8 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             request.manifest,
             hint=f"list it by hand: slug: {slug}, source: {source}",
         ) from None
-    images = {folder / name: content for name, content in lesson.images.items()} | copies
+    images = {folder / name: content for name, content in lesson.images.items()}
+    images |= copies | brought.copies
     for taken, content in list(images.items()):
         if taken.is_file() and taken.read_bytes() == content:  # the same image (by digest)
             del images[taken]
@@ -201,30 +208,25 @@ def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
     ]
 
 
-def _missing_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
-    """What the build would fail on for want of a module, said before any build: a module
-    of the notebook's own that is not beside the lesson yet, or a package not installed
-    (asked as the build asks, execution/missingmodules.py, so that import and build agree)."""
+def _missing_modules(lesson: ImportedLesson, folder: Path, brought: set[str]) -> list[str]:
+    """What the build would fail on for want of a module, said before any build: a package
+    not installed (asked as the build asks, execution/missingmodules.py, so that import and
+    build agree). The notebook's own modules are beside the lesson, or `brought` there."""
     from coursesite.execution.dependencies import local_module_file, modules_imported_by
     from coursesite.execution.missingmodules import missing_modules
 
     imported = modules_imported_by(tuple(lesson.code))
-    beside_lesson = {module for module in imported if local_module_file(module, folder)}
-    notes = {
-        module: f"the code imports {module}, the notebook's own module: copy {module}.py "
-        f"next to the lesson ({folder.name}/)"
-        for module in imported - beside_lesson
-        if local_module_file(module, beside)
-    }
+    own = {module for module in imported if local_module_file(module, folder)} | brought
     blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
-    for module in missing_modules(blocks, beside_lesson | set(notes)):
+    notes = []
+    for module in sorted(missing_modules(blocks, own)):
         line = requirement_line(distribution_of(module), lesson.installs)
-        notes[module] = (
+        notes.append(
             f"the code imports {module}, which is not installed where you build: add the "
             f"line {line} to your requirements (and pip install {line}) before the next "
             "build"
         )
-    return [notes[module] for module in sorted(notes)]
+    return notes
 
 
 def _hosted_only(lesson: ImportedLesson) -> list[str]:
@@ -239,7 +241,9 @@ def _hosted_only(lesson: ImportedLesson) -> list[str]:
     ]
 
 
-def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) -> list[str]:
+def _data_files(
+    lesson: ImportedLesson, folder: Path, root: Path, beside: Path, brought: Brought
+) -> list[str]:
     """What the build would fail on for want of a data file or a folder: each file the
     code reads by name, and each folder it writes into without making it first, at its
     line in the lesson. A lesson's code runs in a folder holding the files its front
@@ -249,13 +253,18 @@ def _data_files(lesson: ImportedLesson, folder: Path, root: Path, beside: Path) 
 
     notes = []
     for number, where, offset, name in data_reads(lesson.steps):
+        if name in brought.listed:
+            continue
         line = lesson_line(lesson.text, number, offset)
         target = (folder.relative_to(root) / name).as_posix()
         listed = f"list it in the front matter's files: [{name}]"
         if (folder / name).is_file():
             todo = f"it is beside the lesson: {listed}, so that the build copies it for the code"
-        elif (beside / name).is_file():
-            todo = f"copy it from beside the notebook to {target} and {listed}"
+        elif (beside / name).is_file():  # outside the notebook's folder, or too large
+            todo = (
+                f"copy it from beside the notebook to {target} and {listed} (the import "
+                f"copies only files in the notebook's folder, up to {COPY_LIMIT >> 20} MB)"
+            )
         else:
             todo = (
                 f"it is not beside the notebook: save it as {target} and {listed} (or, if "

@@ -42,7 +42,6 @@ from coursesite.importers.mystdirectives import (
     keeps_title,
     settle_directives,
 )
-from coursesite.importers.networkreads import network_notes
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.seeding import seeded
@@ -221,7 +220,6 @@ def convert(
     if lesson.timed:
         front["volatile"] = TIMING_VOLATILE
     lesson.text = _lesson_text(front, understand, build_run)
-    lesson.notes += network_notes(lesson.text, lesson.steps)
     if stored:
         lesson.expected = dump_expected(source, stored)
     return lesson
