@@ -238,10 +238,14 @@ def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
         "first = open('images/0.png', 'rb')\n"
         "later = open('later.txt')\n"
         "open('later.txt', 'w').write('x')\n"
+        "Image(filename='images/grid.png', width='40%')\n"
+        "Image(filename='figures/grid.png')\n"
+        "Image(url='https://example.com/grid.png')\n"
     )
     assert data_reads([(4, "cell 6", code)]) == [
         (4, "cell 6", 4, "images.zip"),
         (4, "cell 6", 7, "later.txt"),  # written only after it is read
+        (4, "cell 6", 10, "figures/grid.png"),  # IPython's Image, given a file
     ]
 
 

@@ -19,7 +19,8 @@ import re
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
-    r"read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset)$"
+    r"read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset|"
+    r"Image|SVG)$"  # IPython.display's, given a file name
 )
 WRITES = re.compile(
     r"^(?:save\w*|savetxt|savefig|to_\w+|dump|write_\w+|imsave|imwrite|urlretrieve|mkdir|"
