@@ -121,6 +121,12 @@ def test_math_becomes_mathml(course_folder):
         ("\\begin{align} a &= b \\\\ c &= d \\end{align}", 2, 3),  # and its numbers
         ("\\begin{eqnarray} a &=& b \\\\ c &=& d \\end{eqnarray}", 2, 3),
         ("\\begin{eqnarray*} x &\\le& y \\end{eqnarray*}", 1, 3),
+        ("\\begin{aligned} a &= b \\\\ c &= d \\end{aligned}", 2, 2),
+        ("\\begin{alignedat}{2} a &= b \\\\ c &= d \\end{alignedat}", 2, 2),
+        ("\\begin{gather} a = b \\\\ c = d \\end{gather}", 2, 1),
+        ("\\begin{gathered} a \\\\ b \\\\ c \\end{gathered}", 3, 1),
+        # A break outside any environment: MathJax shows the lines one under the other.
+        ("x_{k+1} = x_k - g \\\\ y_{k+1} = y_k + g", 2, 1),
     ],
 )
 def test_multiline_math_that_mathjax_takes_is_a_table_of_rows(latex, rows, columns):
@@ -131,11 +137,11 @@ def test_multiline_math_that_mathjax_takes_is_a_table_of_rows(latex, rows, colum
     assert {len(row.find_all("mtd")) for row in table.find_all("mtr")} == {columns}
 
 
-def test_a_line_break_in_display_math_is_kept():
+def test_a_line_break_inside_a_group_or_inline_is_no_table():
     from coursesite.markup.mathml import latex_to_mathml
 
-    mathml = latex_to_mathml("a \\\\ b", display=True)
-    assert '<mspace linebreak="newline">' in mathml
+    for latex, display in (("{a \\\\ b}", True), ("a \\\\ b", False)):
+        assert "<mtable" not in latex_to_mathml(latex, display=display)
 
 
 def test_every_part_of_the_lesson_is_on_the_page(course_folder):

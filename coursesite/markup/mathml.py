@@ -52,18 +52,49 @@ def latex_to_mathml(latex: str, display: bool) -> str:
     for something outside the allowlist."""
     import latex2mathml.converter
 
+    latex = _AS_TABLE.sub(_as_table, latex)
+    if display and _breaks_at_top(latex):
+        latex = rf"\begin{{array}}{{c}}{latex}\end{{array}}"
     tree = latex2mathml.converter.convert_to_element(
-        _EQNARRAY.sub(_as_array, latex), display="block" if display else "inline"
+        latex, display="block" if display else "inline"
     )
     return tostring(_allowed(tree), encoding="unicode", short_empty_elements=False)
 
 
-# MathJax's eqnarray is a right-centre-left table; latex2mathml knows it as an array.
-_EQNARRAY = re.compile(r"\\(begin|end)\{eqnarray\*?\}")
+# Environments MathJax shows as tables of rows and latex2mathml knows under another name:
+# without it, their rows run on in one line (a MathML line break no browser draws).
+_TABLES = {
+    "eqnarray": r"array}{rcl",  # right-centre-left
+    "aligned": "align*",
+    "alignedat": "align*",
+    "gather": r"array}{c",
+    "gathered": r"array}{c",
+}
+_AS_TABLE = re.compile(
+    r"\\(begin|end)\{(eqnarray|aligned|alignedat|gather|gathered)\*?\}(\{\d+\})?"
+)
 
 
-def _as_array(match: re.Match[str]) -> str:
-    return r"\begin{array}{rcl}" if match.group(1) == "begin" else r"\end{array}"
+def _as_table(match: re.Match[str]) -> str:
+    name = _TABLES[match.group(2)]
+    if match.group(1) == "end":
+        return rf"\end{{{name.split('}')[0]}}}"
+    return rf"\begin{{{name}}}"
+
+
+def _breaks_at_top(latex: str) -> bool:
+    """Whether the formula breaks its line (a double backslash) outside any environment or
+    group: MathJax shows its lines one under the other."""
+    depth = 0
+    for token in re.finditer(r"\\begin\{[^}]*\}|\\end\{[^}]*\}|\\\\|\\.|[{}]", latex):
+        text = token.group(0)
+        if text == "{" or text.startswith("\\begin{"):
+            depth += 1
+        elif text == "}" or text.startswith("\\end{"):
+            depth -= 1
+        elif text == "\\\\" and depth == 0:
+            return True
+    return False
 
 
 def _allowed(element: Element) -> Element:
