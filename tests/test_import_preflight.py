@@ -197,19 +197,26 @@ def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(cour
     (course_folder.root / "rows.csv").write_text("a\nb\nc\n")  # beside the notebook
     (course_folder.root / "data").mkdir()
     (course_folder.root / "data" / "sizes.txt").write_text("4 4 3\n")
+    for number in range(3):  # read by a computed name, f"data/scan_{i}.txt"
+        (course_folder.root / "data" / f"scan_{number}.txt").write_text(f"{number}\n")
     report, lesson = imported(
         course_folder,
         [
             "import numpy as np\nrows = open('rows.csv').read().splitlines()\nprint(len(rows))",
             "np.save('made.npy', np.arange(3))\nprint(np.load('made.npy').sum())",
-            "import os\nDATA = 'data'\nprint(open(os.path.join(DATA, 'sizes.txt')).read())",
+            "import os\nDATA = 'data'\nprint(open(os.path.join(DATA, 'sizes.txt')).read())\n"
+            "print([open(f'{DATA}/scan_{i}.txt').read() for i in range(3)])",
             "from pathlib import Path\nlabels = Path('labels.txt').read_text().split()",
         ],
     )
     # Copied to the same place beside the lesson, and listed for the build to copy.
     assert "cell 3: rows.csv, which the code reads, copied from beside the notebook" in report
     assert "data/sizes.txt, which the code reads, copied from beside the notebook" in report
-    assert "\nfiles:\n  - rows.csv\n  - data/sizes.txt\n" in lesson
+    assert "data/scan_*.txt (3 files), which the code reads, copied from beside" in report
+    assert (
+        "\nfiles:\n  - rows.csv\n  - data/sizes.txt\n  - data/scan_0.txt\n  - data/scan_1.txt\n"
+        "  - data/scan_2.txt\n"
+    ) in lesson
     folder = course_folder.root.joinpath(*LESSON).parent
     assert (folder / "data" / "sizes.txt").read_text() == "4 4 3\n"
     # One found nowhere is named at its line (the front matter's lines counted).
@@ -221,7 +228,7 @@ def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(cour
     # Done as the report says, the lesson builds.
     path = course_folder.root.joinpath(*LESSON)
     (path.parent / "labels.txt").write_text("cat dog\n")
-    path.write_text(lesson.replace("  - data/sizes.txt\n", "  - data/sizes.txt\n  - labels.txt\n"))
+    path.write_text(lesson.replace("  - rows.csv\n", "  - rows.csv\n  - labels.txt\n"))
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
 
@@ -241,6 +248,7 @@ def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
         "Image(filename='images/grid.png', width='40%')\n"
         "Image(filename='figures/grid.png')\n"
         "Image(url='https://example.com/grid.png')\n"
+        "frames = [open(f'{i}.png') for i in range(3)]\n"  # any image at all: no data file
     )
     assert data_reads([(4, "cell 6", code)]) == [
         (4, "cell 6", 4, "images.zip"),

@@ -24,6 +24,7 @@ from coursesite.importers.datafiles import data_reads
 # A data file larger than this is the author's to bring (or to make smaller): an import
 # never quietly puts a data set of gigabytes into a course's repository.
 COPY_LIMIT = 50 * 1024 * 1024
+PATTERN_LIMIT = 500  # files one pattern (`img_*.png`) may bring
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Brought:
     """What the import takes from beside the notebook."""
 
     copies: dict[Path, bytes] = field(default_factory=dict)  # course path -> content
+    read: list[str] = field(default_factory=list)  # names or patterns (`img_*.png`) settled
     listed: list[str] = field(default_factory=list)  # the front matter's files:
     modules: set[str] = field(default_factory=set)  # copied beside the lesson
     notes: list[str] = field(default_factory=list)
@@ -43,18 +45,23 @@ def bring_from_beside(
     the notebook (`beside`), for a lesson in `folder`."""
     brought = Brought()
     for _, where, _, name in data_reads(steps):
-        parts = Path(name).parts
-        if ".." in parts or name in brought.listed:
+        if ".." in Path(name).parts or name in brought.read:
             continue
-        if (folder / name).is_file():
-            brought.listed.append(name)
-            brought.notes.append(f"{where}: {name} is beside the lesson: listed in files:")
-        elif (beside / name).is_file() and (beside / name).stat().st_size <= COPY_LIMIT:
-            brought.copies[folder / name] = (beside / name).read_bytes()
-            brought.listed.append(name)
+        at_lesson, at_notebook = _matches(folder, name), _matches(beside, name)
+        if at_lesson:
+            brought.read.append(name)
+            brought.listed += [found for found in at_lesson if found not in brought.listed]
             brought.notes.append(
-                f"{where}: {name}, which the code reads, copied from beside the notebook and "
-                "listed in files:"
+                f"{where}: {_named(name, at_lesson)} beside the lesson: listed in files:"
+            )
+        elif at_notebook and sum((beside / f).stat().st_size for f in at_notebook) <= COPY_LIMIT:
+            brought.read.append(name)
+            for found in at_notebook:
+                brought.copies[folder / found] = (beside / found).read_bytes()
+                brought.listed.append(found)
+            brought.notes.append(
+                f"{where}: {_named(name, at_notebook)}, which the code reads, copied from "
+                "beside the notebook and listed in files:"
             )
     for module in sorted(modules_imported_by(tuple(code))):
         source = local_module_file(module, beside)
@@ -65,6 +72,19 @@ def bring_from_beside(
                 f"{source.name}, the notebook's own module, copied beside the lesson"
             )
     return brought
+
+
+def _matches(folder: Path, name: str) -> list[str]:
+    """The files in `folder` that `name` names: itself, or those its pattern matches
+    (`img_*.png`), relative to the folder, in order."""
+    if "*" not in name:
+        return [name] if (folder / name).is_file() else []
+    found = sorted(path.relative_to(folder).as_posix() for path in folder.glob(name))
+    return [path for path in found if (folder / path).is_file()][:PATTERN_LIMIT]
+
+
+def _named(name: str, found: list[str]) -> str:
+    return name if "*" not in name else f"{name} ({len(found)} files)"
 
 
 def with_files(text: str, names: list[str]) -> str:

@@ -26,8 +26,9 @@ WRITES = re.compile(
     r"^(?:save\w*|savetxt|savefig|to_\w+|dump|write_\w+|imsave|imwrite|urlretrieve|mkdir|"
     r"makedirs|download\w*|get_file|copy\w*|move|extractall|unpack_archive)$"
 )
-# A relative file name: no address, not absolute, with an extension.
-FILE_NAME = re.compile(r"^(?![\w+.-]+://)(?![/~])[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}$")
+# A relative file name: no address, not absolute, with an extension; or a pattern of such
+# names (`img_*.png`, from `f"img_{i}.png"`): `*` stands for what the code computes.
+FILE_NAME = re.compile(r"^(?![\w+.-]+://)(?![/~])[\w./*-]*[\w*-]\.[A-Za-z0-9]{1,8}$")
 
 
 def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
@@ -60,10 +61,18 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
             if not _reads(node):
                 continue
             for name in sorted(given):
-                if FILE_NAME.match(name) and not _made(name, written):
+                if FILE_NAME.match(name) and _specific(name) and not _made(name, written):
                     found.append((number, where, node.lineno - 1, name))
                     written.add(name)  # one line for each file, at its first read
     return found
+
+
+def _specific(name: str) -> bool:
+    """A file name, or a pattern that names some files rather than any (`img_*.png`,
+    `frames/*.png`; not `*.png`, which is every image beside the notebook)."""
+    folder, _, file = name.rpartition("/")
+    stem = file.rsplit(".", 1)[0]
+    return "*" not in name or stem.strip("*") != "" or (folder != "" and "*" not in folder)
 
 
 def _in_order(tree: ast.Module) -> list[ast.Call | ast.Assign]:
@@ -215,7 +224,17 @@ def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
 def _path(node: ast.expr, names: dict[str, str]) -> str | None:
     """The relative path an expression names, without a leading `./` or a trailing `/`:
     a string, a name assigned one, `Path(...)`, `a / "b"`, `os.path.join(a, "b")`,
-    `p.parent`; None for anything else (a computed name, an absolute path, an address)."""
+    `p.parent`, an f-string as a pattern (`img_*.png`); None for anything else (a computed
+    name, an absolute path, an address)."""
+    if isinstance(node, ast.JoinedStr):  # f"img_{i}.png": a pattern, `*` for each value
+        pieces = [
+            str(piece.value)
+            if isinstance(piece, ast.Constant)
+            else _path(piece.value, names) or "*"  # f"{DIR}/x.csv": the path DIR names
+            for piece in node.values
+            if isinstance(piece, (ast.Constant, ast.FormattedValue))
+        ]
+        node = ast.Constant("".join(pieces))
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         path = node.value.strip()
         relative = path and not path.startswith(("/", "~")) and "://" not in path

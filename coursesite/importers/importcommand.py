@@ -253,7 +253,7 @@ def _data_files(
 
     notes = []
     for number, where, offset, name in data_reads(lesson.steps):
-        if name in brought.listed:
+        if name in brought.read:
             continue
         line = lesson_line(lesson.text, number, offset)
         target = (folder.relative_to(root) / name).as_posix()
@@ -270,7 +270,12 @@ def _data_files(
                 f"it is not beside the notebook: save it as {target} and {listed} (or, if "
                 "the code should make it, make it in a step before this one)"
             )
-        notes.append(f"{where}, lesson line {line}: step {number} reads the file {name}; {todo}")
+        what = (
+            f"files named {name} (* stands for what the code computes)"
+            if "*" in name
+            else (f"the file {name}")
+        )
+        notes.append(f"{where}, lesson line {line}: step {number} reads {what}; {todo}")
     # Reported, not settled: a makedirs line the notebook never had would be code the
     # reader sees as the notebook's, and only the author knows whether the folder is the
     # code's output (make it) or data the lesson should bring (a reported read).
