@@ -231,3 +231,15 @@ def test_an_introduction_after_the_opening_imports_is_still_understand():
         "nb.expected.yaml",
     ).text
     assert "Then this." in later.split("# Build & Run")[1]
+
+
+def test_a_summary_keeps_a_links_text_and_is_never_cut_inside_it():
+    sentence = (
+        "In this guide, you will learn how Flax uses [JAX's explicit pseudorandom number "
+        "generator (PRNG) keys](https://jax.readthedocs.io/en/latest/random-numbers.html) to "
+        "make random numbers for initialisation, dropout and sampling, and how they split."
+    )
+    summary = summary_of([sentence])
+    assert summary.startswith("In this guide, you will learn how Flax uses JAX's explicit")
+    assert "[" not in summary and "](" not in summary and summary.endswith("…")
+    assert step_title("", "x = 1") and len(summary) <= 160

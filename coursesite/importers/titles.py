@@ -91,13 +91,15 @@ SUMMARY_LENGTH = 160
 
 def summary_of(texts: list[str]) -> str:
     """The first sentence of the first prose paragraph that says something (four words or
-    more, not a lead-in ending with a colon; else the first sentence there is), at most 160
-    characters: a longer one is cut after its last whole word (or code span, or formula)
-    that fits."""
+    more, not a lead-in ending with a colon; else the first sentence there is), its links
+    reduced to their text, at most 160 characters: a longer one is cut after its last whole
+    word (or code span, or formula) that fits."""
     sentences = [
         _FOOTNOTE_REFERENCE.sub("", first_sentence(p)) for text in texts for p in paragraphs(text)
     ]
     chosen = next((s for s in sentences if _says_something(s)), sentences[0] if sentences else "")
+    # Its links' text alone: a summary is shown inside links too (a phase page's list).
+    chosen = _LINK_TEXT.sub(r"\1", chosen)
     return chosen if len(chosen) <= SUMMARY_LENGTH else _cut(chosen)
 
 
@@ -132,9 +134,9 @@ def step_title(prose_before: str, code: str) -> str:
 
 
 def _words(markdown: str) -> list[str]:
-    """Words, a code span or formula counting as one: a title cut after some of them
-    never cuts one in half."""
-    return re.findall(r"`[^`]*`|\$[^$]*\$|\S+", markdown)
+    """Words, a code span, formula or link counting as one: a title cut after some of them
+    never cuts one in half (nor leaves a link's bracket open)."""
+    return re.findall(r"`[^`]*`|\$[^$]*\$|!?\[[^\]\n]*\]\([^)\n]*\)\S*|\S+", markdown)
 
 
 def _what_code_does(code: str) -> str:
