@@ -104,6 +104,12 @@ def test_an_exception_gets_the_raises_option_and_anything_else_a_plain_hint():
     assert failed("9Error: x").hint == "fix the code"
 
 
+def test_a_name_nothing_defined_is_named_with_where_it_may_have_come_from():
+    hint = failed("NameError: name 'quiz' is not defined").hint
+    assert hint.startswith("nothing that ran before this line defines quiz: import or define")
+    assert "':raises: NameError'" in hint
+
+
 def test_memory_comes_first_and_names_the_limit():
     for block in ("step-2", "sol", "live-values"):
         assert failed("MemoryError", block=block).hint == (
