@@ -199,6 +199,9 @@ def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(cour
     (course_folder.root / "data" / "sizes.txt").write_text("4 4 3\n")
     for number in range(3):  # read by a computed name, f"data/scan_{i}.txt"
         (course_folder.root / "data" / f"scan_{number}.txt").write_text(f"{number}\n")
+    secret = course_folder.root.parent / "secret.txt"
+    secret.write_text("not the course's\n")
+    (course_folder.root / "linked.txt").symlink_to(secret)  # a link: never published
     report, lesson = imported(
         course_folder,
         [
@@ -206,7 +209,8 @@ def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(cour
             "np.save('made.npy', np.arange(3))\nprint(np.load('made.npy').sum())",
             "import os\nDATA = 'data'\nprint(open(os.path.join(DATA, 'sizes.txt')).read())\n"
             "print([open(f'{DATA}/scan_{i}.txt').read() for i in range(3)])",
-            "from pathlib import Path\nlabels = Path('labels.txt').read_text().split()",
+            "from pathlib import Path\nlabels = Path('labels.txt').read_text().split()\n"
+            "linked = Path('linked.txt').read_text()",
         ],
     )
     # Copied to the same place beside the lesson, and listed for the build to copy.
@@ -220,7 +224,9 @@ def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(cour
     folder = course_folder.root.joinpath(*LESSON).parent
     assert (folder / "data" / "sizes.txt").read_text() == "4 4 3\n"
     # One found nowhere is named at its line (the front matter's lines counted).
-    [missing] = [line for line in report.splitlines() if "reads the file" in line]
+    missing, linked = [line for line in report.splitlines() if "reads the file" in line]
+    assert "reads the file linked.txt; copy it from beside the notebook" in linked
+    assert not (course_folder.root.joinpath(*LESSON).parent / "linked.txt").exists()
     assert f"lesson line {line_of(lesson, 'labels.txt')}: step 4 reads the file labels.txt; " in (
         missing
     )
@@ -228,7 +234,11 @@ def test_a_data_file_beside_the_notebook_is_brought_and_a_missing_one_named(cour
     # Done as the report says, the lesson builds.
     path = course_folder.root.joinpath(*LESSON)
     (path.parent / "labels.txt").write_text("cat dog\n")
-    path.write_text(lesson.replace("  - rows.csv\n", "  - rows.csv\n  - labels.txt\n"))
+    path.write_text(
+        lesson.replace("  - rows.csv\n", "  - rows.csv\n  - labels.txt\n").replace(
+            "linked = Path('linked.txt').read_text()", ""
+        )
+    )
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
 

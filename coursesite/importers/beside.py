@@ -20,6 +20,7 @@ import yaml
 from coursesite.config.yamlmodel import dump_yaml
 from coursesite.execution.dependencies import local_module_file, modules_imported_by
 from coursesite.importers.datafiles import data_reads
+from coursesite.outputs.assets import RefusedAsset, read_regular
 
 # A data file larger than this is the author's to bring (or to make smaller): an import
 # never quietly puts a data set of gigabytes into a course's repository.
@@ -55,9 +56,12 @@ def bring_from_beside(
                 f"{where}: {_named(name, at_lesson)} beside the lesson: listed in files:"
             )
         elif at_notebook and sum((beside / f).stat().st_size for f in at_notebook) <= COPY_LIMIT:
+            contents = _read_all(beside, at_notebook)
+            if contents is None:  # not a regular file: left to the report
+                continue
             brought.read.append(name)
-            for found in at_notebook:
-                brought.copies[folder / found] = (beside / found).read_bytes()
+            for found, content in zip(at_notebook, contents, strict=True):
+                brought.copies[folder / found] = content
                 brought.listed.append(found)
             brought.notes.append(
                 f"{where}: {_named(name, at_notebook)}, which the code reads, copied from "
@@ -66,7 +70,10 @@ def bring_from_beside(
     for module in sorted(modules_imported_by(tuple(code))):
         source = local_module_file(module, beside)
         if source and not local_module_file(module, folder):
-            brought.copies[folder / source.name] = source.read_bytes()
+            contents = _read_all(beside, [source.name])
+            if contents is None:
+                continue
+            brought.copies[folder / source.name] = contents[0]
             brought.modules.add(module)
             brought.notes.append(
                 f"{source.name}, the notebook's own module, copied beside the lesson"
@@ -81,6 +88,15 @@ def _matches(folder: Path, name: str) -> list[str]:
         return [name] if (folder / name).is_file() else []
     found = sorted(path.relative_to(folder).as_posix() for path in folder.glob(name))
     return [path for path in found if (folder / path).is_file()][:PATTERN_LIMIT]
+
+
+def _read_all(folder: Path, names: list[str]) -> list[bytes] | None:
+    """The bytes of each file, or None if one is no regular file (a link, a pipe): what
+    the course publishes is only what the checkout holds."""
+    try:
+        return [read_regular(folder / name) for name in names]
+    except RefusedAsset:
+        return None
 
 
 def _named(name: str, found: list[str]) -> str:

@@ -260,10 +260,11 @@ def _data_files(
         listed = f"list it in the front matter's files: [{name}]"
         if (folder / name).is_file():
             todo = f"it is beside the lesson: {listed}, so that the build copies it for the code"
-        elif (beside / name).is_file():  # outside the notebook's folder, or too large
+        elif (beside / name).is_file():  # outside the notebook's folder, a link, too large
             todo = (
                 f"copy it from beside the notebook to {target} and {listed} (the import "
-                f"copies only files in the notebook's folder, up to {COPY_LIMIT >> 20} MB)"
+                "copies only regular files in the notebook's folder, up to "
+                f"{COPY_LIMIT >> 20} MB)"
             )
         else:
             todo = (
