@@ -205,3 +205,22 @@ def test_a_link_to_a_label_whose_text_holds_code_stays_a_link_to_the_anchor():
         "cell 2: the link [converted to `.ipynb` files](plain-label) became "
         "[converted to `.ipynb` files](#plain-label)"
     ]
+
+
+def test_a_reference_link_to_no_definition_of_the_notebook_becomes_its_text():
+    # MkDocs' autorefs write `[`equinox.partition`][]`; the page would show the brackets.
+    cells = [
+        "Split with [`equinox.partition`][] and [the docs][docs]; see [kept][Kept Link], "
+        "a[i][j] and `x[1][2]`.",
+        "[kept link]: https://example.com/kept",
+    ]
+    notes: list[str] = []
+    settled = settle_references(cells[0], NotebookLabels.of(cells), "cell 4", notes)
+    assert settled == (
+        "Split with `equinox.partition` and the docs; see [kept][Kept Link], a[i][j] and `x[1][2]`."
+    )
+    assert notes == [
+        f"cell 4: the reference link {link} names no link the notebook defines (another "
+        "tool's cross-reference): it became its text"
+        for link in ("[`equinox.partition`][]", "[the docs][docs]")
+    ]

@@ -33,6 +33,10 @@ _ROLE_OR_CODE = re.compile(
 # A role written as reStructuredText writes it, :ref:`label`, which MyST shows as it is.
 _RST_ROLE = re.compile(r"(?<![\w:`{}]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)?):(`[^`\n]+`)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:", re.M)
+# A full or collapsed reference link, `[text][name]` or `[text][]` (MkDocs' autorefs write
+# `[`equinox.partition`][]` for a page of their API), not `a[i][j]`.
+_REFERENCE_LINK = re.compile(r"(?<![\w\])!`])\[((?:[^\[\]\n`]|`[^`\n]*`)+)\]\[([^\[\]\n]*)\]")
 _PAGE_SUFFIX = r"\.(md|ipynb|rst|html)"  # what a documentation page's source file ends in
 _PAGE_FILE = re.compile(_PAGE_SUFFIX + r"(#|$)|/")  # a link to a page, not to a label
 
@@ -42,6 +46,9 @@ class NotebookLabels:
     """The notebook's own target labels, and the anchor each becomes."""
 
     anchors: dict[str, str] = field(default_factory=dict)
+    # The link definitions of the notebook (`[name]: https://...`), normalised as CommonMark
+    # matches them: a reference link to any other name would show its brackets.
+    definitions: set[str] = field(default_factory=set)
     # What a {ref} to a label shows when it names no text and no title follows the target
     # (a heading or a titled block): the page has none to show.
     shown: dict[str, str] = field(default_factory=dict)
@@ -56,6 +63,11 @@ class NotebookLabels:
         labels = cls()
         for text in texts:
             code = code_lines(text)
+            labels.definitions |= {
+                _definition_name(match.group(1))
+                for match in _DEFINITION.finditer(text)
+                if text.count("\n", 0, match.start()) not in code
+            }
             for match in _TARGET.finditer(text):
                 if text.count("\n", 0, match.start()) not in code:
                     label = match.group(2).strip()
@@ -69,6 +81,10 @@ class NotebookLabels:
                 shown = directive.argument if directive.argument and not glue else ""
                 labels.shown[label] = shown or _words(label)
         return labels
+
+
+def _definition_name(name: str) -> str:
+    return " ".join(name.split()).casefold()
 
 
 def anchor_for(label: str) -> str:
@@ -166,7 +182,20 @@ def _settled(
     text = _TARGET.sub(lambda m: f"{m.group(1)}({anchor_for(m.group(2).strip())})=", text)
     text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, where, notes))
     text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites, glued))
+    text = _outside_code(_REFERENCE_LINK, text, lambda m: _reference(m, labels, where, notes))
     return _outside_code(_LINK, text, lambda m: _link(m, labels, where, notes, sites))
+
+
+def _reference(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str]) -> str:
+    """A reference link to a definition the notebook has, kept; to none, its text."""
+    shown, name = match.group(1), match.group(2) or match.group(1)
+    if _definition_name(name) in labels.definitions:
+        return match.group(0)
+    notes.append(
+        f"{where}: the reference link {match.group(0)} names no link the notebook defines "
+        "(another tool's cross-reference): it became its text"
+    )
+    return shown
 
 
 def _outside_code(
