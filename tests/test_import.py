@@ -332,6 +332,26 @@ def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
     assert 'class="setup-help"' in other and "no build steps" not in other
 
 
+def test_a_module_the_notebook_writes_with_writefile_is_its_own_and_the_lesson_builds(
+    course_folder,
+):
+    course_folder.write(authoring_example())
+    cells = [
+        new_markdown_cell("# Helpers\n\nA notebook writes its helper module, then uses it."),
+        new_code_cell("%%writefile notebook_written.py\ndef double(x):\n    return 2 * x"),
+        new_code_cell("import notebook_written\nprint('doubled:', notebook_written.double(21))"),
+        new_code_cell("%%capture\nprint('noise from a setup cell')"),
+    ]
+    nbformat.write(new_notebook(cells=cells), course_folder.root / "helpers.ipynb")
+    imported = course_folder.cli("import", "helpers.ipynb", "--phase", "01", "--slug", "helpers")
+    assert imported.returncode == 0, imported.stderr
+    assert "notebook_written" not in imported.stdout.replace("became code that writes", "")
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site" / "basics" / "helpers" / "index.html").read_text()
+    assert "doubled: 42" in page and "noise from a setup cell</" not in page
+
+
 def test_a_title_another_lesson_has_gives_the_next_free_slug(course_folder):
     """Two tutorials of one title ("Jupyter Notebooks"): without --slug, the second is
     imported under the next free slug, and the pasted image they share is written once."""

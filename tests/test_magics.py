@@ -256,3 +256,29 @@ def test_a_cell_whose_own_code_is_not_python_is_named_at_import():
         "its line 1): the build refuses it; fix it, or make the cell Markdown if it is prose"
     ]
     assert not cell_code("x = 1", "cell 7").notes
+
+
+def test_writefile_run_and_capture_become_the_python_that_does_the_same(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    written = cell_code(
+        '%%writefile helpers.py\ndef double(x):\n    return 2 * x\nNOTE = "a \\\\ b"', "cell 2"
+    )
+    appended = cell_code("%%writefile -a 'helpers.py'\nTRIPLE = 3", "cell 3")
+    ran = cell_code("%run helpers.py\nprint(double(TRIPLE), NOTE)", "cell 4")
+    inside = cell_code("y = 5\n%run -i helpers.py\nprint(double(y))", "cell 5")
+    held = cell_code("%%capture\nprint('noise')\nquiet = 7", "cell 6")
+    namespace: dict = {}
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        for cell in (written, appended, ran, inside, held):
+            exec(compile(cell.code, "cell", "exec"), namespace)
+    assert (tmp_path / "helpers.py").read_text() == (
+        'def double(x):\n    return 2 * x\nNOTE = "a \\\\ b"\nTRIPLE = 3\n'
+    )
+    assert output.getvalue() == "6 a \\ b\n10\n" and namespace["quiet"] == 7
+    assert "%%writefile became code that writes the file" in written.notes[0]
+    assert "%run became runpy.run_path" in ran.notes[0]
+    assert "%%capture became code that holds back" in held.notes[0]
+    # What they do not take stays a reported comment: a captured variable, %run of a module.
+    for kept in ("%%capture out\nprint(1)", "%run -m pdb helpers.py"):
+        assert cell_code(kept, "cell 9").shown_only

@@ -67,6 +67,24 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
     return found
 
 
+def files_written(steps: list[tuple[int, str, str]]) -> set[str]:
+    """The relative files the code writes by a name that can be told (`%%writefile
+    helpers.py` became `open("helpers.py", "w")`): a module it writes is its own."""
+    names: dict[str, str] = {}
+    written: set[str] = set()
+    for _, _, code in steps:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:  # the build names the line
+            continue
+        for node in _in_order(tree):
+            if isinstance(node, ast.Assign):
+                _remember(node, names)
+            else:
+                written |= _written_files(node, names)
+    return written
+
+
 def _specific(name: str) -> bool:
     """A file name, or a pattern that names some files rather than any (`img_*.png`,
     `frames/*.png`; not `*.png`, which is every image beside the notebook)."""

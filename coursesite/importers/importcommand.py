@@ -187,13 +187,24 @@ def _installed(request: ImportRequest, lesson: ImportedLesson, folder: Path) -> 
 
 def _own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:
     """The modules the code imports that are the notebook's own: beside the lesson or
-    beside the notebook, never a package to install or check."""
+    beside the notebook, or written by the code (%%writefile), never a package to install
+    or check."""
     from coursesite.execution.dependencies import local_module_file, modules_imported_by
 
     return {
         name
         for name in modules_imported_by(tuple(lesson.code))
         if local_module_file(name, folder) or local_module_file(name, beside)
+    } | _written_modules(lesson)
+
+
+def _written_modules(lesson: ImportedLesson) -> set[str]:
+    from coursesite.importers.datafiles import files_written
+
+    return {
+        name.removesuffix(".py")
+        for name in files_written(lesson.steps)
+        if name.endswith(".py") and "/" not in name
     }
 
 
@@ -217,6 +228,7 @@ def _missing_modules(lesson: ImportedLesson, folder: Path, brought: set[str]) ->
 
     imported = modules_imported_by(tuple(lesson.code))
     own = {module for module in imported if local_module_file(module, folder)} | brought
+    own |= _written_modules(lesson)
     blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
     notes = []
     for module in sorted(missing_modules(blocks, own)):

@@ -23,6 +23,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from coursesite.importers.cellmagics import captured, run_script, writefile
+
 # What timing lines look like, IPython's (today's and those older notebooks store) and
 # ours: drift and main.py checks ignore them.
 TIMING_VOLATILE = [
@@ -120,6 +122,10 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
         body = [row for line in lines[1:] for row in _line(line, where, cell)]
         kept = _timed_cell(first.group(1), first.group(2), body, cell)
         cell.notes.append(f"{where}: %%{first.group(1)} became a timing of the cell, in Python")
+    elif first and (
+        python := _cell_magic_python(first.group(1), first.group(2), lines, where, cell)
+    ):
+        kept = python
     elif first:
         kept = [f"# notebook cell magic, not run: {line}" for line in lines]
         cell.notes.append(
@@ -273,6 +279,9 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
             "richest where it is called, and main.py defines it to print the value's repr"
         )
         return [line]
+    if (ran := run_script(line)) is not None:
+        cell.notes.append(f"{where}: %run became runpy.run_path, which runs the script")
+        return ran
     if _MAGIC.match(line):
         what = "a shell command" if "!" in line.split("%")[0] else "IPython, not Python"
         cell.notes.append(
@@ -281,6 +290,25 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
         )
         return [f"# notebook magic, not run: {line.strip()}"]
     return [line]
+
+
+def _cell_magic_python(
+    magic: str, options: str, lines: list[str], where: str, cell: CellCode
+) -> list[str] | None:
+    """%%writefile and %%capture as the Python that does the same (cellmagics.py); None
+    for any other cell magic, or options they do not take."""
+    if magic == "writefile" and (written := writefile(options, lines[1:])):
+        cell.notes.append(f"{where}: %%writefile became code that writes the file")
+        return written
+    body = (
+        [row for line in lines[1:] for row in _line(line, where, cell)]
+        if magic == "capture"
+        else []
+    )
+    if magic == "capture" and (held := captured(options, body)):
+        cell.notes.append(f"{where}: %%capture became code that holds back what the cell prints")
+        return held
+    return None
 
 
 def _without_display(indent: str, module: str, names: str, line: str) -> list[str]:
