@@ -106,7 +106,7 @@ def test_an_exception_gets_the_raises_option_and_anything_else_a_plain_hint():
 
 def test_a_name_nothing_defined_is_named_with_where_it_may_have_come_from():
     hint = failed("NameError: name 'quiz' is not defined").hint
-    assert hint.startswith("nothing that ran before this line defines quiz: import or define")
+    assert hint.startswith("nothing that ran before this line defines quiz: fix the name, or")
     assert "':raises: NameError'" in hint
 
 

@@ -90,10 +90,10 @@ def _hint(failure: dict, job: FailedJob) -> str:
         return library
     if undefined := re.match(r"NameError: name '(\w+)' is not defined", message):
         return (
-            f"nothing that ran before this line defines {undefined.group(1)}: import or define "
-            "it in an earlier step (a notebook may have had it from a cell run elsewhere, or "
-            "from its kernel); if the NameError is what this block shows, declare it: "
-            "':raises: NameError' on the line after the block's opening line"
+            f"nothing that ran before this line defines {undefined.group(1)}: fix the name, or "
+            "import or define it in an earlier step (a notebook may have had it from a cell "
+            "run elsewhere, or from its kernel); if raising NameError is what this block "
+            "shows, declare it: ':raises: NameError' on the line after the block's opening line"
         )
     if exception:
         return (
