@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from bs4 import BeautifulSoup
 
 from conftest import ROOT, RecordingProgress, authoring_example, line_of
 from coursesite.errors import BuildErrors
@@ -65,6 +66,23 @@ def test_lone_surrogates_in_output_and_values_are_shown_not_fatal(course_folder)
     build(course_folder.options(), RecordingProgress())
     page = (course_folder.root / PAGE).read_text()
     assert page.count("half \ufffd pair") >= 2  # in the output and as the live value
+
+
+def test_terminal_colour_codes_and_control_characters_never_reach_a_page(course_folder):
+    # termcolor, logging handlers and progress bars colour what they print, as for a terminal.
+    course_folder.write(
+        lesson_with(
+            'import sys\nprint("\\x1b[1;31mred\\x1b[0m and \\x07bell")\n'
+            'print("\\x1b[33mwarned\\x1b[0m", file=sys.stderr)'
+        )
+    )
+    build(course_folder.options(), RecordingProgress())
+    page = (course_folder.root / PAGE).read_text()
+    assert "\x1b" not in page and "\x07" not in page
+    shown = [samp.get_text() for samp in BeautifulSoup(page, "html.parser").select("samp")]
+    assert sum("red and bell\n" in text for text in shown) >= 2  # the step's, and main.py's
+    assert any("warned\n" in text for text in shown)
+    assert not any("[0m" in text or "[33m" in text for text in shown)
 
 
 def test_a_child_process_that_outlives_the_lesson_is_stopped(course_folder, tmp_path):

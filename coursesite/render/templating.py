@@ -8,6 +8,7 @@ may then change its HTML.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ def create_environment(templates: list[Path], compiled: Path | None = None) -> E
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=without_terminal_controls,
     )
     env.filters["markdown"] = _markdown_filter
     env.filters["inline"] = _inline_filter
@@ -83,6 +85,22 @@ def create_environment(templates: list[Path], compiled: Path | None = None) -> E
     env.tests["placeholder"] = lambda text: str(text).lstrip().startswith(PLACEHOLDER)
     env.globals["STAGES"] = STAGES
     return env
+
+
+# A terminal's colour and cursor codes (`\x1b[31m`), which a lesson's libraries print, and
+# the other control characters HTML does not allow: a page shows the text without them.
+_TERMINAL_CONTROLS = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+)
+
+
+def without_terminal_controls(value: object) -> object:
+    """What every `{{ }}` of a template shows: a string without terminal controls (a
+    Markup stays Markup), anything else as it is."""
+    if isinstance(value, str) and _TERMINAL_CONTROLS.search(value):
+        cleaned = _TERMINAL_CONTROLS.sub("", value)
+        return Markup(cleaned) if isinstance(value, Markup) else cleaned
+    return value
 
 
 def markdown_alt_text(text: str) -> str:
