@@ -314,6 +314,7 @@ def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
     ]
     for cell in cells[1::2]:
         cell.metadata["tags"] = ["skip-execution"]
+    cells[1].outputs = [new_output("stream", name="stdout", text="60000 training images\n")]
     nbformat.write(new_notebook(cells=cells), course_folder.root / "loading.ipynb")
     imported = course_folder.cli("import", "loading.ipynb", "--phase", "01", "--slug", "loading")
     assert imported.returncode == 0, imported.stderr
@@ -325,6 +326,11 @@ def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
         "html.parser",
     )
     assert "download=True" in soup.get_text() and "jnp.asarray" in soup.get_text()
+    # What the notebook's own run printed stays under the cell, labelled as the notebook's.
+    assert "cell 2: its stored output is shown under it as the notebook's" in imported.stdout
+    stored = soup.find(string=re.compile("The notebook's stored output of this cell"))
+    assert stored is not None
+    assert stored.find_next("pre").get_text().strip() == "60000 training images"
     assert "its code is shown, not run" in soup.select_one("#run-the-program").get_text()
     assert soup.select_one(".setup-help") is None and soup.select_one("#recorded-execution")
     # The page of a lesson that runs keeps its program and setup help.

@@ -15,9 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from coursesite.config.yamlmodel import dump_yaml
 from coursesite.execution.dependencies import local_module_file, modules_imported_by
 from coursesite.importers.datafiles import data_reads
 from coursesite.outputs.assets import RefusedAsset, read_regular
@@ -101,13 +98,3 @@ def _read_all(folder: Path, names: list[str]) -> list[bytes] | None:
 
 def _named(name: str, found: list[str]) -> str:
     return name if "*" not in name else f"{name} ({len(found)} files)"
-
-
-def with_files(text: str, names: list[str]) -> str:
-    """The lesson `text` with `names` in its front matter's files:, after those it has."""
-    if not names:
-        return text
-    _, header, body = text.split("---\n", 2)
-    front = yaml.safe_load(header)
-    front["files"] = list(dict.fromkeys([*front.get("files", []), *names]))
-    return f"---\n{dump_yaml(front)}---\n{body}"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
-from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside, with_files
+from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.installing import (
     Installation,
     install,
@@ -25,6 +25,7 @@ from coursesite.importers.lessonimport import (
     lesson_slug,
     notebook_title,
 )
+from coursesite.importers.lessontext import with_files
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
 from coursesite.importers.requirements import distribution_of, requirement_line

@@ -20,7 +20,6 @@ from urllib.parse import unquote
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from coursesite.config.yamlmodel import dump_yaml
 from coursesite.execution.expectedoutputs import (
     KEPT_DISPLAY,
     KEPT_HEAD,
@@ -36,6 +35,7 @@ from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.frontends import frontend_notes, portable_code
 from coursesite.importers.glue import Glued
+from coursesite.importers.lessontext import front_matter, lesson_text, title_summary
 from coursesite.importers.magics import TIMING_VOLATILE, CellCode, cell_code
 from coursesite.importers.mystdirectives import (
     directive_images,
@@ -160,14 +160,13 @@ def convert(
             # Shown, never run: a heading right above it heads it, and titles no later step.
             shown = converted.shown if converted else cell.source
             fence = _fenced(shown, "python norun")
+            fence += _stored_text(cell, lesson.notes)
             (build_run if number else understand).append(f"{closing_line}\n\n{fence}".strip())
             heading = prose_before = closing_line = ""
             if converted is None:
                 lesson.notes.append(
                     f"{cell.where}: tagged skip-execution, so it is shown as code and never run"
                 )
-            elif stored_anything(cell):
-                lesson.notes.append(f"{cell.where}: its stored output is not shown (not run)")
             continue
         code = converted.code
         if not _has_statements(code):  # empty, or only what became comments: reported
@@ -211,15 +210,15 @@ def convert(
     # The opening text's first telling sentence, else the first after it (all prose, in order).
     summary = summary_of(prose)
     if not summary:
-        summary = _title_summary(title)
+        summary = title_summary(title)
         lesson.notes.append(
             "the notebook has no sentence of prose to summarise it: the summary repeats the "
             "title; write one line on what the lesson builds (summary:)"
         )
-    front = _front_matter(title, summary, understand, number, expected_name if stored else None)
+    front = front_matter(title, summary, understand, number, expected_name if stored else None)
     if lesson.timed:
         front["volatile"] = TIMING_VOLATILE
-    lesson.text = _lesson_text(front, understand, build_run)
+    lesson.text = lesson_text(front, understand, build_run)
     if stored:
         lesson.expected = dump_expected(source, stored)
     return lesson
@@ -447,49 +446,25 @@ def _step(
     return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"
 
 
+def _stored_text(cell: Cell, notes: list[str]) -> str:
+    """What a cell that is shown, never run, printed in the notebook's own run, as text
+    under its code, labelled as the notebook's: nothing a notebook shows is lost. A shell's
+    output (`!pip install`'s log) is no lesson's; images and HTML are left out, said so."""
+    text = "".join(part for part in (cell.stdout, cell.display) if part).strip("\n")
+    if cell.shell or not stored_anything(cell):
+        return ""
+    if not text:
+        notes.append(f"{cell.where}: its stored output is not shown (not run, and not text)")
+        return ""
+    notes.append(f"{cell.where}: its stored output is shown under it as the notebook's")
+    return (
+        f"\n\nThe notebook's stored output of this cell (not run here):\n\n{_fenced(text, 'text')}"
+    )
+
+
 def _fenced(code: str, info: str = "python") -> str:
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", code)), default=0))
     return f"{fence}{info}\n{code.strip(chr(10))}\n{fence}"
-
-
-def _front_matter(
-    title: str, summary: str, understand: list[str], steps: int, expected_name: str | None
-) -> dict:
-    words = sum(len(text.split()) for text in understand)
-    front = {
-        "title": title,
-        "summary": summary,
-        "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
-        "hardware": "cpu",
-        "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
-        "expected_result": f"{PLACEHOLDER} the output that shows the lesson worked",
-        "revision": "v0.1.0",
-    }
-    if expected_name:
-        front["expected_outputs"] = expected_name
-    return front
-
-
-def _title_summary(title: str) -> str:
-    """A summary made of the title, for a notebook with no sentence of its own."""
-    summary = title[:1].upper() + title[1:]
-    return summary if summary.endswith((".", "!", "?")) else f"{summary}."
-
-
-def _lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str:
-    header = dump_yaml(front)
-    stages = [
-        ("Understand", understand),
-        ("Build & Run", build_run),
-        ("Experiment", []),
-        ("Exercise & Check", []),
-        ("Evidence", []),
-    ]
-    body = "\n\n".join(
-        f"# {name}" + "".join(f"\n\n{part.strip()}" for part in parts if part.strip())
-        for name, parts in stages
-    )
-    return f"---\n{header}---\n\n{body}\n"
 
 
 def lesson_slug(title: str) -> str:

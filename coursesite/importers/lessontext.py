@@ -1,0 +1,60 @@
+"""The lesson file an import writes: its front matter (the placeholders the author fills
+in, what the notebook says of itself) and its five stages, Understand and Build & Run
+filled from the notebook's cells."""
+
+from __future__ import annotations
+
+import yaml
+
+from coursesite.config.yamlmodel import dump_yaml
+from coursesite.lesson.completeness import PLACEHOLDER
+
+
+def front_matter(
+    title: str, summary: str, understand: list[str], steps: int, expected_name: str | None
+) -> dict:
+    words = sum(len(text.split()) for text in understand)
+    front = {
+        "title": title,
+        "summary": summary,
+        "minutes": max(10, 5 * round((words / 200 + 3 * steps) / 5)),
+        "hardware": "cpu",
+        "outcomes": [f"{PLACEHOLDER} what a learner can do after this lesson"],
+        "expected_result": f"{PLACEHOLDER} the output that shows the lesson worked",
+        "revision": "v0.1.0",
+    }
+    if expected_name:
+        front["expected_outputs"] = expected_name
+    return front
+
+
+def title_summary(title: str) -> str:
+    """A summary made of the title, for a notebook with no sentence of its own."""
+    summary = title[:1].upper() + title[1:]
+    return summary if summary.endswith((".", "!", "?")) else f"{summary}."
+
+
+def lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str:
+    header = dump_yaml(front)
+    stages = [
+        ("Understand", understand),
+        ("Build & Run", build_run),
+        ("Experiment", []),
+        ("Exercise & Check", []),
+        ("Evidence", []),
+    ]
+    body = "\n\n".join(
+        f"# {name}" + "".join(f"\n\n{part.strip()}" for part in parts if part.strip())
+        for name, parts in stages
+    )
+    return f"---\n{header}---\n\n{body}\n"
+
+
+def with_files(text: str, names: list[str]) -> str:
+    """The lesson `text` with `names` in its front matter's files:, after those it has."""
+    if not names:
+        return text
+    _, header, body = text.split("---\n", 2)
+    front = yaml.safe_load(header)
+    front["files"] = list(dict.fromkeys([*front.get("files", []), *names]))
+    return f"---\n{dump_yaml(front)}---\n{body}"
