@@ -141,6 +141,7 @@ def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(cou
     assert "add the line tabulated-frames[fast]>=2 to" in lacking["tabulated_frames"]
     assert "add the line opencv-python to your requirements" in lacking["cv2"]
     assert "add the line dm-haiku to your requirements" in lacking["haiku"]
+    assert "not installed where you build: scikit-learn==1.5.0 " in report
 
 
 def test_an_address_built_from_another_is_read_and_one_only_compared_is_not():

@@ -386,6 +386,18 @@ def _image_beside(source: Path, src: str, where: str, refusals: list) -> bytes |
     return content
 
 
+def _installed_here(requirement: str) -> bool:
+    """Whether a `!pip install` requirement's distribution is installed (at any version)."""
+    import importlib.metadata
+
+    name = re.split(r"[\s\[<>=!~;@]", requirement.strip("'\""), maxsplit=1)[0]
+    try:
+        importlib.metadata.version(name)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return True
+
+
 def _free_slug(slug: str, taken: set[str]) -> str:
     candidate, number = slug, 2
     while candidate in taken:
@@ -405,8 +417,14 @@ def _report(
     if lesson.images:
         lines.append(f"  saved {len(lesson.images)} image(s) pasted into the notebook in images/")
     if lesson.installs:
+        missing = [line for line in lesson.installs if not _installed_here(line)]
         lines.append(f"  the notebook installs: {' '.join(lesson.installs)}")
-        lines.append("    (install them where you build the site before the next build)")
+        lines.append(
+            f"    not installed where you build: {' '.join(missing)} (install them before the "
+            "next build, or import with --install)"
+            if missing
+            else "    (installed where you build already)"
+        )
     lines += [f"  {request.notebook}: {note}" for note in lesson.notes]
     lines.append(
         f"  to finish: fill in the {PLACEHOLDER} lines and the empty stages "
