@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
@@ -36,9 +37,8 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
     earlier code wrote, in order. A name is told as writes_without_folder tells it: a
     string, or a path built of strings and names assigned one (`os.path.join(DIR, "a.png")`)."""
     written: set[str] = set()
-    names: dict[str, str] = {}  # a name assigned a path: the path
     found = []
-    for number, where, code in steps:
+    for number, where, code, calls in _calls(steps, with_unparsed=True):
         shell = [
             word.strip("'\"")
             for line in code.splitlines()
@@ -46,14 +46,7 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
             for word in line.split()
         ]
         written |= set(shell) | {word.rsplit("/", 1)[-1] for word in shell}
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:  # the build names the line
-            continue
-        for node in _in_order(tree):
-            if isinstance(node, ast.Assign):
-                _remember(node, names)
-                continue
+        for node, names in calls:
             given = _paths_given(node, names)
             if _writes(node):
                 written |= given | {name.rsplit("/", 1)[-1] for name in given}
@@ -70,19 +63,39 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
 def files_written(steps: list[tuple[int, str, str]]) -> set[str]:
     """The relative files the code writes by a name that can be told (`%%writefile
     helpers.py` became `open("helpers.py", "w")`): a module it writes is its own."""
-    names: dict[str, str] = {}
-    written: set[str] = set()
-    for _, _, code in steps:
+    return {
+        name
+        for _, _, _, calls in _calls(steps)
+        for node, names in calls
+        for name in _written_files(node, names)
+    }
+
+
+def _calls(
+    steps: list[tuple[int, str, str]], with_unparsed: bool = False
+) -> Iterator[tuple[int, str, str, Iterator[tuple[ast.Call, dict[str, str]]]]]:
+    """For each step (number, cell, code), its calls in the order they are written, each
+    with the paths names hold as it is made (`DIR = "data"` before it); a step that does not
+    parse has none (and is left out unless `with_unparsed`: the build names its line)."""
+    names: dict[str, str] = {}  # a name assigned a path: the path
+    for number, where, code in steps:
         try:
             tree = ast.parse(code)
-        except SyntaxError:  # the build names the line
+        except SyntaxError:
+            if with_unparsed:
+                yield number, where, code, iter(())
             continue
-        for node in _in_order(tree):
-            if isinstance(node, ast.Assign):
-                _remember(node, names)
-            else:
-                written |= _written_files(node, names)
-    return written
+        yield number, where, code, _step_calls(tree, names)
+
+
+def _step_calls(
+    tree: ast.Module, names: dict[str, str]
+) -> Iterator[tuple[ast.Call, dict[str, str]]]:
+    for node in _in_order(tree):
+        if isinstance(node, ast.Assign):
+            _remember(node, names)
+        else:
+            yield node, names
 
 
 def _specific(name: str) -> bool:
@@ -180,17 +193,9 @@ def writes_without_folder(
     from names the code assigned a folder (`OUT = Path("out")`); once a folder is made by a
     name that cannot be told (`os.makedirs(args.out)`), no later write is reported."""
     made: set[str] = set()
-    names: dict[str, str] = {}  # a name assigned a path: the path
     found: list[tuple[int, str, int, str, str]] = []
-    for number, where, code in steps:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:  # the build names the line
-            continue
-        for node in _in_order(tree):
-            if isinstance(node, ast.Assign):
-                _remember(node, names)
-                continue
+    for number, where, _, calls in _calls(steps):
+        for node, names in calls:
             if MAKERS.match(called_name(node)) or _downloads(node):
                 told = _made_folders(node, names)
                 if told is None:
