@@ -279,6 +279,9 @@ def test_writefile_run_and_capture_become_the_python_that_does_the_same(tmp_path
     assert "%%writefile became code that writes the file" in written.notes[0]
     assert "%run became runpy.run_path" in ran.notes[0]
     assert "%%capture became code that holds back" in held.notes[0]
+    # The file's text is written as it is: a line that reads as a magic in code is none.
+    listed = cell_code("%%writefile requirements.txt\npip install x\nls", "cell 7")
+    assert "pip install x\nls\n" in listed.code and len(listed.notes) == 1
     # What they do not take stays a reported comment: a captured variable, %run of a module.
     for kept in ("%%capture out\nprint(1)", "%run -m pdb helpers.py"):
         assert cell_code(kept, "cell 9").shown_only

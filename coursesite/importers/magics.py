@@ -54,6 +54,7 @@ _SETTINGS = re.compile(
 _TIMEIT = re.compile(r"^(\s*)%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$")
 _TIME = re.compile(r"^(\s*)%time\s+(.+)$")
 _CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
+_WRITTEN_FILE = re.compile(r"^\s*%%writefile\b")
 _MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
 # IPython's `display()`, a builtin in notebooks, and in the build's run of a lesson.
 _DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
@@ -112,10 +113,11 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     bind a name that is also a magic's (`history = []`)."""
     cell = CellCode()
     lines = source.strip("\n").splitlines()
-    lines = [
-        _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
-        for number, line in enumerate(lines)
-    ]
+    if not (lines and _WRITTEN_FILE.match(lines[0])):  # a file's text is no magic's
+        lines = [
+            _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
+            for number, line in enumerate(lines)
+        ]
     first = _CELL_MAGIC.match(lines[0]) if lines else None
     if first and first.group(1) in ("timeit", "time"):
         # The timed code is the notebook's too: its magics and display() are converted.
