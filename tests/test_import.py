@@ -302,12 +302,24 @@ def test_a_myst_notebook_builds_without_edits(course_folder):
     assert 'class="admonition admonition-note"' in page and 'href="index.html#calls"' in page
 
 
+def imported_and_built(course_folder, slug: str, cells: list) -> tuple[str, str]:
+    """Import a notebook of `cells` as the lesson `slug` of phase 01 beside the example
+    lesson, and build the course: the import's report and the lesson's page."""
+    course_folder.write(authoring_example())
+    nbformat.write(new_notebook(cells=cells), course_folder.root / f"{slug}.ipynb")
+    imported = course_folder.cli("import", f"{slug}.ipynb", "--phase", "01", "--slug", slug)
+    assert imported.returncode == 0, imported.stderr
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = course_folder.root / "site" / "basics" / slug / "index.html"
+    return imported.stdout, page.read_text()
+
+
 def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
     course_folder,
 ):
     """A guide whose every cell downloads, so is tagged skip-execution: its page shows the
     code and says that nothing ran, with no program to run or set up."""
-    course_folder.write(authoring_example())
     cells = [
         new_markdown_cell("# Loading data\n\nEach loader returns arrays of one shape."),
         new_code_cell("import torchvision\nds = torchvision.datasets.MNIST('.', download=True)"),
@@ -317,19 +329,12 @@ def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
     for cell in cells[1::2]:
         cell.metadata["tags"] = ["skip-execution"]
     cells[1].outputs = [new_output("stream", name="stdout", text="60000 training images\n")]
-    nbformat.write(new_notebook(cells=cells), course_folder.root / "loading.ipynb")
-    imported = course_folder.cli("import", "loading.ipynb", "--phase", "01", "--slug", "loading")
-    assert imported.returncode == 0, imported.stderr
-    assert "no cell of the notebook runs: the page shows its code, runs none" in imported.stdout
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    soup = BeautifulSoup(
-        (course_folder.root / "site" / "basics" / "loading" / "index.html").read_text(),
-        "html.parser",
-    )
+    report, page = imported_and_built(course_folder, "loading", cells)
+    assert "no cell of the notebook runs: the page shows its code, runs none" in report
+    soup = BeautifulSoup(page, "html.parser")
     assert "download=True" in soup.get_text() and "jnp.asarray" in soup.get_text()
     # What the notebook's own run printed stays under the cell, labelled as the notebook's.
-    assert "cell 2: its stored output is shown under it as the notebook's" in imported.stdout
+    assert "cell 2: its stored output is shown under it as the notebook's" in report
     stored = soup.find(string=re.compile("The notebook's stored output of this cell"))
     assert stored is not None
     assert stored.find_next("pre").get_text().strip() == "60000 training images"
@@ -343,20 +348,14 @@ def test_a_notebook_none_of_whose_cells_runs_becomes_a_page_that_shows_its_code(
 def test_a_module_the_notebook_writes_with_writefile_is_its_own_and_the_lesson_builds(
     course_folder,
 ):
-    course_folder.write(authoring_example())
     cells = [
         new_markdown_cell("# Helpers\n\nA notebook writes its helper module, then uses it."),
         new_code_cell("%%writefile notebook_written.py\ndef double(x):\n    return 2 * x"),
         new_code_cell("import notebook_written\nprint('doubled:', notebook_written.double(21))"),
         new_code_cell("%%capture\nprint('noise from a setup cell')"),
     ]
-    nbformat.write(new_notebook(cells=cells), course_folder.root / "helpers.ipynb")
-    imported = course_folder.cli("import", "helpers.ipynb", "--phase", "01", "--slug", "helpers")
-    assert imported.returncode == 0, imported.stderr
-    assert "notebook_written" not in imported.stdout.replace("became code that writes", "")
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site" / "basics" / "helpers" / "index.html").read_text()
+    report, page = imported_and_built(course_folder, "helpers", cells)
+    assert "notebook_written" not in report.replace("became code that writes", "")
     assert "doubled: 42" in page and "noise from a setup cell</" not in page
 
 

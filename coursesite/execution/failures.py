@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
+from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
 from coursesite.execution.missingmodules import is_installed
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
@@ -88,7 +89,7 @@ def _hint(failure: dict, job: FailedJob) -> str:
         )
     if library := _library_hint(message) or device_count_hint(message):
         return library
-    if undefined := re.match(r"NameError: name '(\w+)' is not defined", message):
+    if undefined := UNDEFINED_NAME.match(message):
         return (
             f"nothing that ran before this line defines {undefined.group(1)}: fix the name, or "
             "import or define it in an earlier step (a notebook may have had it from a cell "
@@ -181,7 +182,7 @@ def installed_version(module: str) -> str:
 
 
 def _live_value_hint(message: str, names: list[str]) -> str:
-    missing = re.search(r"NameError: name '(\w+)' is not defined", message)
+    missing = UNDEFINED_NAME.search(message)
     if missing:
         found = did_you_mean(missing.group(1), names)
         defined = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")

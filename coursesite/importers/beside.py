@@ -32,7 +32,6 @@ class Brought:
     copies: dict[Path, bytes] = field(default_factory=dict)  # course path -> content
     read: list[str] = field(default_factory=list)  # names or patterns (`img_*.png`) settled
     listed: list[str] = field(default_factory=list)  # the front matter's files:
-    modules: set[str] = field(default_factory=set)  # copied beside the lesson
     notes: list[str] = field(default_factory=list)
 
 
@@ -71,7 +70,6 @@ def bring_from_beside(
             if contents is None:
                 continue
             brought.copies[folder / source.name] = contents[0]
-            brought.modules.add(module)
             brought.notes.append(
                 f"{source.name}, the notebook's own module, copied beside the lesson"
             )

@@ -28,7 +28,7 @@ from coursesite.importers.lessonimport import (
 from coursesite.importers.lessontext import with_files
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
-from coursesite.importers.requirements import distribution_of, requirement_line
+from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.steplines import lesson_line
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import (
@@ -149,10 +149,12 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             "(import again with --slug to choose another)"
         )
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
-    installation = _installed(request, lesson, folder)
-    lesson.notes += _missing_modules(lesson, folder, brought.modules)
+    own = _own_modules(lesson, folder, request.notebook.parent)
+    wanted = _to_install(request, lesson, own)
+    installation = install(wanted) if wanted else Installation()
+    lesson.notes += _missing_modules(lesson, own)
     lesson.notes += _hosted_only(lesson)
-    lesson.notes += _api_drift(lesson, folder, request.notebook.parent)
+    lesson.notes += _api_drift(lesson, own)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
@@ -176,14 +178,10 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     return PlannedLesson(lesson, path, expected_path, images, manifest, slug, installation)
 
 
-def _installed(request: ImportRequest, lesson: ImportedLesson, folder: Path) -> Installation:
-    """With --install, pip installs what the code imports and nobody has installed, before
-    the checks below look for missing modules and names."""
-    if not request.install:
-        return Installation()
-    local = _own_modules(lesson, folder, request.notebook.parent)
-    wanted = requirements_to_install(lesson.code, local, lesson.installs)
-    return install(wanted) if wanted else Installation()
+def _to_install(request: ImportRequest, lesson: ImportedLesson, own: set[str]) -> list[str]:
+    """With --install, what pip installs (the code imports it and nobody has installed
+    it), before the checks below look for missing modules and names; else nothing."""
+    return requirements_to_install(lesson.code, own, lesson.installs) if request.install else []
 
 
 def _own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:
@@ -220,16 +218,12 @@ def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
     ]
 
 
-def _missing_modules(lesson: ImportedLesson, folder: Path, brought: set[str]) -> list[str]:
+def _missing_modules(lesson: ImportedLesson, own: set[str]) -> list[str]:
     """What the build would fail on for want of a module, said before any build: a package
     not installed (asked as the build asks, execution/missingmodules.py, so that import and
-    build agree). The notebook's own modules are beside the lesson, or `brought` there."""
-    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+    build agree). The notebook's `own` modules are beside the lesson, or brought there."""
     from coursesite.execution.missingmodules import missing_modules
 
-    imported = modules_imported_by(tuple(lesson.code))
-    own = {module for module in imported if local_module_file(module, folder)} | brought
-    own |= _written_modules(lesson)
     blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
     notes = []
     for module in sorted(missing_modules(blocks, own)):
@@ -305,13 +299,13 @@ def _data_files(
     return notes
 
 
-def _api_drift(lesson: ImportedLesson, folder: Path, beside: Path) -> list[str]:
+def _api_drift(lesson: ImportedLesson, own: set[str]) -> list[str]:
     """What the build would fail on because the code was written for other versions of
     the installed packages: each name they lack, at its line in the lesson."""
     from coursesite.importers.apidrift import api_drift
     from coursesite.importers.hostedmodules import hosted_only
 
-    drifts, unchecked = api_drift(lesson.steps, _own_modules(lesson, folder, beside))
+    drifts, unchecked = api_drift(lesson.steps, own)
     drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # _hosted_only
     notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
     for drift in drifts:
@@ -390,9 +384,8 @@ def _installed_here(requirement: str) -> bool:
     """Whether a `!pip install` requirement's distribution is installed (at any version)."""
     import importlib.metadata
 
-    name = re.split(r"[\s\[<>=!~;@]", requirement.strip("'\""), maxsplit=1)[0]
     try:
-        importlib.metadata.version(name)
+        importlib.metadata.version(requirement_name(requirement))
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return False
     return True

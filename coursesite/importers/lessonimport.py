@@ -178,7 +178,8 @@ def convert(
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
         if prelude:  # the next step ends the introduction
-            prelude = _end_prelude(understand, build_run, prelude_at)
+            _end_prelude(understand, build_run, prelude_at)
+            prelude = False
         elif not number and _imports_only(code) and not "".join(understand).strip():
             prelude, prelude_at = True, len(build_run) + 1
         number += 1
@@ -201,7 +202,7 @@ def convert(
             stored[f"step-{number}"] = _stored(cell, expected_name, lesson)
         lesson.notes += alt_notes(cell, code, number, drawers)
     if prelude:
-        prelude = _end_prelude(understand, build_run, prelude_at)
+        _end_prelude(understand, build_run, prelude_at)
     if not number:
         lesson.notes.append(
             "no cell of the notebook runs: the page shows its code, runs none, and has no "
@@ -356,14 +357,13 @@ def _closing_heading(text: str) -> tuple[str, str]:
     return (body.rstrip(), match.group(1)) if match else (text, "")
 
 
-def _end_prelude(understand: list[str], build_run: list[str], start: int) -> bool:
+def _end_prelude(understand: list[str], build_run: list[str], start: int) -> None:
     """Move the introduction that followed the opening imports (build_run[start:]) to
     Understand, but its last part when there are several: that leads into the next step,
-    and stays above it. False: the prelude is over."""
+    and stays above it."""
     moved = build_run[start:-1] if len(build_run) - start > 1 else build_run[start:]
     understand.extend(moved)
     del build_run[start : start + len(moved)]
-    return False
 
 
 def _imports_only(code: str) -> bool:
@@ -450,9 +450,9 @@ def _stored_text(cell: Cell, notes: list[str]) -> str:
     """What a cell that is shown, never run, printed in the notebook's own run, as text
     under its code, labelled as the notebook's: nothing a notebook shows is lost. A shell's
     output (`!pip install`'s log) is no lesson's; images and HTML are left out, said so."""
-    text = "".join(part for part in (cell.stdout, cell.display) if part).strip("\n")
     if cell.shell or not stored_anything(cell):
         return ""
+    text = (cell.stdout + cell.display).strip("\n")
     if not text:
         notes.append(f"{cell.where}: its stored output is not shown (not run, and not text)")
         return ""

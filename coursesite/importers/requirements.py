@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from coursesite.execution.dependencies import normalized_name
+
 # Modules whose distribution is named otherwise, among those tutorials import most.
 DISTRIBUTIONS = {
     "Bio": "biopython",
@@ -50,13 +52,14 @@ def distribution_of(module: str) -> str:
 def requirement_line(distribution: str, installs: list[str]) -> str:
     """The notebook's own requirement for `distribution` (as its `!pip install` lines give
     it, a version and extras with it), or the distribution's name."""
-    wanted = _normal(distribution)
+    wanted = normalized_name(distribution)
     for install in installs:
         requirement = install.strip("'\"")
-        if _normal(_NAME_END.split(requirement, 1)[0]) == wanted:
+        if normalized_name(requirement_name(requirement)) == wanted:
             return requirement
     return distribution
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+def requirement_name(requirement: str) -> str:
+    """The distribution a requirement line names: `optax` of `"optax[extra]>=0.2"`."""
+    return _NAME_END.split(requirement.strip("'\""), maxsplit=1)[0]

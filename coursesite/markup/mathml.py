@@ -63,12 +63,13 @@ def latex_to_mathml(latex: str, display: bool) -> str:
 
 # Environments MathJax shows as tables of rows and latex2mathml knows under another name:
 # without it, their rows run on in one line (a MathML line break no browser draws).
+# Each: the environment latex2mathml knows, and what its \begin takes.
 _TABLES = {
-    "eqnarray": r"array}{rcl",  # right-centre-left
-    "aligned": "align*",
-    "alignedat": "align*",
-    "gather": r"array}{c",
-    "gathered": r"array}{c",
+    "eqnarray": ("array", "{rcl}"),  # right-centre-left
+    "aligned": ("align*", ""),
+    "alignedat": ("align*", ""),
+    "gather": ("array", "{c}"),
+    "gathered": ("array", "{c}"),
 }
 _AS_TABLE = re.compile(
     r"\\(begin|end)\{(eqnarray|aligned|alignedat|gather|gathered)\*?\}(\{\d+\})?"
@@ -76,10 +77,10 @@ _AS_TABLE = re.compile(
 
 
 def _as_table(match: re.Match[str]) -> str:
-    name = _TABLES[match.group(2)]
+    environment, arguments = _TABLES[match.group(2)]
     if match.group(1) == "end":
-        return rf"\end{{{name.split('}')[0]}}}"
-    return rf"\begin{{{name}}}"
+        return rf"\end{{{environment}}}"
+    return rf"\begin{{{environment}}}{arguments}"
 
 
 def _breaks_at_top(latex: str) -> bool:
