@@ -154,7 +154,8 @@ def test_what_is_not_a_regular_image_file_is_refused_without_opening_it(course):
     assert isinstance(gone, MissingAsset)
     assert (gone.message, gone.hint) == (
         "image file 'gone.png' not found",
-        "image paths are relative to the folder of the lesson file",
+        "image paths are relative to the folder of the lesson file; list an image the "
+        "lesson's code writes under 'writes:' in the front matter",
     )
     (course / "content" / "folder.png").mkdir()
     os.mkfifo(course / "content" / "fifo.png")

@@ -201,3 +201,39 @@ def test_an_image_the_notebook_links_to_comes_from_beside_it_and_a_missing_one_i
     built = course_folder.cli("-q")
     assert built.returncode == 1
     assert "gone.png' not found" in built.stderr and "logo.png" not in built.stderr
+
+
+def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published(course_folder):
+    """A notebook that saves a figure into a folder its data files are in, then shows the
+    file in its prose, imports as a lesson that builds at once: the image is listed under
+    writes: (not reported missing), the folder is the data files' (no makedirs asked for),
+    and the page shows what the run wrote."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / "tutorials"
+    (repo / "charts").mkdir(parents=True)
+    (repo / "charts" / "rows.csv").write_text("1,2\n3,4\n")
+    (repo / "charts.md").write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Charts\n\n"
+        "We draw the rows and save the chart beside them.\n\n"
+        "```{code-cell} ipython3\nimport os\nimport numpy as np\nimport matplotlib\n"
+        "matplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n\nDIR = 'charts'\n"
+        "rows = np.loadtxt(os.path.join(DIR, 'rows.csv'), delimiter=',')\n"
+        "plt.plot(rows[:, 0], rows[:, 1])\nplt.savefig(os.path.join(DIR, 'chart.png'))\n"
+        "plt.close()\nprint(rows.sum())\n```\n\n"
+        "The chart: ![a rising line through two points](charts/chart.png)\n"
+    )
+    imported = course_folder.cli("import", str(repo / "charts.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        "image charts/chart.png is one the notebook's code writes: listed under writes:"
+    ) in imported.stdout
+    assert "not beside the lesson" not in imported.stdout
+    assert "which no step makes before it" not in imported.stdout
+    lesson = next((course_folder.root / "content").rglob("*-charts.md")).read_text()
+    assert "writes:\n  - charts/chart.png\n" in lesson
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = course_folder.root / "site" / "charts" / "charts" / "index.html"
+    [chart] = (page.parent / "images").glob("chart-*.png")
+    assert chart.read_bytes().startswith(b"\x89PNG")
+    assert f'src="images/{chart.name}"' in page.read_text()

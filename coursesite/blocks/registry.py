@@ -21,6 +21,7 @@ from urllib.parse import unquote
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.lesson.completeness import PLACEHOLDER
+from coursesite.lesson.frontmatter import written_name
 from coursesite.lesson.model import (
     Attempt,
     Code,
@@ -263,6 +264,7 @@ class BlockContext:
     anchors: set[str] = field(default_factory=set)
     course_root: Path | None = None  # None: no images here (phase guides)
     images: list[LessonImage] = field(default_factory=list)
+    written: frozenset[str] = frozenset()  # `writes:`: images the run leaves, by run name
 
     def error(self, message: str, line: int | None, hint: str) -> None:
         self.errors.append(BuildError(message, self.path, line, hint=hint))
@@ -293,12 +295,10 @@ class BlockContext:
                 "images go in lessons, whose folders the build copies them to",
             )
             return
-        try:
-            check_location(self.path.parent / shown, self.course_root, shown)
-        except RefusedAsset as refused:
-            self.error(refused.message, line, refused.hint)
+        if written_name(shown) in self.written:  # checked once the run has left it
+            self.images.append(LessonImage(src, shown, line, written=True))
         else:
-            self.images.append(LessonImage(src, shown, line))
+            self._image_beside(src, shown, line)
         if not alt.strip():
             self.error(
                 f"image '{shown}' has no alt text",
@@ -306,6 +306,15 @@ class BlockContext:
                 "say what the image shows for readers who cannot see it: "
                 "![what it shows](path), or ':alt: what it shows' in an {image} block",
             )
+
+    def _image_beside(self, src: str, shown: str, line: int) -> None:
+        assert self.course_root is not None
+        try:
+            check_location(self.path.parent / shown, self.course_root, shown)
+        except RefusedAsset as refused:
+            self.error(refused.message, line, refused.hint)
+        else:
+            self.images.append(LessonImage(src, shown, line))
 
     def anchor(self, text: str) -> str:
         """A page anchor for `text`, unique within the lesson."""

@@ -45,6 +45,7 @@ from coursesite.execution.probes import probes_payload
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
+from coursesite.execution.writtenimages import shown_writes, with_written_images
 from coursesite.files import write_in_place
 from coursesite.lesson.model import Lesson
 
@@ -72,6 +73,7 @@ class LessonJob:
     them (installs.py)."""
     solution_ids: list[str] = field(default_factory=list)  # reference solutions' blocks
     passed_environment: list[str] = field(default_factory=list)  # settings.pass_environment
+    writes: dict[str, int] = field(default_factory=dict)  # images it writes -> line showing one
 
     @property
     def step_lines(self) -> dict[str, int]:
@@ -154,6 +156,7 @@ def prepare_job(
         hidden=hidden_for(installs),
         solution_ids=[b.id for b in blocks if b.solution],
         passed_environment=list(settings.pass_environment),
+        writes=shown_writes(lesson),
     )
 
 
@@ -227,6 +230,7 @@ def run_job(
             record = _recorded_run(job, runner, folder / "run" / "result.json", main)
             _verify_main_py(job, record, _finish(main, job), main.captured())
             record = with_run_time_installs(record, folder / "guard")
+            record = with_written_images(record, job.writes, folder / "run", job.path)
         finally:
             for process in (runner, main):
                 if process.capture:

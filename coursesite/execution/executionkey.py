@@ -45,6 +45,8 @@ def code_parts(lesson: Lesson) -> dict[str, str]:
             f"{attempt.starter.source}\0{attempt.check.source}"
         )
     parts["values"] = short_digest("\0".join(sorted({v.expression for v in lesson.values})))
+    if lesson.front.writes:  # a record keeps the images its run wrote, and only those
+        parts["writes"] = short_digest("\0".join(sorted(lesson.front.writes)))
     return parts
 
 

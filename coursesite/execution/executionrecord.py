@@ -70,6 +70,9 @@ class ExecutionRecord:
     # Distributions an installed library imported while main.py ran, that no line of the
     # lesson imports: the install line lists them too (runtimeimports.py).
     run_time_installs: list[str] = field(default_factory=list)
+    # The images the code wrote that the prose shows (front matter `writes:`), by their
+    # name in the run's folder, as base64: writtenimages.py.
+    written: dict[str, str] = field(default_factory=dict)
 
     def output_of(self, block_ids: list[str]) -> str:
         return "".join(self.blocks[i].stdout for i in block_ids if i in self.blocks)
@@ -82,8 +85,9 @@ def record_to_json(record: ExecutionRecord) -> dict:
         for optional in ("captured_svgs", "clipped", "display_bundle", "displays"):
             if not block[optional]:
                 del block[optional]
-    if not data["run_time_installs"]:  # records of most lessons stay as they were
-        del data["run_time_installs"]
+    for optional in ("run_time_installs", "written"):  # records of most lessons stay as they were
+        if not data[optional]:
+            del data[optional]
     return data
 
 

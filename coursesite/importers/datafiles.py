@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
@@ -24,7 +24,7 @@ READS = re.compile(
     r"Image|SVG)$"  # IPython.display's, given a file name
 )
 WRITES = re.compile(
-    r"^(?:save\w*|savetxt|savefig|to_\w+|dump|write_\w+|imsave|imwrite|urlretrieve|mkdir|"
+    r"^(?:save\w*|savetxt|savefig|to_\w+|dump|write_\w+|imsave|imwrite|mimsave|mimwrite|urlretrieve|mkdir|"
     r"makedirs|download\w*|get_file|copy\w*|move|extractall|unpack_archive)$"
 )
 # A relative file name: no address, not absolute, with an extension; or a pattern of such
@@ -184,15 +184,18 @@ COPIERS = re.compile(r"^(?:copy\w*|move)$")
 
 
 def writes_without_folder(
-    steps: list[tuple[int, str, str]],
+    steps: list[tuple[int, str, str]], present: Collection[str] = ()
 ) -> list[tuple[int, str, int, str, str]]:
     """(step, cell, line in its code from 0, file name, folder) of the first write of a
     file into each relative folder that no earlier code made (`np.save("out/x.npy")` with no
     `os.makedirs("out")` before it): the build runs the code in a folder of its own, where
     writing there raises FileNotFoundError. Folders are told by the code's syntax tree, and
     from names the code assigned a folder (`OUT = Path("out")`); once a folder is made by a
-    name that cannot be told (`os.makedirs(args.out)`), no later write is reported."""
-    made: set[str] = set()
+    name that cannot be told (`os.makedirs(args.out)`), no later write is reported. The
+    folders of the `present` files (those `files:` lists) are there before any code runs."""
+    made = {
+        made for name in present if "/" in name for made in _with_parents(name.rpartition("/")[0])
+    }
     found: list[tuple[int, str, int, str, str]] = []
     for number, where, _, calls in _calls(steps):
         for node, names in calls:

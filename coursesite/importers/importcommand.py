@@ -26,18 +26,12 @@ from coursesite.importers.lessonimport import (
     notebook_title,
 )
 from coursesite.importers.lessontext import with_files
+from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.steplines import lesson_line
 from coursesite.lesson.completeness import PLACEHOLDER
-from coursesite.outputs.assets import (
-    MissingAsset,
-    RefusedAsset,
-    check_image_file,
-    published_image,
-    read_regular,
-)
 
 
 @dataclass
@@ -138,10 +132,10 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     sites = OtherSites.of(course.references, request.origin)
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
-    copies = _check_images(lesson, folder, course.root, request.notebook)
+    linked = settle_linked_images(lesson, folder, course.root, request.notebook)
     # Before any note names a lesson line: listing files adds lines to the front matter.
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
-    lesson.text = with_files(lesson.text, brought.listed)
+    lesson.text = with_files(lesson.text, brought.listed, writes=linked.written)
     lesson.notes += brought.notes + network_notes(lesson.text, lesson.steps)
     if slug != first_choice:
         lesson.notes.append(
@@ -167,7 +161,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             hint=f"list it by hand: slug: {slug}, source: {source}",
         ) from None
     images = {folder / name: content for name, content in lesson.images.items()}
-    images |= copies | brought.copies
+    images |= linked.copies | brought.copies
     for taken, content in list(images.items()):
         if taken.is_file() and taken.read_bytes() == content:  # the same image (by digest)
             del images[taken]
@@ -287,7 +281,7 @@ def _data_files(
     # Reported, not settled: a makedirs line the notebook never had would be code the
     # reader sees as the notebook's, and only the author knows whether the folder is the
     # code's output (make it) or data the lesson should bring (a reported read).
-    for number, where, offset, name, made_in in writes_without_folder(lesson.steps):
+    for number, where, offset, name, made_in in writes_without_folder(lesson.steps, brought.listed):
         line = lesson_line(lesson.text, number, offset)
         notes.append(
             f"{where}, lesson line {line}: step {number} writes the file {name} into the "
@@ -330,54 +324,6 @@ def _api_drift(lesson: ImportedLesson, own: set[str]) -> list[str]:
             f"another version of {drift.package} (installed: {drift.version}); {use}, or {pin}"
         )
     return notes if unchecked else notes[1:]
-
-
-def _check_images(
-    lesson: ImportedLesson, folder: Path, root: Path, notebook: Path
-) -> dict[Path, bytes]:
-    """BuildErrors, by cell, for each image the lesson could not publish: an attachment
-    that is not a clean image, a linked file that is private, outside or not an image. A
-    linked file not beside the lesson yet but beside the notebook is copied (returned:
-    course path -> content); one found nowhere is a note: the author may copy it in."""
-    from coursesite.errors import BuildError, BuildErrors
-
-    refusals = list(lesson.refusals)
-    copies: dict[Path, bytes] = {}
-    for src, where in lesson.linked_images:
-        target = Path(os.path.normpath(folder / src))
-        shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else src
-        try:
-            check_image_file(folder / src, root, src)
-        except MissingAsset:
-            if target in copies:  # linked again, by another cell or the same one
-                continue
-            content = _image_beside(notebook.parent / src, src, where, refusals)
-            if content and target.is_relative_to(root):
-                copies[target] = content
-                lesson.notes.append(f"{where}: image {src} copied from beside the notebook")
-                continue
-            lesson.notes.append(
-                f"{where}: image {src} is not beside the lesson: copy it to {shown}"
-            )
-        except RefusedAsset as refused:
-            refusals.append((f"{where}: {refused.message}", refused.hint))
-    if refusals:
-        raise BuildErrors([BuildError(m, notebook, hint=hint) for m, hint in refusals])
-    return copies
-
-
-def _image_beside(source: Path, src: str, where: str, refusals: list) -> bytes | None:
-    """The image the notebook links to, read from beside it (its repository's checkout),
-    when it is one a page may publish; a refusal when it is not."""
-    if not source.is_file():
-        return None
-    try:
-        content = read_regular(source)
-        published_image(content, source.suffix, src, "check")
-    except RefusedAsset as refused:
-        refusals.append((f"{where}: {refused.message}", refused.hint))
-        return None
-    return content
 
 
 def _installed_here(requirement: str) -> bool:

@@ -50,11 +50,14 @@ def lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str
     return f"---\n{header}---\n\n{body}\n"
 
 
-def with_files(text: str, names: list[str]) -> str:
-    """The lesson `text` with `names` in its front matter's files:, after those it has."""
-    if not names:
+def with_files(text: str, names: list[str], writes: list[str] | None = None) -> str:
+    """The lesson `text` with `names` in its front matter's files: and `writes` in its
+    writes:, after those it has."""
+    if not names and not writes:
         return text
     _, header, body = text.split("---\n", 2)
     front = yaml.safe_load(header)
-    front["files"] = list(dict.fromkeys([*front.get("files", []), *names]))
+    for key, added in (("files", names), ("writes", writes or [])):
+        if added:
+            front[key] = list(dict.fromkeys([*front.get(key, []), *added]))
     return f"---\n{dump_yaml(front)}---\n{body}"

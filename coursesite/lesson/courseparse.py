@@ -8,10 +8,11 @@ from pathlib import Path
 from coursesite.cache.parsecache import ParseCache
 from coursesite.config.manifest import Course
 from coursesite.errors import BuildError, BuildErrors
+from coursesite.lesson.guide import parse_guide
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.links import check_links, check_references
 from coursesite.lesson.model import LessonLink, Prose
-from coursesite.lesson.parse import parse_guide, parse_lesson
+from coursesite.lesson.parse import parse_lesson
 
 
 def parse_course(

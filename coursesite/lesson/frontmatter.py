@@ -5,7 +5,7 @@ exist inside the course. Errors point at the line of the value, from the YAML's 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import yaml
 
@@ -13,7 +13,8 @@ from coursesite.config.manifest import LessonRef
 from coursesite.config.paths import data_files_outside
 from coursesite.config.yamlmodel import line_at, node_tree
 from coursesite.errors import BuildError, BuildErrors
-from coursesite.lesson.model import FrontMatter, LessonLink
+from coursesite.lesson.model import FrontMatter, LessonImage, LessonLink
+from coursesite.outputs.assets import IMAGE_TYPES, TYPE_HINT
 
 
 def split_front_matter(text: str, path: Path) -> tuple[str, int]:
@@ -65,6 +66,7 @@ def front_matter_problems(
                 )
             )
     problems += missing_data_files(path, text, front)
+    problems += _unpublishable_writes(path, front, root)
     return problems + data_files_outside(path, text, front.declared_files(), ref.course_root)
 
 
@@ -98,6 +100,48 @@ def missing_data_files(path: Path, text: str, front: FrontMatter) -> list[BuildE
             hint="files are relative to the folder of the lesson file",
         )
         for location, name in missing
+    ]
+
+
+def written_name(path: str) -> str | None:
+    """The name `path` (from `writes:`) has in the folder the code runs in, if it is one
+    inside that folder: a file the run leaves anywhere else is not the lesson's to publish."""
+    name = PurePosixPath(path)
+    if name.is_absolute() or ".." in name.parts or not name.name:
+        return None
+    return name.as_posix()
+
+
+def _unpublishable_writes(path: Path, front: FrontMatter, root: yaml.Node) -> list[BuildError]:
+    """`writes:` entries that cannot be an image the run leaves in the lesson's folder."""
+    problems = []
+    for index, name in enumerate(front.writes):
+        if written_name(name) is None:
+            problem = f"'{name}' in writes: is not a path inside the lesson's folder"
+            hint = "the code runs in the lesson's folder: name what it writes there (out/plot.png)"
+        elif PurePosixPath(name).suffix.lower() not in IMAGE_TYPES:
+            problem, hint = f"'{name}' in writes: is not an image file", TYPE_HINT
+        else:
+            continue
+        problems.append(BuildError(problem, path, front_line(root, ("writes", index)), hint=hint))
+    return problems
+
+
+def unshown_writes(
+    path: Path, front: FrontMatter, root: yaml.Node, images: list[LessonImage]
+) -> list[BuildError]:
+    """`writes:` entries no image of the lesson shows: the build would publish nothing."""
+    shown = {written_name(image.path) for image in images if image.written}
+    return [
+        BuildError(
+            f"'{name}' in writes: is shown by no image of the lesson",
+            path,
+            front_line(root, ("writes", index)),
+            hint=f"show it where the lesson discusses it (![what it shows]({name})), "
+            "or take it out of 'writes:'",
+        )
+        for index, name in enumerate(front.writes)
+        if (run_name := written_name(name)) is not None and run_name not in shown
     ]
 
 

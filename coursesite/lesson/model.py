@@ -44,6 +44,9 @@ class FrontMatter(StrictModel, frozen=True, kw_only=True):
     references: list[Reference] = []
     files: list[str] = []
     """Data files (relative to the lesson file) copied beside the code when it runs."""
+    writes: list[str] = []
+    """Images the lesson's code writes (relative to the lesson file) that its prose shows:
+    the build publishes them from the run, not from beside the lesson."""
     volatile: list[str] = []
     """Regular expressions for output lines that differ from run to run (timings)."""
     expected_outputs: str | None = None
@@ -240,6 +243,7 @@ class LessonImage:
     src: str  # as the parser reads it from the Markdown (percent-encoded)
     path: str  # the file, relative to the folder of the lesson file
     line: int
+    written: bool = False  # the lesson's code writes it (front matter `writes:`)
 
 
 @dataclass(frozen=True)

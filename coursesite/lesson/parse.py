@@ -33,6 +33,8 @@ from coursesite.lesson.frontmatter import (
     front_matter_problems,
     prerequisite_links,
     split_front_matter,
+    unshown_writes,
+    written_name,
 )
 from coursesite.lesson.model import (
     STAGES,
@@ -80,10 +82,13 @@ class LessonParser(MystScanner):
     targets: dict[str, int] = field(default_factory=dict)  # label -> line
     target_titles: dict[str, str] = field(default_factory=dict)
     label_refs: list[LabelRef] = field(default_factory=list)
+    written: frozenset[str] = frozenset()  # the front matter's `writes:`, by run name
 
     def __post_init__(self) -> None:
         # Block builders report into the same error list and take from the same anchors.
-        self.context = BlockContext(self.path, self.errors, self.anchors, self.course_root)
+        self.context = BlockContext(
+            self.path, self.errors, self.anchors, self.course_root, written=self.written
+        )
 
     def anchor(self, text: str) -> str:
         return self.context.anchor(text)
@@ -416,7 +421,10 @@ def parse_lesson(
     front, root = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
     lines = [""] * front_lines + text.splitlines()[front_lines:]
-    parser = LessonParser(path, lines, formulas=formulas, course_root=ref.course_root)
+    written = frozenset(filter(None, map(written_name, front.writes)))
+    parser = LessonParser(
+        path, lines, formulas=formulas, course_root=ref.course_root, written=written
+    )
     parser.errors.extend(front_matter_problems(ref, text, front, root))
     parser.links.extend(prerequisite_links(front, root))
     mistakes = fence_mistakes(lines, 1, path)
@@ -424,6 +432,7 @@ def parse_lesson(
         raise BuildErrors(parser.errors + mistakes)
     stages = parser.parse_stages()
     _check_step_numbers(parser, stages)
+    parser.errors.extend(unshown_writes(path, front, root, parser.context.images))
     if parser.errors:
         raise BuildErrors(parser.errors)
     return Lesson(
@@ -466,34 +475,3 @@ def _check_step_numbers(parser: LessonParser, stages: list[Stage]) -> None:
                 "number steps 1, 2, 3, ... in order",
             )
             break
-
-
-def parse_guide(
-    path: Path,
-    formulas: FormulaMemo | None = None,
-) -> tuple[Prose, list[LessonLink]]:
-    """A phase study guide: plain Markdown whose math and lesson links are checked."""
-    text = decode_utf8(path.read_bytes(), path)
-    parser = LessonParser(path, text.splitlines(), formulas=formulas)
-    parser.scan_prose(text, 1)
-    for value in parser.values:
-        parser.error(
-            f"live value `{value.expression}` in a phase guide",
-            value.line,
-            "live values belong in lessons, whose code computes them",
-        )
-    for target, line in parser.targets.items():
-        parser.error(
-            f"target ({target})= in a phase guide",
-            line,
-            "targets go in lessons; link to a lesson with {doc}`slug` or [text](lesson:slug)",
-        )
-    for ref in parser.label_refs:
-        parser.error(
-            f"{{ref}}`{ref.label}` in a phase guide",
-            ref.line,
-            "phase guides link with [text](lesson:slug#anchor) or {doc}`slug`",
-        )
-    if parser.errors:
-        raise BuildErrors(parser.errors)
-    return Prose(text, 1), parser.links

@@ -45,7 +45,8 @@ class MissingAsset(RefusedAsset):
 def missing(shown: str) -> MissingAsset:
     return MissingAsset(
         f"image file '{shown}' not found",
-        "image paths are relative to the folder of the lesson file",
+        "image paths are relative to the folder of the lesson file; list an image the "
+        "lesson's code writes under 'writes:' in the front matter",
     )
 
 

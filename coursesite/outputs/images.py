@@ -8,6 +8,7 @@ the lesson was parsed is an error at the line that shows it.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import hashlib
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coursesite.errors import BuildError
+from coursesite.execution.executionrecord import ExecutionRecord
+from coursesite.lesson.frontmatter import written_name
 from coursesite.lesson.model import LessonImage
 from coursesite.outputs.assets import (
     RefusedAsset,
@@ -37,15 +40,19 @@ class CopiedImage:
 
     name: str  # relative to the lesson page: images/<stem>-<digest><suffix>
     digest: str
-    source: Path  # resolved, checked by assets.check_location
+    source: Path | None  # resolved, checked by assets.check_location; None: `written`
     lesson_path: Path
     image: LessonImage
+    written: bytes | None = None  # the bytes the lesson's run wrote (front matter `writes:`)
 
     @property
     def content(self) -> bytes:
         """The bytes the site publishes, read and checked again as they are published."""
         with _refusal_at(self.lesson_path, self.image):
-            return _published(self.source, self.image, self.digest)
+            if self.source is None:
+                assert self.written is not None, "an image is a file or what the run wrote"
+                return _checked(self.written, self.image, self.digest)
+            return _checked(read_regular(self.source), self.image, self.digest)
 
 
 def lesson_images(
@@ -53,14 +60,18 @@ def lesson_images(
     course_root: Path,
     images: list[LessonImage],
     digests: ImageDigests | None = None,
+    record: ExecutionRecord | None = None,
 ) -> dict[str, CopiedImage]:
     """The `images` of the lesson file at `lesson_path` by their src in the Markdown, each
     checked where it is and what it holds (assets.py) on every build; a refused or missing
     file is an error at the line that shows it. `digests` keeps each file's digest (and so
     its verdict) while the file is unchanged: the plan stage names every image of the
-    course on every build."""
+    course on every build. An image the code writes comes from the `record` of its run."""
     copied: dict[str, CopiedImage] = {}
     for image in images:
+        if image.written:
+            copied[image.src] = _written_copy(lesson_path, image, record)
+            continue
         with _refusal_at(lesson_path, image):
             source = check_location(lesson_path.parent / image.path, course_root, image.path)
             checked = functools.partial(_checked_digest, image=image)
@@ -75,15 +86,36 @@ def image_digest(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()[:12]
 
 
+def _written_copy(
+    lesson_path: Path, image: LessonImage, record: ExecutionRecord | None
+) -> CopiedImage:
+    """The image the lesson's run wrote, as its record keeps it (writtenimages.py)."""
+    encoded = record.written.get(written_name(image.path) or "") if record else None
+    if encoded is None:  # a record made before the image was listed under `writes:`
+        raise BuildError(
+            f"the record of the lesson's run holds no image '{image.path}'",
+            lesson_path,
+            image.line,
+            hint="build the lesson again (--force) so that its run writes the image",
+        )
+    content = base64.b64decode(encoded)
+    digest = image_digest(content)
+    with _refusal_at(lesson_path, image):
+        _checked(content, image, digest)
+    name = f"images/{Path(image.path).stem}-{digest}{Path(image.path).suffix.lower()}"
+    return CopiedImage(name, digest, None, lesson_path, image, written=content)
+
+
 def _checked_digest(source: Path, image: LessonImage) -> str:
     content = read_regular(source)
     digest = image_digest(content)
-    published_image(content, Path(image.path).suffix, image.path, digest)
+    _checked(content, image, digest)
     return digest
 
 
-def _published(source: Path, image: LessonImage, digest: str) -> bytes:
-    return published_image(read_regular(source), Path(image.path).suffix, image.path, digest)
+def _checked(content: bytes, image: LessonImage, digest: str) -> bytes:
+    """What the site publishes of `content`, or RefusedAsset (assets.published_image)."""
+    return published_image(content, Path(image.path).suffix, image.path, digest)
 
 
 @contextlib.contextmanager

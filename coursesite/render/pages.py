@@ -204,7 +204,7 @@ def plan_site(
         neighbours = neighbours_of(lessons, position)
         try:
             images = lesson_images(
-                item.path, item.ref.course_root, item.outlined().images, image_digests
+                item.path, item.ref.course_root, item.outlined().images, image_digests, item.ran()
             )
         except BuildError as refused:
             refusals.append(refused)

@@ -62,7 +62,7 @@ def preview_files(
     )
     neighbours = neighbours_of(items, items.index(edited))
     phase_refs = [item.ref for item in items if item.ref.phase.slug == lesson.ref.phase.slug]
-    images = lesson_images(lesson.path, lesson.ref.course_root, lesson.images)
+    images = lesson_images(lesson.path, lesson.ref.course_root, lesson.images, record=record)
     titles = {item.slug: item.outlined().front.title for item in items}
     files = render_lesson(env, course, edited, neighbours, titles, phase_refs, images, preview=note)
     return {

@@ -20,6 +20,7 @@ from coursesite.execution.environment import lesson_environment
 from coursesite.execution.execute import LessonJob, record_from_result
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder
+from coursesite.execution.writtenimages import with_written_images
 
 WARM_RUNNER = Path(__file__).with_name("warmrunner.py")
 MARKER = b"\x1ecoursesite-warm "  # warmrunner.MARKER: its answers on stdout start with it
@@ -120,7 +121,8 @@ class WarmSession:
 
     def record(self) -> ExecutionRecord:
         """What the namespace's blocks printed and drew, the re-run ones as they did last."""
-        return record_from_result(self.job.slug, self.result)
+        record = record_from_result(self.job.slug, self.result)
+        return with_written_images(record, self.job.writes, self._work, self.job.path)
 
     def close(self) -> None:
         if self._guardian is not None:
