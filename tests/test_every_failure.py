@@ -330,3 +330,52 @@ def test_what_fails_for_want_of_a_step_that_lacked_another_module_folds_under_th
         "step 3 failed because step 1 failed (names: b)",
         "step 2 failed on modules the hint lists too",
     ]
+
+
+DOWNLOAD = (
+    "import os\n"
+    "def fetch(name):\n"
+    "    raise ConnectionError(f'the server did not answer for {name}')\n"
+    "data_dir = '_data'\n"
+    "os.makedirs(data_dir, exist_ok=True)\n"
+    "for name in ['train.bin']:\n"
+    "    path = os.path.join(data_dir, name)\n"
+    "    body = fetch(name)\n"
+    "    with open(path, 'wb') as handle:\n"
+    "        handle.write(body)"
+)
+READ = (
+    "dataset = {}\n"
+    "for name in ['train.bin']:\n"
+    "    with open(os.path.join(data_dir, name), 'rb') as handle:\n"
+    "        dataset[name] = handle.read()"
+)
+
+
+def test_what_a_failed_download_was_to_write_and_fill_fails_as_its_consequence(course_folder):
+    """The file the download never wrote, and the dict the read of it never filled: a
+    notebook that downloads its data fails once, at the download."""
+    text = with_steps(DOWNLOAD, READ, "print(len(dataset['train.bin']))")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: ConnectionError: the server did not answer")
+    assert cause.detail.startswith(
+        "steps 3, 4 failed because step 2 failed (names: data_dir, dataset)\n"
+    )
+
+
+def test_a_file_or_key_the_failed_step_was_not_to_make_is_its_own_failure(course_folder):
+    other_file = READ.replace("os.path.join(data_dir, name)", "'rows.csv'")
+    _, read = build_errors(course_folder, with_steps(DOWNLOAD, other_file, "1"))
+    assert read.message == (
+        "step 3 failed: FileNotFoundError: [Errno 2] No such file or directory: 'rows.csv'"
+    )
+    # A dict the failed step filled before the line it failed at, or one it never fills,
+    # is no consequence of it.
+    filled_first = "sizes_by = {}\nsizes_by['a'] = 1\nratio = 1 / 0"
+    for three in ("print(sizes_by['b'])", "counts = {}\nprint(counts['b'])"):
+        _, key = build_errors(course_folder, with_steps(filled_first, three, "1"))
+        assert key.message == "step 3 failed: KeyError: 'b'"
+    # One it was to fill after that line is.
+    filled_after = filled_first + "\nsizes_by['b'] = 2"
+    (cause,) = build_errors(course_folder, with_steps(filled_after, "print(sizes_by['b'])", "1"))
+    assert cause.detail.startswith("step 3 failed because step 2 failed (names: sizes_by)\n")

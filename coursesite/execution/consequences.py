@@ -10,7 +10,12 @@ that then fails on that name failed because of it. Said only where the names pro
   a failed block was to (re)bind at or after the line it failed at, and neither a block
   between them nor the failing block before that expression bound it again;
 - "expected E to be raised, but nothing was" in a block that reads such a name before it
-  binds it: what it expects to raise depended on the binding that never happened.
+  binds it: what it expects to raise depended on the binding that never happened;
+- a FileNotFoundError raised by an expression that uses a name the path of a file write
+  the failed block never reached was made of (`data_dir`), and a KeyError or IndexError
+  raised by a subscript of a container it never reached the filling of
+  (unreachedeffects.py): the download that failed was to write that file, the read that
+  failed was to fill that dict.
 Anything else is the block's own failure (blockfailures.py reports it with its traceback).
 """
 
@@ -19,11 +24,15 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from coursesite.execution.unreachedeffects import UnreachedEffects, unreached_effects
 
 UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
 NOTHING_RAISED = re.compile(r"expected [\w.]+ to be raised, but nothing was$")
+NO_FILE = re.compile(r"(?:FileNotFoundError|OSError|IOError): .*No such file or directory")
+NO_ITEM = re.compile(r"(?:KeyError|IndexError)\b")
 
 
 @dataclass
@@ -31,6 +40,7 @@ class FailedBlock:
     id: str
     bound: set[str]  # every name it binds
     unreached: set[str]  # those of the module's scope bound at or after the line it failed at
+    effects: UnreachedEffects = field(default_factory=UnreachedEffects)
 
 
 @dataclass
@@ -76,6 +86,8 @@ class LessonFailures:
         if failing is not None and message.startswith("TypeError"):
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
             return self._stale(block, lambda n: n in used, stopped, "stale")
+        if failing is not None and (NO_FILE.match(message) or NO_ITEM.match(message)):
+            return self._unreached_effect(failing, bool(NO_FILE.match(message)))
         if NOTHING_RAISED.match(message):
             first = _first_loads(block["code"])  # a name it reads before it binds it
             return self._stale(block, lambda n: n in first, 0, "expectation")
@@ -116,6 +128,23 @@ class LessonFailures:
                     return Consequence(cause.id, name, kind)
         return None
 
+    def _unreached_effect(self, failing: ast.AST, file: bool) -> Consequence | None:
+        """The failed block whose unreached write made of a name `failing` uses (`file`),
+        or whose unreached filling of a container `failing` subscripts, it follows from."""
+        if file:
+            used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+        else:
+            used = {
+                n.value.id
+                for n in ast.walk(failing)
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+            }
+        for cause in reversed(self.failed):
+            shared = used & (cause.effects.written_from if file else cause.effects.filled)
+            if shared:
+                return Consequence(cause.id, sorted(shared)[0], "unfinished")
+        return None
+
     def _bound_between(self, first: str, last: str) -> set[str]:
         """The module's names that the blocks run after `first` and before `last` bound."""
         failed = {block.id: block for block in self.failed}
@@ -134,7 +163,12 @@ class LessonFailures:
         found = bindings(block["code"], everywhere=False)
         stopped = self._stopped_at(failure, block)
         unreached = {n for n, at in found if stopped is not None and block["line"] + at >= stopped}
-        self.failed.append(FailedBlock(block["id"], bound_names(block["code"]), unreached))
+        effects = (
+            unreached_effects(block["code"], stopped - block["line"] + 1)
+            if stopped is not None
+            else UnreachedEffects()
+        )
+        self.failed.append(FailedBlock(block["id"], bound_names(block["code"]), unreached, effects))
 
     def _stopped_at(self, failure: dict, block: dict) -> int | None:
         """The line of `block` its failure stopped it at; None if it ran to its end (it
