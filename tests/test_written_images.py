@@ -7,6 +7,7 @@ import base64
 import json
 import subprocess
 import sys
+import zipfile
 
 from conftest import ROOT, authoring_example, line_of
 
@@ -48,6 +49,10 @@ def test_an_image_the_code_writes_is_published_from_the_run(course_folder):
     page = (page_folder / "index.html").read_text()
     assert f'src="images/{published[0].name}"' in page
     assert 'src="out/plot.png"' not in page
+    # The zip holds it too, where its lesson.md shows it.
+    with zipfile.ZipFile(page_folder / "count-batches.zip") as archive:
+        assert archive.read(f"images/{published[0].name}") == PNG
+        assert f"](images/{published[0].name})" in archive.read("lesson.md").decode()
     # The record keeps it: a build from the cache publishes it with no run.
     record = json.loads((page_folder / "record.json").read_text())
     assert base64.b64decode(record["written"]["out/plot.png"]) == PNG

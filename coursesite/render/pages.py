@@ -343,7 +343,9 @@ def render_lesson_files(
         for figure in lesson.items(Figure)
     }
     files = [OutputFile(f"{folder}/{figures[anchor]}", svg) for anchor, svg in svgs.items()]
-    files.extend(OutputFile(f"{folder}/{image.name}", image.content) for image in images.values())
+    # The prose's images: beside the page, and in the zip beside the lesson.md that shows them.
+    published = {image.name: image.content for image in images.values()}
+    files.extend(OutputFile(f"{folder}/{name}", content) for name, content in published.items())
     context = {
         "resolve_link": link_resolver(course, lesson.ref.url),
         "live_values": record.values,
@@ -364,7 +366,7 @@ def render_lesson_files(
         svgs,
         captured,
         context,
-        {**item.code_files(), **display_files(displayed), **printed_files(printed)},
+        {**item.code_files(), **published, **display_files(displayed), **printed_files(printed)},
     )
     files.extend(OutputFile(f"{folder}/{name}", content) for name, content in downloads.items())
     return files
