@@ -5,11 +5,9 @@ and the real lesson process."""
 
 import base64
 import json
-import subprocess
-import sys
 import zipfile
 
-from conftest import ROOT, authoring_example, line_of
+from conftest import authoring_example, line_of
 
 # A 1x1 PNG: the code writes these bytes, the page must publish them as they are.
 PNG = base64.b64decode(
@@ -29,19 +27,9 @@ def written_lesson(writes: str = "[out/plot.png]", code: str = WRITE_PNG, src="o
     return text.replace("# Understand\n", f"# Understand\n\n![the plot the code drew]({src})\n", 1)
 
 
-def build(folder) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "-q"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_an_image_the_code_writes_is_published_from_the_run(course_folder):
     course_folder.write(written_lesson())
-    result = build(course_folder.root)
+    result = course_folder.cli("-q")
     assert result.returncode == 0, result.stderr
     page_folder = next((course_folder.root / "site").rglob("count-batches"))
     published = list((page_folder / "images").glob("plot-*.png"))
@@ -57,7 +45,7 @@ def test_an_image_the_code_writes_is_published_from_the_run(course_folder):
     record = json.loads((page_folder / "record.json").read_text())
     assert base64.b64decode(record["written"]["out/plot.png"]) == PNG
     (page_folder / "images" / published[0].name).unlink()
-    again = build(course_folder.root)
+    again = course_folder.cli("-q")
     assert again.returncode == 0, again.stderr
     assert (page_folder / "images" / published[0].name).read_bytes() == PNG
 
@@ -65,7 +53,7 @@ def test_an_image_the_code_writes_is_published_from_the_run(course_folder):
 def test_an_image_the_code_does_not_write_fails_at_the_line_that_shows_it(course_folder):
     text = written_lesson(code="")
     course_folder.write(text)
-    result = build(course_folder.root)
+    result = course_folder.cli("-q")
     assert result.returncode == 1, result.stderr
     line = line_of(text, "](out/plot.png)")
     assert (
@@ -80,7 +68,7 @@ def test_a_written_file_that_is_no_image_is_refused_as_any_image_is(course_folde
     code = "import os\nos.makedirs('out', exist_ok=True)\nopen('out/plot.png', 'w').write('x')\n"
     text = written_lesson(code=code)
     course_folder.write(text)
-    result = build(course_folder.root)
+    result = course_folder.cli("-q")
     assert result.returncode == 1, result.stderr
     assert f"lesson.md:{line_of(text, '](out/plot.png)')}: " in result.stderr
     assert "image 'out/plot.png' is not an image, though its name says PNG" in result.stderr
@@ -91,7 +79,7 @@ def test_writes_entries_that_cannot_be_shown_are_errors_at_their_front_matter_li
 ):
     text = written_lesson(writes="[out/plot.png, ../secret.png, out/data.csv, out/other.png]")
     course_folder.write(text)
-    result = build(course_folder.root)
+    result = course_folder.cli("-q")
     assert result.returncode == 1, result.stderr
     line = line_of(text, "writes:")
     assert f"lesson.md:{line}: '../secret.png' in writes: is not a path inside" in result.stderr
@@ -108,7 +96,7 @@ def test_without_writes_an_image_missing_beside_the_lesson_says_how_to_declare_o
 ):
     text = written_lesson(writes="[]")
     course_folder.write(text)
-    result = build(course_folder.root)
+    result = course_folder.cli("-q")
     assert result.returncode == 1
     line = line_of(text, "](out/plot.png)")
     assert f"lesson.md:{line}: image file 'out/plot.png' not found" in result.stderr
