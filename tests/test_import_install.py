@@ -67,6 +67,10 @@ def wheels(tmp_path_factory) -> Path:
         "from greetdep_ci import WORD\n\ndef greet(name):\n    return f'{WORD}, {name}'\n",
         "greetdep-ci<1.0",
     )
+    # Imports a module its metadata does not ask for, as tensorflow-datasets does.
+    wheel(folder, "leaky-ci", "2.0", "from hiddendep_ci import SHOUT\n")
+    wheel(folder, "hiddendep-ci", "0.5", "SHOUT = 'HELLO'\n")
+    wheel(folder, "brittle-ci", "1.0", "raise ImportError('brittle-ci needs libbrittle.so')\n")
     return folder
 
 
@@ -196,3 +200,42 @@ def test_install_never_moves_a_package_installed_already(course_folder, scratch_
     assert version.stdout.strip() == "0.3"
     assert (root / "requirements.txt").read_text() == "greetdep-ci==0.3\n"
     assert not root.joinpath(*LESSON).exists()
+
+
+def test_what_an_installed_package_imports_undeclared_is_installed_too(
+    course_folder, scratch_python, wheels
+):
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    (root / "requirements.txt").write_text("numpy==2.0.0\n")
+    greetings_notebook(root / "greetings.ipynb", ["import leaky_ci\nprint(leaky_ci.SHOUT)"])
+    done = run(
+        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "installing hiddendep-ci with pip" in done.stderr
+    assert "pip installed hiddendep-ci too: what was installed imports it" in done.stdout
+    assert "fails here" not in done.stdout
+    assert (root / "requirements.txt").read_text().splitlines() == [
+        "numpy==2.0.0",
+        "hiddendep-ci==0.5  # for lesson greetings",
+        "leaky-ci==2.0  # for lesson greetings",
+    ]
+    built = run(scratch_python, root, wheels, "-q")
+    assert built.returncode == 0, built.stderr
+
+
+def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
+    course_folder, scratch_python, wheels
+):
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    greetings_notebook(root / "greetings.ipynb", ["import brittle_ci"])
+    done = run(
+        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "pip installed brittle_ci's package, but importing brittle_ci fails here "
+        "(ImportError: brittle-ci needs libbrittle.so)"
+    ) in done.stdout

@@ -145,7 +145,8 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     own = _own_modules(lesson, folder, request.notebook.parent)
     wanted = _to_install(request, lesson, own)
-    installation = install(wanted) if wanted else Installation()
+    installation = install(list(dict.fromkeys(wanted.values())), list(wanted))
+    lesson.notes += _unimportable(installation)
     lesson.notes += _missing_modules(lesson, own)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += _api_drift(lesson, own)
@@ -172,10 +173,28 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     return PlannedLesson(lesson, path, expected_path, images, manifest, slug, installation)
 
 
-def _to_install(request: ImportRequest, lesson: ImportedLesson, own: set[str]) -> list[str]:
+def _to_install(request: ImportRequest, lesson: ImportedLesson, own: set[str]) -> dict[str, str]:
     """With --install, what pip installs (the code imports it and nobody has installed
-    it), before the checks below look for missing modules and names; else nothing."""
-    return requirements_to_install(lesson.code, own, lesson.installs) if request.install else []
+    it), by module, before the checks below look for missing modules and names; else
+    nothing."""
+    return requirements_to_install(lesson.code, own, lesson.installs) if request.install else {}
+
+
+def _unimportable(installation: Installation) -> list[str]:
+    """What the build would fail on though pip installed it: a module that does not import."""
+    notes = []
+    if installation.undeclared:
+        notes.append(
+            f"pip installed {', '.join(installation.undeclared)} too: what was installed "
+            "imports it without asking for it"
+        )
+    for module, failure in installation.unimportable.items():
+        notes.append(
+            f"pip installed {module}'s package, but importing {module} fails here ({failure}): "
+            "every step that imports it will fail; install what the message names, or the "
+            "versions the notebook was written for, and import again"
+        )
+    return notes
 
 
 def _own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:

@@ -11,22 +11,29 @@ import with pip's reason, and nothing changes). Afterwards every distribution pi
 dependencies included, is pinned at its installed version in `requirements.txt` and, when
 the course keeps its direct requirements apart in `requirements.in`, the notebook's
 requirement there too.
+
+Then each module installed is imported, in an interpreter of its own, as the lesson will
+import it: a package that imports a module its metadata does not ask for (TensorFlow
+Datasets needs importlib_resources through etils) gets that module installed too, and one
+that still fails to import is named in the report, before the first build.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import json
 import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.errors import BuildError
 from coursesite.execution.dependencies import normalized_name
-from coursesite.execution.missingmodules import missing_modules
+from coursesite.execution.missingmodules import missing_module, missing_modules
 from coursesite.files import write_atomically
 from coursesite.importers.requirements import distribution_of, requirement_line
 
@@ -40,18 +47,74 @@ class Installation:
 
     requested: list[str] = field(default_factory=list)
     pins: dict[str, str] = field(default_factory=dict)  # distribution -> installed version
+    undeclared: list[str] = field(default_factory=list)  # installed for an import, not asked for
+    unimportable: dict[str, str] = field(default_factory=dict)  # module -> how its import fails
 
 
-def requirements_to_install(code: list[str], local: set[str], installs: list[str]) -> list[str]:
+def requirements_to_install(
+    code: list[str], local: set[str], installs: list[str]
+) -> dict[str, str]:
     """The requirement of each module the code imports that is not installed (and not a
-    module of the lesson's own, in `local`), once per distribution."""
+    module of the lesson's own, in `local`), by module."""
     missing = missing_modules([{"id": "", "code": source} for source in code], local)
-    return list(dict.fromkeys(requirement_line(distribution_of(m), installs) for m in missing))
+    return {m: requirement_line(distribution_of(m), installs) for m in missing}
 
 
-def install(requirements: list[str]) -> Installation:
-    """Run pip for `requirements` in this Python's environment; its progress goes to
+# Rounds of installing what an installed package imports without asking for it.
+_UNDECLARED_ROUNDS = 3
+
+
+def install(requirements: list[str], modules: Sequence[str] = ()) -> Installation:
+    """Run pip for `requirements` in this Python's environment, then import `modules` (the
+    ones they were for) and install what those import undeclared; pip's progress goes to
     stderr. BuildError when pip fails, with its last lines."""
+    if not requirements:
+        return Installation()
+    installation = _pip_install(requirements)
+    for _ in range(_UNDECLARED_ROUNDS):
+        installation.unimportable = _import_failures(modules)
+        lacking = {missing_module(message) for message in installation.unimportable.values()}
+        wanted = sorted({distribution_of(m) for m in lacking if m} - set(installation.undeclared))
+        if not wanted:
+            break
+        try:
+            more = _pip_install(wanted)
+        except BuildError:  # the notebook's own packages are in: the report names the rest
+            break
+        installation.pins |= more.pins
+        installation.undeclared += wanted
+    return installation
+
+
+def _import_failures(modules: Sequence[str]) -> dict[str, str]:
+    """How each of `modules` fails to import in a fresh interpreter of this environment."""
+    if not modules:
+        return {}
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_EACH, *modules],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {modules[0]: done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""}
+
+
+_IMPORT_EACH = """
+import importlib, json, sys
+failed = {}
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except BaseException as error:
+        failed[name] = f"{type(error).__name__}: {error}"
+print(json.dumps(failed))
+"""
+
+
+def _pip_install(requirements: list[str]) -> Installation:
     before = installed_versions()
     print(f"installing {' '.join(requirements)} with pip ({sys.executable})", file=sys.stderr)
     with tempfile.TemporaryDirectory() as folder:
