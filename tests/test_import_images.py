@@ -237,3 +237,44 @@ def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published
     [chart] = (page.parent / "images").glob("chart-*.png")
     assert chart.read_bytes().startswith(b"\x89PNG")
     assert f'src="images/{chart.name}"' in page.read_text()
+
+
+def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(course_folder):
+    """A notebook's `<img>` tags (a centred block, one inside prose) show their images on
+    the page, not their HTML as code; an image with no alt text gets the placeholder the
+    build accepts and `check` lists, instead of a build that refuses it."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / "tutorials"
+    repo.mkdir()
+    for name in ("fractal.png", "icon.png", "bare.png"):
+        (repo / name).write_bytes(base64.b64decode(PIXEL))
+    (repo / "pictures.md").write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Pictures\n\n"
+        "The fractal we draw:\n\n"
+        '<p align="center">\n<img src="fractal.png" alt="A grey fractal" width="400">\n</p>\n\n'
+        'Click <img src="icon.png" alt="the run icon"> to run a cell, <b>then</b> wait.\n\n'
+        "```{code-cell} ipython3\nprint('drawn')\n```\n\n"
+        "A picture with no words: ![](bare.png)\n\n"
+        '```html\n<img src="shown-as-code.png">\n```\n'
+    )
+    imported = course_folder.cli("import", str(repo / "pictures.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert "2 HTML <img> tag(s) became Markdown images" in imported.stdout
+    assert "image bare.png has no alt text: describe it" in imported.stdout
+    lesson = next((course_folder.root / "content").rglob("*-pictures.md")).read_text()
+    assert "![A grey fractal](fractal.png)" in lesson and "<p align" not in lesson
+    assert "Click ![the run icon](icon.png) to run a cell, `<b>`then`</b>` wait." in lesson
+    assert "![TODO: describe bare.png](bare.png)" in lesson
+    assert '<img src="shown-as-code.png">' in lesson  # code stays code
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup(
+        (course_folder.root / "site" / "pictures" / "pictures" / "index.html").read_text(),
+        "html.parser",
+    )
+    alts = {image["alt"] for image in page.select("main img")}
+    assert {"A grey fractal", "the run icon", "TODO: describe bare.png"} <= alts
+    checked = course_folder.cli("check")
+    assert "placeholder left to fill in: A picture with no words: ![TODO: describe" in (
+        checked.stderr + checked.stdout
+    )

@@ -35,6 +35,7 @@ from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.frontends import frontend_notes, portable_code
 from coursesite.importers.glue import Glued
+from coursesite.importers.htmlimages import html_images_as_markdown
 from coursesite.importers.lessontext import front_matter, lesson_text, title_summary
 from coursesite.importers.magics import TIMING_VOLATILE, CellCode, cell_code
 from coursesite.importers.mystdirectives import (
@@ -269,6 +270,12 @@ def _portable(cell: Cell, lesson: ImportedLesson) -> str:
     source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
     if badges:
         lesson.notes.append(f"{cell.where}: {badges} badge(s) from another site became plain links")
+    source, tags = html_images_as_markdown(source)
+    if tags:
+        lesson.notes.append(
+            f"{cell.where}: {tags} HTML <img> tag(s) became Markdown images (their size and "
+            "style are the page's to set)"
+        )
     lines = source.splitlines()
     tokens = MarkdownIt("commonmark").parse(source)
     for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
@@ -324,6 +331,11 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
         return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
     if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src):
         lesson.linked_images.append((unquote(src), cell.where))
+        if not alt.strip():  # the build refuses an image without one: the author writes it
+            lesson.notes.append(f"{cell.where}: image {src} has no alt text: describe it")
+            return text.replace(
+                f"![]({src}", f"![{PLACEHOLDER} describe {Path(src).name}]({src}", 1
+            )
     return text
 
 

@@ -14,9 +14,10 @@ from coursesite.errors import BuildError
 from coursesite.lesson.model import Check, Lesson, Prose
 
 PLACEHOLDER = "TODO:"
-# A placeholder opens a value or a paragraph (`outcomes:\n  - 'TODO: ...'`); a `# TODO:`
-# comment in a scaffold is an instruction to the learner, not one.
-_BEFORE_PLACEHOLDER = re.compile(r"[ \t]*(?:- |[\w-]+:[ \t]+|:[\w-]+:[ \t]+)?['\"]?")
+# A placeholder opens a value, a paragraph or an image's alt text (`outcomes:\n  - 'TODO:
+# ...'`, `![TODO: describe x](x.png)`); a `# TODO:` comment in a scaffold is an instruction
+# to the learner, not one.
+_BEFORE_PLACEHOLDER = re.compile(r"[ \t]*(?:- |[\w-]+:[ \t]+|:[\w-]+:[ \t]+|.*!\[)?['\"]?")
 
 
 def unfinished_parts(lesson: Lesson) -> list[BuildError]:
