@@ -125,13 +125,15 @@ class Drift:
     package: str  # its distribution ("Python" for the standard library)
     version: str  # installed
     instead: str  # a name the installed package has with the same last part, or ''
+    written: str = ""  # the use as the code writes it: `jx.tree_map`, `from jax import tree_map`
+    path: str = ""  # the dotted name that use is
 
 
 def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[Drift], str]:
     """Each name the steps (number, cell, code) use that the installed packages lack,
     and what stopped the check ('' if nothing did). Modules in `local` are the lesson's own."""
     uses = _uses(steps)
-    paths = sorted({path for *_, path in uses if path.split(".")[0] not in local})
+    paths = sorted({use[3] for use in uses if use[3].split(".")[0] not in local})
     if not paths:
         return [], ""
     with tempfile.TemporaryDirectory() as empty:  # no module of the notebook's is imported
@@ -152,16 +154,20 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[
     if not isinstance(found, dict):
         return [], "the packages could not be imported to check them"
     drifts, seen = [], set()
-    for number, where, offset, path in uses:
+    for number, where, offset, path, written in uses:
         if path in found and (number, found[path][0]) not in seen:
             seen.add((number, found[path][0]))
-            drifts.append(Drift(number, where, offset, *found[path]))
+            gone, package, installed, instead = found[path]
+            drifts.append(
+                Drift(number, where, offset, gone, package, installed, instead, written, path)
+            )
     return drifts, ""
 
 
-def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
-    """(step, cell, line in its code, dotted name) of each name of an imported module the
-    steps use, in order; names the notebook may make exist itself are left out."""
+def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, str]]:
+    """(step, cell, line in its code, dotted name, how the code writes it) of each name of
+    an imported module the steps use, in order; names the notebook may make exist itself
+    are left out."""
     trees = []
     for number, where, code in steps:
         try:
@@ -203,14 +209,18 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import) and id(node) not in guarded:
                 uses += [
-                    (number, where, node.lineno - 1, a.name) for a in node.names if "." in a.name
+                    (number, where, node.lineno - 1, a.name, f"import {a.name}")
+                    for a in node.names
+                    if "." in a.name
                 ]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 if id(node) in guarded:
                     continue
                 for alias in node.names:
                     if alias.name != "*":
-                        uses.append((number, where, node.lineno - 1, f"{node.module}.{alias.name}"))
+                        written = f"from {node.module} import {alias.name}"
+                        path = f"{node.module}.{alias.name}"
+                        uses.append((number, where, node.lineno - 1, path, written))
             elif isinstance(node, ast.Attribute) and id(node) not in inner:
                 written = ast.unparse(node)
                 root = written.split(".")[0]
@@ -223,7 +233,7 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
                 if node.attr in asked:
                     continue
                 path = known[root] + written[len(root) :]
-                uses.append((number, where, node.lineno - 1, path))
+                uses.append((number, where, node.lineno - 1, path, written))
     return sorted(uses, key=lambda use: (use[0], use[2]))
 
 

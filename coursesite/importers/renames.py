@@ -1,0 +1,79 @@
+"""Names a package moved, written as the installed version has them.
+
+A notebook written for an older JAX calls `jax.tree_map`, which JAX 0.10 has only as
+`jax.tree_util.tree_map`: the same function under the module it moved to. When the check
+of installed names (apidrift.py) finds that the name the code uses is gone and the
+installed package has one of the same last part elsewhere, the import writes that one in
+every line of the step that uses it, and says so; the build would otherwise fail there
+with an AttributeError the author fixes the same way. A name gone with nothing like it
+left is reported, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from coursesite.importers.apidrift import Drift
+from coursesite.importers.steplines import lesson_line
+
+
+@dataclass(frozen=True)
+class Rename:
+    old: str  # as the code writes it: `jax.tree_map`, `from jax import tree_map`
+    new: str
+
+
+def rename_of(drift: Drift) -> Rename | None:
+    """How to write the use `drift` names for the installed package, if it can be said."""
+    if not drift.instead or not drift.written or drift.instead == drift.missing:
+        return None
+    if drift.written.startswith("import "):
+        return None  # `import a.b.gone`: a module, not a name that moved
+    if drift.written.startswith("from "):
+        name = drift.path.rpartition(".")[2]
+        new_module, _, new_name = drift.instead.rpartition(".")
+        if drift.path != drift.missing or name != new_name:
+            return None
+        return Rename(drift.written, f"from {new_module} import {name}")
+    # `jx.tree_map.x` is jax.tree_map.x: the written root stands for the path's first parts.
+    root = drift.written.split(".")[0]
+    stands_for = drift.path[: len(drift.path) - len(drift.written) + len(root)]
+    if not (drift.missing.startswith(stands_for) and drift.instead.startswith(stands_for)):
+        return None
+    return Rename(root + drift.missing[len(stands_for) :], root + drift.instead[len(stands_for) :])
+
+
+@dataclass
+class RenamedLesson:
+    text: str
+    steps: list[tuple[int, str, str]]
+    applied: set[tuple[int, Rename]]  # (step, rename) written in its code
+
+
+def renamed_steps(
+    text: str, steps: list[tuple[int, str, str]], renames: dict[int, list[Rename]]
+) -> RenamedLesson:
+    """The lesson `text` and its `steps` with each step's `renames` written in its code,
+    wherever the code writes the old name as a whole (an import line that imports more, or
+    under another name, is left as it is)."""
+    lines = text.splitlines(keepends=True)
+    renamed = RenamedLesson("", [], set())
+    for number, where, code in steps:
+        for rename in renames.get(number, []):
+            first = lesson_line(text, number, 0) - 1
+            for at in range(first, first + len(code.splitlines())):
+                lines[at] = _renamed(lines[at], rename)
+            if (new_code := _renamed(code, rename)) != code:
+                renamed.applied.add((number, rename))
+                code = new_code
+        renamed.steps.append((number, where, code))
+    renamed.text = "".join(lines)
+    return renamed
+
+
+def _renamed(text: str, rename: Rename) -> str:
+    if rename.old.startswith("from "):
+        line = rf"^(\s*){re.escape(rename.old)}([ \t]*(?:#.*)?)$"
+        return re.sub(line, rf"\g<1>{rename.new}\g<2>", text, flags=re.M)
+    return re.sub(rf"(?<![\w.]){re.escape(rename.old)}(?!\w)", rename.new, text)
