@@ -209,7 +209,7 @@ def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published
     writes: (not reported missing), the folder is the data files' (no makedirs asked for),
     and the page shows what the run wrote."""
     course_folder.write(authoring_example())
-    repo = course_folder.root.parent / "tutorials"
+    repo = course_folder.root.parent / f"{course_folder.root.name}-charts"
     (repo / "charts").mkdir(parents=True)
     (repo / "charts" / "rows.csv").write_text("1,2\n3,4\n")
     (repo / "charts.md").write_text(
@@ -244,7 +244,7 @@ def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(
     the page, not their HTML as code; an image with no alt text gets the placeholder the
     build accepts and `check` lists, instead of a build that refuses it."""
     course_folder.write(authoring_example())
-    repo = course_folder.root.parent / "tutorials"
+    repo = course_folder.root.parent / f"{course_folder.root.name}-pictures"
     repo.mkdir()
     for name in ("fractal.png", "icon.png", "bare.png"):
         (repo / name).write_bytes(base64.b64decode(PIXEL))
@@ -278,3 +278,28 @@ def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(
     assert "placeholder left to fill in: A picture with no words: ![TODO: describe" in (
         checked.stderr + checked.stdout
     )
+
+
+def test_a_caption_on_a_text_notebooks_table_is_no_alt_but_one_on_its_plot_is(course_folder):
+    """A MyST notebook stores no outputs: what its code shows is all there is to go by."""
+    course_folder.write(authoring_example())
+    (course_folder.root / "captions.md").write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Captions\n\n"
+        "## A table\n\n"
+        "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: One record\n---\n"
+        "from IPython.display import HTML\nHTML('<table><tr><td>1</td></tr></table>')\n```\n\n"
+        "## A line\n\n"
+        "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: A rising line\n---\n"
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+        "plt.plot([1, 2])\n```\n"
+    )
+    imported = course_folder.cli("import", "captions.md", "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        "its MyST-NB options describe an image ('One record'), but its code shows none"
+    ) in imported.stdout
+    text = next((course_folder.root / "content").rglob("*-captions.md")).read_text()
+    assert ":::{step} 1. A table\n```python\n" in text
+    assert ":::{step} 2. A line\n:alt: A rising line\n" in text
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

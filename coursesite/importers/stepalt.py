@@ -5,7 +5,8 @@ A step's `:alt:` describes every image it shows: a figure it draws, an image it 
 notebook stored. The import takes it from the cell's MyST-NB options (notebooks.figure_alt)
 or writes the TODO placeholder, which the build accepts and `build.py check` lists; it never
 writes one the build would refuse: options describing an image that the cell's stored run
-did not show (a caption on a table) are left out, and the report says so.
+did not show, or whose code shows none where nothing is stored (a caption on a table), are
+left out, and the report says so.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ def step_alt(cell: Cell, code: str, drawers: frozenset[str] = frozenset()) -> st
     `drawers` are the functions of the notebook's own that may draw (drawing_functions)."""
     if cell.drew:
         return cell.alt or ALT_PLACEHOLDER
-    if cell.alt and not stored_anything(cell):  # no stored run says what it shows
-        return cell.alt
-    return ALT_PLACEHOLDER if _may_show(code, drawers) else ""
+    may_show = _may_show(code, drawers)
+    if cell.alt and not stored_anything(cell):  # no stored run: the code says what it shows
+        return cell.alt if may_show else ""
+    return ALT_PLACEHOLDER if may_show else ""
 
 
 def drawing_functions(codes: Iterable[str]) -> frozenset[str]:
@@ -96,10 +98,10 @@ def alt_notes(
     """Report lines: the step's alt text to write, and the notebook's left out."""
     alt, notes = step_alt(cell, code, drawers), []
     if cell.alt and alt != cell.alt:
+        why = "its stored run showed none" if stored_anything(cell) else "its code shows none"
         notes.append(
-            f"{cell.where}: its MyST-NB options describe an image ({cell.alt!r}), but its "
-            "stored run showed none: the text is left out of the step's :alt:, which "
-            "describes images only"
+            f"{cell.where}: its MyST-NB options describe an image ({cell.alt!r}), but {why}: "
+            "the text is left out of the step's :alt:, which describes images only"
         )
     if alt == ALT_PLACEHOLDER:
         notes.append(
