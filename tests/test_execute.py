@@ -261,3 +261,21 @@ def test_code_that_never_ends_is_stopped_near_its_timeout_not_long_after(course_
 def test_a_crashed_interpreter_is_reported(course_folder):
     error = failure(course_folder, with_experiment("import os\nos._exit(3)"))
     assert "exit status 3" in error.message
+
+
+def test_main_py_runs_after_the_lesson_when_the_code_names_an_absolute_path(
+    course_folder, tmp_path
+):
+    """Both runs make the same absolute folder, which must not exist yet: beside each other
+    one would find the other's. Run one after the other, each finds it gone."""
+    shared = tmp_path / "shared-by-both-runs"
+    code = (
+        "import os, shutil, time\n"
+        f"os.makedirs({str(shared)!r})\n"
+        "time.sleep(2)\n"
+        f"shutil.rmtree({str(shared)!r})\n"
+    )
+    text = authoring_example().replace("ids = np.arange(11)\n", f"ids = np.arange(11)\n{code}", 1)
+    record = run(course_folder, text)
+    assert record.blocks  # built: neither run met the other's folder
+    assert not shared.exists()

@@ -285,3 +285,22 @@ def test_writefile_run_and_capture_become_the_python_that_does_the_same(tmp_path
     # What they do not take stays a reported comment: a captured variable, %run of a module.
     for kept in ("%%capture out\nprint(1)", "%run -m pdb helpers.py"):
         assert cell_code(kept, "cell 9").shown_only
+
+
+def test_removing_and_making_folders_in_the_shell_becomes_python_that_does_it(tmp_path):
+    old = tmp_path / "old run" / "step_1"
+    old.mkdir(parents=True)
+    cell = cell_code(
+        f"!rm -rf '{tmp_path / 'old run'}'\n!mkdir -p {tmp_path / 'ckpt'} {tmp_path / 'a/b'}",
+        "cell 2",
+    )
+    assert not cell.shown_only and not any(line.startswith("#") for line in cell.code.splitlines())
+    run(cell.code)
+    assert not (tmp_path / "old run").exists()
+    assert (tmp_path / "ckpt").is_dir() and (tmp_path / "a" / "b").is_dir()
+    run(cell.code)  # again, as a second run does: nothing fails on what the first left
+    assert len(cell.notes) == 2 and "became the Python that does the same" in cell.notes[0]
+    # What the shell would expand, or another command, stays a comment to rewrite.
+    for line in ("!rm -rf $HOME/cache", "!rm -rf out/*.npz", "!rm notes.txt"):
+        kept = cell_code(line, "cell 3")
+        assert kept.code.startswith("# notebook magic, not run:"), line

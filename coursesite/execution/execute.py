@@ -43,6 +43,7 @@ from coursesite.execution.lessonprocess import (
 )
 from coursesite.execution.probes import probes_payload
 from coursesite.execution.runtimeimports import with_run_time_installs
+from coursesite.execution.sharedpaths import main_py_command, names_absolute_paths
 from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.execution.writtenimages import shown_writes, with_written_images
@@ -74,6 +75,7 @@ class LessonJob:
     solution_ids: list[str] = field(default_factory=list)  # reference solutions' blocks
     passed_environment: list[str] = field(default_factory=list)  # settings.pass_environment
     writes: dict[str, int] = field(default_factory=dict)  # images it writes -> line showing one
+    shares_paths: bool = False  # its code names absolute paths: main.py runs after it
 
     @property
     def step_lines(self) -> dict[str, int]:
@@ -157,6 +159,7 @@ def prepare_job(
         solution_ids=[b.id for b in blocks if b.solution],
         passed_environment=list(settings.pass_environment),
         writes=shown_writes(lesson),
+        shares_paths=names_absolute_paths([b.code.source for b in blocks]),
     )
 
 
@@ -259,12 +262,11 @@ def _lesson_processes(
     # kills them and all they started when they end, when the build ends, and when the
     # build is killed outright; and which holds the lesson to its memory limit.
     guardian = Guardian(folder, job.memory_mb * 1024 * 1024)
-    # main.py runs as a reader would run it, at the same time as the lesson itself. It
-    # starts first: a cold run that ends with a full interpreter teardown, it finishes last.
-    # Its stdout may hold what every step printed; once past that, it is stopped.
+    # main.py runs as a reader would, beside the lesson's run (after it, when the code names
+    # absolute paths: sharedpaths.py); its stdout may hold what every step printed, no more.
     main = guardian.add(
         "main",
-        [sys.executable, "main.py"],
+        main_py_command(work / "result.json" if job.shares_paths else None),
         reader,
         reader_environment(folder, threads, job.passed_environment, job.hidden),
     )

@@ -5,7 +5,11 @@ Python that does the same (magics.py calls these).
   in the folder the code runs in, so that a later `import helpers` or `%run` finds it;
 - `%run script.py` runs the script and brings its names into the notebook's, as IPython
   does (`runpy.run_path`); `%run -i` runs it among the notebook's names (`exec`);
-- `%%capture` runs the cell with what it prints to stdout and stderr held back.
+- `%%capture` runs the cell with what it prints to stdout and stderr held back;
+- `!rm -rf PATH ...` and `!mkdir -p PATH ...`, which tutorials run to start from a clean
+  folder (`!rm -rf /tmp/orbax` before checkpointing there), become `shutil.rmtree(...,
+  ignore_errors=True)` and `os.makedirs(..., exist_ok=True)`: as a comment, a later
+  `os.makedirs` of the same folder would fail on what the last run left.
 
 Options these do not take (`%run -d`, `%%capture` into a variable) leave the magic to
 magics.py, which keeps it as a comment and says so.
@@ -16,6 +20,8 @@ from __future__ import annotations
 import re
 import shlex
 
+_FILE_COMMAND = re.compile(r"^(\s*)!\s*(rm\s+-(?:rf|fr|r\s+-f|f\s+-r)|mkdir\s+-p)\s+(.+?)\s*$")
+_SHELL_SIGNS = re.compile(r"[$*?`;|&<>{}~\\]")
 _WRITEFILE = re.compile(r"^\s*(?:(?P<append>-a|--append)\s+)?(?P<name>\S.*?)\s*$")
 _RUN = re.compile(
     r"^(\s*)%run\s+(?P<inside>-i\s+)?(?P<script>[^\s-]\S*\.py)(?P<arguments>(?:\s+\S+)*)\s*$"
@@ -45,6 +51,24 @@ def _literal(text: str) -> str:
     if '"""' in text or "\\" in text or text.endswith('"'):
         return repr(text)
     return f'"""{text}"""'
+
+
+def file_command(line: str) -> list[str] | None:
+    """`!rm -rf PATH...` or `!mkdir -p PATH...` as the Python that does the same; None for
+    any other line, or paths the shell would expand (`$HOME`, `*.npz`)."""
+    found = _FILE_COMMAND.match(line)
+    if not found or _SHELL_SIGNS.search(found.group(3)):
+        return None
+    try:
+        paths = shlex.split(found.group(3))
+    except ValueError:
+        return None
+    indent, command = found.group(1), found.group(2)
+    if command.startswith("rm"):
+        calls = [f"shutil.rmtree({path!r}, ignore_errors=True)" for path in paths]
+        return [f"{indent}import shutil", *(indent + call for call in calls)]
+    calls = [f"os.makedirs({path!r}, exist_ok=True)" for path in paths]
+    return [f"{indent}import os", *(indent + call for call in calls)]
 
 
 def run_script(line: str) -> list[str] | None:

@@ -23,7 +23,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from coursesite.importers.cellmagics import captured, run_script, writefile
+from coursesite.importers.cellmagics import captured, file_command, run_script, writefile
 
 # What timing lines look like, IPython's (today's and those older notebooks store) and
 # ours: drift and main.py checks ignore them.
@@ -281,6 +281,9 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
             "richest where it is called, and main.py defines it to print the value's repr"
         )
         return [line]
+    if (python := file_command(line)) is not None:
+        cell.notes.append(f"{where}: '{line.strip()}' became the Python that does the same")
+        return python
     if (ran := run_script(line)) is not None:
         cell.notes.append(f"{where}: %run became runpy.run_path, which runs the script")
         return ran
