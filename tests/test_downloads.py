@@ -281,6 +281,25 @@ def test_what_varies_by_rule_is_masked_and_nothing_else():
     ]
 
 
+def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not():
+    lines = mask_volatile(
+        "Took 451 steps in 0.00638580322265625 seconds.\ntook 1.52s, 3.1 ms per step\n"
+        "100%|##| 10/10 [00:01<00:00, 2.50s/it]\nwaited 1.5e-05 s\n"
+        "Elapsed: 12 seconds\nspeed 2.5 m/s\nlr 0.01 for 5.0 epochs\nrms 0.25 s.d.",
+        [],
+    )
+    assert lines == [
+        "Took 451 steps in ….",
+        "took …, … per step",
+        "100%|##| 10/10 [00:01<00:00, …]",
+        "waited …",
+        "Elapsed: 12 seconds",
+        "speed 2.5 m/s",
+        "lr 0.01 for 5.0 epochs",
+        "rms 0.25 s.d.",
+    ]
+
+
 def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder):
     # The build's working folder holds the runner's job file; a reader's folder does not.
     text = authoring_example().replace(

@@ -121,11 +121,16 @@ def _with_hardware_seen(data: dict) -> dict:
 
 # What differs between two runs of the same code by rule, whatever a lesson declares: an
 # object's address (`<function f at 0x7f3a…>`, or in decimal as `id(x)` gives it), a
-# temporary path (`/tmp/tmpab12cd/x`) and a process id named as one (`pid 4121`). Every
+# temporary path (`/tmp/tmpab12cd/x`), a process id named as one (`pid 4121`) and a
+# measured time (`took 0.0064 seconds`). Every
 # comparison of outputs (drift, expected outputs, main.py) masks them in place.
 _VOLATILE_BY_RULE = re.compile(
     r"\b0x[0-9a-fA-F]{6,}\b|/tmp/[^\s'\"]+|(?i:\b(?:pid|process id)\b\W{0,3})\d+"
     r"|(?<![\d.])(?P<decimal>\d{14,15})(?![\d.])"
+    # A measured time: a number with a fraction and a unit of time (`in 0.0064 seconds`,
+    # `took 1.52s`, `3.1 ms per step`); a count of whole seconds is left alone.
+    r"|(?<![\w.])\d+\.\d+(?:e-?\d+)?\s?(?:s|secs?|seconds?|ms|msecs?|milliseconds?"
+    r"|µs|us|microseconds?|ns|nanoseconds?|mins?|minutes?)(?:/it)?(?![\w/]|\.\w)"
 )
 # Where x86-64 and arm64 Linux put a process's heap and mappings: a decimal number in this
 # range is an id() far more often than a result.
