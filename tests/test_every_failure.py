@@ -379,3 +379,17 @@ def test_a_file_or_key_the_failed_step_was_not_to_make_is_its_own_failure(course
     filled_after = filled_first + "\nsizes_by['b'] = 2"
     (cause,) = build_errors(course_folder, with_steps(filled_after, "print(sizes_by['b'])", "1"))
     assert cause.detail.startswith("step 3 failed because step 2 failed (names: sizes_by)\n")
+
+
+def test_any_failure_reading_what_a_failed_download_never_wrote_is_its_consequence(
+    course_folder,
+):
+    """A reader of the file complains in its own words (here an assertion), not only with
+    FileNotFoundError: the path it reads is made of the name the download's write used."""
+    check = "assert os.path.exists(os.path.join(data_dir, 'train.bin')), 'no training data'"
+    (cause,) = build_errors(course_folder, with_steps(DOWNLOAD, check, "1"))
+    assert cause.detail.startswith("step 3 failed because step 2 failed (names: data_dir)\n")
+    # The same assertion on a path of its own is its own failure.
+    own = check.replace("os.path.join(data_dir, 'train.bin')", "'rows.csv'")
+    _, failed = build_errors(course_folder, with_steps(DOWNLOAD, own, "1"))
+    assert failed.message == "step 3 failed: AssertionError: no training data"

@@ -11,11 +11,11 @@ that then fails on that name failed because of it. Said only where the names pro
   between them nor the failing block before that expression bound it again;
 - "expected E to be raised, but nothing was" in a block that reads such a name before it
   binds it: what it expects to raise depended on the binding that never happened;
-- a FileNotFoundError raised by an expression that uses a name the path of a file write
-  the failed block never reached was made of (`data_dir`), and a KeyError or IndexError
-  raised by a subscript of a container it never reached the filling of
-  (unreachedeffects.py): the download that failed was to write that file, the read that
-  failed was to fill that dict.
+- a failure raised by an expression that uses a name the path of a file write the failed
+  block never reached was made of (`data_dir`: a FileNotFoundError, or a reader's own
+  complaint about a file left empty), and a KeyError or IndexError raised by a subscript
+  of a container it never reached the filling of (unreachedeffects.py): the download that
+  failed was to write that file, the read that failed was to fill that dict.
 Anything else is the block's own failure (blockfailures.py reports it with its traceback).
 """
 
@@ -31,7 +31,6 @@ from coursesite.execution.unreachedeffects import UnreachedEffects, unreached_ef
 UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
 NOTHING_RAISED = re.compile(r"expected [\w.]+ to be raised, but nothing was$")
-NO_FILE = re.compile(r"(?:FileNotFoundError|OSError|IOError): .*No such file or directory")
 NO_ITEM = re.compile(r"(?:KeyError|IndexError)\b")
 
 
@@ -78,6 +77,8 @@ class LessonFailures:
             return None
         failing = self._expression(failure, block)
         stopped = self._stopped_at(failure, block) or 0
+        if failing is not None and (found := self._unreached_effect(failing, message)):
+            return found
         if failing is not None and (attribute := NO_ATTRIBUTE.match(message)):
             read = ""
             if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
@@ -86,8 +87,6 @@ class LessonFailures:
         if failing is not None and message.startswith("TypeError"):
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
             return self._stale(block, lambda n: n in used, stopped, "stale")
-        if failing is not None and (NO_FILE.match(message) or NO_ITEM.match(message)):
-            return self._unreached_effect(failing, bool(NO_FILE.match(message)))
         if NOTHING_RAISED.match(message):
             first = _first_loads(block["code"])  # a name it reads before it binds it
             return self._stale(block, lambda n: n in first, 0, "expectation")
@@ -128,19 +127,20 @@ class LessonFailures:
                     return Consequence(cause.id, name, kind)
         return None
 
-    def _unreached_effect(self, failing: ast.AST, file: bool) -> Consequence | None:
-        """The failed block whose unreached write made of a name `failing` uses (`file`),
-        or whose unreached filling of a container `failing` subscripts, it follows from."""
-        if file:
-            used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
-        else:
-            used = {
-                n.value.id
-                for n in ast.walk(failing)
-                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
-            }
+    def _unreached_effect(self, failing: ast.AST, message: str) -> Consequence | None:
+        """The failed block whose unreached file write made of a name `failing` uses, or
+        (for a KeyError or IndexError) whose unreached filling of a container `failing`
+        subscripts, it follows from: what it reads was never written, or never filled."""
+        used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+        subscripted = {
+            n.value.id
+            for n in ast.walk(failing)
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+        }
         for cause in reversed(self.failed):
-            shared = used & (cause.effects.written_from if file else cause.effects.filled)
+            shared = used & cause.effects.written_from
+            if NO_ITEM.match(message):
+                shared |= subscripted & cause.effects.filled
             if shared:
                 return Consequence(cause.id, sorted(shared)[0], "unfinished")
         return None
