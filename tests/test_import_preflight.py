@@ -409,3 +409,32 @@ def test_a_colab_only_import_is_named_at_its_line_not_taken_for_another_version(
     assert built.returncode == 1
     assert f"01-downloads.md:{at}: step 2 failed: ModuleNotFoundError" in built.stderr
     assert "hint: google.colab exists only inside Google Colab" in built.stderr
+
+
+def test_only_a_name_that_moved_whole_is_renamed_never_what_is_under_a_module_gone():
+    from coursesite.importers.apidrift import Drift
+    from coursesite.importers.renames import Rename, rename_of
+
+    def drift(missing: str, instead: str, written: str, path: str) -> Drift:
+        return Drift(1, "cell 1", 0, missing, "jax", "0.10.2", instead, written, path)
+
+    moved = drift("jax.tree_map", "jax.tree_util.tree_map", "jx.tree_map", "jax.tree_map")
+    assert rename_of(moved) == Rename("jx.tree_map", "jx.tree_util.tree_map")
+    imported = drift(
+        "jax.tree_map", "jax.tree_util.tree_map", "from jax import tree_map", "jax.tree_map"
+    )
+    assert rename_of(imported) == Rename(
+        "from jax import tree_map", "from jax.tree_util import tree_map"
+    )
+    # jax.experimental.maps is gone: that a module of that name is elsewhere says nothing
+    # of whether xmap is in it.
+    under = drift(
+        "jax.experimental.maps",
+        "jax.sharding.maps",
+        "jax.experimental.maps.xmap",
+        "jax.experimental.maps.xmap",
+    )
+    assert rename_of(under) is None
+    assert rename_of(drift("jax.gone", "", "jax.gone", "jax.gone")) is None
+    submodule = drift("jax.old", "jax.new.old", "import jax.old", "jax.old")
+    assert rename_of(submodule) is None

@@ -28,12 +28,14 @@ def rename_of(drift: Drift) -> Rename | None:
     """How to write the use `drift` names for the installed package, if it can be said."""
     if not drift.instead or not drift.written or drift.instead == drift.missing:
         return None
+    if drift.missing != drift.path:  # a module on the way is gone: what is under it is unknown
+        return None
     if drift.written.startswith("import "):
         return None  # `import a.b.gone`: a module, not a name that moved
     if drift.written.startswith("from "):
         name = drift.path.rpartition(".")[2]
         new_module, _, new_name = drift.instead.rpartition(".")
-        if drift.path != drift.missing or name != new_name:
+        if name != new_name:
             return None
         return Rename(drift.written, f"from {new_module} import {name}")
     # `jx.tree_map.x` is jax.tree_map.x: the written root stands for the path's first parts.
