@@ -156,6 +156,21 @@ def test_what_the_environment_lacks_is_named_not_the_code():
     assert failed("AttributeError: 'list' object has no attribute 'x'").hint.startswith(
         "fix the code; if raising AttributeError"
     )
+    # A package's own module type says it in its own words (Flax's nnx).
+    flax_words = failed("AttributeError: Module numpy.random has no attribute 'array_ref'")
+    assert flax_words.hint.startswith("the installed numpy has no numpy.random.array_ref:")
+
+
+def test_a_relative_file_the_code_cannot_open_is_named_with_where_the_code_runs():
+    hint = failed("FileNotFoundError: [Errno 2] No such file or directory: 'data/jacappella'").hint
+    assert hint.startswith(
+        "the lesson's code runs in a folder of its own, which holds only the files the front "
+        "matter lists (files:): save data/jacappella beside the lesson and list it there"
+    )
+    assert "':raises: FileNotFoundError'" in hint
+    # An absolute path is no file the lesson brings: the code's own business.
+    absolute = failed("FileNotFoundError: [Errno 2] No such file or directory: '/data/x'")
+    assert absolute.hint.startswith("fix the code; if raising FileNotFoundError")
 
 
 def test_a_live_value_gets_the_names_the_lesson_defines():

@@ -96,12 +96,24 @@ def _hint(failure: dict, job: FailedJob) -> str:
             "run elsewhere, or from its kernel); if raising NameError is what this block "
             "shows, declare it: ':raises: NameError' on the line after the block's opening line"
         )
-    if exception:
+    declare = (
+        f"if raising {exception} is what this block shows, declare it: "
+        f"':raises: {exception}' on the line after the block's opening line"
+    )
+    if missing_file := _RELATIVE_MISSING.match(message):
         return (
-            f"fix the code; if raising {exception} is what this block shows, declare it: "
-            f"':raises: {exception}' on the line after the block's opening line"
+            "the lesson's code runs in a folder of its own, which holds only the files the "
+            f"front matter lists (files:): save {missing_file.group(1)} beside the lesson and "
+            "list it there (a folder: each of its files), or make the code create it before "
+            f"this line; {declare}"
         )
-    return "fix the code"
+    return f"fix the code; {declare}" if exception else "fix the code"
+
+
+# A relative path the code could not open: it runs where only the files: are.
+_RELATIVE_MISSING = re.compile(
+    r"(?:FileNotFoundError|OSError): \[Errno 2\] No such file or directory: '((?![/~])[^']+)'"
+)
 
 
 # The runner marks a failure the network caused (networkerrors.py).
@@ -149,7 +161,8 @@ def _library_hint(message: str) -> str:
             f"{module} is not installed where the site is built: install its package there "
             f"(pip install {module}, or its distribution's name) and build again"
         )
-    absent = re.match(r"AttributeError: module '([\w.]+)' has no attribute '(\w+)'", message)
+    # Python's words, or a package's own module type's (Flax: "Module flax.nnx has no ...").
+    absent = re.match(r"AttributeError: [Mm]odule '?([\w.]+)'? has no attribute '(\w+)'", message)
     absent = absent or re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message)
     if absent:
         module, name = absent.groups()
