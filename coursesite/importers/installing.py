@@ -13,8 +13,9 @@ the course keeps its direct requirements apart in `requirements.in`, the noteboo
 requirement there too.
 
 Then each module installed is imported, in an interpreter of its own, as the lesson will
-import it: a package that imports a module its metadata does not ask for (TensorFlow
-Datasets needs importlib_resources through etils) gets that module installed too, and one
+import it: a package that, as it is imported, imports a module its metadata does not ask
+for gets that module installed too (a module imported only later, when a function runs,
+is found by the build's hint instead), and one
 that still fails to import is named in the report, before the first build.
 """
 
