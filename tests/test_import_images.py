@@ -24,6 +24,9 @@ ALT = "A single grey pixel, the whole of the picture"
 REPR = "<IPython.core.display.Image object>"
 
 
+MYST_HEADER = "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n"
+
+
 def images_notebook(path) -> None:
     notebook = new_notebook(
         metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
@@ -183,7 +186,7 @@ def test_an_image_the_notebook_links_to_comes_from_beside_it_and_a_missing_one_i
     (repo / "_static").mkdir()
     (repo / "_static" / "logo.png").write_bytes(base64.b64decode(PIXEL))
     (repo / "docs" / "logos.md").write_text(
-        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Logos\n\n"
+        MYST_HEADER + "# Logos\n\n"
         "The logo: ![the logo, a grey pixel](../_static/logo.png)\n\n"
         "And another: ![a lost picture](../_static/gone.png)\n\n"
         "```{code-cell} ipython3\nprint('logos')\n```\n\n"
@@ -213,7 +216,7 @@ def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published
     (repo / "charts").mkdir(parents=True)
     (repo / "charts" / "rows.csv").write_text("1,2\n3,4\n")
     (repo / "charts.md").write_text(
-        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Charts\n\n"
+        MYST_HEADER + "# Charts\n\n"
         "We draw the rows and save the chart beside them.\n\n"
         "```{code-cell} ipython3\nimport os\nimport numpy as np\nimport matplotlib\n"
         "matplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n\nDIR = 'charts'\n"
@@ -249,7 +252,7 @@ def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(
     for name in ("fractal.png", "icon.png", "bare.png"):
         (repo / name).write_bytes(base64.b64decode(PIXEL))
     (repo / "pictures.md").write_text(
-        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Pictures\n\n"
+        MYST_HEADER + "# Pictures\n\n"
         "The fractal we draw:\n\n"
         '<p align="center">\n<img src="fractal.png" alt="A grey fractal" width="400">\n</p>\n\n'
         'Click <img src="icon.png" alt="the run icon"> to run a cell, <b>then</b> wait.\n\n'
@@ -284,7 +287,7 @@ def test_a_caption_on_a_text_notebooks_table_is_no_alt_but_one_on_its_plot_is(co
     """A MyST notebook stores no outputs: what its code shows is all there is to go by."""
     course_folder.write(authoring_example())
     (course_folder.root / "captions.md").write_text(
-        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Captions\n\n"
+        MYST_HEADER + "# Captions\n\n"
         "## A table\n\n"
         "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: One record\n---\n"
         "from IPython.display import HTML\nHTML('<table><tr><td>1</td></tr></table>')\n```\n\n"
