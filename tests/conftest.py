@@ -151,6 +151,13 @@ def replace_block(text: str, start_marker: str, new_block: str) -> str:
     return "".join(lines[:start]) + new_block + "".join(lines[end + 1 :])
 
 
+def path_expression(path: Path) -> str:
+    """Python code for the absolute `path` with no absolute-path literal in it: a literal
+    makes main.py run after the lesson's own run (sharedpaths.py), and the tests that use
+    this need the two processes running at once."""
+    return f"('/' + {str(path)[1:]!r})"
+
+
 def line_of(text: str, fragment: str, occurrence: int = 1) -> int:
     """1-based number of the `occurrence`-th line of `text` containing `fragment`."""
     lines = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, RecordingProgress, authoring_example
+from conftest import ROOT, RecordingProgress, authoring_example, path_expression
 from coursesite.errors import BuildErrors
 from coursesite.execution import lessonprocess
 from coursesite.pipeline import build
@@ -37,8 +37,8 @@ def escaping(marker: Path, then: str = "") -> str:
         "    os._exit(0)\n"
         "os.close(write)\n"
         "forked = os.read(read, 100).decode()\n"
-        f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}} {{sleeper.pid}} {{forked}}\\n')\n"
-        + then
+        f"open({path_expression(marker)}, 'a')"
+        ".write(f'{os.getpid()} {sleeper.pid} {forked}\\n')\n" + then
     )
     return authoring_example().replace(
         'print("PASS: count-batches")', code + '\nprint("PASS: count-batches")'

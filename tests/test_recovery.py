@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, RecordingProgress, authoring_example, line_of
+from conftest import ROOT, RecordingProgress, authoring_example, line_of, path_expression
 from coursesite.pipeline import build
 from test_hostile_code import still_running
 
@@ -203,7 +203,8 @@ def test_a_build_killed_with_sigkill_leaves_the_site_and_the_next_write_clears_u
     built.lesson_path.write_text(
         original.replace(
             'print("PASS: count-batches")',
-            f"import os, time\nopen({str(started)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
+            f"import os, time\nopen({path_expression(started)}, 'a')"
+            ".write(str(os.getpid()) + '\\n')\n"
             'time.sleep(120)\nprint("PASS: count-batches")',
         )
     )
