@@ -31,7 +31,7 @@ from coursesite.execution.missingmodules import (
     missing_modules_hint,
 )
 
-__all__ = ["after_failed_blocks", "bound_names", "lesson_failures_error"]
+__all__ = ["LessonJobWithCode", "after_failed_blocks", "bound_names", "lesson_failures_error"]
 
 
 class LessonJobWithCode(FailedJob, Protocol):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import Settings
 from coursesite.errors import BuildError
-from coursesite.execution.blockfailures import after_failed_blocks, lesson_failures_error
+from coursesite.execution.blockfailures import after_failed_blocks
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs, run_name
 from coursesite.execution.environment import lesson_environment, reader_environment
@@ -42,6 +42,7 @@ from coursesite.execution.lessonprocess import (
     stop_all,
 )
 from coursesite.execution.probes import probes_payload
+from coursesite.execution.runresult import damaged_result, read_result
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sharedpaths import main_py_command, names_absolute_paths
 from coursesite.execution.sourcelocations import same_locations
@@ -288,11 +289,11 @@ def _recorded_run(
     except BuildError as error:
         stopped = _noting_endless_main_py(error, main)
         raise after_failed_blocks(stopped, result_path.parent, job) from None
-    result = _read_result(result_path, completed, job)
+    result = read_result(result_path, completed, job)
     try:
         record = record_from_result(job.slug, result)
     except (KeyError, TypeError, ValueError, AttributeError):
-        raise _damaged_result(job) from None
+        raise damaged_result(job) from None
     if too_much := _over_output_limit(job, record):
         raise too_much
     return record
@@ -321,54 +322,6 @@ def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildErro
             "settings.timeout_seconds in lessons.yaml if its output does end)"
         )
     return error
-
-
-FAILURE_KEYS = {"block", "line", "message", "traceback"}  # of each failure the runner reports
-
-
-def _read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJob) -> dict:
-    if not path.is_file():
-        ended = _exit_description(completed.returncode)
-        raise after_failed_blocks(
-            BuildError(
-                f"lesson process ended without a result ({ended})",
-                job.path,
-                hint="the code crashed the interpreter or ended it itself "
-                "(os._exit, a signal, native code); run main.py by hand to see where",
-                detail=completed.stderr[-4000:] or None,
-            ),
-            path.parent,
-            job,
-        )
-    try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-        # every failed block's (the runner goes on after one), then the checks' or values'
-        failures = result["failures"] or ([result["failure"]] if result["failure"] else [])
-        if not all(failure.keys() >= FAILURE_KEYS for failure in failures):
-            raise KeyError("failure")
-    except (ValueError, KeyError, TypeError, AttributeError):  # UnicodeDecodeError too
-        raise _damaged_result(job) from None
-    if failures:
-        raise lesson_failures_error(failures, result, job)
-    return result
-
-
-def _damaged_result(job: LessonJob) -> BuildError:
-    """The runner's result file is not as the runner writes it: the lesson wrote over it."""
-    return BuildError(
-        "the lesson's run left a damaged result: its code wrote over result.json, the file "
-        "the build reads the run from",
-        job.path,
-        hint="lesson code must not write result.json or job.json in its folder: write to "
-        "another file name",
-    )
-
-
-def _exit_description(status: int) -> str:
-    if status < 0:
-        name = signal.Signals(-status).name if -status in signal.valid_signals() else -status
-        return f"killed by signal {name}"
-    return f"exit status {status}"
 
 
 TRUNCATED = "\n[output truncated: "  # what runner.py appends to an output it cut short
