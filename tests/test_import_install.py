@@ -7,6 +7,7 @@ so the environment the tests run in is never changed."""
 import base64
 import hashlib
 import os
+import re
 import site
 import subprocess
 import sys
@@ -71,6 +72,17 @@ def wheels(tmp_path_factory) -> Path:
     wheel(folder, "leaky-ci", "2.0", "from hiddendep_ci import SHOUT\n")
     wheel(folder, "hiddendep-ci", "0.5", "SHOUT = 'HELLO'\n")
     wheel(folder, "brittle-ci", "1.0", "raise ImportError('brittle-ci needs libbrittle.so')\n")
+    # Imports a module it calls optional inside a function, then fails without it (as
+    # Plotly's px.data does without pandas).
+    wheel(
+        folder,
+        "optuser-ci",
+        "1.0",
+        "def shout():\n    try:\n        import optdep_ci\n    except ImportError as missing:\n"
+        "        raise RuntimeError('shout() needs optdep-ci') from missing\n"
+        "    return optdep_ci.WORD.upper()\n",
+    )
+    wheel(folder, "optdep-ci", "0.1", "WORD = 'hello'\n")
     return folder
 
 
@@ -239,3 +251,26 @@ def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
         "pip installed brittle_ci's package, but importing brittle_ci fails here "
         "(ImportError: brittle-ci needs libbrittle.so)"
     ) in done.stdout
+
+
+def test_what_a_library_calls_optional_yet_needs_joins_the_install_line_and_main_py_runs(
+    course_folder, scratch_python, wheels
+):
+    """main.py, run as a reader's with only the install line's packages, fails where
+    optuser-ci needs optdep-ci; the lesson's own run, which had it, shows the lesson needs
+    it: the build adds it to the install line and main.py, run again, passes."""
+    environment = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    pip = [str(scratch_python), "-m", "pip", "install", "-q", "optuser-ci", "optdep-ci"]
+    subprocess.run(pip, check=True, env=environment)
+    text = authoring_example().replace(
+        'print("PASS: count-batches")',
+        'import optuser_ci\nprint(optuser_ci.shout())\nprint("PASS: count-batches")',
+    )
+    course_folder.write(text)
+    built = run(scratch_python, course_folder.root, wheels)
+    assert built.returncode == 0, built.stderr
+    assert "the setup help's install line adds optdep-ci" in built.stdout + built.stderr
+    page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+    line = re.search(r"python -m pip install ([^<\n]*)", page).group(1).split()
+    assert {"optdep-ci==0.1", "optuser-ci==1.0"} <= {re.sub("_", "-", pin) for pin in line}
+    assert "HELLO" in page

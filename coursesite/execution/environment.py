@@ -59,16 +59,17 @@ CLOCK_SHIFT_SECONDS = (400 * 24 + 5) * 3600 + 17 * 60
 
 
 def reader_environment(
-    folder: Path, threads: int, passed: list[str], hidden: dict[str, str]
+    folder: Path, threads: int, passed: list[str], hidden: dict[str, str], run: str = ""
 ) -> dict[str, str]:
     """The reader-style `python main.py` run's environment: the lesson's, with only the
     distributions a reader installs importable (`hidden` are not) and its wall clock
-    ahead, through a sitecustomize in `folder`/guard."""
-    guard = folder / "guard"
+    ahead, through a sitecustomize in `folder`/guard; a later `run` of main.py has its own
+    (`folder`/guard-2, for `run` "-2", in `folder`/reader-2)."""
+    guard = folder / f"guard{run}"
     guard.mkdir()
     (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
     (guard / "_coursesite_clock.py").write_bytes(SHIFTED_CLOCK.read_bytes())
-    env = lesson_environment(folder / "reader", threads, passed)
+    env = lesson_environment(folder / f"reader{run}", threads, passed)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
     env["COURSESITE_HIDDEN"] = json.dumps(hidden)
     # what libraries imported of them (importguard.py), for runtimeimports.py to read

@@ -11,12 +11,11 @@ import difflib
 import functools
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coursesite.config.manifest import Settings
@@ -27,12 +26,10 @@ from coursesite.execution.dependencies import lesson_inputs, run_name
 from coursesite.execution.environment import lesson_environment, reader_environment
 from coursesite.execution.executionrecord import (
     ExecutionRecord,
-    hardware_kind,
     mask_volatile,
-    record_from_json,
 )
 from coursesite.execution.failures import main_py_drift_error
-from coursesite.execution.hiddenimports import hidden_import_error
+from coursesite.execution.hiddenimports import hidden_import_error, optional_dependency
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     Guardian,
@@ -42,7 +39,7 @@ from coursesite.execution.lessonprocess import (
     stop_all,
 )
 from coursesite.execution.probes import probes_payload
-from coursesite.execution.runresult import damaged_result, read_result
+from coursesite.execution.runresult import damaged_result, ended, read_result, record_from_result
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sharedpaths import main_py_command, names_absolute_paths
 from coursesite.execution.sourcelocations import same_locations
@@ -232,8 +229,10 @@ def run_job(
             _capture(runner, job)
             on_started()
             record = _recorded_run(job, runner, folder / "run" / "result.json", main)
-            _verify_main_py(job, record, _finish(main, job), main.captured())
-            record = with_run_time_installs(record, folder / "guard")
+            job, ran, capture, optional = _reader_run(job, threads, folder, main, stack)
+            _verify_main_py(job, record, ran, capture)
+            guard = folder / f"guard{_run_name(len(optional))}"
+            record = with_run_time_installs(record, guard, optional)
             record = with_written_images(record, job.writes, folder / "run", job.path)
         finally:
             for process in (runner, main):
@@ -247,16 +246,70 @@ def run_job(
     return record
 
 
+# How many more times main.py runs, each time with one more distribution that a library
+# imported as optional and then failed without (hiddenimports.optional_dependency).
+OPTIONAL_RERUNS = 3
+
+
+def _reader_run(
+    job: LessonJob, threads: int, folder: Path, main: LessonProcess, stack: contextlib.ExitStack
+) -> tuple[LessonJob, subprocess.CompletedProcess, OutputCapture, list[str]]:
+    """main.py's run as a reader's, and the distributions it needed that the install line
+    left out: Plotly imports pandas as optional, then `px.data.iris()` fails without it.
+    The lesson's own run, which had it, shows the lesson needs it: main.py runs again
+    with it, and the install line lists it (runtimeimports.py)."""
+    ran, capture, optional = _finish(main, job), main.captured(), list[str]()
+    while (wanted := optional_dependency(job, ran.stderr)) and len(optional) < OPTIONAL_RERUNS:
+        optional.append(wanted)
+        job = replace(job, hidden={m: d for m, d in job.hidden.items() if d != wanted})
+        again = _main_py_again(job, threads, folder, _run_name(len(optional)), stack)
+        ran, capture = _finish(again, job), again.captured()
+    return job, ran, capture, optional
+
+
+def _run_name(reruns: int) -> str:
+    """The suffix of main.py's folders in its run after `reruns` others: "", "-2", ..."""
+    return f"-{reruns + 1}" if reruns else ""
+
+
+def _main_py_again(
+    job: LessonJob, threads: int, folder: Path, run: str, stack: contextlib.ExitStack
+) -> LessonProcess:
+    """main.py, started again in a folder of its own under a guardian of its own."""
+    reader = folder / f"reader{run}"
+    _place(reader, job)
+    write_in_place(reader / "main.py", job.main_py)
+    guardian = Guardian(folder, job.memory_mb * 1024 * 1024, spare=False)
+    stack.callback(guardian.finish)
+    environment = reader_environment(folder, threads, job.passed_environment, job.hidden, run)
+    main = guardian.add("main", main_py_command(None), reader, environment)
+    guardian.start()
+    _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
+    stack.callback(_released, main)
+    return main
+
+
+def _released(process: LessonProcess) -> None:
+    _stop(process)
+    if process.capture:
+        process.capture.close()
+
+
+def _place(place: Path, job: LessonJob) -> None:
+    """A folder for one of the lesson's processes, holding the files its code reads."""
+    place.mkdir()
+    for name, content in job.inputs.items():
+        (place / name).parent.mkdir(parents=True, exist_ok=True)
+        write_in_place(place / name, content)
+
+
 def _lesson_processes(
     job: LessonJob, threads: int, folder: Path
 ) -> tuple[Guardian, LessonProcess, LessonProcess]:
     """The lesson's guardian with its two processes, main.py's and the runner's, to start."""
     work, reader = folder / "run", folder / "reader"
-    for place in (work, reader):
-        place.mkdir()
-        for name, content in job.inputs.items():
-            (place / name).parent.mkdir(parents=True, exist_ok=True)
-            write_in_place(place / name, content)
+    _place(work, job)
+    _place(reader, job)
     write_in_place(work / "job.json", json.dumps(job.payload))
     write_in_place(reader / "main.py", job.main_py)
     # Both processes are the children of the lesson's guardian (guardian.py), which
@@ -367,7 +420,7 @@ def _verify_main_py(
         raise hidden
     if main.returncode != 0:
         raise BuildError(
-            f"the downloadable main.py fails when run on its own ({_ended(main.returncode)})",
+            f"the downloadable main.py fails when run on its own ({ended(main.returncode)})",
             job.path,
             hint=hint,
             detail=main.stderr[-4000:] or None,
@@ -420,33 +473,3 @@ def _stop(process: LessonProcess) -> None:
 def _stop_at_overflow(process: LessonProcess, stop: bool, stream: str) -> None:
     if stop and stream == "stdout":
         process.kill()
-
-
-def record_from_result(slug: str, result: dict) -> ExecutionRecord:
-    """The record of a run from the result runner.py wrote."""
-    blocks = {block["id"]: block for block in result["blocks"]}
-    return record_from_json(
-        {
-            "lesson": slug,
-            "timestamp": result["timestamp"],
-            "python": result["python"],
-            "packages": result["packages"],
-            "devices": result["devices"],
-            "wall_seconds": result["wall_seconds"],
-            "blocks": blocks,
-            "values": result["values"],
-            "host": result["host"],
-            "worker_resources": "",
-            "hardware": hardware_kind(result["platforms"]),
-        }
-    )
-
-
-def _ended(status: int) -> str:
-    """'exit status 1', or the signal that killed the process: 'killed by SIGSEGV'."""
-    if status >= 0:
-        return f"exit status {status}"
-    try:
-        return f"killed by {signal.Signals(-status).name}"
-    except ValueError:
-        return f"killed by signal {-status}"

@@ -33,12 +33,20 @@ class ReaderJob(Protocol):
     def path(self) -> Path: ...
 
 
-def hidden_import_error(job: ReaderJob, stderr: str) -> BuildError | None:
-    """The error for main.py's `stderr` if the guard refused an import; None if not."""
+def optional_dependency(job: ReaderJob, stderr: str) -> str | None:
+    """The distribution an installed library imported as optional and then failed without,
+    as main.py's `stderr` tells it; None for any other failure. The build's own run, where
+    it was there, shows that the lesson needs it: the build adds it and runs main.py again."""
+    refused = _refused(job, stderr)
+    return refused[1] if refused and refused[3] else None
+
+
+def _refused(job: ReaderJob, stderr: str) -> tuple[str, str, list, str] | None:
+    """(module, distribution, the traceback's frames of lesson code, the library that
+    imported it or "") of the import the guard refused, as `stderr` tells it."""
     hidden = HIDDEN_IMPORT.search(stderr)
     if hidden is None:
         return None
-    module, distribution = hidden.groups()
     frames = [  # not the import machinery's, nor the guard's own
         frame
         for frame in FRAME.findall(stderr[: hidden.start()])
@@ -48,10 +56,20 @@ def hidden_import_error(job: ReaderJob, stderr: str) -> BuildError | None:
     ]
     own = {"main.py"} | {name for name in job.inputs if name.endswith(".py")}
     ours = [frame for frame in frames if Path(frame[0]).name in own]
+    importer = frames[-1][0] if frames else ""
+    library = importer if importer and Path(importer).name not in own else ""
+    return hidden.group(1), hidden.group(2), ours, library
+
+
+def hidden_import_error(job: ReaderJob, stderr: str) -> BuildError | None:
+    """The error for main.py's `stderr` if the guard refused an import; None if not."""
+    refused = _refused(job, stderr)
+    if refused is None:
+        return None
+    module, distribution, ours, importer = refused
     block, line = _lesson_line(job, ours[-1][2].strip()) if ours and ours[-1][2] else ("", None)
     label = job.labels.get(block, "a step")
-    importer = frames[-1][0] if frames else ""
-    by_library = bool(importer) and Path(importer).name not in own
+    by_library = bool(importer)
     where = f" through {_short(importer)}" if by_library else ""
     why = (
         f"{_short(importer)} imports it as an optional dependency (in a try that expects "

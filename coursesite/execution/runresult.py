@@ -15,6 +15,11 @@ from coursesite.execution.blockfailures import (
     after_failed_blocks,
     lesson_failures_error,
 )
+from coursesite.execution.executionrecord import (
+    ExecutionRecord,
+    hardware_kind,
+    record_from_json,
+)
 
 FAILURE_KEYS = {"block", "line", "message", "traceback"}  # of each failure the runner reports
 
@@ -64,3 +69,33 @@ def exit_description(status: int) -> str:
         name = signal.Signals(-status).name if -status in signal.valid_signals() else -status
         return f"killed by signal {name}"
     return f"exit status {status}"
+
+
+def record_from_result(slug: str, result: dict) -> ExecutionRecord:
+    """The record of a run from the result runner.py wrote."""
+    blocks = {block["id"]: block for block in result["blocks"]}
+    return record_from_json(
+        {
+            "lesson": slug,
+            "timestamp": result["timestamp"],
+            "python": result["python"],
+            "packages": result["packages"],
+            "devices": result["devices"],
+            "wall_seconds": result["wall_seconds"],
+            "blocks": blocks,
+            "values": result["values"],
+            "host": result["host"],
+            "worker_resources": "",
+            "hardware": hardware_kind(result["platforms"]),
+        }
+    )
+
+
+def ended(status: int) -> str:
+    """'exit status 1', or the signal that killed the process: 'killed by SIGSEGV'."""
+    if status >= 0:
+        return f"exit status {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"

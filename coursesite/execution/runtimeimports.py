@@ -11,6 +11,7 @@ build says so: it is the lesson's code that needs them, through the library.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
@@ -21,15 +22,20 @@ from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.installs import with_dependencies
 
 
-def with_run_time_installs(record: ExecutionRecord, guard: Path) -> ExecutionRecord:
+def with_run_time_installs(
+    record: ExecutionRecord, guard: Path, optional: Iterable[str] = ()
+) -> ExecutionRecord:
     """`record`, with the distributions that libraries imported while main.py ran (the
-    guard's folder holds the list) in its `run_time_installs` and their versions in its
-    `packages`. Only those that none of the others requires: pip installs those with it."""
+    guard's folder holds the list), and the `optional` ones a library failed without, in
+    its `run_time_installs` and their versions in its `packages`. Only those that none of
+    the others requires: pip installs those with it."""
     try:
         lines = (guard / RUN_TIME_IMPORTS).read_text(encoding="utf-8").splitlines()
     except OSError:  # nothing was imported so
+        lines = []
+    found = {json.loads(line)[1] for line in lines if line.strip()} | set(optional)
+    if not found:
         return record
-    found = {json.loads(line)[1] for line in lines if line.strip()}
     pulled = {name: with_dependencies((name,)) - {normalized_name(name)} for name in found}
     needed = [name for name in found if not any(normalized_name(name) in pulled[o] for o in found)]
     needed = sorted(needed or found, key=str.lower)

@@ -17,9 +17,10 @@ import threading
 from pathlib import Path
 
 from coursesite.execution.environment import lesson_environment
-from coursesite.execution.execute import LessonJob, record_from_result
+from coursesite.execution.execute import LessonJob
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.lessonprocess import Guardian, LessonProcess, lesson_folder
+from coursesite.execution.runresult import record_from_result
 from coursesite.execution.writtenimages import with_written_images
 
 WARM_RUNNER = Path(__file__).with_name("warmrunner.py")
