@@ -53,7 +53,8 @@ def run_time_note(record: ExecutionRecord) -> str:
     if not record.run_time_installs:
         return ""
     names = ", ".join(record.run_time_installs)
+    it = "them" if len(record.run_time_installs) > 1 else "it"
     return (
         f"note: {record.lesson}: the setup help's install line adds {names}: an installed "
-        "library imported it while main.py ran, though no line of the lesson imports it"
+        f"library imported {it} while main.py ran, though no line of the lesson imports {it}"
     )
