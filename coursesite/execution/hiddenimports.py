@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from coursesite.errors import BuildError
 
@@ -33,17 +33,25 @@ class ReaderJob(Protocol):
     def path(self) -> Path: ...
 
 
+class RefusedImport(NamedTuple):
+    """An import the guard refused in main.py's run, as its stderr tells it."""
+
+    module: str
+    distribution: str
+    lesson_frames: list[tuple[str, str, str]]  # the traceback's frames in lesson code
+    library: str  # the installed library's file that imported it; "" for lesson code
+
+
 def optional_dependency(job: ReaderJob, stderr: str) -> str | None:
     """The distribution an installed library imported as optional and then failed without,
     as main.py's `stderr` tells it; None for any other failure. The build's own run, where
     it was there, shows that the lesson needs it: the build adds it and runs main.py again."""
     refused = _refused(job, stderr)
-    return refused[1] if refused and refused[3] else None
+    return refused.distribution if refused and refused.library else None
 
 
-def _refused(job: ReaderJob, stderr: str) -> tuple[str, str, list, str] | None:
-    """(module, distribution, the traceback's frames of lesson code, the library that
-    imported it or "") of the import the guard refused, as `stderr` tells it."""
+def _refused(job: ReaderJob, stderr: str) -> RefusedImport | None:
+    """The import the guard refused, as main.py's `stderr` tells it; None if none was."""
     hidden = HIDDEN_IMPORT.search(stderr)
     if hidden is None:
         return None
@@ -58,7 +66,7 @@ def _refused(job: ReaderJob, stderr: str) -> tuple[str, str, list, str] | None:
     ours = [frame for frame in frames if Path(frame[0]).name in own]
     importer = frames[-1][0] if frames else ""
     library = importer if importer and Path(importer).name not in own else ""
-    return hidden.group(1), hidden.group(2), ours, library
+    return RefusedImport(hidden.group(1), hidden.group(2), ours, library)
 
 
 def hidden_import_error(job: ReaderJob, stderr: str) -> BuildError | None:

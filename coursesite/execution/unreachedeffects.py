@@ -11,14 +11,10 @@ was to fill. Both follow from the download.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
-# Calls that write the file a path argument names: `open(p, "wb")` and writers by name.
-_WRITERS = re.compile(
-    r"^(?:save\w*|write\w*|dump\w*|to_\w+|imsave|imwrite|savefig|urlretrieve|"
-    r"download\w*|copy\w*|move|extractall)$"
-)
+from coursesite.importers.datafiles import writes_files
+
 # Methods that put an item into the container they are called on.
 _FILLERS = {"append", "extend", "insert", "update", "setdefault", "add"}
 
@@ -64,13 +60,9 @@ def unreached_effects(code: str, stopped: int) -> UnreachedEffects:
 
 
 def _writes(call: ast.Call) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if name == "open":
-        modes = call.args[1:2] + [k.value for k in call.keywords if k.arg == "mode"]
-        mode = next((m.value for m in modes if isinstance(m, ast.Constant)), "")
-        return isinstance(mode, str) and bool(re.search(r"[wax]", mode))
-    return bool(_WRITERS.match(name))
+    """A call that writes the files it names (the import's reading of code: datafiles.py),
+    or a write on a handle, whose making names the file (`writer.write(record)`)."""
+    return writes_files(call) or _on_a_handle(call)
 
 
 def _on_a_handle(call: ast.Call) -> bool:

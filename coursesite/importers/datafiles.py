@@ -48,7 +48,7 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
         written |= set(shell) | {word.rsplit("/", 1)[-1] for word in shell}
         for node, names in calls:
             given = _paths_given(node, names)
-            if _writes(node):
+            if writes_files(node):
                 written |= given | {name.rsplit("/", 1)[-1] for name in given}
                 continue
             if not _reads(node):
@@ -138,7 +138,7 @@ def _reads(call: ast.Call) -> bool:
     return bool(READS.match(called_name(call)))
 
 
-def _writes(call: ast.Call) -> bool:
+def writes_files(call: ast.Call) -> bool:
     """Whether the call writes the files it names: a writer, `open` to write, or a call
     that downloads into a folder (`MNIST("data", download=True)`)."""
     if any(k.arg == "download" and getattr(k.value, "value", None) is True for k in call.keywords):
@@ -236,7 +236,7 @@ def _made_folders(call: ast.Call, names: dict[str, str]) -> set[str] | None:
 
 def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
     """The relative files a call writes by a name that can be told."""
-    if not _writes(call):
+    if not writes_files(call):
         return set()
     if COPIERS.match(called_name(call)):
         given: list[ast.expr] = call.args[1:2] + [k.value for k in call.keywords if k.arg == "dst"]

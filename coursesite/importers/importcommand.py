@@ -26,7 +26,7 @@ from coursesite.importers.lessonimport import (
     lesson_slug,
     notebook_title,
 )
-from coursesite.importers.lessontext import with_files
+from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
@@ -140,7 +140,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     linked = settle_linked_images(lesson, folder, course.root, request.notebook)
     # Before any note names a lesson line: listing files adds lines to the front matter.
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
-    lesson.text = with_files(lesson.text, brought.listed, writes=linked.written)
+    lesson.text = with_listed(lesson.text, brought.listed, linked.written)
     lesson.notes += brought.notes + network_notes(lesson.text, lesson.steps)
     if slug != first_choice:
         lesson.notes.append(

@@ -72,8 +72,8 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
     if not requirements:
         return Installation()
     installation = _pip_install(requirements)
+    installation.unimportable = _import_failures(modules)
     for _ in range(_UNDECLARED_ROUNDS):
-        installation.unimportable = _import_failures(modules)
         lacking = {missing_module(message) for message in installation.unimportable.values()}
         wanted = sorted({distribution_of(m) for m in lacking if m} - set(installation.undeclared))
         if not wanted:
@@ -84,6 +84,7 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
             break
         installation.pins |= more.pins
         installation.undeclared += wanted
+        installation.unimportable = _import_failures(modules)  # as they import now
     return installation
 
 

@@ -50,14 +50,14 @@ def lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str
     return f"---\n{header}---\n\n{body}\n"
 
 
-def with_files(text: str, names: list[str], writes: list[str] | None = None) -> str:
-    """The lesson `text` with `names` in its front matter's files: and `writes` in its
-    writes:, after those it has."""
-    if not names and not writes:
+def with_listed(text: str, files: list[str], writes: list[str]) -> str:
+    """The lesson `text` with `files` in its front matter's files: and `writes` in its
+    writes:, after those it lists already."""
+    if not files and not writes:
         return text
     _, header, body = text.split("---\n", 2)
     front = yaml.safe_load(header)
-    for key, added in (("files", names), ("writes", writes or [])):
+    for key, added in (("files", files), ("writes", writes)):
         if added:
             front[key] = list(dict.fromkeys([*front.get(key, []), *added]))
     return f"---\n{dump_yaml(front)}---\n{body}"
