@@ -291,6 +291,24 @@ def test_steps_that_fail_with_the_same_error_are_one_message_naming_each_line(co
     assert error.detail.splitlines()[0] == f"step 4 failed with the same error too, at line {again}"
 
 
+def test_names_one_installed_package_lacks_are_one_message_naming_each_line(course_folder):
+    text = with_steps(
+        "import numpy as np\nfrom numpy import coursesite_gone",
+        "np.coursesite_also_gone(1)",
+        "from json import coursesite_gone_too",
+    )
+    drift, other_package = build_errors(course_folder, text)
+    assert drift.message.startswith("step 2 failed: ImportError: cannot import name")
+    assert "the installed numpy has no numpy.coursesite_gone" in drift.hint
+    later = line_of(text, "np.coursesite_also_gone(1)")
+    assert drift.detail.splitlines()[0] == (
+        f"step 3 uses more that the installed numpy lacks: numpy.coursesite_also_gone "
+        f"(line {later})"
+    )
+    assert other_package.message.startswith("step 4 failed: ImportError")  # json's: its own
+    assert "Python (installed:" in other_package.hint
+
+
 def test_what_fails_for_want_of_a_step_that_lacked_another_module_folds_under_the_first():
     from types import SimpleNamespace
 

@@ -10,9 +10,12 @@ imports a missing package would list a dozen of them; so each is folded into one
 under its cause ("steps 2, 3, 5-14 failed because step 1 failed (names: grain, tfds)"),
 through the blocks that failed because a consequence did. Blocks that fail with the very
 error and hint of an earlier one (a mesh larger than the devices, built in four steps) are
-one cause too: one message, and a line naming the others and their lines. A block that
-fails for want of a module is one cause with every other such block: its hint names every
-missing module the lesson imports (missingmodules.py).
+one cause too: one message, and a line naming the others and their lines. So are blocks
+that use what one installed package lacks (code written for another version of jax:
+`jax.core.Primitive` in one step, `jax.abstract_arrays` in another): one message, and a
+line naming each block, the name and its line. A block that fails for want of a module
+is one cause with every other such block: its hint names every missing module the lesson
+imports (missingmodules.py).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Protocol
 
 from coursesite.errors import BuildError, each_error, grouped
 from coursesite.execution.consequences import Consequence, LessonFailures, bound_names
-from coursesite.execution.failures import FailedJob, failure_error
+from coursesite.execution.failures import FailedJob, failure_error, lacked_by_installed
 from coursesite.execution.missingmodules import (
     missing_module,
     missing_modules,
@@ -53,6 +56,8 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     modules = _MissingModules(job)
     seen: dict[tuple[str, str], str] = {}  # (message, hint) -> the first block failing so
     alike: dict[str, list[tuple[str, int]]] = {}  # cause -> (block, line) failing the same
+    lacking: dict[str, str] = {}  # an installed package -> the first block using what it lacks
+    drifted: dict[str, list[tuple[str, int, str]]] = {}  # that block -> (block, line, name)
     for failure in failures:
         block = failure["block"]
         if found := so_far.consequence(failure):
@@ -66,6 +71,12 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             root[block] = first  # what fails for want of its names follows from it too
             followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
+            if lacked := lacked_by_installed(failure["message"]):
+                first = lacking.setdefault(lacked.package, block)
+                if first != block:  # another name of the same version: one cause
+                    root[block] = first
+                    drifted.setdefault(first, []).append((block, failure["line"], lacked.name))
+                    continue
             error = failure_error(failure, result, job)
             first = seen.setdefault((failure["message"], error.hint or ""), block)
             if first != block:  # the same error and hint again: one message, one cause
@@ -77,6 +88,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 causes[block].hint = modules.hint()
     for cause in causes:
         lines = [_alike_line(alike.get(cause, []), job.labels)]
+        lines.append(_drifted_line(drifted.get(cause, []), job.labels))
         lines.append(_followers_line(cause, followers.get(cause, []), job.labels))
         causes[cause].detail = "\n".join(filter(None, [*lines, causes[cause].detail]))
     return grouped(list(causes.values()))
@@ -91,6 +103,19 @@ def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str]) -> str:
     return (
         f"{_blocks_named([block for block, _ in blocks], labels)} failed with the same error "
         f"too, at line{'s' if len(blocks) > 1 else ''} {lines}"
+    )
+
+
+def _drifted_line(blocks: list[tuple[str, int, str]], labels: dict[str, str]) -> str:
+    """'steps 9, 11 use more that the installed jax lacks: jax.abstract_arrays (line 281),
+    jax.lib.xla_client (line 322)': one cause, the version the code was written for."""
+    if not blocks:
+        return ""
+    names = ", ".join(f"{name} (line {line})" for _, line, name in blocks)
+    verb = "uses" if len({block for block, _, _ in blocks}) == 1 else "use"
+    return (
+        f"{_blocks_named([block for block, _, _ in blocks], labels)} {verb} more that the "
+        f"installed {blocks[0][2].split('.')[0]} lacks: {names}"
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
@@ -139,40 +139,57 @@ CHECK_HINTS = {
 }
 
 
-def _library_hint(message: str) -> str:
-    """For what the environment, not the code, lacks: a package that is not installed, or
-    a name an installed package no longer (or not yet) has, as code written for another of
-    its versions meets (an imported tutorial, often)."""
+class Lacked(NamedTuple):
+    """What an installed package lacks that the code uses: `package` (its top module) and
+    `name`, dotted (`jax.core.Primitive`, or a module: `jaxlib.mhlo_helpers`)."""
+
+    package: str
+    name: str
+
+
+def lacked_by_installed(message: str) -> Lacked | None:
+    """The name an installed package no longer (or not yet) has, if `message` fails on one,
+    as code written for another of its versions meets (an imported tutorial, often)."""
     if missing := re.match(
         r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'", message
     ):
         dotted = missing.group(1)
         module, _, inner = dotted.partition(".")
+        if inner and not hosted_only(dotted) and is_installed(module):
+            return Lacked(module, dotted)
+        return None
+    # Python's words, or a package's own module type's (Flax: "Module flax.nnx has no ...").
+    if absent := re.match(
+        r"AttributeError: [Mm]odule '?([\w.]+)'? has no attribute '(\w+)'", message
+    ):
+        module, name = absent.groups()
+    elif absent := re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message):
+        name, module = absent.groups()
+    else:
+        return None
+    return Lacked(module.split(".")[0], f"{module}.{name}")
+
+
+def _library_hint(message: str) -> str:
+    """For what the environment, not the code, lacks: a package that is not installed, or
+    a name an installed package lacks (lacked_by_installed)."""
+    if lacked := lacked_by_installed(message):
+        noun = "module " if "No module named" in message else ""
+        return (
+            f"the installed {lacked.package} has no {noun}{lacked.name}: the code was written for "
+            f"another version of {installed_version(lacked.package)}; write it for the version "
+            "installed (the page's setup help lists it), or install the version the code needs"
+        )
+    if missing := re.match(
+        r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'", message
+    ):
+        dotted = missing.group(1)
+        module = dotted.partition(".")[0]
         if hosted_only(dotted):
             return hosted_hint(dotted)
-        if inner and is_installed(module):  # jaxlib.mhlo_helpers: a module of another version
-            return (
-                f"the installed {module} has no module {dotted}: the code was written for "
-                f"another version of {installed_version(module)}; write it for the version "
-                "installed (the page's setup help lists it), or install the version the code "
-                "needs"
-            )
         return (
             f"{module} is not installed where the site is built: install its package there "
             f"(pip install {module}, or its distribution's name) and build again"
-        )
-    # Python's words, or a package's own module type's (Flax: "Module flax.nnx has no ...").
-    absent = re.match(r"AttributeError: [Mm]odule '?([\w.]+)'? has no attribute '(\w+)'", message)
-    absent = absent or re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message)
-    if absent:
-        module, name = absent.groups()
-        if absent.re.pattern.startswith("ImportError"):
-            name, module = module, name
-        top = module.split(".")[0]
-        return (
-            f"the installed {top} has no {module}.{name}: the code was written for another "
-            f"version of {installed_version(top)}; write it for the version installed (the "
-            "page's setup help lists it), or install the version the code needs"
         )
     return ""
 
