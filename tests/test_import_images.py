@@ -206,6 +206,37 @@ def test_an_image_the_notebook_links_to_comes_from_beside_it_and_a_missing_one_i
     assert "gone.png' not found" in built.stderr and "logo.png" not in built.stderr
 
 
+def test_an_image_path_from_the_projects_root_is_read_there_and_named_at_its_line(
+    course_folder,
+):
+    """`/_static/x.png` in a Jupyter Book or Sphinx project starts at the project's root
+    (the folder of its _config.yml), not the machine's: the import reads the image from
+    there and names a missing one at its own line, where a refusal ("outside the course
+    folder") stopped the whole import."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / "book"
+    (repo / "lectures").mkdir(parents=True)
+    (repo / "_config.yml").write_text("title: A book\n")
+    (repo / "_static").mkdir()
+    (repo / "_static" / "logo.png").write_bytes(base64.b64decode(PIXEL))
+    text = (
+        MYST_HEADER + "# Logos\n\nSome words first.\n\nMore words.\n\n"
+        "```{figure} /_static/logo.png\n:alt: the logo, a grey pixel\n\nThe logo.\n```\n\n"
+        "Lost: ![a lost picture](/_static/gone.png)\n\n"
+        "```{code-cell} ipython3\nprint('logos')\n```\n"
+    )
+    (repo / "lectures" / "logos.md").write_text(text)
+    imported = course_folder.cli("import", str(repo / "lectures" / "logos.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    gone = line_of(text, "Lost: ![")
+    assert f"line {gone}: image ../_static/gone.png is not beside the lesson" in imported.stdout
+    assert f"start at the project's root ({repo.resolve()})" in imported.stdout
+    copied = course_folder.root / "content" / "_static" / "logo.png"
+    assert copied.read_bytes() == base64.b64decode(PIXEL)
+    lesson = next((course_folder.root / "content").rglob("*-logos.md")).read_text()
+    assert "{figure} ../_static/logo.png" in lesson and "(/_static" not in lesson
+
+
 def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published(course_folder):
     """A notebook that saves a figure into a folder its data files are in, then shows the
     file in its prose, imports as a lesson that builds at once: the image is listed under

@@ -43,7 +43,7 @@ from coursesite.importers.mystdirectives import (
     keeps_title,
     settle_directives,
 )
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebooks import Cell, where_in
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.seeding import seeded
 from coursesite.importers.stepalt import (
@@ -133,7 +133,9 @@ def convert(
             continue
         if cell.kind == "markdown":
             portable = _portable(cell, lesson)
-            lesson.linked_images += [(path, cell.where) for path in directive_images(portable)]
+            lesson.linked_images += [
+                (path, where_in(cell, path)) for path in directive_images(portable)
+            ]
             portable = settle_directives(portable, cell.where, lesson.notes, glued)
             portable = settle_references(portable, labels, cell.where, lesson.notes, sites, glued)
             portable = settle_math(portable, cell.where, lesson.notes)
@@ -248,8 +250,9 @@ def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> lis
             f"{cell.where}: the title, '{title}', is the notebook's first heading, of level "
             f"{found.level} (it has no level-1 heading before its prose): check it (title:)"
         )
+    # Blank in place of the heading: a line's place in the source stays where_in's to find.
     lines = cell.source.splitlines()
-    del lines[found.lines.start : found.lines.stop]
+    lines[found.lines.start : found.lines.stop] = [""] * len(found.lines)
     untitled = Cell(
         cell.kind,
         "\n".join(lines),
@@ -330,9 +333,10 @@ def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson)
         )
         return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
     if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src):
-        lesson.linked_images.append((unquote(src), cell.where))
+        where = where_in(cell, src)
+        lesson.linked_images.append((unquote(src), where))
         if not alt.strip():  # the build refuses an image without one: the author writes it
-            lesson.notes.append(f"{cell.where}: image {src} has no alt text: describe it")
+            lesson.notes.append(f"{where}: image {src} has no alt text: describe it")
             return text.replace(
                 f"![]({src}", f"![{PLACEHOLDER} describe {Path(src).name}]({src}", 1
             )

@@ -319,15 +319,35 @@ def _markdown_cells(lines: list[str], first: int, end: int) -> list[Cell]:
     tags: tuple[str, ...] = ()
     for index in range(first, end):
         if _CELL_BREAK.match(lines[index]):
-            where = f"line {chunk_start + 1}"
-            cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), where, tags=tags))
+            cells.append(_markdown_cell(chunk, chunk_start, tags))
             chunk, chunk_start = [], index + 1
             tags = _break_tags(lines[index])
         else:
             chunk.append(lines[index])
-    where = f"line {chunk_start + 1}"
-    cells.append(Cell("markdown", "\n".join(chunk).strip("\n"), where, tags=tags))
+    cells.append(_markdown_cell(chunk, chunk_start, tags))
     return [cell for cell in cells if cell.source.strip()]
+
+
+def _markdown_cell(chunk: list[str], start: int, tags: tuple[str, ...]) -> Cell:
+    """The cell of `chunk`, which began at index `start`: `where` is its first line of text,
+    so that a line within it is `where` plus the line's place in its source (where_in)."""
+    blank = next((n for n, line in enumerate(chunk) if line.strip()), 0)
+    text = "\n".join(chunk[blank:]).rstrip("\n")
+    return Cell("markdown", text, f"line {start + blank + 1}", tags=tags)
+
+
+def where_in(cell: Cell, text: str) -> str:
+    """Where the author finds `text` of the cell: its own line in a text notebook (a
+    Markdown cell there runs from one code cell to the next), the cell in an .ipynb."""
+    return where_at(cell, cell.source.find(text))
+
+
+def where_at(cell: Cell, offset: int) -> str:
+    """Where the author finds the character at `offset` of the cell's source (where_in)."""
+    start = re.fullmatch(r"line (\d+)", cell.where)
+    if not start or offset < 0:
+        return cell.where
+    return f"line {int(start.group(1)) + cell.source.count(chr(10), 0, offset)}"
 
 
 def _break_tags(line: str) -> tuple[str, ...]:
