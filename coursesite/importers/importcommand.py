@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
+from coursesite.importers.includes import inline_includes
 from coursesite.importers.installing import (
     Installation,
     install,
@@ -31,6 +32,7 @@ from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
+from coursesite.importers.rootpaths import from_project_root
 from coursesite.importers.steplines import lesson_line
 from coursesite.lesson.completeness import PLACEHOLDER
 
@@ -136,7 +138,9 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
     sites = OtherSites.of(course.references, request.origin)
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
+    rooted = inline_includes(cells, request.notebook) + from_project_root(cells, request.notebook)
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
+    lesson.notes[:0] = rooted
     linked = settle_linked_images(lesson, folder, course.root, request.notebook)
     # Before any note names a lesson line: listing files adds lines to the front matter.
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)

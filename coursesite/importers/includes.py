@@ -1,0 +1,91 @@
+"""MyST's `{include}`, written into the notebook's Markdown where it stands.
+
+Jupyter Book projects keep text that several pages share in a file of its own
+(`{include} _admonition/gpu.md`). A lesson has no such directive, so the import writes the
+file's text in, as Sphinx would when it builds the page, from the notebook's checkout:
+relative to the notebook, or from the project's root for a path that starts with `/`
+(rootpaths.py). `:start-after:`, `:end-before:`, `:start-line:` and `:end-line:` take the
+part they take in MyST; `:literal:` and `:code: LANGUAGE` show it as code. A file that is
+not there, or is outside the project, is left to the directives' settling (mystdirectives:
+"left out", with a line in the report).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from coursesite.errors import decode_utf8
+from coursesite.importers.fences import Directive, directives
+from coursesite.importers.notebooks import Cell, where_at
+from coursesite.importers.rootpaths import project_root
+
+INCLUDE_LIMIT = 200_000  # bytes: shared text, not a data file
+
+
+def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
+    """Writes, in place, the text of each `{include}` of the Markdown cells that the
+    checkout holds; the report's lines, one for each."""
+    root = project_root(notebook) or notebook.resolve().parent
+    notes: list[str] = []
+    for cell in cells:
+        if cell.kind != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        written: list[str] = []
+        for directive in reversed(directives(cell.source)):  # from the end: lines stay put
+            if directive.name != "include" or (path := _file(directive, notebook, root)) is None:
+                continue
+            where = where_at(cell, len("\n".join(lines[: directive.first])) + 1)
+            text = _part(path, directive)
+            if text is None:
+                continue
+            lines[directive.first : directive.end] = [
+                directive.indent + line if line else directive.indent.rstrip()
+                for line in text.split("\n")
+            ]
+            shown = path.relative_to(root).as_posix()
+            written.insert(
+                0, f"{where}: {{include}} {directive.argument}: the text of {shown} is written in"
+            )
+        cell.source = "\n".join(lines)
+        notes += written
+    return notes
+
+
+def _file(directive: Directive, notebook: Path, root: Path) -> Path | None:
+    name = directive.argument.strip()
+    if not name:
+        return None
+    base = root if name.startswith("/") else notebook.resolve().parent
+    path = (base / name.lstrip("/")).resolve()
+    if not path.is_relative_to(root.resolve()) or not path.is_file():
+        return None
+    return path
+
+
+def _part(path: Path, directive: Directive) -> str | None:
+    """The part of the file the options take, as the lesson shows it."""
+    try:
+        data = path.read_bytes()
+    except OSError:  # unreadable: left to the settling, which says so
+        return None
+    if len(data) > INCLUDE_LIMIT:
+        return None
+    text = decode_utf8(data, path)  # not UTF-8: the import stops at the file's line
+    options = directive.options
+    lines = text.split("\n")
+    start = int(options.get("start-line", "0").strip() or 0)
+    end = options.get("end-line", "").strip()
+    text = "\n".join(lines[start : int(end) if end else None])
+    if after := options.get("start-after", "").strip():
+        text = text.partition(after)[2] if after in text else text
+    if before := options.get("end-before", "").strip():
+        text = text.partition(before)[0]
+    text = text.strip("\n")
+    if "literal" in options or "code" in options:
+        language = options.get("code", "").strip() or "text"
+        info = "python norun" if language in ("python", "python3", "ipython3") else language
+        fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+        return f"{fence}{info}\n{text}\n{fence}"
+    return text
