@@ -221,6 +221,22 @@ def test_a_magic_named_without_its_percent_is_read_as_ipythons_automagic_reads_i
     assert alone.shown_only and alone.shown == "%pwd"
 
 
+def test_ipythons_help_syntax_is_a_comment_never_code():
+    cell = cell_code(
+        "from json import dumps\ndumps?\n?dumps\njson.dumps??\nx = 1 if True else 2", "cell 2"
+    )
+    assert cell.code.splitlines()[1:4] == [
+        "# IPython help, not run: dumps?",
+        "# IPython help, not run: ?dumps",
+        "# IPython help, not run: json.dumps??",
+    ]
+    compile(cell.code, "<cell>", "exec")
+    assert "cell 2: 'dumps?' asks IPython for help" in cell.notes[0]
+    alone = cell_code("dumps?", "cell 3")
+    assert alone.shown_only and alone.shown == "dumps?"
+    assert cell_code("x = a if b else c", "cell 4").code == "x = a if b else c"
+
+
 def test_a_name_the_notebook_binds_or_python_it_reads_is_no_automagic():
     for source, earlier in [
         ("history = []\nhistory", ""),

@@ -56,6 +56,8 @@ _TIME = re.compile(r"^(\s*)%time\s+(.+)$")
 _CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
 _WRITTEN_FILE = re.compile(r"^\s*%%writefile\b")
 _MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
+# IPython's help: `Dense?`, `np.mean??`, `?print`; shown in its pager, never as output.
+_HELP = re.compile(r"^\s*(?:\?{1,2}[A-Za-z_][\w.]*\??|[A-Za-z_][\w.]*\?{1,2})\s*$")
 # IPython's `display()`, a builtin in notebooks, and in the build's run of a lesson.
 _DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
 _DISPLAY_IMPORT = re.compile(
@@ -287,6 +289,12 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
     if (ran := run_script(line)) is not None:
         cell.notes.append(f"{where}: %run became runpy.run_path, which runs the script")
         return ran
+    if _HELP.match(line):
+        cell.notes.append(
+            f"{where}: '{line.strip()}' asks IPython for help, which its pager shows, not the "
+            "cell's output: it became a comment, shown in the step and never run"
+        )
+        return [f"# IPython help, not run: {line.strip()}"]
     if _MAGIC.match(line):
         what = "a shell command" if "!" in line.split("%")[0] else "IPython, not Python"
         cell.notes.append(
