@@ -14,6 +14,7 @@ from coursesite.importers.lessonimport import convert
 from coursesite.importers.mystdirectives import directive_images, settle_directives
 from coursesite.importers.notebooks import read_notebook
 from coursesite.importers.references import NotebookLabels, settle_references
+from coursesite.lesson.model import Exercise
 from coursesite.lesson.parse import parse_lesson
 
 
@@ -203,6 +204,89 @@ def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path
     assert [value.expression for value in parsed.values] == ["format(total, 'd')"]
 
 
+EXERCISES = """---
+kernelspec:
+  name: python3
+  language: python
+---
+
+# Cake
+
+We compute a cake.
+
+```{code-cell} python3
+size = 10
+print(size)
+```
+
+## Exercises
+
+```{exercise}
+:label: cake_ex1
+
+Halve the cake, then see {ref}`the solution <cake_ex1>`.
+```
+
+```{solution-start} cake_ex1
+:class: dropdown
+```
+
+Halving is a division.
+
+```{code-cell} python3
+half = size / 2
+print(half)
+```
+
+```{solution-end}
+```
+
+```{exercise} Thirds
+Cut it in three.
+```
+
+```{solution} cake_ex2
+Divide by three: `size / 3`.
+```
+"""
+
+
+def test_sphinx_exercise_blocks_become_prose_and_their_solution_cells_stay_steps(tmp_path: Path):
+    """Jupyter Book's exercises (sphinx-exercise) are prose with a solution, not a lesson's
+    exercise with a scaffold to check: they become an admonition, a closed one for a
+    solution, and the cells between -start and -end markers stay steps in their order."""
+    notebook = tmp_path / "cake.md"
+    notebook.write_text(EXERCISES)
+    imported = convert(read_notebook(notebook), "Cake", "cake.md", "c.expected.yaml")
+    text = imported.text
+    assert "{exercise}" not in text and "solution-" not in text
+    assert "(cake_ex1)=\n```{admonition} Exercise\nHalve the cake" in text
+    assert "```{admonition} Exercise: Thirds\nCut it in three.\n```" in text
+    assert "```{admonition} Solution\n:class: dropdown\nDivide by three" in text
+    assert "**Solution**\n\nHalving is a division." in text
+    assert text.index("Halving is a division.") < text.index("half = size / 2")
+    assert any(
+        "{solution-start} cake_ex1 (sphinx-exercise) became a bold line" in n
+        for n in imported.notes
+    )
+    lesson = tmp_path / "content" / "01-x" / "01-cake.md"
+    lesson.parent.mkdir(parents=True)
+    lesson.write_text(text)
+    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug="cake", source="x")])
+    try:
+        parsed = parse_lesson(LessonRef("cake", lesson, phase, 1, 1, tmp_path))
+    except BuildErrors as errors:
+        raise AssertionError(str(errors)) from None
+    assert [step.code.source.strip() for step in parsed.steps][-1] == "half = size / 2\nprint(half)"
+    assert not list(parsed.items(Exercise))
+
+
+def test_a_lessons_own_exercise_is_kept_as_one():
+    own = ":::{exercise} Halve it\n:kind: transfer\n\nDo it.\n\n```python\nhalf = ...\n```\n:::"
+    text, _ = settle(own)
+    assert text.startswith(":::{exercise} Halve it\n:kind: transfer")
+
+
 def test_what_a_cell_that_never_runs_through_glues_is_no_live_value(tmp_path: Path):
     notebook = tmp_path / "glued.md"
     notebook.write_text(
@@ -246,3 +330,38 @@ def test_a_directive_in_a_quote_is_its_title_and_body_in_the_quote():
     )
     assert text == "> Quoted:\n>\n> **Mind**\n>\n> Take care.\n>\n> More.\n\nAfter."
     assert "cannot go in a list or a quote" in notes[0]
+
+
+def test_an_include_is_written_in_from_the_checkout_and_a_missing_one_left_out(tmp_path: Path):
+    """Jupyter Book's shared snippets (`{include} _admonition/gpu.md`) arrive as their
+    text, where the directive stood; `/` starts at the project's root; what the checkout
+    lacks is left to the settling, which says so."""
+    from coursesite.importers.includes import inline_includes
+
+    book = tmp_path / "book"
+    (book / "lectures" / "_admonition").mkdir(parents=True)
+    (book / "lectures" / "_config.yml").write_text("title: A book\n")
+    (book / "lectures" / "_admonition" / "gpu.md").write_text(
+        "```{admonition} GPU\n:class: warning\n\nThis runs faster on a GPU.\n```\n"
+    )
+    (book / "lectures" / "shared.py").write_text("# head\nx = 1\n# tail\n")
+    notebook = book / "lectures" / "page.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Page\n\n"
+        "```{include} _admonition/gpu.md\n```\n\nWords.\n\n"
+        "```{include} /shared.py\n:code: python\n:start-after: # head\n:end-before: # tail\n```\n\n"
+        "```{include} _admonition/missing.md\n```\n\n"
+        "```{code-cell} python3\nprint(1)\n```\n"
+    )
+    cells = read_notebook(notebook)
+    notes = inline_includes(cells, notebook)
+    text = cells[0].source
+    assert text.startswith("# Page\n\n```{admonition} GPU\n:class: warning\n\nThis runs faster")
+    assert "```python norun\nx = 1\n```" in text
+    assert "{include} _admonition/missing.md" in text  # not there: the settling's to say
+    assert notes == [
+        "line 9: {include} _admonition/gpu.md: the text of _admonition/gpu.md is written in",
+        "line 14: {include} /shared.py: the text of shared.py is written in",
+    ]
+    settled, said = settle(text)
+    assert "GPU" in settled and any("{include} _admonition/missing.md" in n for n in said)

@@ -128,6 +128,8 @@ def _replacement(
     name, argument = directive.name, directive.argument
     what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "")
     body = "\n".join(directive.body)
+    if name in _EXERCISE_MARKERS or (name in ("exercise", "solution") and _sphinx_exercise(body)):
+        return _exercise_prose(directive, where, notes, glued, inside)
     # A sub-block ({hint} of an {exercise}) is one only in its block.
     if (kind_named(name) and not inside) or (inside and parent_of(name) == inside):
         return _known(directive, where, notes, glued)
@@ -262,6 +264,64 @@ def _known(directive: Directive, where: str, notes: list[str], glued: Glued) -> 
     )
     opening = f"{directive.markup}{{{directive.name}}} {directive.argument}".rstrip()
     return [opening, *options, *inner, *([directive.markup] if directive.closed else [])]
+
+
+_EXERCISE_MARKERS = {
+    "exercise-start": "Exercise",
+    "exercise-end": "",
+    "solution-start": "Solution",
+    "solution-end": "",
+}
+
+
+def _sphinx_exercise(body: str) -> bool:
+    """Whether an {exercise} or {solution} is sphinx-exercise's (Jupyter Book's): prose,
+    not a lesson's exercise, whose scaffold and solution are ```python blocks."""
+    return not re.search(r"^\s*(`{3,}|~{3,})\s*python\b(?!.*\bnorun\b)", body, re.M)
+
+
+def _exercise_prose(
+    directive: Directive, where: str, notes: list[str], glued: Glued, inside: str
+) -> list[str]:
+    """sphinx-exercise's blocks, as prose: a lesson's {exercise} is a task with a scaffold
+    and a solution to check, which a notebook's exercise is not. Its -start/-end markers
+    enclose cells that ran in the notebook's order, so they stay steps, in that order."""
+    name, argument = directive.name, directive.argument
+    what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "") + " (sphinx-exercise)"
+    if name.endswith("-end"):
+        notes.append(f"{what} ends what its -start opened: it was left out")
+        return []
+    title = _EXERCISE_MARKERS.get(name) or name.capitalize()
+    if name in ("solution", "solution-start"):  # its argument is the exercise's label
+        argument = ""
+    heading = f"{title}: {argument}" if argument else title
+    body = _settled("\n".join(directive.body), where, notes, glued, inside or "admonition")
+    body = "\n".join(body).strip("\n").split("\n") if "".join(body).strip() else []
+    if name.endswith("-start") or inside:
+        notes.append(
+            f"{what} became a bold line, '{heading}'; the cells up to its -end stay steps, "
+            f"where they ran{_OWN_EXERCISES}"
+        )
+        return [f"**{heading}**", *(["", *body] if body else [])]
+    closed = "dropdown" in directive.options.get("class", "") or name == "solution"
+    notes.append(
+        f"{what} became {{admonition}} {heading}{', shown closed' if closed else ''}"
+        f"{_OWN_EXERCISES}"
+    )
+    fence = ":::" if directive.markup.startswith(":") else directive.markup
+    return [
+        f"{fence}{{admonition}} {heading}",
+        *([":class: dropdown"] if closed else []),
+        *body,
+        fence,
+    ]
+
+
+# Said with each: what a lesson's own exercises are, which the import cannot make.
+_OWN_EXERCISES = (
+    " (a lesson's {exercise} has a scaffold and a solution a learner's attempt is checked "
+    "against: docs/authoring.md)"
+)
 
 
 def _shown_python(lines: list[str]) -> list[str]:
