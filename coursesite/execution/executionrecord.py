@@ -131,6 +131,9 @@ _VOLATILE_BY_RULE = re.compile(
     # `took 1.52s`, `3.1 ms per step`); a count of whole seconds is left alone.
     r"|(?<![\w.])\d+\.\d+(?:e-?\d+)?\s?(?:s|secs?|seconds?|ms|msecs?|milliseconds?"
     r"|µs|us|microseconds?|ns|nanoseconds?|mins?|minutes?)(?:/it)?(?![\w/]|\.\w)"
+    # or on a clock with a fraction of a second, as a timedelta prints (`0:00:01.610000`,
+    # QuantEcon's `TOC: Elapsed: 0:00:1.61`); a time of day without one is left alone.
+    r"|(?<![\w.:])\d+:\d{2}:\d{1,2}\.\d+(?![\w.:])"
 )
 # Where x86-64 and arm64 Linux put a process's heap and mappings: a decimal number in this
 # range is an id() far more often than a result.
