@@ -285,7 +285,8 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
     lines = mask_volatile(
         "Took 451 steps in 0.00638580322265625 seconds.\ntook 1.52s, 3.1 ms per step\n"
         "100%|##| 10/10 [00:01<00:00, 2.50s/it]\nwaited 1.5e-05 s\n"
-        "Elapsed: 12 seconds\nspeed 2.5 m/s\nlr 0.01 for 5.0 epochs\nrms 0.25 s.d.",
+        "Elapsed: 12 seconds\nspeed 2.5 m/s\nlr 0.01 for 5.0 epochs\nrms 0.25 s.d.\n"
+        "TOC: Elapsed: 0:00:1.61\ntook 0:00:01.610000\nat 12:30:45, version 1:02:03.4.5",
         [],
     )
     assert lines == [
@@ -297,6 +298,9 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
         "speed 2.5 m/s",
         "lr 0.01 for 5.0 epochs",
         "rms 0.25 s.d.",
+        "TOC: Elapsed: …",
+        "took …",
+        "at 12:30:45, version 1:02:03.4.5",
     ]
 
 
@@ -441,3 +445,39 @@ def test_locations_in_the_lesson_and_in_main_py_read_the_same_wherever_they_are(
     # A location in another file, and what is around one, still count.
     assert same_locations("helper.py:3 (g)", lesson) == "helper.py:3 (g)"
     assert same_locations("from main.py:3 (h)", lesson) != same_locations(step, lesson)
+
+
+THREADS_PRINTING = """import sys
+import threading
+
+sys.setswitchinterval(1e-6)  # threads take turns as often as they can
+start = threading.Barrier(8)
+
+
+def report():
+    start.wait()
+    for _ in range(60):
+        print("callback", "received", "shape (1,)")
+
+
+threads = [threading.Thread(target=report) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+sys.setswitchinterval(0.005)
+"""
+
+
+def test_prints_from_threads_at_once_are_whole_lines_in_both_runs(course_folder):
+    """Eight threads printing at once (a JAX callback on each device) split each other's
+    lines, differently on every run, and the main.py check failed on it: each print() is
+    one write, in the build's run and in main.py's."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)', f'print("Batch sizes:", sizes)\n{THREADS_PRINTING}'
+    )
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    folder = next((course_folder.root / "site").rglob("count-batches/record.json")).parent
+    printed = recorded_stdout(folder)["step-2"].splitlines()
+    assert printed[1:-1] == ["callback received shape (1,)"] * 480

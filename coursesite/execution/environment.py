@@ -53,6 +53,7 @@ def lesson_environment(work: Path, threads: int, passed: list[str]) -> dict[str,
 IMPORT_GUARD = Path(__file__).with_name("importguard.py")
 RUN_TIME_IMPORTS = "run-time-imports.jsonl"  # in the guard's folder
 SHIFTED_CLOCK = Path(__file__).with_name("shiftedclock.py")
+WHOLE_PRINTS = Path(__file__).with_name("wholeprints.py")
 # How far ahead the reader-style main.py run's wall clock is: a year, a month, days and
 # hours, so that a printed year, month, day, weekday or hour all differ from the build's.
 CLOCK_SHIFT_SECONDS = (400 * 24 + 5) * 3600 + 17 * 60
@@ -69,6 +70,7 @@ def reader_environment(
     guard.mkdir()
     (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
     (guard / "_coursesite_clock.py").write_bytes(SHIFTED_CLOCK.read_bytes())
+    (guard / "_coursesite_prints.py").write_bytes(WHOLE_PRINTS.read_bytes())
     env = lesson_environment(folder / f"reader{run}", threads, passed)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
     env["COURSESITE_HIDDEN"] = json.dumps(hidden)

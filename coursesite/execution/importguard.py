@@ -19,6 +19,8 @@ import os
 import sys
 from types import FrameType
 
+import _coursesite_prints  # type: ignore[import-not-found]  # beside this file: wholeprints.py
+
 MARKER = "not installed by the lesson's setup help"
 # Frames of the import machinery between an import and the finder: not the importer.
 _MACHINERY = (os.path.dirname(importlib.__file__), os.path.realpath(__file__))
@@ -97,6 +99,8 @@ sys.meta_path.insert(
         os.environ.pop("COURSESITE_RUN_TIME_IMPORTS", ""),
     ),
 )
+
+_coursesite_prints.install()
 
 if "COURSESITE_CLOCK_SHIFT" in os.environ:  # beside this file: shiftedclock.py
     import _coursesite_clock  # type: ignore[import-not-found]

@@ -50,6 +50,7 @@ CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
     streams.BLOCK_STDERR,
 )
 network = _companion("networkerrors")  # whether a failure is the network's
+_companion("wholeprints").install()  # a print() from a thread never splits another's line
 # display(), a builtin in a notebook: what a block displays on lines before its last
 displays = _companion("lessondisplays").DisplayRecorder(
     BLOCK_STDOUT,
