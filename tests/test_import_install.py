@@ -24,9 +24,13 @@ from coursesite.importers.installing import pinned
 LESSON = ("content", "02-greetings", "01-greetings.md")
 
 
-def wheel(folder: Path, name: str, version: str, code: str, requires: str = "") -> None:
-    """A pure-Python wheel of one module, as a build backend would make it."""
-    module, info = name.replace("-", "_"), f"{name.replace('-', '_')}-{version}.dist-info"
+def wheel(
+    folder: Path, name: str, version: str, code: str, requires: str = "", module: str = ""
+) -> None:
+    """A pure-Python wheel of one module (named as the distribution, unless `module` says
+    otherwise), as a build backend would make it."""
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    module = module or name.replace("-", "_")
     files = {
         f"{module}/__init__.py": code,
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
@@ -39,7 +43,9 @@ def wheel(folder: Path, name: str, version: str, code: str, requires: str = "") 
         digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
         record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
     files[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,"]) + "\n"
-    with zipfile.ZipFile(folder / f"{module}-{version}-py3-none-any.whl", "w") as archive:
+    with zipfile.ZipFile(
+        folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", "w"
+    ) as archive:
         for path, text in files.items():
             archive.writestr(path, text)
 
@@ -83,6 +89,8 @@ def wheels(tmp_path_factory) -> Path:
         "    return optdep_ci.WORD.upper()\n",
     )
     wheel(folder, "optdep-ci", "0.1", "WORD = 'hello'\n")
+    # Installed as one name, imported as another (nvidia-cutlass-dsl provides cutlass).
+    wheel(folder, "kitdsl-ci", "3.1", "KIT = 'cut'\n", module="cutkit_ci")
     return folder
 
 
@@ -212,6 +220,29 @@ def test_install_never_moves_a_package_installed_already(course_folder, scratch_
     assert version.stdout.strip() == "0.3"
     assert (root / "requirements.txt").read_text() == "greetdep-ci==0.3\n"
     assert not root.joinpath(*LESSON).exists()
+
+
+def test_a_pip_line_of_the_notebook_is_installed_for_a_module_named_otherwise(
+    course_folder, scratch_python, wheels
+):
+    """`%pip install "kitdsl-ci" --quiet` provides `cutkit_ci`: pip installs the line, not
+    a distribution named as the module, which does not exist."""
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    (root / "requirements.txt").write_text("numpy==2.0.0\n")
+    greetings_notebook(
+        root / "greetings.ipynb",
+        ['%pip install "kitdsl-ci" --quiet', "import cutkit_ci\nprint(cutkit_ci.KIT)"],
+    )
+    done = run(
+        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "installing kitdsl-ci with pip" in done.stderr
+    assert "cutkit_ci with pip" not in done.stderr
+    assert "kitdsl-ci==3.1  # for lesson greetings" in (root / "requirements.txt").read_text()
+    built = run(scratch_python, root, wheels, "-q")
+    assert built.returncode == 0, built.stderr
 
 
 def test_what_an_installed_package_imports_undeclared_is_installed_too(

@@ -153,8 +153,8 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
         )
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     own = _own_modules(lesson, folder, request.notebook.parent)
-    wanted = _to_install(request, lesson, own)
-    installation = install(list(dict.fromkeys(wanted.values())), list(wanted))
+    requirements, modules = _to_install(request, lesson, own)
+    installation = install(requirements, modules)
     lesson.notes += _unimportable(installation)
     lesson.notes += _missing_modules(lesson, own)
     lesson.notes += _hosted_only(lesson)
@@ -182,11 +182,24 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     return PlannedLesson(lesson, path, expected_path, images, manifest, slug, installation)
 
 
-def _to_install(request: ImportRequest, lesson: ImportedLesson, own: set[str]) -> dict[str, str]:
-    """With --install, what pip installs (the code imports it and nobody has installed
-    it), by module, before the checks below look for missing modules and names; else
-    nothing."""
-    return requirements_to_install(lesson.code, own, lesson.installs) if request.install else {}
+def _to_install(
+    request: ImportRequest, lesson: ImportedLesson, own: set[str]
+) -> tuple[list[str], list[str]]:
+    """With --install, what pip installs and the modules it is for (the code imports them
+    and nobody has installed them), before the checks below look for missing modules and
+    names; else nothing.
+
+    The notebook's own `!pip install` lines that name nothing installed here go first,
+    whatever modules they provide (nvidia-cutlass-dsl provides `cutlass`): a module's name
+    is pip's to try only when no such line is left to provide it, and install() tries it
+    after them for a module they did not provide."""
+    if not request.install:
+        return [], []
+    wanted = requirements_to_install(lesson.code, own, lesson.installs)
+    lines = [install.strip("'\"") for install in lesson.installs]
+    unnamed = [line for line in lines if line not in wanted.values() and not _installed_here(line)]
+    named = [line for line in wanted.values() if line in lines or not unnamed]
+    return list(dict.fromkeys(unnamed + named)), list(wanted)
 
 
 def _unimportable(installation: Installation) -> list[str]:
