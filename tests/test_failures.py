@@ -161,6 +161,23 @@ def test_what_the_environment_lacks_is_named_not_the_code():
     assert flax_words.hint.startswith("the installed numpy has no numpy.random.array_ref:")
 
 
+def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code():
+    quoted = (
+        'Traceback (most recent call last):\n  File "lesson.md", line 168, in <module>\n'
+        "    y, f_vjp = jax.vjp(layer, W1, x0, saveable_args=(False, True))\n"
+    )
+    message = "TypeError: vjp() got an unexpected keyword argument 'saveable_args'"
+    assert failed(message, traceback=quoted).hint == (
+        "jax.vjp of the installed jax takes no keyword saveable_args: the code was written "
+        f"for another version of jax (installed: {importlib.metadata.version('jax')}); write "
+        "it for the version installed (the page's setup help lists it), or install the "
+        "version the code needs"
+    )
+    # Called by a name that is no module (the lesson's own object): the code's to fix.
+    own = quoted.replace("jax.vjp(", "model.vjp(")
+    assert failed(message, traceback=own).hint.startswith("fix the code")
+
+
 def test_a_relative_file_the_code_cannot_open_is_named_with_where_the_code_runs():
     hint = failed("FileNotFoundError: [Errno 2] No such file or directory: 'data/jacappella'").hint
     assert hint.startswith(

@@ -87,7 +87,7 @@ def _hint(failure: dict, job: FailedJob) -> str:
             if exception
             else "the reference solution must run without error: fix it"
         )
-    if library := _library_hint(message) or device_count_hint(message):
+    if library := _library_hint(message) or device_count_hint(message) or _keyword_hint(failure):
         return library
     if undefined := UNDEFINED_NAME.match(message):
         return (
@@ -192,6 +192,28 @@ def _library_hint(message: str) -> str:
             f"(pip install {module}, or its distribution's name) and build again"
         )
     return ""
+
+
+_UNEXPECTED_KEYWORD = re.compile(r"TypeError: (\w+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def _keyword_hint(failure: dict) -> str:
+    """For a keyword an installed package's function does not take (yet, or any more):
+    `jax.vjp(f, x, saveable_args=...)`, written for a newer jax. The function is found on
+    the failing line the traceback quotes, by the dotted name it was called by."""
+    unexpected = _UNEXPECTED_KEYWORD.match(failure["message"])
+    if not unexpected:
+        return ""
+    function, keyword = unexpected.groups()
+    call = re.search(rf"\b([A-Za-z_][\w.]*)\.{function}\(", failure.get("traceback", ""))
+    if not call or not is_installed(package := call.group(1).split(".")[0]):
+        return ""
+    return (
+        f"{call.group(1)}.{function} of the installed {package} takes no keyword {keyword}: the "
+        f"code was written for another version of {installed_version(package)}; write it for "
+        "the version installed (the page's setup help lists it), or install the version the "
+        "code needs"
+    )
 
 
 def installed_version(module: str) -> str:
