@@ -30,6 +30,7 @@ from coursesite.execution.expectedoutputs import (
 )
 from coursesite.files import short_digest
 from coursesite.importers.celltags import fold_tags
+from coursesite.importers.clockreads import clock_patterns
 from coursesite.importers.devicecount import DeviceNeed, device_note, with_device_setup
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
@@ -220,8 +221,15 @@ def convert(
             "title; write one line on what the lesson builds (summary:)"
         )
     front = front_matter(title, summary, understand, number, expected_name if stored else None)
-    if lesson.timed:
-        front["volatile"] = TIMING_VOLATILE
+    clocked = clock_patterns([(where, code) for _, where, code in lesson.steps])
+    lesson.notes += [
+        f"{where}: it prints what the clock measured, which differs on every run: its line "
+        f"is volatile ({pattern})"
+        for where, pattern in clocked
+    ]
+    volatile = (TIMING_VOLATILE if lesson.timed else []) + [pattern for _, pattern in clocked]
+    if volatile:
+        front["volatile"] = volatile
     lesson.text = lesson_text(front, understand, build_run)
     if stored:
         lesson.expected = dump_expected(source, stored)

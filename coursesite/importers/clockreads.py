@@ -1,0 +1,157 @@
+"""The printed lines of an imported notebook that carry what the clock measured.
+
+A tutorial times its code by hand (`start = time.time()`, ..., `elapsed = time.time() -
+start`) and prints what it found, often worked further (`ratio = numpy_time / jax_time`):
+such a line differs on every run, so the build's check of `main.py` would fail on it. A
+name is clock-made when it is assigned from an expression that reads a clock
+(`time.time()`, `perf_counter()`, `datetime.now()`, QuantEcon's `qe.toc()`) or uses a
+clock-made name, in any cell; a `print` that uses one gets a `volatile:` pattern made of
+its text: what it says literally, and `.*` where a value goes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+# Functions that read a clock, by module; the module's own name and its aliases count.
+_CLOCKS = {
+    "time": {"time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns"}
+    | {"process_time", "process_time_ns", "thread_time", "thread_time_ns"},
+    "timeit": {"default_timer"},
+    "datetime": {"now", "utcnow", "today"},
+    "quantecon": {"toc", "tac", "loop_timer"},
+}
+_CLASSES = {"datetime", "date"}  # datetime.datetime.now(), date.today()
+_LEAST_TEXT = 4  # letters a pattern must say literally, or it would match any line
+
+
+def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(where, pattern) for each print of the `steps` ((where, code), in order) that prints
+    a clock-made value."""
+    trees = [(where, tree) for where, code in steps if (tree := _parsed(code)) is not None]
+    clocks = _clock_names([tree for _, tree in trees])
+    made: set[str] = set()
+    while True:  # until no assignment makes another name clock-made
+        before = len(made)
+        for _, tree in trees:
+            for node in ast.walk(tree):
+                made |= _assigned_from_clock(node, clocks, made)
+        if len(made) == before:
+            break
+    found: list[tuple[str, str]] = []
+    for where, tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _is_print(node) and _reads(node, clocks, made):
+                pattern = _pattern(node)
+                if pattern and pattern not in (p for _, p in found):
+                    found.append((where, pattern))
+    return found
+
+
+def _parsed(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
+    """The names a clock module goes by (`time`, `qe`) and the clock functions imported
+    by name (`perf_counter`)."""
+    modules, functions = set(_CLOCKS) | _CLASSES, set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in _CLOCKS:
+                        modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.ImportFrom) and node.module in _CLOCKS:
+                for alias in node.names:
+                    if alias.name in _CLOCKS[node.module]:
+                        functions.add(alias.asname or alias.name)
+                    elif alias.name in _CLASSES:
+                        modules.add(alias.asname or alias.name)
+    return modules, functions
+
+
+def _is_clock_call(node: ast.AST, clocks: tuple[set[str], set[str]]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    modules, functions = clocks
+    function = node.func
+    if isinstance(function, ast.Name):
+        return function.id in functions
+    if isinstance(function, ast.Attribute):
+        every = set().union(*_CLOCKS.values())
+        base = function.value
+        base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+        return function.attr in every and base_name in modules
+    return False
+
+
+def _reads(node: ast.AST, clocks: tuple[set[str], set[str]], made: set[str]) -> bool:
+    return any(
+        _is_clock_call(inner, clocks)
+        or (isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load) and inner.id in made)
+        for inner in ast.walk(node)
+    )
+
+
+def _assigned_from_clock(
+    node: ast.AST, clocks: tuple[set[str], set[str]], made: set[str]
+) -> set[str]:
+    if isinstance(node, ast.Assign):
+        value, targets = node.value, node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+        value, targets = node.value, [node.target]
+    else:
+        return set()
+    if not _reads(value, clocks, made):
+        return set()
+    return {name.id for target in targets for name in _names(target)}
+
+
+def _names(target: ast.AST) -> Iterator[ast.Name]:
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            yield node
+
+
+def _is_print(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    )
+
+
+def _pattern(call: ast.Call) -> str:
+    """`^JAX is .* times faster\\.$` for `print(f"JAX is {ratio} times faster.")`: its text,
+    and `.*` where a value goes; "" when it says too little to tell its line."""
+    sep = next((k.value for k in call.keywords if k.arg == "sep"), ast.Constant(" "))
+    end = next((k.value for k in call.keywords if k.arg == "end"), ast.Constant("\n"))
+    if not (isinstance(sep, ast.Constant) and isinstance(end, ast.Constant)) or end.value != "\n":
+        return ""  # a line made of more than this call: no pattern can tell it
+    parts = [_argument_pattern(argument) for argument in call.args]
+    pattern = _escaped(str(sep.value)).join(parts)
+    pattern = re.sub(r"(?:\.\*)+", ".*", pattern)
+    literal = re.sub(r"\\(.)", r"\1", pattern.replace(".*", ""))
+    if "\n" in literal or sum(ch.isalpha() for ch in literal) < _LEAST_TEXT:
+        return ""
+    return f"^{pattern}$"
+
+
+def _argument_pattern(argument: ast.expr) -> str:
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return _escaped(argument.value)
+    if isinstance(argument, ast.JoinedStr):
+        return "".join(
+            _escaped(str(part.value)) if isinstance(part, ast.Constant) else ".*"
+            for part in argument.values
+        )
+    return ".*"
+
+
+def _escaped(text: str) -> str:
+    """`text` as a pattern that matches it, spaces left as they are: the author reads it."""
+    return re.escape(text).replace("\\ ", " ")

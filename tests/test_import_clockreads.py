@@ -1,0 +1,44 @@
+"""What a notebook prints of its own hand-made timings is volatile (issue #26: "volatile
+output is recognised by rule"): a name assigned from a clock read, or from such a name, in
+any cell, makes a print of it a `volatile:` pattern of its own text."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from coursesite.importers.clockreads import clock_patterns
+from coursesite.importers.lessonimport import convert
+from coursesite.importers.notebooks import read_notebook
+
+CELLS = [
+    ("cell 2", "import time\nimport numpy as np\nstart = time.time()\ntotal = np.arange(9).sum()"),
+    ("cell 3", "numpy_time = time.time() - start\nprint('total:', total)"),
+    ("cell 4", "from time import perf_counter as clock\nt0 = clock()\njax_time = clock() - t0"),
+    ("cell 5", "ratio = numpy_time / jax_time\nprint(f'JAX is {ratio:.2f} times faster.')"),
+    ("cell 6", "print('took', numpy_time, 'seconds', sep=' ')\nprint(ratio)\nprint(total)"),
+    ("cell 7", "import quantecon as qe\nqe.tic()\nelapsed = qe.toc()\nprint(f'{elapsed}')"),
+]
+
+
+def test_prints_of_clock_made_values_get_their_texts_pattern_and_others_none():
+    found = clock_patterns(CELLS)
+    assert found == [
+        ("cell 5", r"^JAX is .* times faster\.$"),
+        ("cell 6", r"^took .* seconds$"),
+    ]
+    faster, took = (re.compile(pattern) for _, pattern in found)
+    assert faster.search("JAX is 0.0021 times faster.")
+    assert took.search("took 1.5 seconds")
+    assert not faster.search("total: 36") and not took.search("total: 36")
+
+
+def test_an_imported_notebook_lists_them_under_volatile(tmp_path: Path):
+    notebook = tmp_path / "timed.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Timed\n\nWe time.\n\n"
+        + "\n\n".join(f"```{{code-cell}} python3\n{code}\n```" for _, code in CELLS[:4])
+    )
+    imported = convert(read_notebook(notebook), "Timed", "timed.md", "t.expected.yaml")
+    assert "volatile:\n  - ^JAX is .* times faster\\.$\n" in imported.text
+    assert any("it prints what the clock measured" in note for note in imported.notes)
