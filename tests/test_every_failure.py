@@ -411,3 +411,18 @@ def test_any_failure_reading_what_a_failed_download_never_wrote_is_its_consequen
     own = check.replace("os.path.join(data_dir, 'train.bin')", "'rows.csv'")
     _, failed = build_errors(course_folder, with_steps(DOWNLOAD, own, "1"))
     assert failed.message == "step 3 failed: AssertionError: no training data"
+
+
+def test_processes_started_the_spawn_way_are_named_as_the_cause(course_folder):
+    """dask.distributed's Client() starts its workers the spawn way: each runs main.py
+    again from its top, as for any script (not in a notebook's kernel), and the block
+    fails with dask's own words, "Nanny failed to start"; the hint names the cause."""
+    text = with_steps(
+        "",
+        "from dask.distributed import Client\nclient = Client(n_workers=1, threads_per_worker=1)",
+        "print('after')",
+    )
+    [error] = build_errors(course_folder, text, timeout=300)
+    assert error.message.startswith("step 3 failed: RuntimeError: Nanny failed to start")
+    assert error.hint.startswith("the code starts Python processes the 'spawn' way")
+    assert "Client(processes=False)" in error.hint

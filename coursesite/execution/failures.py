@@ -51,8 +51,31 @@ def failure_error(failure: dict, result: dict, job: FailedJob) -> BuildError:
         f"{job.labels.get(block, 'prose')} failed: {message}{network}",
         job.path,
         failure["line"],
-        hint=_hint(failure, job),
+        hint=_spawn_hint(result, block) or _hint(failure, job),
         detail="\n".join(detail) or None,
+    )
+
+
+# The frame of multiprocessing in which a process it started the spawn way runs the script
+# again, in the traceback the process writes as it fails.
+_RERUN_SCRIPT = "in _fixup_main_from_path"
+
+
+def _spawn_hint(result: dict, block: str) -> str:
+    """For a block whose code started processes the spawn way (dask.distributed's
+    Client() and LocalCluster(), a spawn or forkserver multiprocessing context): each new
+    process runs main.py again from its top, as it does for any script and does not in a
+    notebook's kernel, and failed as it started. Said from what the block wrote to stderr:
+    the exception it ended with is the library's own ("Nanny failed to start")."""
+    outputs = [output for output in result.get("blocks", []) if output.get("id") == block]
+    if not outputs or _RERUN_SCRIPT not in (outputs[-1].get("stderr") or ""):
+        return ""
+    return (
+        "the code starts Python processes the 'spawn' way (dask.distributed's Client() and "
+        "LocalCluster() do), and each runs main.py again from its top, as it does for any "
+        "script (a notebook's kernel has no script to run): start no processes (dask: "
+        "Client(processes=False) runs its workers as threads), or start them with "
+        "multiprocessing.get_context('fork')"
     )
 
 
