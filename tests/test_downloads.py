@@ -286,7 +286,10 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
         "Took 451 steps in 0.00638580322265625 seconds.\ntook 1.52s, 3.1 ms per step\n"
         "100%|##| 10/10 [00:01<00:00, 2.50s/it]\nwaited 1.5e-05 s\n"
         "Elapsed: 12 seconds\nspeed 2.5 m/s\nlr 0.01 for 5.0 epochs\nrms 0.25 s.d.\n"
-        "TOC: Elapsed: 0:00:1.61\ntook 0:00:01.610000\nat 12:30:45, version 1:02:03.4.5",
+        "TOC: Elapsed: 0:00:1.61\ntook 0:00:01.610000\nat 12:30:45, version 1:02:03.4.5\n"
+        "13/13 - 0s - 4ms/step - loss: 0.25\n10/10 - 2s 150us/sample\n"
+        "took 12ms; 5 ms rule; 3 ms/it\n"
+        "ran 10s - 3 steps; 200 ms",
         [],
     )
     assert lines == [
@@ -301,6 +304,10 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
         "TOC: Elapsed: …",
         "took …",
         "at 12:30:45, version 1:02:03.4.5",
+        "13/13 - … - … - loss: 0.25",
+        "10/10 - 2s …",
+        "took …; 5 ms rule; …",
+        "ran 10s - 3 steps; 200 ms",
     ]
 
 

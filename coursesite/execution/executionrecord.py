@@ -124,6 +124,7 @@ def _with_hardware_seen(data: dict) -> dict:
 # temporary path (`/tmp/tmpab12cd/x`), a process id named as one (`pid 4121`) and a
 # measured time (`took 0.0064 seconds`). Every
 # comparison of outputs (drift, expected outputs, main.py) masks them in place.
+_UNITS = r"(?:s|ms|µs|us|ns)"
 _VOLATILE_BY_RULE = re.compile(
     r"\b0x[0-9a-fA-F]{6,}\b|/tmp/[^\s'\"]+|(?i:\b(?:pid|process id)\b\W{0,3})\d+"
     r"|(?<![\d.])(?P<decimal>\d{14,15})(?![\d.])"
@@ -134,6 +135,12 @@ _VOLATILE_BY_RULE = re.compile(
     # or on a clock with a fraction of a second, as a timedelta prints (`0:00:01.610000`,
     # QuantEcon's `TOC: Elapsed: 0:00:1.61`); a time of day without one is left alone.
     r"|(?<![\w.:])\d+:\d{2}:\d{1,2}\.\d+(?![\w.:])"
+    # or a time per step, whole or not (Keras's `4ms/step`), and the whole seconds Keras
+    # writes before one (`13/13 - 0s - 4ms/step`); or whole milli-, micro-, nanoseconds
+    # written onto their number (`took 12ms`).
+    rf"|(?<![\w.])\d+(?:\.\d+)?\s?{_UNITS}/(?:step|sample|batch|it)\b"
+    rf"|(?<![\w.])\d+s(?= - \d+(?:\.\d+)?{_UNITS}/)"
+    r"|(?<![\w.])\d+(?:ms|µs|us|ns)(?![\w/])"
 )
 # Where x86-64 and arm64 Linux put a process's heap and mappings: a decimal number in this
 # range is an id() far more often than a result.
