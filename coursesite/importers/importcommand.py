@@ -31,6 +31,7 @@ from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.references import OtherSites
+from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.rootpaths import from_project_root
 from coursesite.importers.steplines import lesson_line
@@ -425,7 +426,7 @@ def _report(
             if missing
             else "    (installed where you build already)"
         )
-    lines += [f"  {request.notebook}: {note}" for note in lesson.notes]
+    lines += [f"  {request.notebook}: {note}" for note in grouped_notes(lesson.notes)]
     lines.append(
         f"  to finish: fill in the {PLACEHOLDER} lines and the empty stages "
         "(`build.py check` lists them), then run `python build.py`"

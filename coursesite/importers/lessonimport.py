@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -137,7 +138,8 @@ def convert(
             lesson.linked_images += [
                 (path, where_in(cell, path)) for path in directive_images(portable)
             ]
-            portable = settle_directives(portable, cell.where, lesson.notes, glued)
+            locate = partial(where_in, cell)
+            portable = settle_directives(portable, cell.where, lesson.notes, glued, locate)
             portable = settle_references(portable, labels, cell.where, lesson.notes, sites, glued)
             portable = settle_math(portable, cell.where, lesson.notes)
             portable = settle_admonitions(portable, cell.where, lesson.notes)

@@ -22,6 +22,8 @@ where lessons take no block, what would be a block is its title in bold and its 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextvars import ContextVar
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -83,10 +85,27 @@ def keeps_title(name: str) -> bool:
     return kind.titled if kind else name in _VERSIONS or name in _LIKE
 
 
-def settle_directives(text: str, where: str, notes: list[str], glued: Glued | None = None) -> str:
-    """`text` (a Markdown cell) with every directive one the build knows, or settled."""
-    # What a directive held may be at the top of prose now: its Python is shown, not run.
-    return "\n".join(_shown_python(_settled(text, where, notes, glued or Glued(), inside="")))
+def settle_directives(
+    text: str,
+    where: str,
+    notes: list[str],
+    glued: Glued | None = None,
+    locate: Callable[[str], str] | None = None,
+) -> str:
+    """`text` (a Markdown cell) with every directive one the build knows, or settled;
+    `locate` says where the author finds a directive by its opening line (a text
+    notebook's own line), else its notes name `where`, the cell."""
+    token = _LOCATE.set(locate)
+    try:
+        # What a directive held may be at the top of prose now: its Python is shown, not run.
+        settled = _settled(text, where, notes, glued or Glued(), inside="")
+    finally:
+        _LOCATE.reset(token)
+    return "\n".join(_shown_python(settled))
+
+
+# The settling's `locate`, for every directive however deeply its blocks nest.
+_LOCATE: ContextVar[Callable[[str], str] | None] = ContextVar("locate", default=None)
 
 
 def directive_images(text: str) -> list[str]:
@@ -110,7 +129,9 @@ def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str)
     for directive in reversed(directives(text)):  # from the end: earlier lines stay put
         said.insert(0, [])
         place = inside or ("a list or a quote" if directive.contained else "")
-        kept = _replacement(directive, where, said[0], glued, place)
+        locate = _LOCATE.get()
+        here = locate(lines[directive.first].strip()) if locate else where
+        kept = _replacement(directive, here, said[0], glued, place)
         label = directive.label()
         if label is not None:
             kept = [f"({anchor_for(label)})=", *kept]
@@ -143,6 +164,9 @@ def _replacement(
         notes.append(f"{what} cannot go in {place}: it became its title in bold and its body")
         heading = [f"**{argument}**", ""] if argument else []
         return heading + _settled(body, where, notes, glued, inside)
+    if name == "index":  # an entry of Sphinx's general index: no text of the page
+        notes.append(f"{where}: {{index}} entries make Sphinx's index of a site: left out")
+        return []
     if name in _NAVIGATION:
         notes.append(
             f"{what} is navigation of the notebook's site, which a lesson has no use "
