@@ -89,7 +89,14 @@ RUNNER_FILES = (
     # and main.py's sitecustomize, which decides what its record's install line adds
     *(
         RUNNER.with_name(f"{name}.py")
-        for name in ("lessonoutputs", "fdcapture", "lessondisplays", "networkerrors", "importguard")
+        for name in (
+            "lessonoutputs",
+            "fdcapture",
+            "lessondisplays",
+            "networkerrors",
+            "wholeprints",
+            "importguard",
+        )
     ),
 )
 
