@@ -289,7 +289,7 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
         "TOC: Elapsed: 0:00:1.61\ntook 0:00:01.610000\nat 12:30:45, version 1:02:03.4.5\n"
         "13/13 - 0s - 4ms/step - loss: 0.25\n10/10 - 2s 150us/sample\n"
         "took 12ms; 5 ms rule; 3 ms/it\n"
-        "ran 10s - 3 steps; 200 ms",
+        "ran 10s - 3 steps; 200 ms\n          'backend': 'module://_coursesite_lessonoutputs',",
         [],
     )
     assert lines == [
@@ -308,6 +308,7 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
         "10/10 - 2s …",
         "took …; 5 ms rule; …",
         "ran 10s - 3 steps; 200 ms",
+        "          'backend': '…',",
     ]
 
 

@@ -243,3 +243,14 @@ def test_a_summary_keeps_a_links_text_and_is_never_cut_inside_it():
     assert summary.startswith("In this guide, you will learn how Flax uses JAX's explicit")
     assert "[" not in summary and "](" not in summary and summary.endswith("…")
     assert len(summary) <= 160
+
+
+def test_a_role_in_a_heading_is_its_words_in_the_title_and_the_slug():
+    from coursesite.importers.lessonimport import lesson_slug
+    from coursesite.importers.titles import heading_title
+
+    title = heading_title("{index}`Matplotlib <single: Matplotlib>`")
+    assert title == "Matplotlib" and lesson_slug(title) == "matplotlib"
+    assert heading_title("Using {ref}`the model <model-label>` well") == "Using the model well"
+    assert heading_title("{index}`NumPy`") == "NumPy"
+    assert heading_title("Roots of {math}`x^2`") == "Roots of {math}`x^2`"

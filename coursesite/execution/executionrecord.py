@@ -121,8 +121,8 @@ def _with_hardware_seen(data: dict) -> dict:
 
 # What differs between two runs of the same code by rule, whatever a lesson declares: an
 # object's address (`<function f at 0x7f3a…>`, or in decimal as `id(x)` gives it), a
-# temporary path (`/tmp/tmpab12cd/x`), a process id named as one (`pid 4121`) and a
-# measured time (`took 0.0064 seconds`). Every
+# temporary path (`/tmp/tmpab12cd/x`), a process id named as one (`pid 4121`), a
+# measured time (`took 0.0064 seconds`) and matplotlib's backend in its rcParams. Every
 # comparison of outputs (drift, expected outputs, main.py) masks them in place.
 _UNITS = r"(?:s|ms|µs|us|ns)"
 _VOLATILE_BY_RULE = re.compile(
@@ -141,6 +141,9 @@ _VOLATILE_BY_RULE = re.compile(
     rf"|(?<![\w.])\d+(?:\.\d+)?\s?{_UNITS}/(?:step|sample|batch|it)\b"
     rf"|(?<![\w.])\d+s(?= - \d+(?:\.\d+)?{_UNITS}/)"
     r"|(?<![\w.])\d+(?:ms|µs|us|ns)(?![\w/])"
+    # matplotlib's backend in a dump of its rcParams: the machine's (or the build's, which
+    # hands figures to the page), as the reader's will be their own.
+    r"|(?<='backend': ')[^'\n]+(?=')"
 )
 # Where x86-64 and arm64 Linux put a process's heap and mappings: a decimal number in this
 # range is an id() far more often than a result.

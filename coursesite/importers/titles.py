@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from coursesite.importers.notebooks import Cell
 from coursesite.markup.markdown import parse_nodes, plain_text
+from coursesite.markup.myst import ROLE_SOURCE, role_kind, split_role_text
 
 # Lines of a paragraph that are not prose: a MyST target, a MyST or HTML comment, a break,
 # a heading (a paragraph may follow it on the next line).
@@ -81,9 +82,19 @@ def first_sentence(paragraph: str) -> str:
 def heading_title(heading: str) -> str:
     """A heading as a title: without its own numbering, a footnote's mark, or a closing
     period."""
-    heading = _LINK_TEXT.sub(r"\1", _FOOTNOTE_REFERENCE.sub("", heading)).strip()
+    heading = _LINK_TEXT.sub(r"\1", _FOOTNOTE_REFERENCE.sub("", heading))
+    heading = ROLE_SOURCE.sub(_role_text, heading).strip()
     text = _NUMBERING.sub("", heading, count=1) or heading
     return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
+def _role_text(role: re.Match[str]) -> str:
+    """A role in a heading as the words it shows (`{index}`Matplotlib <single: ...>``,
+    `{ref}`the model <model>``), math kept: a title is text, never MyST."""
+    if role_kind(role.group(1)) == "math":
+        return role.group(0)
+    text, target = split_role_text(role.group(2))
+    return text or target
 
 
 SUMMARY_LENGTH = 160
