@@ -224,3 +224,30 @@ def test_a_reference_link_to_no_definition_of_the_notebook_becomes_its_text():
         "tool's cross-reference): it became its text"
         for link in ("[`equinox.partition`][]", "[the docs][docs]")
     ]
+
+
+def test_a_label_another_lesson_has_is_renamed_with_its_references(course_folder):
+    """Labels are the course's: two tutorials of sister books that both say (bellman)= both
+    import, the second's label and its references renamed, and the course builds."""
+    from conftest import authoring_example
+
+    course_folder.write(authoring_example())
+    for name in ("first", "second"):
+        (course_folder.root / f"{name}.md").write_text(
+            "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n"
+            f"# The {name} cake\n\nWe eat a cake, the {name} way.\n\n(bellman)=\n"
+            "## The Bellman equation\n\nIt is recursive.\n\n"
+            "```{code-cell} python3\nprint('cake')\n```\n\n"
+            "As {ref}`the equation <bellman>` and {ref}`bellman` and [it](#bellman) say.\n"
+        )
+        done = course_folder.cli("import", f"{name}.md", "--phase", "02")
+        assert done.returncode == 0, done.stderr
+    second = next((course_folder.root / "content").rglob("*-the-second-cake.md")).read_text()
+    assert "(the-second-cake-bellman)=" in second and "(bellman)=" not in second
+    assert "{ref}`the equation <the-second-cake-bellman>`" in second
+    assert "{ref}`the-second-cake-bellman`" in second and "](#the-second-cake-bellman)" in second
+    assert "the label bellman names a place in another lesson" in done.stdout
+    first = next((course_folder.root / "content").rglob("*-the-first-cake.md")).read_text()
+    assert "(bellman)=" in first
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

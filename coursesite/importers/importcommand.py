@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
+from coursesite.importers.courselabels import course_labels, distinct_labels
 from coursesite.importers.includes import inline_includes
 from coursesite.importers.installing import (
     Installation,
@@ -146,6 +147,9 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     # Before any note names a lesson line: listing files adds lines to the front matter.
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
     lesson.text = with_listed(lesson.text, brought.listed, linked.written)
+    labels = course_labels([ref.source for ref in course.lessons])
+    lesson.text, renamed = distinct_labels(lesson.text, labels, slug)
+    lesson.notes += renamed
     lesson.notes += brought.notes + network_notes(lesson.text, lesson.steps)
     if slug != first_choice:
         lesson.notes.append(
