@@ -426,3 +426,17 @@ def test_processes_started_the_spawn_way_are_named_as_the_cause(course_folder):
     assert error.message.startswith("step 3 failed: RuntimeError: Nanny failed to start")
     assert error.hint.startswith("the code starts Python processes the 'spawn' way")
     assert "Client(processes=False)" in error.hint
+
+
+def test_a_program_the_machine_lacks_is_named_as_a_program_not_a_file(course_folder):
+    text = with_steps(
+        "",
+        "import subprocess\nsubprocess.check_output(['coursesite-no-such-program', '-L'])",
+        "print('after')",
+    )
+    [error] = build_errors(course_folder, text)
+    assert error.message.startswith("step 3 failed: FileNotFoundError")
+    assert error.hint.startswith(
+        "the code runs the program coursesite-no-such-program, which the machine that builds "
+        "the site does not have"
+    )

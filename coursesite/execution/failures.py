@@ -123,7 +123,15 @@ def _hint(failure: dict, job: FailedJob) -> str:
         f"if raising {exception} is what this block shows, declare it: "
         f"':raises: {exception}' on the line after the block's opening line"
     )
-    if missing_file := _RELATIVE_MISSING.match(message):
+    if (missing_file := _RELATIVE_MISSING.match(message)) and _RUN_PROGRAM in failure.get(
+        "traceback", ""
+    ):
+        return (
+            f"the code runs the program {missing_file.group(1)}, which the machine that builds "
+            "the site does not have: install it there, or show the code without running it, "
+            f"in a ```python norun fence; {declare}"
+        )
+    if missing_file:
         return (
             "the lesson's code runs in a folder of its own, which holds only the files the "
             f"front matter lists (files:): save {missing_file.group(1)} beside the lesson and "
@@ -133,6 +141,8 @@ def _hint(failure: dict, job: FailedJob) -> str:
     return f"fix the code; {declare}" if exception else "fix the code"
 
 
+# The frame of subprocess that starts a program: a missing file there is the program.
+_RUN_PROGRAM = "in _execute_child"
 # A relative path the code could not open: it runs where only the files: are.
 _RELATIVE_MISSING = re.compile(
     r"(?:FileNotFoundError|OSError): \[Errno 2\] No such file or directory: '((?![/~])[^']+)'"
