@@ -291,3 +291,14 @@ def test_a_failure_the_network_caused_gets_no_raises_advice():
     error = failed("URLError: <urlopen error [Errno -3] Temporary failure>", network=True)
     assert error.hint == NETWORK_HINT and ":raises:" not in error.hint
     assert error.message.endswith("; it read the network")
+
+
+def test_an_operation_only_an_accelerator_implements_asks_for_that_hardware():
+    message = (
+        "NotImplementedError: MLIR translation rule for primitive 'cutlass_call_inner' not "
+        "found for platform cpu"
+    )
+    assert failed(message).hint.startswith(
+        "cutlass_call_inner runs only on an accelerator, and JAX has only CPUs here: declare "
+        "the hardware the lesson needs (`hardware: gpu` in the front matter)"
+    )

@@ -22,8 +22,21 @@ MESH = re.compile(
 REPLICAS = re.compile(r"requires (\d+) (?:replicas|devices), but only (\d+) XLA devices")
 
 
+# JAX's words for an operation that only an accelerator's compiler implements (a GPU
+# kernel library's custom call, run where JAX has only a CPU).
+ONLY_ON = re.compile(r"translation rule for primitive '([\w.-]+)' not found for platform cpu")
+
+
 def device_count_hint(message: str) -> str:
-    """The hint for a failure `message` that says the code needs more devices; ''."""
+    """The hint for a failure `message` that says the code needs more devices, or
+    devices of another kind; ''."""
+    if only := ONLY_ON.search(message):
+        return (
+            f"{only.group(1)} runs only on an accelerator, and JAX has only CPUs here: declare "
+            "the hardware the lesson needs (`hardware: gpu` in the front matter) and build it "
+            "where there is one (a cluster worker that offers it), or show that code without "
+            "running it, in a ```python norun fence"
+        )
     if mesh := MESH.search(message):
         seen = int(mesh.group(1))
         needed = math.prod(int(size) for size in re.findall(r"\d+", mesh.group(2)))
