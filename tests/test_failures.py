@@ -302,3 +302,20 @@ def test_an_operation_only_an_accelerator_implements_asks_for_that_hardware():
         "cutlass_call_inner runs only on an accelerator, and JAX has only CPUs here: declare "
         "the hardware the lesson needs (`hardware: gpu` in the front matter)"
     )
+
+
+def test_a_module_a_library_imports_as_it_runs_names_that_library():
+    trace = (
+        'Traceback (most recent call last):\n  File "lesson.md", line 49, in <module>\n'
+        '    builder = tfds.builder("mnist")\n'
+        '  File "/env/lib/python3.11/site-packages/tensorflow_datasets/core/utils/'
+        'resource_utils.py", line 33, in <module>\n    import importlib_resources\n'
+    )
+    message = "ModuleNotFoundError: No module named 'importlib_resources'"
+    assert failed(message, traceback=trace).hint.startswith(
+        "importlib_resources is not installed where the site is built (tensorflow_datasets "
+        "imports it as it runs, without asking pip for it): install its package there"
+    )
+    assert failed(message).hint.startswith(
+        "importlib_resources is not installed where the site is built: install"
+    )

@@ -110,7 +110,11 @@ def _hint(failure: dict, job: FailedJob) -> str:
             if exception
             else "the reference solution must run without error: fix it"
         )
-    if library := _library_hint(message) or device_count_hint(message) or _keyword_hint(failure):
+    if library := (
+        _library_hint(message, failure.get("traceback", ""))
+        or device_count_hint(message)
+        or _keyword_hint(failure)
+    ):
         return library
     if undefined := UNDEFINED_NAME.match(message):
         return (
@@ -203,9 +207,10 @@ def lacked_by_installed(message: str) -> Lacked | None:
     return Lacked(module.split(".")[0], f"{module}.{name}")
 
 
-def _library_hint(message: str) -> str:
+def _library_hint(message: str, traceback: str = "") -> str:
     """For what the environment, not the code, lacks: a package that is not installed, or
-    a name an installed package lacks (lacked_by_installed)."""
+    a name an installed package lacks (lacked_by_installed). `traceback` names the
+    installed library that imported a missing module as it ran, when one did."""
     if lacked := lacked_by_installed(message):
         noun = "module " if "No module named" in message else ""
         return (
@@ -220,11 +225,29 @@ def _library_hint(message: str) -> str:
         module = dotted.partition(".")[0]
         if hosted_only(dotted):
             return hosted_hint(dotted)
+        importer = _importing_library(traceback, module)
         return (
-            f"{module} is not installed where the site is built: install its package there "
-            f"(pip install {module}, or its distribution's name) and build again"
+            f"{module} is not installed where the site is built"
+            + (
+                f" ({importer} imports it as it runs, without asking pip for it)"
+                if importer
+                else ""
+            )
+            + f": install its package there (pip install {module}, or its distribution's "
+            "name) and build again"
         )
     return ""
+
+
+_LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\]site-packages[/\\](\w+)[/\\]')
+
+
+def _importing_library(traceback: str, module: str) -> str:
+    """The installed package whose code the traceback last ran in, unless it is `module`'s
+    own: the library that imported it (TFDS imports importlib_resources lazily)."""
+    frames = _LIBRARY_FRAME.findall(traceback)
+    library = frames[-1] if frames else ""
+    return library if library not in ("", module, "importlib") else ""
 
 
 _UNEXPECTED_KEYWORD = re.compile(r"TypeError: (\w+)\(\) got an unexpected keyword argument '(\w+)'")
