@@ -351,6 +351,7 @@ def test_an_include_is_written_in_from_the_checkout_and_a_missing_one_left_out(t
         "```{include} _admonition/gpu.md\n```\n\nWords.\n\n"
         "```{include} /shared.py\n:code: python\n:start-after: # head\n:end-before: # tail\n```\n\n"
         "```{include} _admonition/missing.md\n```\n\n"
+        "```{include} _admonition/gpu.md\n:start-line: two\n```\n\n"
         "```{code-cell} python3\nprint(1)\n```\n"
     )
     cells = read_notebook(notebook)
@@ -359,6 +360,7 @@ def test_an_include_is_written_in_from_the_checkout_and_a_missing_one_left_out(t
     assert text.startswith("# Page\n\n```{admonition} GPU\n:class: warning\n\nThis runs faster")
     assert "```python norun\nx = 1\n```" in text
     assert "{include} _admonition/missing.md" in text  # not there: the settling's to say
+    assert ":start-line: two" in text  # no line number: the settling's too
     assert notes == [
         "line 9: {include} _admonition/gpu.md: the text of _admonition/gpu.md is written in",
         "line 14: {include} /shared.py: the text of shared.py is written in",

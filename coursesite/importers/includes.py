@@ -74,10 +74,12 @@ def _part(path: Path, directive: Directive) -> str | None:
         return None
     text = decode_utf8(data, path)  # not UTF-8: the import stops at the file's line
     options = directive.options
-    lines = text.split("\n")
-    start = int(options.get("start-line", "0").strip() or 0)
-    end = options.get("end-line", "").strip()
-    text = "\n".join(lines[start : int(end) if end else None])
+    try:
+        start = int(options.get("start-line", "").strip() or 0)
+        end = int(options["end-line"]) if options.get("end-line", "").strip() else None
+    except ValueError:  # not a line number: left to the settling, which says so
+        return None
+    text = "\n".join(text.split("\n")[start:end])
     if after := options.get("start-after", "").strip():
         text = text.partition(after)[2] if after in text else text
     if before := options.get("end-before", "").strip():
