@@ -489,3 +489,19 @@ def test_prints_from_threads_at_once_are_whole_lines_in_both_runs(course_folder)
     folder = next((course_folder.root / "site").rglob("count-batches/record.json")).parent
     printed = recorded_stdout(folder)["step-2"].splitlines()
     assert printed[1:-1] == ["callback received shape (1,)"] * 480
+
+
+def test_a_step_that_prints_matplotlibs_settings_prints_the_same_in_main_py(course_folder):
+    """The lesson's run draws with the page's figure settings (lessonoutputs.py), and
+    main.py's run has them too: a tutorial that prints rcParams passes the main.py check."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)',
+        'print("Batch sizes:", sizes)\nimport matplotlib\n'
+        "print({key: matplotlib.rcParams[key] for key in ('svg.fonttype', 'figure.figsize')})",
+    )
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    folder = next((course_folder.root / "site").rglob("count-batches/record.json")).parent
+    assert "{'svg.fonttype': 'none', 'figure.figsize': [4.5, 3.0]}" in (
+        recorded_stdout(folder)["step-2"]
+    )

@@ -47,6 +47,20 @@ def test_seeds_go_after_the_steps_imports_through_the_name_the_code_uses():
     assert code.splitlines()[0] == "torch.manual_seed(0)"
 
 
+def test_a_step_that_builds_with_keras_first_seeds_keras():
+    """Keras's layers draw their initial weights (and fit() shuffles) from its own seed:
+    any call into Keras may draw, so the first step that makes one seeds it."""
+    code, notes = seeded(
+        "from keras.layers import Dense\nlayer = Dense(4)", "import keras\nimport numpy", "c"
+    )
+    assert code.splitlines()[1] == "keras.utils.set_random_seed(0)"
+    assert "Keras's random seed" in notes[0]
+    code, _ = seeded("from keras.models import Sequential\nmodel = Sequential()", "", "c")
+    assert code.splitlines()[1:3] == ["import keras.utils", "keras.utils.set_random_seed(0)"]
+    seeded_already = "import keras\nkeras.utils.set_random_seed(1)"
+    assert seeded("layer = keras.layers.Dense(2)", seeded_already, "c")[1] == []
+
+
 def test_a_notebook_that_seeds_or_draws_nothing_is_left_as_it_is():
     for code, earlier in (
         ("x = np.random.rand()", "import numpy as np\nnp.random.seed(3)"),

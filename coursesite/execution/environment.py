@@ -12,6 +12,8 @@ import json
 import os
 from pathlib import Path
 
+from coursesite.execution.lessonoutputs import FIGURE_DEFAULTS
+
 # Passed through by name: where programs are, the locale and time zone, temporary files,
 # the virtual environment.
 PASSED = frozenset(
@@ -71,10 +73,14 @@ def reader_environment(
     (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
     (guard / "_coursesite_clock.py").write_bytes(SHIFTED_CLOCK.read_bytes())
     (guard / "_coursesite_prints.py").write_bytes(WHOLE_PRINTS.read_bytes())
+    # The figure settings of the lesson's run (lessonoutputs.py): a step that prints
+    # matplotlib's rcParams prints them in both runs.
+    (guard / "matplotlibrc").write_text(FIGURE_DEFAULTS, encoding="utf-8")
     env = lesson_environment(folder / f"reader{run}", threads, passed)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")]))
     env["COURSESITE_HIDDEN"] = json.dumps(hidden)
     # what libraries imported of them (importguard.py), for runtimeimports.py to read
     env["COURSESITE_RUN_TIME_IMPORTS"] = str(guard / RUN_TIME_IMPORTS)
     env["COURSESITE_CLOCK_SHIFT"] = str(CLOCK_SHIFT_SECONDS)
+    env["MATPLOTLIBRC"] = str(guard / "matplotlibrc")
     return env

@@ -4,7 +4,8 @@ A notebook that calls `np.random.normal(...)` before anything seeds NumPy's glob
 generator prints other numbers each time it runs. A page claims the numbers it shows are
 what its `main.py` prints, so the build refuses such a lesson (the steps and `main.py`
 disagree). The import settles it where the notebook leaves the choice open: the first step
-that draws from an unseeded global generator (NumPy's, Python's `random`, torch's) gets
+that draws from an unseeded global generator (NumPy's, Python's `random`, torch's, and
+Keras's, which any call into Keras may draw from: a layer's initial weights) gets
 the seed call at its top, after the step's own imports, and a generator made without a
 seed (`np.random.default_rng()`) gets seed 0. Each change is a line of the import report.
 A notebook that seeds a generator itself keeps its own seed.
@@ -33,12 +34,16 @@ class Generator:
     draws: frozenset[str]
     seed: str  # the call that seeds it, in that module
     name: str  # for the report
+    # A package whose every call may draw from it, when `draws` cannot list them (Keras's
+    # layers draw their initial weights, its fit() shuffles); `module` holds the seed.
+    drawn_in: str = ""
 
 
 GENERATORS = (
     Generator("numpy.random", _NUMPY_DRAWS, "seed", "NumPy's global random generator"),
     Generator("random", _PYTHON_DRAWS, "seed", "Python's random module"),
     Generator("torch", _TORCH_DRAWS, "manual_seed", "torch's global random generator"),
+    Generator("keras.utils", frozenset(), "set_random_seed", "Keras's random seed", "keras"),
 )
 # Constructors of a generator of its own, which draw from the OS's entropy without a seed.
 _UNSEEDED_MAKERS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState"})
@@ -109,8 +114,11 @@ def _calls(
     wanted = {generator.seed} if seeding else generator.draws
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            module, _, function = _dotted(node.func, names).rpartition(".")
+            dotted = _dotted(node.func, names)
+            module, _, function = dotted.rpartition(".")
             if module == generator.module and function in wanted:
+                return True
+            if not seeding and generator.drawn_in and dotted.startswith(f"{generator.drawn_in}."):
                 return True
     return False
 
