@@ -502,6 +502,7 @@ def test_a_step_that_prints_matplotlibs_settings_prints_the_same_in_main_py(cour
     course_folder.write(text)
     build(course_folder.options(), RecordingProgress())
     folder = next((course_folder.root / "site").rglob("count-batches/record.json")).parent
-    assert "{'svg.fonttype': 'none', 'figure.figsize': [4.5, 3.0]}" in (
-        recorded_stdout(folder)["step-2"]
+    assert (
+        "{'svg.fonttype': 'none', 'figure.figsize': [4.5, 3.0]}"
+        in (recorded_stdout(folder)["step-2"])
     )
