@@ -74,6 +74,9 @@ def test_a_build_killed_outright_takes_every_lesson_process_and_folder_with_it(
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # A build in a terminal: a test run started under nohup would pass its ignored
+        # SIGHUP on, and the build would never hear the terminal close.
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     try:
         # The runner and main.py each write a line: their pid and their sleepers'.
