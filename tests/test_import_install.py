@@ -106,6 +106,11 @@ def run(python: Path, course: Path, wheels: Path, *arguments: str):
     )
 
 
+def import_installing(python: Path, course: Path, wheels: Path):
+    """`build.py import greetings.ipynb --phase 02 --install`, pip finding the wheels."""
+    return run(python, course, wheels, "import", "greetings.ipynb", "--phase", "02", "--install")
+
+
 def greetings_notebook(path: Path, cells: list[str]) -> None:
     book = new_notebook()
     book.cells = [new_markdown_cell("# Greetings\n\nSay hello with a package.")]
@@ -125,9 +130,7 @@ def test_install_brings_the_missing_package_pins_it_and_the_lesson_builds(
         root / "greetings.ipynb",
         ["!pip install greetings-ci\nimport greetings_ci", "print(greetings_ci.greet('Ada'))"],
     )
-    done = run(
-        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
-    )
+    done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 0, done.stderr
     assert "installing greetings-ci with pip" in done.stderr
     assert "pip installed greetdep-ci==0.3, greetings-ci==1.2.0, now pinned" in done.stdout
@@ -166,9 +169,7 @@ def test_a_package_pip_cannot_find_fails_the_import_and_writes_nothing(
     root = course_folder.root
     manifest = course_folder.manifest.read_text()
     greetings_notebook(root / "greetings.ipynb", ["import nowhere_to_be_found_ci"])
-    done = run(
-        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
-    )
+    done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 1
     assert (
         "error: pip could not install nowhere-to-be-found-ci: no release of "
@@ -202,9 +203,7 @@ def test_install_never_moves_a_package_installed_already(course_folder, scratch_
     subprocess.run(pip, check=True, env=environment)
     (root / "requirements.txt").write_text("greetdep-ci==0.3\n")
     greetings_notebook(root / "greetings.ipynb", ["import newgreet_ci"])
-    done = run(
-        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
-    )
+    done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 1
     assert "pip could not install newgreet-ci without changing a package installed" in (done.stderr)
     assert "greetdep-ci" in done.stderr  # pip's reason, in its own words
@@ -234,9 +233,7 @@ def test_a_pip_line_of_the_notebook_is_installed_for_a_module_named_otherwise(
         root / "greetings.ipynb",
         ['%pip install "kitdsl-ci" --quiet', "import cutkit_ci\nprint(cutkit_ci.KIT)"],
     )
-    done = run(
-        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
-    )
+    done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 0, done.stderr
     assert "installing kitdsl-ci with pip" in done.stderr
     assert "cutkit_ci with pip" not in done.stderr
@@ -252,9 +249,7 @@ def test_what_an_installed_package_imports_undeclared_is_installed_too(
     root = course_folder.root
     (root / "requirements.txt").write_text("numpy==2.0.0\n")
     greetings_notebook(root / "greetings.ipynb", ["import leaky_ci\nprint(leaky_ci.SHOUT)"])
-    done = run(
-        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
-    )
+    done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 0, done.stderr
     assert "installing hiddendep-ci with pip" in done.stderr
     assert "pip installed hiddendep-ci too: what was installed imports it" in done.stdout
@@ -274,9 +269,7 @@ def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
     course_folder.write(authoring_example())
     root = course_folder.root
     greetings_notebook(root / "greetings.ipynb", ["import brittle_ci"])
-    done = run(
-        scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02", "--install"
-    )
+    done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 0, done.stderr
     assert (
         "pip installed brittle_ci's package, but importing brittle_ci fails here "

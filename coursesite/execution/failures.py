@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
-from coursesite.execution.missingmodules import is_installed
+from coursesite.execution.missingmodules import NO_MODULE, is_installed
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
@@ -67,8 +67,7 @@ def _spawn_hint(result: dict, block: str) -> str:
     process runs main.py again from its top, as it does for any script and does not in a
     notebook's kernel, and failed as it started. Said from what the block wrote to stderr:
     the exception it ended with is the library's own ("Nanny failed to start")."""
-    outputs = [output for output in result.get("blocks", []) if output.get("id") == block]
-    if not outputs or _RERUN_SCRIPT not in (outputs[-1].get("stderr") or ""):
+    if _RERUN_SCRIPT not in (_block_output(result, block).get("stderr") or ""):
         return ""
     return (
         "the code starts Python processes the 'spawn' way (dask.distributed's Client() and "
@@ -187,9 +186,7 @@ class Lacked(NamedTuple):
 def lacked_by_installed(message: str) -> Lacked | None:
     """The name an installed package no longer (or not yet) has, if `message` fails on one,
     as code written for another of its versions meets (an imported tutorial, often)."""
-    if missing := re.match(
-        r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'", message
-    ):
+    if missing := NO_MODULE.match(message):
         dotted = missing.group(1)
         module, _, inner = dotted.partition(".")
         if inner and not hosted_only(dotted) and is_installed(module):
@@ -214,13 +211,10 @@ def _library_hint(message: str, traceback: str = "") -> str:
     if lacked := lacked_by_installed(message):
         noun = "module " if "No module named" in message else ""
         return (
-            f"the installed {lacked.package} has no {noun}{lacked.name}: the code was written for "
-            f"another version of {installed_version(lacked.package)}; write it for the version "
-            "installed (the page's setup help lists it), or install the version the code needs"
+            f"the installed {lacked.package} has no {noun}{lacked.name}: "
+            f"{_another_version(lacked.package)}"
         )
-    if missing := re.match(
-        r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'", message
-    ):
+    if missing := NO_MODULE.match(message):
         dotted = missing.group(1)
         module = dotted.partition(".")[0]
         if hosted_only(dotted):
@@ -247,7 +241,7 @@ def _importing_library(traceback: str, module: str) -> str:
     own: the library that imported it (TFDS imports importlib_resources lazily)."""
     frames = _LIBRARY_FRAME.findall(traceback)
     library = frames[-1] if frames else ""
-    return library if library not in ("", module, "importlib") else ""
+    return library if library != module else ""
 
 
 _UNEXPECTED_KEYWORD = re.compile(r"TypeError: (\w+)\(\) got an unexpected keyword argument '(\w+)'")
@@ -265,10 +259,17 @@ def _keyword_hint(failure: dict) -> str:
     if not call or not is_installed(package := call.group(1).split(".")[0]):
         return ""
     return (
-        f"{call.group(1)}.{function} of the installed {package} takes no keyword {keyword}: the "
-        f"code was written for another version of {installed_version(package)}; write it for "
-        "the version installed (the page's setup help lists it), or install the version the "
-        "code needs"
+        f"{call.group(1)}.{function} of the installed {package} takes no keyword {keyword}: "
+        f"{_another_version(package)}"
+    )
+
+
+def _another_version(package: str) -> str:
+    """What to do about code written for another version of an installed `package`."""
+    return (
+        f"the code was written for another version of {installed_version(package)}; write it "
+        "for the version installed (the page's setup help lists it), or install the version "
+        "the code needs"
     )
 
 
@@ -308,12 +309,15 @@ def _exception_class(message: str) -> str:
     return match.group(1) if match else ""
 
 
+def _block_output(result: dict, block: str) -> dict:
+    """The output the run recorded for `block` (its last, for a block run again), or {}."""
+    outputs = [output for output in result.get("blocks", []) if output.get("id") == block]
+    return outputs[-1] if outputs else {}
+
+
 def _printed_before(result: dict, block: str) -> str:
     """The last lines of what the failed block printed, if anything."""
-    outputs = [output for output in result.get("blocks", []) if output.get("id") == block]
-    if not outputs:
-        return ""
-    text = (outputs[-1].get("stdout") or "").rstrip("\n")
+    text = (_block_output(result, block).get("stdout") or "").rstrip("\n")
     lines = text.splitlines()
     if len(lines) > PRINTED_LINES:
         lines = [f"[... {len(lines) - PRINTED_LINES} earlier lines]", *lines[-PRINTED_LINES:]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from typing import TypeGuard
 
 # Functions that read a clock, by module; the module's own name and its aliases count.
 _CLOCKS = {
@@ -23,6 +24,7 @@ _CLOCKS = {
     "datetime": {"now", "utcnow", "today"},
     "quantecon": {"toc", "tac", "loop_timer"},
 }
+_EVERY_CLOCK = set().union(*_CLOCKS.values())
 _CLASSES = {"datetime", "date"}  # datetime.datetime.now(), date.today()
 _LEAST_TEXT = 4  # letters a pattern must say literally, or it would match any line
 
@@ -43,7 +45,7 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for where, tree in trees:
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _is_print(node) and _reads(node, clocks, made):
+            if _is_print(node) and _reads(node, clocks, made):
                 pattern = _pattern(node)
                 if pattern and pattern not in (p for _, p in found):
                     found.append((where, pattern))
@@ -84,10 +86,9 @@ def _is_clock_call(node: ast.AST, clocks: tuple[set[str], set[str]]) -> bool:
     if isinstance(function, ast.Name):
         return function.id in functions
     if isinstance(function, ast.Attribute):
-        every = set().union(*_CLOCKS.values())
         base = function.value
         base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
-        return function.attr in every and base_name in modules
+        return function.attr in _EVERY_CLOCK and base_name in modules
     return False
 
 
@@ -119,7 +120,7 @@ def _names(target: ast.AST) -> Iterator[ast.Name]:
             yield node
 
 
-def _is_print(node: ast.AST) -> bool:
+def _is_print(node: ast.AST) -> TypeGuard[ast.Call]:
     return (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
     )

@@ -140,9 +140,11 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     notebook = Path(os.path.relpath(request.notebook.resolve(), course.root.resolve()))
     sites = OtherSites.of(course.references, request.origin)
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
-    rooted = inline_includes(cells, request.notebook) + from_project_root(cells, request.notebook)
+    # What the notebook's checkout settles before the cells are read as a lesson.
+    from_checkout = inline_includes(cells, request.notebook)
+    from_checkout += from_project_root(cells, request.notebook)
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
-    lesson.notes[:0] = rooted
+    lesson.notes[:0] = from_checkout
     linked = settle_linked_images(lesson, folder, course.root, request.notebook)
     # Before any note names a lesson line: listing files adds lines to the front matter.
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
