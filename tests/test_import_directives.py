@@ -398,3 +398,76 @@ def test_a_text_notebooks_directive_notes_name_its_own_line_and_say_each_thing_o
         "a note of no place",
         "cell 2, cell 5: x",
     ]
+
+
+PROOFS = """# Stationarity
+
+(overview)=
+## Overview
+
+```{prf:definition} Stationary
+:label: def-stationary
+
+A process is **stationary** if its law does not move.
+```
+
+```{code-cell} ipython3
+x = 1
+```
+
+By {prf:ref}`def-stationary` and {prf:ref}`the same <def-stationary>`.
+
+As {cite}`Sargent2020` shows.
+
+1. A list item holding a block:
+
+   ```{prf:remark}
+   Lists take no blocks.
+   ```
+
+:::{prf:proof}
+Trivial.
+:::
+"""
+
+
+def test_sphinx_proof_blocks_become_titled_admonitions_that_their_references_reach(
+    tmp_path: Path,
+):
+    """Jupyter Book's theorem environments (sphinx-proof) are kept as admonitions titled as
+    sphinx-proof titles them, their labels reached by {prf:ref}; the lesson parses."""
+    notebook = tmp_path / "proofs.md"
+    notebook.write_text(PROOFS)
+    imported = convert(read_notebook(notebook), "Proofs", "proofs.md", "p.expected.yaml")
+    text = imported.text
+    assert "prf:" not in text
+    assert (
+        "(def-stationary)=\n```{admonition} Definition (Stationary)\n\nA process is "
+        "**stationary**" in text
+    )
+    assert ":::{admonition} Proof\nTrivial.\n:::" in text
+    assert "**Remark**\n\n   Lists take no blocks." in text
+    assert (
+        "By {ref}`Definition (Stationary) <def-stationary>` and "
+        "{ref}`the same <def-stationary>`" in text
+    )
+    assert any("{prf:definition} Stationary (sphinx-proof) became" in n for n in imported.notes)
+    lesson = tmp_path / "content" / "01-x" / "01-proofs.md"
+    lesson.parent.mkdir(parents=True)
+    lesson.write_text(text)
+    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug="p", source="x")])
+    try:
+        parse_lesson(LessonRef("p", lesson, phase, 1, 1, tmp_path))
+    except BuildErrors as errors:
+        raise AssertionError(str(errors)) from None
+
+
+def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):
+    """In a text notebook a Markdown cell spans many lines: each role's note names the
+    line the role is on, not the first line of its cell."""
+    notebook = tmp_path / "proofs.md"
+    notebook.write_text(PROOFS)
+    imported = convert(read_notebook(notebook), "Proofs", "proofs.md", "p.expected.yaml")
+    line = PROOFS.split("\n").index(next(x for x in PROOFS.split("\n") if "{cite}" in x)) + 1
+    cite = next(note for note in imported.notes if "{cite}`Sargent2020`" in note)
+    assert cite.startswith(f"line {line}:"), cite

@@ -140,7 +140,9 @@ def convert(
             ]
             locate = partial(where_in, cell)
             portable = settle_directives(portable, cell.where, lesson.notes, glued, locate)
-            portable = settle_references(portable, labels, cell.where, lesson.notes, sites, glued)
+            portable = settle_references(
+                portable, labels, cell.where, lesson.notes, sites, glued, locate
+            )
             portable = settle_math(portable, cell.where, lesson.notes)
             portable = settle_admonitions(portable, cell.where, lesson.notes)
             text, found = _demoted(portable, shift)

@@ -33,6 +33,7 @@ from coursesite.blocks.registry import kind_named, parent_of
 from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
 from coursesite.importers.glue import Glued, pasted_block
 from coursesite.importers.references import anchor_for
+from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.lesson.completeness import PLACEHOLDER
 
 _NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
@@ -82,7 +83,7 @@ _PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
 def keeps_title(name: str) -> bool:
     """Whether a directive's title stays the title of a block (which a {ref} shows)."""
     kind = kind_named(name)
-    return kind.titled if kind else name in _VERSIONS or name in _LIKE
+    return kind.titled if kind else name in _VERSIONS or name in _LIKE or is_proof_block(name)
 
 
 def settle_directives(
@@ -151,6 +152,8 @@ def _replacement(
     body = "\n".join(directive.body)
     if name in _EXERCISE_MARKERS or (name in ("exercise", "solution") and _sphinx_exercise(body)):
         return _exercise_prose(directive, where, notes, glued, inside)
+    if is_proof_block(name):
+        return _proof_block(directive, what, notes, glued, inside)
     # A sub-block ({hint} of an {exercise}) is one only in its block.
     if (kind_named(name) and not inside) or (inside and parent_of(name) == inside):
         return _known(directive, where, notes, glued)
@@ -339,6 +342,21 @@ def _exercise_prose(
         *body,
         fence,
     ]
+
+
+def _proof_block(
+    directive: Directive, what: str, notes: list[str], glued: Glued, inside: str
+) -> list[str]:
+    """A sphinx-proof block (sphinxproof.py) as an admonition; inside a list or another
+    block, where no block goes, its title in bold and its body."""
+    title = proof_title(directive.name, directive.argument)
+    body = _settled("\n".join(directive.body), what, notes, glued, inside or "admonition")
+    if inside:
+        notes.append(f"{what} (sphinx-proof) became its title in bold, '{title}', and its body")
+        return [f"**{title}**", "", *body]
+    notes.append(f"{what} (sphinx-proof) became {{admonition}} {title}, unnumbered")
+    fence = ":::" if directive.markup.startswith(":") else directive.markup
+    return [f"{fence}{{admonition}} {title}", *body, fence]
 
 
 # Said with each: what a lesson's own exercises are, which the import cannot make.

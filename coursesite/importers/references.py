@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from coursesite.config.manifest import ReferenceSite
 from coursesite.importers.fences import code_lines, labels_of, regions
 from coursesite.importers.glue import Glued, pasted_role
+from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.markup.markdown import slugify
 from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
 
@@ -79,6 +80,8 @@ class NotebookLabels:
                 labels.anchors[label] = anchor_for(label)
                 glue = directive.name.startswith("glue")
                 shown = directive.argument if directive.argument and not glue else ""
+                if is_proof_block(directive.name):
+                    shown = proof_title(directive.name, directive.argument)
                 labels.shown[label] = shown or _words(label)
         return labels
 
@@ -146,12 +149,16 @@ def settle_references(
     notes: list[str],
     sites: OtherSites | None = None,
     glued: Glued | None = None,
+    locate: Callable[[str], str] | None = None,
 ) -> str:
     """`text` (a Markdown cell) with every reference the lesson can keep kept, links into
     `sites`, MyST-NB's pasted values (`glued`) as live values, and the rest as plain text,
-    noted in `notes`. Code fences are left as they are."""
+    noted in `notes`; `locate` says where the author finds a reference by its text (its
+    own line of a text notebook), else each note names `where`. Code fences are left as
+    they are."""
     sites = sites or OtherSites()
     glued = glued or Glued()
+    places = locate or (lambda found: where)
     code, fences = regions(text)
     settled: list[str] = []
     chunk: list[str] = []
@@ -160,30 +167,32 @@ def settle_references(
             chunk.append(line)
             continue
         if chunk:
-            settled.append(_settled("\n".join(chunk), labels, where, notes, sites, glued))
+            settled.append(_settled("\n".join(chunk), labels, places, notes, sites, glued))
             chunk = []
         # A directive's opening line holds its title, which is prose.
         settled.append(
-            line if number in code else _settled(line, labels, where, notes, sites, glued)
+            line if number in code else _settled(line, labels, places, notes, sites, glued)
         )
     if chunk:
-        settled.append(_settled("\n".join(chunk), labels, where, notes, sites, glued))
+        settled.append(_settled("\n".join(chunk), labels, places, notes, sites, glued))
     return "\n".join(settled)
 
 
 def _settled(
     text: str,
     labels: NotebookLabels,
-    where: str,
+    place: Callable[[str], str],
     notes: list[str],
     sites: OtherSites,
     glued: Glued,
 ) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({anchor_for(m.group(2).strip())})=", text)
-    text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, where, notes))
-    text = _outside_code(ROLE_SOURCE, text, lambda m: _role(m, labels, where, notes, sites, glued))
-    text = _outside_code(_REFERENCE_LINK, text, lambda m: _reference(m, labels, where, notes))
-    return _outside_code(_LINK, text, lambda m: _link(m, labels, where, notes, sites))
+    text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, place(m[0]), notes))
+    text = _outside_code(
+        ROLE_SOURCE, text, lambda m: _role(m, labels, place(m[0]), notes, sites, glued)
+    )
+    text = _outside_code(_REFERENCE_LINK, text, lambda m: _reference(m, labels, place(m[0]), notes))
+    return _outside_code(_LINK, text, lambda m: _link(m, labels, place(m[0]), notes, sites))
 
 
 def _reference(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str]) -> str:
@@ -250,7 +259,7 @@ def _role(
             "label: lessons number no equations, figures or tables"
         )
         return ref
-    if name == "ref":
+    if name in ("ref", "prf:ref"):
         anchor = labels.anchors.get(target)
         text = text or labels.shown.get(target)
         if anchor is not None:
