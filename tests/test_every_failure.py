@@ -440,3 +440,49 @@ def test_a_program_the_machine_lacks_is_named_as_a_program_not_a_file(course_fol
         "the code runs the program coursesite-no-such-program, which the machine that builds "
         "the site does not have"
     )
+
+
+# `.invalid` never resolves (RFC 2606): a real read of the network that fails at once.
+READ_ROWS = (
+    "import urllib.request\nrows = urllib.request.urlopen('http://rows.invalid/a.csv', timeout=5)"
+)
+QUIET_READ = (
+    "def download(host):\n"
+    "    try:\n"
+    "        return urllib.request.urlopen(f'http://{host}/p.csv', timeout=5).read().split()\n"
+    "    except OSError as error:  # as yfinance does: say so, and hand back nothing\n"
+    "        print(f'Failed download: {error}')\n"
+    "        return []\n"
+    "prices = download('prices.invalid')"
+)
+
+
+def test_reads_of_several_servers_are_one_network_cause_naming_each_host(course_folder):
+    """No network is one cause, however many servers the lesson reads: one message, and a
+    line naming the other steps, their hosts and lines."""
+    other = "prices = urllib.request.urlopen('http://prices.invalid/b.csv', timeout=5)"
+    text = with_steps(READ_ROWS, other, "print(len(sizes))")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: URLError")
+    assert cause.message.endswith("; it read the network")
+    assert cause.detail.startswith(
+        f"step 3 failed reading the network too (prices.invalid), at line {line_of(text, other)}\n"
+    )
+
+
+def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(course_folder):
+    """A library that prints its network failure and returns nothing (yfinance) makes a
+    later step fail on what it returned: that failure is the network's, said with what
+    the read printed, not 'fix the code'."""
+    text = with_steps(
+        "import urllib.request", QUIET_READ, "print(sum(map(float, prices)) / len(prices))"
+    )
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 4 failed: ZeroDivisionError")
+    assert "; it used 'prices', which step 3 read from the network" in cause.message
+    assert "step 3 printed 'Failed download: <urlopen error" in cause.message
+    assert cause.hint.startswith("the machine that builds the site may have no network")
+    # A failure that uses nothing the quiet read returned is the code's own.
+    text = with_steps("import urllib.request", QUIET_READ, "print(len(sizes) / 0)")
+    (own,) = build_errors(course_folder, text)
+    assert "network" not in own.message and ":raises: ZeroDivisionError" in own.hint

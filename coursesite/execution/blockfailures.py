@@ -33,6 +33,12 @@ from coursesite.execution.missingmodules import (
     missing_modules,
     missing_modules_hint,
 )
+from coursesite.execution.networkfailures import (
+    after_quiet_read,
+    host_of,
+    other_reads_line,
+    quiet_reads,
+)
 
 __all__ = ["LessonJobWithCode", "after_failed_blocks", "bound_names", "lesson_failures_error"]
 
@@ -58,6 +64,9 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     alike: dict[str, list[tuple[str, int]]] = {}  # cause -> (block, line) failing the same
     lacking: dict[str, str] = {}  # an installed package -> the first block using what it lacks
     drifted: dict[str, list[tuple[str, int, str]]] = {}  # that block -> (block, line, name)
+    blocks = job.payload["blocks"]
+    reads = quiet_reads(blocks, result.get("blocks", []), {f["block"] for f in failures})
+    network: dict[str, list[tuple[str, int, str]]] = {}  # the first -> (block, line, host)
     for failure in failures:
         block = failure["block"]
         if found := so_far.consequence(failure):
@@ -71,6 +80,14 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             root[block] = first  # what fails for want of its names follows from it too
             followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
+            failure = after_quiet_read(failure, blocks, reads)
+            if failure.get("network") and network and block not in network:
+                first = next(iter(network))  # no network: one cause, however many hosts
+                root[block] = first
+                network[first].append((block, failure["line"], host_of(failure)))
+                continue
+            if failure.get("network"):
+                network[block] = []
             if lacked := lacked_by_installed(failure["message"]):
                 first = lacking.setdefault(lacked.package, block)
                 if first != block:  # another name of the same version: one cause
@@ -89,6 +106,10 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     for cause in causes:
         lines = [_alike_line(alike.get(cause, []), job.labels)]
         lines.append(_drifted_line(drifted.get(cause, []), job.labels))
+        reached = network.get(cause, [])
+        lines.append(
+            other_reads_line(reached, _blocks_named([b for b, _, _ in reached], job.labels))
+        )
         lines.append(_followers_line(cause, followers.get(cause, []), job.labels))
         causes[cause].detail = "\n".join(filter(None, [*lines, causes[cause].detail]))
     return grouped(list(causes.values()))

@@ -205,6 +205,14 @@ def _first_loads(code: str) -> set[str]:
     }
 
 
+def used_names(code: str) -> set[str]:
+    """The names `code` reads, anywhere in it (in its functions too)."""
+    tree = _parsed(code)
+    if tree is None:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def bound_names(code: str) -> set[str]:
     """The names `code` assigns, defines or imports anywhere (nested scopes too: a
     name too many only makes a NameError read as a consequence, which it then most

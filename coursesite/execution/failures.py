@@ -18,6 +18,7 @@ from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
 from coursesite.execution.missingmodules import NO_MODULE, is_installed
+from coursesite.execution.networkfailures import network_words
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
@@ -46,9 +47,8 @@ def failure_error(failure: dict, result: dict, job: FailedJob) -> BuildError:
     printed = _printed_before(result, block)
     if printed:
         detail.append(f"what it printed before it failed:\n{printed}")
-    network = "; it read the network" if failure.get("network") else ""
     return BuildError(
-        f"{job.labels.get(block, 'prose')} failed: {message}{network}",
+        f"{job.labels.get(block, 'prose')} failed: {message}{network_words(failure, job.labels)}",
         job.path,
         failure["line"],
         hint=_spawn_hint(result, block) or _hint(failure, job),

@@ -1,0 +1,121 @@
+"""A lesson's reads of the network, failed on a machine that has none: one cause.
+
+The runner marks a block whose exception is the network's (networkerrors.py). A tutorial
+that reads several servers fails in a step for each (World Bank data in six steps, FRED in
+four, each with its own URL in the message); they are one cause, the build machine's
+network, and the report gives them one message, with a line naming the other steps and the
+hosts they tried to reach.
+
+Some libraries do not raise when a download fails: yfinance prints "Could not resolve
+host" and returns an empty table, and the step that uses it fails later, as a ValueError
+on NaNs. That failure is the network's too, when the names prove it: the failing block
+uses a name that a block which printed such a line bound, and which no block between them
+bound again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from coursesite.execution.consequences import bindings, used_names
+
+# What resolvers, curl and HTTP libraries print when there is no network to reach.
+PRINTED_FAILURE = re.compile(
+    r"Could not resolve host|Name or service not known|Temporary failure in name resolution"
+    r"|Failed to resolve|getaddrinfo failed|Failed to establish a new connection"
+    r"|Network is unreachable|nodename nor servname provided"
+)
+_HOST = re.compile(r"host='([^']+)'|https?://([^/\s'\"<>:]+)|resolve host:? '?([\w.-]+)")
+
+
+def host_of(failure: dict) -> str:
+    """The host a network failure names (`api.worldbank.org`), in its message or else in
+    the lines of code its traceback shows (`urlopen('https://...')`), or ""."""
+    for text in (failure["message"], failure.get("traceback") or ""):
+        if match := _HOST.search(text):
+            return next(group for group in match.groups() if group)
+    return ""
+
+
+@dataclass
+class QuietRead:
+    """A block that ran to its end though it printed a network failure."""
+
+    block: str
+    printed: str  # the line it printed
+    bound: set[str]  # the module's names it bound
+
+
+def quiet_reads(blocks: list[dict], outputs: list[dict], failed: set[str]) -> list[QuietRead]:
+    """The blocks (of the job's `blocks`, in the order they ran) that did not fail but
+    printed a network failure, from the run's recorded `outputs`."""
+    printed = {}
+    for output in outputs:
+        text = f"{output.get('stdout') or ''}\n{output.get('stderr') or ''}"
+        line = next((li for li in text.splitlines() if PRINTED_FAILURE.search(li)), None)
+        if line and output.get("id") not in failed:
+            printed[output.get("id")] = line.strip()
+    return [
+        QuietRead(b["id"], printed[b["id"]], {n for n, _ in bindings(b["code"], everywhere=False)})
+        for b in blocks
+        if b["id"] in printed
+    ]
+
+
+def after_quiet_read(failure: dict, blocks: list[dict], reads: list[QuietRead]) -> dict:
+    """`failure`, marked as the network's (with what the download printed in its message)
+    when its block uses what a quiet read bound and no block between them bound again."""
+    if failure.get("network") or not reads:
+        return failure
+    order = [block["id"] for block in blocks]
+    if failure["block"] not in order:
+        return failure
+    at = order.index(failure["block"])
+    used = used_names(blocks[at]["code"])
+    for read in reversed(reads):
+        if read.block not in order or order.index(read.block) >= at:
+            continue
+        between = order[order.index(read.block) + 1 : at]
+        rebound = {n for b in between for n, _ in bindings(_code(blocks, b), everywhere=False)}
+        names = sorted((read.bound & used) - rebound)
+        if names:
+            printed = read.printed if len(read.printed) <= 160 else read.printed[:157] + "..."
+            return {
+                **failure,
+                "network": True,
+                "quiet": (read.block, names[0], printed),
+            }
+    return failure
+
+
+def _code(blocks: list[dict], block: str) -> str:
+    return next(b["code"] for b in blocks if b["id"] == block)
+
+
+def network_words(failure: dict, labels: dict[str, str]) -> str:
+    """What the message of a network failure adds: that it read the network, or what it
+    used of a download that failed without raising."""
+    if not failure.get("network"):
+        return ""
+    if not failure.get("quiet"):
+        return "; it read the network"
+    block, name, printed = failure["quiet"]
+    label = labels.get(block, block)
+    return (
+        f"; it used '{name}', which {label} read from the network, and the read failed "
+        f"without raising: {label} printed {printed!r}"
+    )
+
+
+def other_reads_line(reads: list[tuple[str, int, str]], blocks_named: str) -> str:
+    """'steps 4-6, 14 failed reading the network too (api.worldbank.org, fred.stlouisfed.org),
+    at lines 76, 87, 105, 312': one cause, the build machine's network."""
+    if not reads:
+        return ""
+    hosts = ", ".join(dict.fromkeys(host for _, _, host in reads if host))
+    lines = ", ".join(str(line) for _, line, _ in reads)
+    return (
+        f"{blocks_named} failed reading the network too{f' ({hosts})' if hosts else ''}, "
+        f"at line{'s' if len(reads) > 1 else ''} {lines}"
+    )
