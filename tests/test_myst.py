@@ -46,6 +46,10 @@ Set apart like a note.
 Epoch
 : One pass over every record.
 
+$$
+11 = 2 \\cdot 4 + 3
+$$ (eq:remainder)
+
 ![Three bars: four, four and three records](images/batches.png)
 
 :::{figure} images/batches.png
@@ -73,6 +77,8 @@ revision: v0.1.0
 # Understand
 
 See {ref}`the problem of batching <the-problem>`.
+
+Its formula: {ref}`the remainder <eq:remainder>`.
 
 # Build & Run
 
@@ -168,6 +174,15 @@ def test_roles_link_to_targets_lessons_and_api_docs(site):
     back = page(site, "other").select_one(".prose a")
     assert back["href"] == "../count-batches/index.html#the-problem"
     assert back.get_text() == "the problem of batching"
+
+
+def test_a_labelled_formula_is_a_target_references_reach(site):
+    """MyST's `$$ (label)` after display math: the page gives the formula that id, and a
+    {ref} from another lesson links to it."""
+    formula = page(site).find(id="eq:remainder")
+    assert formula is not None and formula.find("math") is not None
+    link = page(site, "other").find("a", string="the remainder")
+    assert link["href"] == "../count-batches/index.html#eq:remainder"
 
 
 def test_myst_text_roles_render_as_their_elements(site):

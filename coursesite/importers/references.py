@@ -25,6 +25,8 @@ from coursesite.markup.markdown import slugify
 from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
 
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
+# MyST's label of display math, after its closing `$$`: `$$ (eq:budget)`.
+_MATH_LABEL = re.compile(r"^([ \t]*\$\$[ \t]*)\(([^()\n]+)\)([ \t]*)$", re.M)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
 # run of backticks up to the next run of the same length.
@@ -76,6 +78,11 @@ class NotebookLabels:
                     after = _TITLED.match(text, match.end())
                     if not after or (after.group(1) and not keeps_title(after.group(1))):
                         labels.shown[label] = _words(label)
+            for match in _MATH_LABEL.finditer(text):
+                if text.count("\n", 0, match.start()) not in code:
+                    label = match.group(2).strip()
+                    labels.anchors[label] = anchor_for(label)
+                    labels.shown[label] = _equation_words(label)
             for label, directive in labels_of(text):
                 labels.anchors[label] = anchor_for(label)
                 glue = directive.name.startswith("glue")
@@ -99,6 +106,13 @@ def anchor_for(label: str) -> str:
 _TITLED = re.compile(
     r"\s*\n(?:\s*\n)*(?: {0,3}#{1,6} | {0,3}(?:`{3,}|~{3,}|:{3,})\{([\w:-]+)\}[ \t]*\S)"
 )
+
+
+def _equation_words(label: str) -> str:
+    """What a reference to a labelled formula shows, as lessons number none: 'equation'
+    and the label's words (`eq:lag_c` -> 'equation lag c')."""
+    words = re.sub(r"^(?:eqn?|equation)\b[-_:/ ]*", "", label.strip(), flags=re.I)
+    return f"equation {_words(words) or _words(label)}"
 
 
 def _words(label: str) -> str:
@@ -187,6 +201,7 @@ def _settled(
     glued: Glued,
 ) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({anchor_for(m.group(2).strip())})=", text)
+    text = _MATH_LABEL.sub(lambda m: f"{m[1]}({anchor_for(m[2].strip())}){m[3]}", text)
     text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, place(m[0]), notes))
     text = _outside_code(
         ROLE_SOURCE, text, lambda m: _role(m, labels, place(m[0]), notes, sites, glued)

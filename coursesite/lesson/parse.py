@@ -180,6 +180,8 @@ class LessonParser(MystScanner):
         for node, at in walk_with_lines(nodes, offset):
             if node.type in _DISPLAY_MATH:
                 self.check_math(node.content, at, display=_DISPLAY_MATH[node.type])
+                if node.type == "math_block_label":  # `$$ (label)`: the page gives it an id
+                    self.add_target(node.info.strip(), at)
             elif node.type == "live_value":
                 self.add_value(node.content, at)
             elif node.type == "fence" and _shown_python(node.info):
