@@ -101,7 +101,7 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 
             outputs=[new_output("stream", name="stdout", text="pip: command not found\n")],
         ),
         new_markdown_cell(
-            "## Make the records\n\nEleven IDs, `0` to `10`.<br>One per record.\n\n"
+            "## Make the records\n\nEleven IDs, `0` to `10`.<br>One per <font color='red'>record</font>.\n\n"
             '<div align="center">centred</div>\n\n'
             "![the eleven records](attachment:image.png)\n\n"
             "![badge](https://example.com/badge.svg)\n\n"
@@ -205,6 +205,9 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     # What lessons refuse is made portable, and said: HTML as code, remote image as a link,
     # the pasted image saved beside the lesson under a name its content decides.
     assert "`<br>`" in text and '```html\n<div align="center">centred</div>\n```' in text
+    # HTML that only dresses its text is left out, the text kept.
+    assert "One per record." in text and "font" not in text
+    assert "inline HTML <font color='red'> was left out, its text kept" in imported.stdout
     assert "[badge](https://example.com/badge.svg)" in text and "![badge]" not in text
     (pasted,) = (lesson.parent / "images").iterdir()
     assert pasted.name.startswith("image-") and pasted.read_bytes()[:4] == b"\x89PNG"

@@ -13,13 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
-from urllib.parse import unquote
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from coursesite.execution.expectedoutputs import (
     KEPT_DISPLAY,
@@ -29,7 +23,6 @@ from coursesite.execution.expectedoutputs import (
     capped,
     dump_expected,
 )
-from coursesite.files import short_digest
 from coursesite.importers.celltags import fold_tags
 from coursesite.importers.clockreads import clock_patterns
 from coursesite.importers.devicecount import DeviceNeed, device_note, with_device_setup
@@ -37,7 +30,7 @@ from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import settle_math
 from coursesite.importers.frontends import frontend_notes, portable_code
 from coursesite.importers.glue import Glued
-from coursesite.importers.htmlimages import html_images_as_markdown
+from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.lessontext import front_matter, lesson_text, title_summary
 from coursesite.importers.magics import TIMING_VOLATILE, CellCode, cell_code
 from coursesite.importers.mystdirectives import (
@@ -46,6 +39,7 @@ from coursesite.importers.mystdirectives import (
     settle_directives,
 )
 from coursesite.importers.notebooks import Cell, where_in
+from coursesite.importers.portableprose import portable_prose
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.seeding import seeded
 from coursesite.importers.stepalt import (
@@ -62,34 +56,13 @@ from coursesite.importers.titles import (
     summary_of,
     title_heading,
 )
-from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.markup.markdown import slugify
-from coursesite.outputs.assets import RefusedAsset, published_image
 
 __all__ = ["ImportedLesson", "convert", "lesson_slug", "notebook_title"]
 
-# A badge: a linked image from another site (`[![Open in Colab](…/badge.svg)](…)`).
-_BADGE = re.compile(r"\[!\[([^\]\n]*)\]\((?:https?:)?//[^)\s]*\)\]\(([^)\s]+)\)")
-_PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
 # What opens a heading's line inside a quote or a list item (`> `, `- `, `1. `, indent): a
 # heading rewritten as one line stays in its quote or item.
 _CONTAINER_MARKS = re.compile(r"(?:[ \t]*(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)))*[ \t]*")
-
-
-@dataclass
-class ImportedLesson:
-    text: str = ""  # the lesson file
-    expected: str | None = None  # the expected-outputs file, when the notebook stored outputs
-    images: dict[str, bytes] = field(default_factory=dict)  # path beside the lesson: bytes
-    installs: list[str] = field(default_factory=list)  # from `!pip install` lines
-    notes: list[str] = field(default_factory=list)  # what the author should look at
-    linked_images: list[tuple[str, str]] = field(default_factory=list)  # (path, cell.where)
-    refusals: list[tuple[str, str]] = field(default_factory=list)  # (message, hint) by cell
-    timed: bool = False  # a cell prints timings: the lesson marks them volatile
-    code: list[str] = field(default_factory=list)  # every step's code, in order
-    printed: dict[str, int] = field(default_factory=dict)  # cell.where: longest stored output
-    steps: list[tuple[int, str, str]] = field(default_factory=list)  # (number, cell.where, code)
-    devices: DeviceNeed = field(default_factory=DeviceNeed)  # made by the first step, on CPUs
 
 
 def convert(
@@ -134,7 +107,7 @@ def convert(
             lesson.notes.append(f"{cell.where}: tagged remove-cell, so it was left out")
             continue
         if cell.kind == "markdown":
-            portable = _portable(cell, lesson)
+            portable = portable_prose(cell, lesson)
             lesson.linked_images += [
                 (path, where_in(cell, path)) for path in directive_images(portable)
             ]
@@ -274,85 +247,6 @@ def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> lis
         unreadable=cell.unreadable,
     )
     return [untitled if number == found.cell else c for number, c in enumerate(cells)]
-
-
-def _portable(cell: Cell, lesson: ImportedLesson) -> str:
-    """The cell's Markdown as a lesson takes it. Lessons refuse raw HTML and images from
-    other sites (pages load nothing from elsewhere), so HTML is shown as code, a remote
-    image becomes a link to it, and pasted images are saved beside the lesson; each change
-    is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
-    ```python fence would look as if it ran."""
-    source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
-    if badges:
-        lesson.notes.append(f"{cell.where}: {badges} badge(s) from another site became plain links")
-    source, tags = html_images_as_markdown(source)
-    if tags:
-        lesson.notes.append(
-            f"{cell.where}: {tags} HTML <img> tag(s) became Markdown images (their size and "
-            "style are the page's to set)"
-        )
-    lines = source.splitlines()
-    tokens = MarkdownIt("commonmark").parse(source)
-    for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
-        language = token.info.split()[0] if token.type == "fence" and token.info else ""
-        if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
-            opening = lines[token.map[0]]
-            lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
-        if token.type == "html_block" and token.map and not _only_comments(token.content):
-            first, end = token.map
-            lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
-            lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
-    text = "\n".join(lines)
-    for token in tokens:
-        for child in token.children or []:
-            if child.type == "html_inline" and not _only_comments(child.content):
-                text = text.replace(child.content, f"`{child.content}`", 1)
-                lesson.notes.append(f"{cell.where}: inline HTML {child.content} is shown as code")
-            elif child.type == "image":
-                text = _portable_image(text, child, cell, lesson)
-    return text
-
-
-def _only_comments(html: str) -> bool:
-    return not re.sub(r"<!--.*?-->", "", html, flags=re.S).strip()
-
-
-def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson) -> str:
-    src = str(image.attrs.get("src", ""))
-    alt = image.content
-    if src.startswith("attachment:") and src[len("attachment:") :] in cell.attachments:
-        name = src[len("attachment:") :]
-        content = cell.attachments[name]
-        # Notebooks name every pasted image "image.png": the content tells them apart.
-        pasted = Path(name)
-        saved = f"images/{pasted.stem}-{short_digest(content)[:8]}{pasted.suffix}"
-        try:
-            published_image(content, pasted.suffix, name, "import")
-        except RefusedAsset as refused:
-            lesson.refusals.append((f"{cell.where}: attachment {refused.message}", refused.hint))
-            return text
-        lesson.images[saved] = content
-        if not alt:
-            alt = f"{PLACEHOLDER} describe {Path(name).name}"
-            lesson.notes.append(f"{cell.where}: image {name} has no alt text: describe it")
-        return text.replace(f"]({src}", f"]({saved}", 1).replace(
-            f"![]({saved}", f"![{alt}]({saved}", 1
-        )
-    if re.match(r"^(https?:)?//", src):
-        lesson.notes.append(
-            f"{cell.where}: the image {src} is on another site and became a link to it; "
-            "save the file beside the lesson to show it"
-        )
-        return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
-    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src):
-        where = where_in(cell, src)
-        lesson.linked_images.append((unquote(src), where))
-        if not alt.strip():  # the build refuses an image without one: the author writes it
-            lesson.notes.append(f"{where}: image {src} has no alt text: describe it")
-            return text.replace(
-                f"![]({src}", f"![{PLACEHOLDER} describe {Path(src).name}]({src}", 1
-            )
-    return text
 
 
 def _heading_shift(cells: list[Cell]) -> int:

@@ -1,0 +1,113 @@
+"""A notebook's Markdown cell as a lesson takes it: what a page of the course cannot show as
+the notebook did (raw HTML, images from other sites, pasted attachments, badges) is made
+portable, each change a line of the import report."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from coursesite.files import short_digest
+from coursesite.importers.htmlimages import html_images_as_markdown
+from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.notebooks import Cell, where_in
+from coursesite.lesson.completeness import PLACEHOLDER
+from coursesite.outputs.assets import RefusedAsset, published_image
+
+# A badge: a linked image from another site (`[![Open in Colab](…/badge.svg)](…)`).
+_BADGE = re.compile(r"\[!\[([^\]\n]*)\]\((?:https?:)?//[^)\s]*\)\]\(([^)\s]+)\)")
+_PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
+
+
+def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
+    """The cell's Markdown as a lesson takes it. Lessons refuse raw HTML and images from
+    other sites (pages load nothing from elsewhere), so HTML is shown as code, a remote
+    image becomes a link to it, and pasted images are saved beside the lesson; each change
+    is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
+    ```python fence would look as if it ran."""
+    source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
+    if badges:
+        lesson.notes.append(f"{cell.where}: {badges} badge(s) from another site became plain links")
+    source, tags = html_images_as_markdown(source)
+    if tags:
+        lesson.notes.append(
+            f"{cell.where}: {tags} HTML <img> tag(s) became Markdown images (their size and "
+            "style are the page's to set)"
+        )
+    lines = source.splitlines()
+    tokens = MarkdownIt("commonmark").parse(source)
+    for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
+        language = token.info.split()[0] if token.type == "fence" and token.info else ""
+        if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
+            opening = lines[token.map[0]]
+            lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
+        if token.type == "html_block" and token.map and not _only_comments(token.content):
+            first, end = token.map
+            lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
+            lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
+    text = "\n".join(lines)
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "html_inline" and _PRESENTATIONAL.match(child.content):
+                text = text.replace(child.content, "", 1)
+                lesson.notes.append(
+                    f"{cell.where}: inline HTML {child.content} was left out, its text kept: "
+                    "the page sets its own colours and sizes"
+                )
+            elif child.type == "html_inline" and not _only_comments(child.content):
+                text = text.replace(child.content, f"`{child.content}`", 1)
+                lesson.notes.append(f"{cell.where}: inline HTML {child.content} is shown as code")
+            elif child.type == "image":
+                text = _portable_image(text, child, cell, lesson)
+    return text
+
+
+# Inline HTML that only dresses its text (`<font color='red'>`, `<span style=...>`): a page
+# of the course's theme keeps the text and drops the dress.
+_PRESENTATIONAL = re.compile(r"^</?(?:font|span|u|small|big|center)\b[^<>]*>$", re.I)
+
+
+def _only_comments(html: str) -> bool:
+    return not re.sub(r"<!--.*?-->", "", html, flags=re.S).strip()
+
+
+def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson) -> str:
+    src = str(image.attrs.get("src", ""))
+    alt = image.content
+    if src.startswith("attachment:") and src[len("attachment:") :] in cell.attachments:
+        name = src[len("attachment:") :]
+        content = cell.attachments[name]
+        # Notebooks name every pasted image "image.png": the content tells them apart.
+        pasted = Path(name)
+        saved = f"images/{pasted.stem}-{short_digest(content)[:8]}{pasted.suffix}"
+        try:
+            published_image(content, pasted.suffix, name, "import")
+        except RefusedAsset as refused:
+            lesson.refusals.append((f"{cell.where}: attachment {refused.message}", refused.hint))
+            return text
+        lesson.images[saved] = content
+        if not alt:
+            alt = f"{PLACEHOLDER} describe {Path(name).name}"
+            lesson.notes.append(f"{cell.where}: image {name} has no alt text: describe it")
+        return text.replace(f"]({src}", f"]({saved}", 1).replace(
+            f"![]({saved}", f"![{alt}]({saved}", 1
+        )
+    if re.match(r"^(https?:)?//", src):
+        lesson.notes.append(
+            f"{cell.where}: the image {src} is on another site and became a link to it; "
+            "save the file beside the lesson to show it"
+        )
+        return text.replace(f"![{alt}]({src}", f"[{alt or src}]({src}", 1)
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src):
+        where = where_in(cell, src)
+        lesson.linked_images.append((unquote(src), where))
+        if not alt.strip():  # the build refuses an image without one: the author writes it
+            lesson.notes.append(f"{where}: image {src} has no alt text: describe it")
+            return text.replace(
+                f"![]({src}", f"![{PLACEHOLDER} describe {Path(src).name}]({src}", 1
+            )
+    return text
