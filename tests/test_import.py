@@ -101,7 +101,8 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 
             outputs=[new_output("stream", name="stdout", text="pip: command not found\n")],
         ),
         new_markdown_cell(
-            "## Make the records\n\nEleven IDs, `0` to `10`.<br>One per <font color='red'>record</font>.\n\n"
+            "## Make the records\n\nEleven IDs, `0` to `10`.<br>"
+            "One per <font color='red'>record</font>.\n\n"
             '<div align="center">centred</div>\n\n'
             "![the eleven records](attachment:image.png)\n\n"
             "![badge](https://example.com/badge.svg)\n\n"
