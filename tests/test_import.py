@@ -104,6 +104,7 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 
             "## Make the records\n\nEleven IDs, `0` to `10`.<br>"
             "One per <font color='red'>record</font>.\n\n"
             '<div align="center">centred</div>\n\n'
+            '<div style="clear: both"></div>\n\n'
             "![the eleven records](attachment:image.png)\n\n"
             "![badge](https://example.com/badge.svg)\n\n"
             "[![Open in Colab](https://colab.example/badge.svg)](https://colab.example/nb)\n\n"
@@ -208,6 +209,8 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert "`<br>`" in text and '```html\n<div align="center">centred</div>\n```' in text
     # HTML that only dresses its text is left out, the text kept.
     assert "One per record." in text and "font" not in text
+    assert "clear: both" not in text  # HTML a reader sees nothing of: left out, and said
+    assert 'HTML with no text (<div style="clear: both">) was left out' in imported.stdout
     assert "inline HTML <font color='red'> was left out, its text kept" in imported.stdout
     assert "[badge](https://example.com/badge.svg)" in text and "![badge]" not in text
     (pasted,) = (lesson.parent / "images").iterdir()

@@ -65,6 +65,13 @@ def test_unknown_directives_are_shown_as_text_or_left_out_and_layout_is_unwrappe
     assert "shown as code" in notes[0] and "left out" in notes[1]
     text, _ = settle("```{raw} html\n<b>x</b>\n```")
     assert text == "```html\n<b>x</b>\n```"
+    # A raw block a reader of the page would see nothing of is left out, and said so.
+    logo = '<div align="right">\n<a href="https://x.org"><img src="logo.svg" alt="X"></a>\n</div>'
+    text, notes = settle(
+        f"Before.\n\n```{{raw}} html\n{logo}\n```\n\n```{{raw}} latex\n\\newpage\n```"
+    )
+    assert text.strip() == "Before."
+    assert "holds HTML with no text" in notes[0] and "for the latex output only" in notes[1]
     text, _ = settle("```{list-table} Sizes\n:header-rows: 1\n* - n\n  - size\n* - 1\n  - 8\n```")
     assert text == "**Sizes**\n\n| n | size |\n| --- | --- |\n| 1 | 8 |"
     text, _ = settle("::::{tab-set}\n:::{tab-item} CPU\nRuns anywhere.\n:::\n::::")

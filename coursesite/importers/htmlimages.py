@@ -11,6 +11,7 @@ images and the wrappers that centre them stays HTML, shown as code.
 from __future__ import annotations
 
 import re
+from html import unescape
 from html.parser import HTMLParser
 
 from markdown_it import MarkdownIt
@@ -76,3 +77,8 @@ def html_images_as_markdown(source: str) -> tuple[str, int]:
                         count += 1
                         break
     return "\n".join(lines) + ("\n" if source.endswith("\n") else ""), count
+
+
+def shown_text(html: str) -> str:
+    """The text a browser would show of `html`: what is left without its tags."""
+    return unescape(re.sub(r"<!--.*?-->|<[^<>]*>", "", html, flags=re.S)).strip()

@@ -32,6 +32,7 @@ import coursesite.blocks.builtin  # noqa: F401  (registers the built-in kinds)
 from coursesite.blocks.registry import kind_named, parent_of
 from coursesite.importers.fences import CODE_DIRECTIVES, Directive, directives
 from coursesite.importers.glue import Glued, pasted_block
+from coursesite.importers.htmlimages import shown_text
 from coursesite.importers.references import anchor_for
 from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.lesson.completeness import PLACEHOLDER
@@ -228,12 +229,27 @@ def _replacement(
             "write what it showed into the lesson if the lesson needs it"
         )
         return []
+    if name == "raw" and (unseen := _unseen_raw(argument, body)):
+        notes.append(f"{what} {unseen}: it was left out")
+        return []
     shown_as = {"raw": argument.split()[0] if argument else "text", "eval-rst": "rst"}
     notes.append(
         f"{what} is a directive lessons lack: its body is shown as code; rewrite it in "
         "Markdown, or delete it"
     )
     return _fence(directive.body, shown_as.get(name, "text"))
+
+
+def _unseen_raw(output_format: str, body: str) -> str:
+    """Why a `{raw}` block shows a reader of the notebook's own HTML pages nothing a lesson
+    could keep, or "": it is for another output (LaTeX), or its HTML holds no text (a
+    site's logo header, a spacer), which would reach the page only as its source."""
+    formats = output_format.lower().split()
+    if formats and "html" not in formats:
+        return f"is for the {formats[0]} output only, which an HTML page never shows"
+    if formats and not shown_text(body):
+        return "holds HTML with no text (links, images, layout), which a page shows only as code"
+    return ""
 
 
 def _pipe_table(body: list[str]) -> list[str]:

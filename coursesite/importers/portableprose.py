@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.files import short_digest
-from coursesite.importers.htmlimages import html_images_as_markdown
+from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.notebooks import Cell, where_in
 from coursesite.lesson.completeness import PLACEHOLDER
@@ -47,6 +47,12 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
             lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
         if token.type == "html_block" and token.map and not _only_comments(token.content):
             first, end = token.map
+            if not shown_text(token.content):  # layout, a spacer, a rule: nothing to read
+                lines[first:end] = []
+                lesson.notes.append(
+                    f"{cell.where}: HTML with no text ({_first_tag(token)}) was left out"
+                )
+                continue
             lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
             lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
     text = "\n".join(lines)
@@ -69,6 +75,10 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
 # Inline HTML that only dresses its text (`<font color='red'>`, `<span style=...>`): a page
 # of the course's theme keeps the text and drops the dress.
 _PRESENTATIONAL = re.compile(r"^</?(?:font|span|u|small|big|center)\b[^<>]*>$", re.I)
+
+
+def _first_tag(token: Token) -> str:
+    return token.content.strip().split(">")[0].strip() + ">"
 
 
 def _only_comments(html: str) -> bool:
