@@ -1,14 +1,26 @@
 """Running lesson code, through the real build: what the committed record holds, and how
 lesson code fails."""
 
+import shutil
+import tempfile
 import time
+import uuid
 from pathlib import Path
 
-from conftest import ROOT, authoring_example, build_errors, build_lesson, line_of, replace_block
+from conftest import (
+    ROOT,
+    RecordingProgress,
+    authoring_example,
+    build_errors,
+    build_lesson,
+    line_of,
+    replace_block,
+)
 from coursesite.errors import BuildError
 from coursesite.execution.execute import prepare_job, run_job
 from coursesite.execution.hardware import unseen_hardware
 from coursesite.lesson.parse import parse_lesson
+from coursesite.pipeline import build
 
 
 def run(course_folder, text, timeout=120):
@@ -279,3 +291,29 @@ def test_main_py_runs_after_the_lesson_when_the_code_names_an_absolute_path(
     record = run(course_folder, text)
     assert record.blocks  # built: neither run met the other's folder
     assert not shared.exists()
+
+
+def test_what_the_lesson_makes_under_the_temporary_folder_is_gone_before_main_py_and_after(
+    course_folder,
+):
+    """A tutorial saves a checkpoint to a fixed place under /tmp and fails if it is there
+    (Orbax: "Destination ... already exists"): main.py, run after the lesson, must not find
+    the lesson's, nor the next build the last one's; what existed before is left alone."""
+    place = Path(tempfile.gettempdir()) / f"coursesite-scratch-{uuid.uuid4().hex}"
+    kept = Path(tempfile.mkdtemp())  # the author's own data: there before the build
+    (kept / "data.txt").write_text("mine")
+    code = (
+        "import os\n"
+        f"os.makedirs({str(place / 'ckpt')!r})\n"
+        f"print(open({str(kept / 'data.txt')!r}).read())\n"
+    )
+    text = authoring_example().replace("ids = np.arange(11)\n", f"ids = np.arange(11)\n{code}", 1)
+    try:
+        assert run(course_folder, text).blocks  # main.py did not meet the lesson's folder
+        assert not place.exists()
+        build(course_folder.options(force=True), RecordingProgress())  # nor the next build
+        assert not place.exists()
+        assert (kept / "data.txt").read_text() == "mine"
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+        shutil.rmtree(kept, ignore_errors=True)

@@ -41,7 +41,12 @@ from coursesite.execution.lessonprocess import (
 from coursesite.execution.probes import probes_payload
 from coursesite.execution.runresult import damaged_result, ended, read_result, record_from_result
 from coursesite.execution.runtimeimports import with_run_time_installs
-from coursesite.execution.sharedpaths import main_py_command, names_absolute_paths
+from coursesite.execution.sharedpaths import (
+    main_py_command,
+    names_absolute_paths,
+    remove_scratch,
+    scratch_paths,
+)
 from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.execution.writtenimages import shown_writes, with_written_images
@@ -74,6 +79,7 @@ class LessonJob:
     passed_environment: list[str] = field(default_factory=list)  # settings.pass_environment
     writes: dict[str, int] = field(default_factory=dict)  # images it writes -> line showing one
     shares_paths: bool = False  # its code names absolute paths: main.py runs after it
+    scratch: tuple[str, ...] = ()  # places under the temporary folder its runs make
 
     @property
     def step_lines(self) -> dict[str, int]:
@@ -158,6 +164,7 @@ def prepare_job(
         passed_environment=list(settings.pass_environment),
         writes=shown_writes(lesson),
         shares_paths=names_absolute_paths([b.code.source for b in blocks]),
+        scratch=scratch_paths([b.code.source for b in blocks]),
     )
 
 
@@ -242,6 +249,7 @@ def run_job(
                 else:  # the guardian did not start
                     process.stdout.close()
                     process.stderr.close()
+            remove_scratch(job.scratch)
         clean_up(stack.pop_all().close)
     return record
 
@@ -282,7 +290,7 @@ def _main_py_again(
     guardian = Guardian(folder, job.memory_mb * 1024 * 1024, spare=False)
     stack.callback(guardian.finish)
     environment = reader_environment(folder, threads, job.passed_environment, job.hidden, run)
-    main = guardian.add("main", main_py_command(None), reader, environment)
+    main = guardian.add("main", main_py_command(None, job.scratch), reader, environment)
     guardian.start()
     _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
     stack.callback(_released, main)
@@ -320,7 +328,7 @@ def _lesson_processes(
     # absolute paths: sharedpaths.py); its stdout may hold what every step printed, no more.
     main = guardian.add(
         "main",
-        main_py_command(work / "result.json" if job.shares_paths else None),
+        main_py_command(work / "result.json" if job.shares_paths else None, job.scratch),
         reader,
         reader_environment(folder, threads, job.passed_environment, job.hidden),
     )
