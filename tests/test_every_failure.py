@@ -486,3 +486,16 @@ def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(c
     text = with_steps("import urllib.request", QUIET_READ, "print(len(sizes) / 0)")
     (own,) = build_errors(course_folder, text)
     assert "network" not in own.message and ":raises: ZeroDivisionError" in own.hint
+
+
+def test_what_a_class_of_a_module_imported_under_an_alias_lacks_is_another_version(
+    course_folder,
+):
+    """The build reads the lesson's imports: `co.OrderedDict.from_handlers` is a name of
+    the installed collections, reached through its alias, not the code's own mistake."""
+    text = with_steps("import collections as co", "co.OrderedDict.from_handlers()", "print(1)")
+    (error,) = build_errors(course_folder, text)
+    assert error.hint.startswith(
+        "the installed collections has no collections.OrderedDict.from_handlers: the code was "
+        "written for another version"
+    ), error.hint

@@ -178,6 +178,22 @@ def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code()
     assert failed(message, traceback=own).hint.startswith("fix the code")
 
 
+def test_a_class_of_an_installed_package_reached_through_an_alias_is_another_version():
+    """Orbax's v1 guides, imported `as ocp`: a keyword a class's __init__ does not take, and
+    an attribute a class lacks, are the installed version's, named by their full module."""
+    aliases = {"jnp": "jax.numpy"}
+    quoted = '  File "lesson.md", line 9, in <module>\n    opts = jnp.dtype.Saving(fn=1)\n'
+    message = "TypeError: dtype.Saving.__init__() got an unexpected keyword argument 'fn'"
+    hint = failed(message, traceback=quoted, aliases=aliases).hint
+    assert hint.startswith("jax.numpy.dtype.Saving of the installed jax takes no keyword fn:")
+    quoted = '  File "lesson.md", line 9, in <module>\n    o = jnp.ndarray.create_with(1)\n'
+    message = "AttributeError: type object 'ndarray' has no attribute 'create_with'"
+    hint = failed(message, traceback=quoted, aliases=aliases).hint
+    assert hint.startswith("the installed jax has no jax.numpy.ndarray.create_with:")
+    # Without the alias the lesson imported, `jnp` is nothing installed: the code's to fix.
+    assert failed(message, traceback=quoted).hint.startswith("fix the code")
+
+
 def test_a_relative_file_the_code_cannot_open_is_named_with_where_the_code_runs():
     hint = failed("FileNotFoundError: [Errno 2] No such file or directory: 'data/jacappella'").hint
     assert hint.startswith(

@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Protocol
 
 from coursesite.errors import BuildError, each_error, grouped
-from coursesite.execution.consequences import Consequence, LessonFailures, bound_names
+from coursesite.execution.consequences import (
+    Consequence,
+    LessonFailures,
+    bound_names,
+    import_aliases,
+)
 from coursesite.execution.failures import FailedJob, failure_error, lacked_by_installed
 from coursesite.execution.missingmodules import (
     missing_module,
@@ -67,7 +72,9 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     blocks = job.payload["blocks"]
     reads = quiet_reads(blocks, result.get("blocks", []), {f["block"] for f in failures})
     network: dict[str, list[tuple[str, int, str]]] = {}  # the first -> (block, line, host)
+    aliases = import_aliases([block["code"] for block in blocks])
     for failure in failures:
+        failure = {**failure, "aliases": aliases}
         block = failure["block"]
         if found := so_far.consequence(failure):
             cause = root.get(found.cause, found.cause)
@@ -88,7 +95,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 continue
             if failure.get("network"):
                 network[block] = []
-            if lacked := lacked_by_installed(failure["message"]):
+            if lacked := lacked_by_installed(failure):
                 first = lacking.setdefault(lacked.package, block)
                 if first != block:  # another name of the same version: one cause
                     root[block] = first

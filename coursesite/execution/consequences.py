@@ -205,6 +205,20 @@ def _first_loads(code: str) -> set[str]:
     }
 
 
+def import_aliases(codes: list[str]) -> dict[str, str]:
+    """The module each name the `codes` import stands for: `ocp` for `import
+    orbax.checkpoint.experimental.v1 as ocp`, `v1` for `from orbax.checkpoint import v1`."""
+    aliases: dict[str, str] = {}
+    for code in codes:
+        tree = _parsed(code)
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Import):
+                aliases |= {a.asname: a.name for a in node.names if a.asname}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                aliases |= {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names}
+    return aliases
+
+
 def used_names(code: str) -> set[str]:
     """The names `code` reads, anywhere in it (in its functions too)."""
     tree = _parsed(code)

@@ -109,11 +109,7 @@ def _hint(failure: dict, job: FailedJob) -> str:
             if exception
             else "the reference solution must run without error: fix it"
         )
-    if library := (
-        _library_hint(message, failure.get("traceback", ""))
-        or device_count_hint(message)
-        or _keyword_hint(failure)
-    ):
+    if library := (_library_hint(failure) or device_count_hint(message) or _keyword_hint(failure)):
         return library
     if undefined := UNDEFINED_NAME.match(message):
         return (
@@ -183,9 +179,12 @@ class Lacked(NamedTuple):
     name: str
 
 
-def lacked_by_installed(message: str) -> Lacked | None:
-    """The name an installed package no longer (or not yet) has, if `message` fails on one,
-    as code written for another of its versions meets (an imported tutorial, often)."""
+def lacked_by_installed(failure: dict) -> Lacked | None:
+    """The name an installed package no longer (or not yet) has, if `failure` fails on one,
+    as code written for another of its versions meets (an imported tutorial, often). A
+    class's missing attribute is found on the failing line the traceback quotes, its module
+    through the names the lesson imported (`failure["aliases"]`: `ocp` for orbax's v1)."""
+    message = failure["message"]
     if missing := NO_MODULE.match(message):
         dotted = missing.group(1)
         module, _, inner = dotted.partition(".")
@@ -199,16 +198,36 @@ def lacked_by_installed(message: str) -> Lacked | None:
         module, name = absent.groups()
     elif absent := re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message):
         name, module = absent.groups()
+    elif absent := re.match(
+        r"AttributeError: type object '(?:[\w.]+\.)?(\w+)' has no attribute '(\w+)'", message
+    ):  # the class's own name, which a type of C qualifies with its module
+        return _called_on_installed(failure, f"{absent[1]}.{absent[2]}", r"\b")
     else:
         return None
     return Lacked(module.split(".")[0], f"{module}.{name}")
 
 
-def _library_hint(message: str, traceback: str = "") -> str:
+def _called_on_installed(failure: dict, dotted: str, after: str) -> Lacked | None:
+    """The installed package whose `dotted` name (`Class.attribute`) the failing line the
+    traceback quotes reaches through a module (`ocp.options.Class.attribute`), followed by
+    `after`; the full name, with the module the lesson's alias stands for."""
+    found = re.search(
+        rf"\b([A-Za-z_][\w.]*)\.{re.escape(dotted)}{after}", failure.get("traceback") or ""
+    )
+    if not found:
+        return None
+    head, _, rest = found.group(1).partition(".")
+    module = ".".join(filter(None, [failure.get("aliases", {}).get(head, head), rest]))
+    package = module.split(".")[0]
+    return Lacked(package, f"{module}.{dotted}") if is_installed(package) else None
+
+
+def _library_hint(failure: dict) -> str:
     """For what the environment, not the code, lacks: a package that is not installed, or
-    a name an installed package lacks (lacked_by_installed). `traceback` names the
+    a name an installed package lacks (lacked_by_installed). The traceback names the
     installed library that imported a missing module as it ran, when one did."""
-    if lacked := lacked_by_installed(message):
+    message, traceback = failure["message"], failure.get("traceback", "")
+    if lacked := lacked_by_installed(failure):
         noun = "module " if "No module named" in message else ""
         return (
             f"the installed {lacked.package} has no {noun}{lacked.name}: "
@@ -244,23 +263,25 @@ def _importing_library(traceback: str, module: str) -> str:
     return library if library != module else ""
 
 
-_UNEXPECTED_KEYWORD = re.compile(r"TypeError: (\w+)\(\) got an unexpected keyword argument '(\w+)'")
+_UNEXPECTED_KEYWORD = re.compile(
+    r"TypeError: ([\w.]+?)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'"
+)
 
 
 def _keyword_hint(failure: dict) -> str:
-    """For a keyword an installed package's function does not take (yet, or any more):
-    `jax.vjp(f, x, saveable_args=...)`, written for a newer jax. The function is found on
-    the failing line the traceback quotes, by the dotted name it was called by."""
+    """For a keyword an installed package's function or class does not take (yet, or any
+    more): `jax.vjp(f, x, saveable_args=...)`, written for a newer jax. The callable is
+    found on the failing line the traceback quotes, by the dotted name it was called by."""
     unexpected = _UNEXPECTED_KEYWORD.match(failure["message"])
     if not unexpected:
         return ""
     function, keyword = unexpected.groups()
-    call = re.search(rf"\b([A-Za-z_][\w.]*)\.{function}\(", failure.get("traceback", ""))
-    if not call or not is_installed(package := call.group(1).split(".")[0]):
+    lacked = _called_on_installed(failure, function, r"\(")
+    if lacked is None:
         return ""
     return (
-        f"{call.group(1)}.{function} of the installed {package} takes no keyword {keyword}: "
-        f"{_another_version(package)}"
+        f"{lacked.name} of the installed {lacked.package} takes no keyword {keyword}: "
+        f"{_another_version(lacked.package)}"
     )
 
 
