@@ -499,3 +499,17 @@ def test_what_a_class_of_a_module_imported_under_an_alias_lacks_is_another_versi
         "the installed collections has no collections.OrderedDict.from_handlers: the code was "
         "written for another version"
     ), error.hint
+
+
+def test_a_read_through_a_name_made_from_the_unwritten_path_is_its_consequence(course_folder):
+    """Orbax's format guide builds a TensorStore spec from the checkpoint's path, then
+    reads it: the spec is made of the path the failed save never wrote."""
+    derived = "spec = {'path': os.path.join(data_dir, 'train.bin')}"
+    text = with_steps(DOWNLOAD, derived, "print(open(spec['path'], 'rb').read())")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: ConnectionError")
+    assert cause.detail.startswith("step 4 failed because step 2 failed (names: spec)\n")
+    # What is made of something else is no consequence of the failed write.
+    other = "spec = {'path': os.path.join('elsewhere', 'train.bin')}"
+    _, own = build_errors(course_folder, with_steps(DOWNLOAD, other, "open(spec['path'])"))
+    assert own.message.startswith("step 4 failed: FileNotFoundError")

@@ -77,7 +77,7 @@ class LessonFailures:
             return None
         failing = self._expression(failure, block)
         stopped = self._stopped_at(failure, block) or 0
-        if failing is not None and (found := self._unreached_effect(failing, message)):
+        if failing is not None and (found := self._unreached_effect(failing, message, block["id"])):
             return found
         if failing is not None and (attribute := NO_ATTRIBUTE.match(message)):
             read = ""
@@ -127,7 +127,7 @@ class LessonFailures:
                     return Consequence(cause.id, name, kind)
         return None
 
-    def _unreached_effect(self, failing: ast.AST, message: str) -> Consequence | None:
+    def _unreached_effect(self, failing: ast.AST, message: str, failed: str) -> Consequence | None:
         """The failed block whose unreached file write made of a name `failing` uses, or
         (for a KeyError or IndexError) whose unreached filling of a container `failing`
         subscripts, it follows from: what it reads was never written, or never filled."""
@@ -138,12 +138,34 @@ class LessonFailures:
             if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
         }
         for cause in reversed(self.failed):
-            shared = used & cause.effects.written_from
+            paths = self._derived(cause.effects.written_from, cause.id, failed)
+            shared = used & paths
             if NO_ITEM.match(message):
                 shared |= subscripted & cause.effects.filled
             if shared:
                 return Consequence(cause.id, sorted(shared)[0], "unfinished")
         return None
+
+    def _derived(self, names: set[str], cause: str, failed: str) -> set[str]:
+        """`names`, and the module's names that blocks run after `cause` assigned from
+        them before `failed` ran (`pytree_path = directory / 'ckpt-0'`, then `spec =
+        {'path': pytree_path}`): a read through any of them reads where the unreached
+        write was to write."""
+        derived = set(names)
+        start = self.order.index(cause) + 1 if cause in self.order else len(self.order)
+        end = self.order.index(failed) if failed in self.order else len(self.order)
+        for block in self.order[start:end]:
+            tree = _parsed(self.blocks[block]["code"])
+            for node in tree.body if tree else []:
+                value = getattr(node, "value", None)
+                if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or not value:
+                    continue
+                if {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & derived:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    derived |= {
+                        n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                    }
+        return derived
 
     def _bound_between(self, first: str, last: str) -> set[str]:
         """The module's names that the blocks run after `first` and before `last` bound."""
