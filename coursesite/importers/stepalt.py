@@ -82,7 +82,7 @@ def _called(tree: ast.AST) -> frozenset[str]:
 
 
 def _may_show(code: str, drawers: frozenset[str]) -> bool:
-    if _SHOWS_IMAGE.search(code):
+    if _SHOWS_IMAGE.search(_drawing_part(code)):
         return True
     if not drawers:
         return False
@@ -90,6 +90,30 @@ def _may_show(code: str, drawers: frozenset[str]) -> bool:
         return bool(_called(ast.parse(code)) & drawers)
     except SyntaxError:
         return False
+
+
+# Statements that set matplotlib up without drawing: `import matplotlib.pyplot as plt`,
+# `plt.rcParams["figure.figsize"] = (11, 5)`, `plt.style.use(...)`, `matplotlib.use(...)`.
+_SETUP = re.compile(r"^(?:\w+\.)*(?:rcParams(?:\[.*\])?(?:\.update)?|style\.use|use|rc)\b")
+
+
+def _drawing_part(code: str) -> str:
+    """`code` without its top-level imports and matplotlib settings, which draw nothing."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    kept = []
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        target = node.targets[0] if isinstance(node, ast.Assign) and node.targets else None
+        call = node.value if isinstance(node, ast.Expr) else None
+        subject = target if target is not None else getattr(call, "func", None)
+        if subject is not None and _SETUP.match(ast.unparse(subject)):
+            continue
+        kept.append(ast.get_source_segment(code, node) or "")
+    return "\n".join(kept)
 
 
 def alt_notes(
