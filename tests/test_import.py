@@ -637,12 +637,14 @@ def test_cells_that_may_draw_get_a_placeholder_the_build_accepts_and_check_lists
     imported = course_folder.cli("import", "plots.md", "--phase", "01", "--slug", "plots")
     assert imported.returncode == 0, imported.stderr
     text = (course_folder.root / "content" / "02-plots.md").read_text()
-    assert text.count(":alt: TODO: what the figure shows") == 2
+    # Step 1 only imports pyplot, which draws nothing: step 2 alone may draw.
+    assert text.count(":alt: TODO: what the figure shows") == 1
+    assert ":::{step} 2. " in text.split(":alt: TODO")[0]
     built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr  # step 1 draws nothing: still accepted
+    assert built.returncode == 0, built.stderr
     checked = course_folder.cli("check")
     assert checked.returncode == 1
-    assert checked.stderr.count("placeholder left to fill in: :alt: TODO") == 2
+    assert checked.stderr.count("placeholder left to fill in: :alt: TODO") == 1
 
 
 def test_the_import_reports_modules_the_build_would_lack(course_folder):
@@ -982,9 +984,10 @@ def test_a_step_that_calls_a_drawing_function_of_an_earlier_step_gets_a_placehol
     assert imported.returncode == 0, imported.stderr
     text = (course_folder.root / "content" / "02-plots.md").read_text()
     steps = text.split(":::{step}")[1:]
-    # Steps 1-2 name plt (may draw); step 3 calls what draws; step 4 draws nothing.
+    # Step 1 only imports pyplot; step 2's functions name plt (may draw); step 3 calls
+    # what draws; step 4 draws nothing.
     assert [":alt: TODO: what the figure shows" in step for step in steps] == [
-        True,
+        False,
         True,
         True,
         False,
