@@ -482,6 +482,12 @@ def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(c
     assert "; it used 'prices', which step 3 read from the network" in cause.message
     assert "step 3 printed 'Failed download: <urlopen error" in cause.message
     assert cause.hint.startswith("the machine that builds the site may have no network")
+    # After a read that raised, it is the same cause: one message, naming its host.
+    quiet = QUIET_READ.replace("{error}", "Could not resolve host: {host}")
+    text = with_steps(READ_ROWS, quiet, "print(sum(map(float, prices)) / len(prices))")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: URLError")
+    assert cause.detail.startswith("step 4 failed reading the network too (prices.invalid)")
     # A failure that uses nothing the quiet read returned is the code's own.
     text = with_steps("import urllib.request", QUIET_READ, "print(len(sizes) / 0)")
     (own,) = build_errors(course_folder, text)

@@ -30,9 +30,11 @@ _HOST = re.compile(r"host='([^']+)'|https?://([^/\s'\"<>:]+)|resolve host:? '?([
 
 
 def host_of(failure: dict) -> str:
-    """The host a network failure names (`api.worldbank.org`), in its message or else in
-    the lines of code its traceback shows (`urlopen('https://...')`), or ""."""
-    for text in (failure["message"], failure.get("traceback") or ""):
+    """The host a network failure names (`api.worldbank.org`): in its message, in what a
+    read that failed without raising printed, or in the lines of code its traceback shows
+    (`urlopen('https://...')`); or ""."""
+    printed = failure["quiet"][2] if failure.get("quiet") else ""
+    for text in (failure["message"], printed, failure.get("traceback") or ""):
         if match := _HOST.search(text):
             return next(group for group in match.groups() if group)
     return ""
