@@ -478,3 +478,52 @@ def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):
     line = PROOFS.split("\n").index(next(x for x in PROOFS.split("\n") if "{cite}" in x)) + 1
     cite = next(note for note in imported.notes if "{cite}`Sargent2020`" in note)
     assert cite.startswith(f"line {line}:"), cite
+
+
+MKDOCS = """# Training
+
+!!! FAQ "What is JAX?"
+
+    The numerical library, with a [link](https://jax.dev).
+
+    ```python
+    print("shown, never run")
+    ```
+
+??? tip
+
+    Shown closed.
+
+```{code-cell} ipython3
+x = 1
+```
+
+```text
+!!! note
+    in code: as written
+```
+"""
+
+
+def test_mkdocs_admonitions_become_myst_admonitions_of_the_closest_kind(tmp_path: Path):
+    """MkDocs' `!!! kind "Title"` with its indented body (Equinox's notebooks) would show as
+    a paragraph of markup and a code block: it becomes the admonition it means."""
+    notebook = tmp_path / "mkdocs.md"
+    notebook.write_text(MKDOCS)
+    imported = convert(read_notebook(notebook), "Training", "mkdocs.md", "m.expected.yaml")
+    text = imported.text
+    assert (
+        ":::{note} What is JAX?\nThe numerical library, with a [link](https://jax.dev).\n\n"
+        '```python norun\nprint("shown, never run")\n```\n:::' in text
+    )
+    assert ":::{tip} Tip\n:class: dropdown\nShown closed.\n:::" in text
+    assert "```text\n!!! note\n    in code: as written\n```" in text
+    assert any('!!! FAQ "What is JAX?" became {note} What is JAX?' in n for n in imported.notes)
+    lesson = tmp_path / "content" / "01-x" / "01-mkdocs.md"
+    lesson.parent.mkdir(parents=True)
+    lesson.write_text(text)
+    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug="m", source="x")])
+    try:
+        parse_lesson(LessonRef("m", lesson, phase, 1, 1, tmp_path))
+    except BuildErrors as errors:
+        raise AssertionError(str(errors)) from None

@@ -14,6 +14,7 @@ from markdown_it.token import Token
 from coursesite.files import short_digest
 from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.mkdocsadmonitions import myst_admonitions
 from coursesite.importers.notebooks import Cell, where_in
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import RefusedAsset, published_image
@@ -30,6 +31,8 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
     ```python fence would look as if it ran."""
     source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
+    source, admonitions = myst_admonitions(source)
+    lesson.notes += [f"{cell.where}: {said}" for said in admonitions]
     if badges:
         lesson.notes.append(f"{cell.where}: {badges} badge(s) from another site became plain links")
     source, tags = html_images_as_markdown(source)
