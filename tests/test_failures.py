@@ -335,3 +335,24 @@ def test_a_module_a_library_imports_as_it_runs_names_that_library():
     assert failed(message).hint.startswith(
         "importlib_resources is not installed where the site is built: install"
     )
+
+
+def test_code_that_worked_under_other_versions_is_told_why_it_fails_here():
+    """A label's math a newer matplotlib refuses, and `X | None` on what is no type here:
+    the author learns why code that ran where it was written fails, and what to change."""
+    mathtext = (
+        "ValueError: \n$m - p}$\n^\nParseException: Expected end of text, found '$'  "
+        "(at char 0), (line:1, col:1)"
+    )
+    assert failed(mathtext).hint.startswith(
+        "matplotlib cannot parse the math text $m - p}$ of a label, title or text"
+    )
+    union = "TypeError: unsupported operand type(s) for |: 'function' and 'NoneType'"
+    hint = failed(union).hint
+    assert "'|' between a function and a NoneType" in hint
+    assert "from __future__ import annotations" in hint
+    # Other ValueErrors and TypeErrors are the code's own.
+    assert failed("ValueError: $x$ is bad").hint.startswith("fix the code")
+    assert failed("TypeError: unsupported operand type(s) for +: 'int' and 'str'").hint.startswith(
+        "fix the code"
+    )

@@ -19,6 +19,7 @@ from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
 from coursesite.execution.missingmodules import NO_MODULE, is_installed
 from coursesite.execution.networkfailures import network_words
+from coursesite.execution.oldcodehints import old_code_hint
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
@@ -109,7 +110,12 @@ def _hint(failure: dict, job: FailedJob) -> str:
             if exception
             else "the reference solution must run without error: fix it"
         )
-    if library := (_library_hint(failure) or device_count_hint(message) or _keyword_hint(failure)):
+    if library := (
+        _library_hint(failure)
+        or device_count_hint(message)
+        or _keyword_hint(failure)
+        or old_code_hint(message)
+    ):
         return library
     if undefined := UNDEFINED_NAME.match(message):
         return (

@@ -1,0 +1,36 @@
+"""Hints for code that ran where it was written and fails under the versions installed
+here, in ways Python and libraries state in their own terms: a label's math that a newer
+matplotlib parses strictly, an annotation `X | None` where `X` is no longer (or was never
+in this version) a type. "Fix the code" is true, but the author needs to know why code
+that worked fails, and what to change."""
+
+from __future__ import annotations
+
+import re
+
+# matplotlib's mathtext parser refusing a label, title or text: "ValueError: \n$m - p}$\n^".
+_MATHTEXT = re.compile(r"ValueError: \s*(\$[^\n]*\$)\s*\n\s*\^[\s\S]*ParseException")
+# `key: jax.random.PRNGKey | None`, where PRNGKey is a function: evaluated as the def runs.
+_UNION = re.compile(
+    r"TypeError: unsupported operand type\(s\) for \|: "
+    r"'(function|builtin_function_or_method|module|str)' and '(\w+)'"
+)
+
+
+def old_code_hint(message: str) -> str:
+    """What to change, for a failure of code written for other versions; "" if none."""
+    if mathtext := _MATHTEXT.search(message):
+        return (
+            f"matplotlib cannot parse the math text {mathtext.group(1)} of a label, title or "
+            "text the code draws (an older matplotlib may have let it pass): fix its TeX, "
+            "or write it without $...$"
+        )
+    if union := _UNION.search(message):
+        return (
+            f"an annotation or expression puts '|' between a {union.group(1)} and a "
+            f"{union.group(2)}: Python evaluates a def's annotations as it runs the def, and "
+            "what the code annotates with is no type in the installed version (it was "
+            "written for another); annotate with a type, or put `from __future__ import "
+            "annotations` first in the step, which leaves annotations unevaluated"
+        )
+    return ""
