@@ -22,6 +22,7 @@ from conftest import (
     line_of,
     replace_block,
 )
+from coursesite.execution import records
 from coursesite.markup.markupaudit import audit_markup
 from coursesite.outputs.figures import figure_problems, render_svg
 from coursesite.pipeline import build
@@ -84,9 +85,9 @@ axes.legend(loc="center left", bbox_to_anchor=(ANCHOR, 0.5))
 """
 
 
-@pytest.mark.parametrize(("anchor", "cut"), [(1.0, True), (0.55, False)])
-def test_a_legend_drawn_past_the_figures_edge_is_a_warning_at_its_block(course_folder, anchor, cut):
-    """The page would show "batch 1" of "batch 16": the text is measured where it is drawn."""
+def legend_figure(course_folder, anchor: float):
+    """The SVG of a two-line figure whose legend is placed at `anchor` (1.0: past the
+    figure's right edge), as the lesson's build captured it, and the build's warnings."""
     text = (
         authoring_example()
         .replace(
@@ -99,15 +100,26 @@ def test_a_legend_drawn_past_the_figures_edge_is_a_warning_at_its_block(course_f
         )
     )
     course_folder.write(text)
-    result = build(course_folder.options(), RecordingProgress())
-    clipped = [w for w in result.warnings if "past its figure's edge" in w.message]
-    if not cut:
-        assert clipped == []
-        return
-    [warning] = clipped
-    assert warning.message.endswith("which the page shows cut: 'batch 64', 'batch 16'")
-    assert warning.line == line_of(text, "batches = [ids[i:i + 4]")
-    assert "layout='constrained'" in warning.hint
+    result = build(course_folder.options(force=True), RecordingProgress())
+    record = records.load(course_folder.root / "records", "count-batches").record
+    (svg,) = [svg for block in record.blocks.values() for svg in block.captured_svgs]
+    return svg, result.warnings
+
+
+def test_a_legend_drawn_past_the_figures_edge_is_shown_whole_as_a_notebook_shows_it(
+    course_folder,
+):
+    """A notebook's inline backend saves a figure in a box that holds all it drew: a legend
+    placed past the edge widens the picture instead of being cut ("batch 1" of "batch 16")."""
+    inside, _ = legend_figure(course_folder, 0.55)
+    outside, warnings = legend_figure(course_folder, 1.0)
+
+    def width(svg: str) -> float:
+        return float(re.search(r'<svg[^>]* width="([\d.]+)pt"', svg).group(1))
+
+    assert width(outside) > width(inside) + 40  # the legend, beside the axes
+    assert "batch 64" in outside and "batch 16" in outside
+    assert not [w for w in warnings if "edge" in w.message]
 
 
 DRAWING = """\

@@ -43,9 +43,6 @@ class BlockOutput:
     # "length": that text's length, "bundle": the value's MIME bundle as `display_bundle`
     # holds one}. The page shows the value there instead of that text (displays.py).
     displays: list[dict] = field(default_factory=list)
-    # Text of those figures drawn past their edge (a legend entry, a tick label), which the
-    # page would show cut: runner.clipped_texts.
-    clipped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,7 @@ def record_to_json(record: ExecutionRecord) -> dict:
     data = asdict(record)
     # Records of lessons that draw nothing stay as they were before figures were captured.
     for block in data["blocks"].values():
-        for optional in ("captured_svgs", "clipped", "display_bundle", "displays"):
+        for optional in ("captured_svgs", "display_bundle", "displays"):
             if not block[optional]:
                 del block[optional]
     for optional in ("run_time_installs", "written"):  # records of most lessons stay as they were
@@ -100,7 +97,9 @@ def record_from_json(data: dict) -> ExecutionRecord:
     blocks = {}
     for block_id, block in data["blocks"].items():
         raised = RaisedException(**block["raised"]) if block["raised"] else None
-        blocks[block_id] = BlockOutput(**dict(block, raised=raised))
+        # Records made when figures were saved at their own size listed the text they cut.
+        kept = {key: value for key, value in block.items() if key != "clipped"}
+        blocks[block_id] = BlockOutput(**dict(kept, raised=raised))
     if "worker_resources" not in data:
         data = _with_hardware_seen(data)
     return ExecutionRecord(**dict(data, blocks=blocks))

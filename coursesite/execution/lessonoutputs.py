@@ -106,91 +106,52 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-_shown: dict = {"svgs": [], "clipped": [], "problem": None}  # what plt.show() handed over
+_shown: dict = {"svgs": [], "problem": None}  # what plt.show() handed over
 
 
 def show(*args, **kwargs):
     """pyplot.show(): the open figures, saved and closed now, are the block's so far."""
-    svgs, clipped, problem = _saved_open_figures(sys.modules["matplotlib.pyplot"])
+    svgs, problem = _saved_open_figures(sys.modules["matplotlib.pyplot"])
     _shown["svgs"] += svgs
-    _shown["clipped"] += clipped
     _shown["problem"] = _shown["problem"] or problem
 
 
 def capture_figures():
     """The SVG of every matplotlib figure the block showed (plt.show()) or left open, in
-    the order drawn, which are then closed; the text they drew past their edges; and a
-    message when one cannot be saved. Nothing to do when the lesson never imported pyplot:
-    importing it just to ask would cost every lesson a third of a second."""
-    shown = (_shown["svgs"], _shown["clipped"], _shown["problem"])
-    _shown.update(svgs=[], clipped=[], problem=None)
+    the order drawn, which are then closed; and a message when one cannot be saved.
+    Nothing to do when the lesson never imported pyplot: importing it just to ask would
+    cost every lesson a third of a second."""
+    shown = (_shown["svgs"], _shown["problem"])
+    _shown.update(svgs=[], problem=None)
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
         return shown
-    svgs, clipped, problem = _saved_open_figures(pyplot)
-    return shown[0] + svgs, shown[1] + clipped, shown[2] or problem
+    svgs, problem = _saved_open_figures(pyplot)
+    return shown[0] + svgs, shown[1] or problem
+
+
+# As a notebook's inline backend saves them: the box holds everything drawn, so a legend or
+# label placed past the figure's edge is shown whole, not cut.
+_SAVED_AS = {"format": "svg", "metadata": {"Date": None}, "bbox_inches": "tight"}
 
 
 def _saved_open_figures(pyplot):
     svgs: list[str] = []
-    clipped: list[str] = []
     for number in pyplot.get_fignums():
         figure = pyplot.figure(number)
         buffer = io.StringIO()
         try:
             with pyplot.rc_context(SVG_SETTINGS):
-                figure.savefig(buffer, format="svg", metadata={"Date": None})
-                clipped += clipped_texts(figure)
+                figure.savefig(buffer, **_SAVED_AS)
         except Exception as error:
             return (
                 svgs,
-                clipped,
                 f"the figure it drew cannot be saved as SVG: {type(error).__name__}: {error}",
             )
         finally:
             pyplot.close(figure)
         svgs.append(buffer.getvalue())
-    return svgs, clipped, None
-
-
-def clipped_texts(figure):
-    """The words of `figure` (titles, labels, tick labels, legend entries, free text) that
-    its last drawing put past its edges, where a page shows them cut ("batch 1" of
-    "batch 16")."""
-    from matplotlib.text import Text
-
-    # Lay the figure out again at its own dpi: saving as SVG placed its text at 72 dpi.
-    figure.draw_without_rendering()
-    renderer = figure.canvas.get_renderer()
-    edge = figure.bbox
-    cut = []
-    for text in _drawn_texts(figure, Text):
-        words = text.get_text().strip()
-        if not words or not text.get_visible() or not text.get_in_layout():
-            continue
-        box = text.get_window_extent(renderer)
-        if box.width and (
-            box.x0 < edge.x0 - 1
-            or box.x1 > edge.x1 + 1
-            or box.y0 < edge.y0 - 1
-            or box.y1 > edge.y1 + 1
-        ):
-            cut.append(words)
-    return cut
-
-
-def _drawn_texts(figure, text_type):
-    """The figure's Text artists that its drawing shows: an axis keeps labels for ticks
-    outside its limits too, which are never drawn."""
-    tick_labels: set = set()
-    drawn: list = []
-    for axes in figure.axes:
-        for axis in (axes.xaxis, axes.yaxis):
-            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                tick_labels.update((tick.label1, tick.label2))
-            for tick in axis._update_ticks():  # the ticks within the limits: those drawn
-                drawn += [label for label in (tick.label1, tick.label2) if label.get_visible()]
-    return [t for t in figure.findobj(text_type) if t not in tick_labels] + drawn
+    return svgs, None
 
 
 def plain_figure(figure):

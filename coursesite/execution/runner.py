@@ -252,7 +252,7 @@ def run_block(block, namespace, source, limit):
     if failure is None and block["raises"] and raised is None:
         message = f"expected {block['raises']} to be raised, but nothing was"
         failure = {**_plain_failure(block), "message": message}
-    captured, clipped, problem = leftovers.capture_figures()
+    captured, problem = leftovers.capture_figures()
     if failure is None and problem:
         failure = {**_plain_failure(block), "message": problem}
     figure = namespace.pop("figure", None) if block["is_figure"] else None
@@ -270,7 +270,6 @@ def run_block(block, namespace, source, limit):
         "raised": raised,
         "figure": figure,
         "captured_svgs": captured,
-        "clipped": clipped,
         "seconds": round(seconds, 4),
     }
     return output, failure

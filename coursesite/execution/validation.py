@@ -51,19 +51,6 @@ def lesson_warnings(
     warnings += [warning for warning in cut if warning]
     for block in lesson.runnable_blocks():
         output = record.blocks.get(block.id)
-        if output is not None and output.clipped:
-            shown = ", ".join(repr(words) for words in output.clipped[:4])
-            warnings.append(
-                BuildError(
-                    f"{block.label} draws text past its figure's edge, which the page shows "
-                    f"cut: {shown}",
-                    item.path,
-                    block.code.line,
-                    hint="make room for it: fig.tight_layout() or layout='constrained', a "
-                    "legend inside the axes or below them (loc='outside lower center'), "
-                    "shorter labels, or a wider figure",
-                )
-            )
         if output is not None and output.stderr.strip():
             first = output.stderr.strip().splitlines()[0]
             warnings.append(

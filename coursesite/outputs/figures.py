@@ -15,8 +15,6 @@ import textwrap
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
-from coursesite.execution.lessonoutputs import clipped_texts
-
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -314,3 +312,43 @@ def _draw_histogram(axes: Axes, data: dict) -> None:
     _integer_ticks(axes.yaxis)  # counts
     if whole:
         _integer_ticks(axes.xaxis)
+
+
+def clipped_texts(figure):
+    """The words of `figure` (titles, labels, tick labels, legend entries, free text) that
+    its last drawing put past its edges, where a page shows them cut ("batch 1" of
+    "batch 16")."""
+    from matplotlib.text import Text
+
+    # Lay the figure out again at its own dpi: saving as SVG placed its text at 72 dpi.
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    edge = figure.bbox
+    cut = []
+    for text in _drawn_texts(figure, Text):
+        words = text.get_text().strip()
+        if not words or not text.get_visible() or not text.get_in_layout():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.width and (
+            box.x0 < edge.x0 - 1
+            or box.x1 > edge.x1 + 1
+            or box.y0 < edge.y0 - 1
+            or box.y1 > edge.y1 + 1
+        ):
+            cut.append(words)
+    return cut
+
+
+def _drawn_texts(figure, text_type):
+    """The figure's Text artists that its drawing shows: an axis keeps labels for ticks
+    outside its limits too, which are never drawn."""
+    tick_labels: set = set()
+    drawn: list = []
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                tick_labels.update((tick.label1, tick.label2))
+            for tick in axis._update_ticks():  # the ticks within the limits: those drawn
+                drawn += [label for label in (tick.label1, tick.label2) if label.get_visible()]
+    return [t for t in figure.findobj(text_type) if t not in tick_labels] + drawn
