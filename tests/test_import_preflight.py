@@ -438,3 +438,23 @@ def test_only_a_name_that_moved_whole_is_renamed_never_what_is_under_a_module_go
     assert rename_of(drift("jax.gone", "", "jax.gone", "jax.gone")) is None
     submodule = drift("jax.old", "jax.new.old", "import jax.old", "jax.old")
     assert rename_of(submodule) is None
+
+
+def test_data_services_clients_are_network_reads_by_what_they_call():
+    """QuantEcon's lectures read the World Bank, FRED and Yahoo through their clients,
+    given no address: each call is named at its line, before any build."""
+    from coursesite.importers.networkreads import NetworkReads
+
+    code = (
+        "import wbgapi as wb\nimport yfinance as yf\nimport seaborn as sns\n"
+        "import pandas_datareader.data as web\n"
+        "wb.series.info(q='GDP growth')\n"
+        "gdp = wb.data.DataFrame('NY.GDP.MKTP.KD.ZG', ['USA'])\n"
+        "prices = yf.download('AMZN', '2000-1-1', '2024-1-1')\n"
+        "nber = web.DataReader('USREC', 'fred', start, end)\n"
+        "tips = sns.load_dataset('tips')\n"
+        "sns.lineplot(data=tips)\n"
+    )
+    found = NetworkReads().scan(code)
+    assert [line for line, _ in found] == [4, 5, 6, 7, 8]
+    assert found[2][1] == "yf.download()"

@@ -4,7 +4,8 @@ A notebook written where the network is at hand downloads its data as it goes; t
 that builds the site may have none. Found statically, by the code's syntax tree: a call
 given an address (http, https, ftp, gs, s3, hf: a string, an f-string or a name assigned
 one), a call of a known downloader (`urlopen`, `requests.get`, `tfds.load`,
-`load_dataset`, `keras.datasets.mnist.load_data`, `from_pretrained`, ...), a call with
+`load_dataset`, `keras.datasets.mnist.load_data`, `from_pretrained`, ...) or data service
+(`yf.download`, pandas-datareader's `DataReader`, `wbgapi`, `sns.load_dataset`), a call with
 `download=True` (torchvision's datasets), and a shell line that downloads (`!wget`,
 `!curl`), which the import turned into a comment. lessonimport.py reports each at its
 line in the lesson, with what to do.
@@ -33,6 +34,12 @@ DOWNLOADERS = re.compile(
     r"|torch\.hub\.(?:load|load_state_dict_from_url|download_url_to_file)"
     r"|torchvision\.datasets\.utils\.download\w*"
     r"|sklearn\.datasets\.fetch_\w+"
+    # Data services' clients: every call of wbgapi asks the World Bank's API.
+    r"|yfinance\.download|pandas_datareader(?:\.data)?\.(?:DataReader|get_\w+)|wbgapi\..+"
+    r"|(?:quandl|nasdaqdatalink)\.get|fredapi\.Fred|openml\.datasets\.get_dataset"
+    r"|seaborn\.load_dataset|statsmodels\.(?:api\.)?datasets\.get_rdataset"
+    r"|nltk\.download|gensim\.downloader\.load|tensorflow_hub\.(?:load|KerasLayer)"
+    r"|transformers\.pipeline|sentence_transformers\.SentenceTransformer"
     r")$"
 )
 # Methods that download whatever object they are called on.
@@ -99,11 +106,11 @@ class NetworkReads:
     def _reads(self, call: ast.Call) -> str:
         name = self._dotted(call.func)
         written = ast.unparse(call.func) if name else "a call"  # as the author wrote it
-        if name.split(".")[-1] in SHOWING:
-            return ""
         given = self._address_given(call)
         if any(k.arg == "download" and _false(k.value) for k in call.keywords) and not given:
             return ""  # `tfds.load(name, data_dir=..., download=False)` reads what is there
+        if name.split(".")[-1] in SHOWING and not DOWNLOADERS.match(name):
+            return ""  # a data service's `info` (wbgapi's `wb.series.info()`) reads too
         if DOWNLOADERS.match(name) or (
             isinstance(call.func, ast.Attribute) and call.func.attr in DOWNLOADING_METHODS
         ):
