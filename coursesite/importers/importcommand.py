@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
+from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels
 from coursesite.importers.includes import inline_includes
 from coursesite.importers.installing import (
@@ -143,6 +144,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     # What the notebook's checkout settles before the cells are read as a lesson.
     from_checkout = inline_includes(cells, request.notebook)
     from_checkout += from_project_root(cells, request.notebook)
+    from_checkout += cite_from_checkout(cells, request.notebook)
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     lesson.notes[:0] = from_checkout
     linked = settle_linked_images(lesson, folder, course.root, request.notebook)

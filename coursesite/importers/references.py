@@ -202,12 +202,12 @@ def _settled(
 ) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({anchor_for(m.group(2).strip())})=", text)
     text = _MATH_LABEL.sub(lambda m: f"{m[1]}({anchor_for(m[2].strip())}){m[3]}", text)
-    text = _outside_code(_RST_ROLE, text, lambda m: _myst_role(m, place(m[0]), notes))
-    text = _outside_code(
+    text = outside_code(_RST_ROLE, text, lambda m: _myst_role(m, place(m[0]), notes))
+    text = outside_code(
         ROLE_SOURCE, text, lambda m: _role(m, labels, place(m[0]), notes, sites, glued)
     )
-    text = _outside_code(_REFERENCE_LINK, text, lambda m: _reference(m, labels, place(m[0]), notes))
-    return _outside_code(_LINK, text, lambda m: _link(m, labels, place(m[0]), notes, sites))
+    text = outside_code(_REFERENCE_LINK, text, lambda m: _reference(m, labels, place(m[0]), notes))
+    return outside_code(_LINK, text, lambda m: _link(m, labels, place(m[0]), notes, sites))
 
 
 def _reference(match: re.Match[str], labels: NotebookLabels, where: str, notes: list[str]) -> str:
@@ -222,7 +222,7 @@ def _reference(match: re.Match[str], labels: NotebookLabels, where: str, notes: 
     return shown
 
 
-def _outside_code(
+def outside_code(
     pattern: re.Pattern[str], text: str, replace: Callable[[re.Match[str]], str]
 ) -> str:
     """`text` with each match of `pattern` replaced, except those that start inside a code
