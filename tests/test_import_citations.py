@@ -37,6 +37,10 @@ The model follows {cite}`diamond1965national`, as {cite:t}`auerbach1987dynamic` 
 
 Lost: {cite}`nowhere2020`.
 
+    a ` stray backtick in an indented code block
+
+Again {cite:t}`diamond1965national`.
+
 ```{code-cell} ipython3
 print("generations")
 ```
@@ -58,10 +62,11 @@ def test_citations_become_author_year_text_from_the_books_bibliography(course_fo
     assert "(see (Diamond, 1965; Gödel et al., 1931))" in text
     assert "`{cite}` in code stays as written" in text
     assert "Lost: [nowhere2020]." in text
+    assert "Again Diamond (1965)." in text  # the backtick in the code block opens no span
     lost = line_of(LECTURE, "Lost:")
     assert (
-        f"line {lost}: {{cite}}`nowhere2020` cites nowhere2020, which no bibliography of the "
-        "project holds: it became '[nowhere2020]'"
+        f"line {lost}: {{cite}}`nowhere2020` cites nowhere2020, but no bibliography of the "
+        "project holds it: it became '[nowhere2020]'"
     ) in imported.stdout
     references = text.split("## References\n\n")[1]
     assert references.index("Auerbach") < references.index("Diamond") < references.index("del")
@@ -78,4 +83,4 @@ def test_citations_without_a_bibliography_stay_visible_as_their_keys(course_fold
     text = next((course_folder.root / "content").rglob("*-overlapping-generations.md")).read_text()
     assert "The model follows [diamond1965national], as [auerbach1987dynamic] extend it" in text
     assert "## References" not in text
-    assert "no bibliography names (bibtex_bibfiles in _config.yml or conf.py)" in imported.stdout
+    assert "the project names no bibliography (bibtex_bibfiles in _config.yml" in imported.stdout

@@ -22,7 +22,7 @@ from pybtex.database import BibliographyData, Entry, PybtexError, parse_file
 from pybtex.plugin import find_plugin
 
 from coursesite.importers.notebooks import Cell, where_at
-from coursesite.importers.references import outside_code
+from coursesite.importers.references import in_prose, outside_code
 from coursesite.importers.rootpaths import project_root
 from coursesite.markup.myst import ROLE_SOURCE
 
@@ -78,17 +78,13 @@ def cite_from_checkout(cells: list[Cell], notebook: Path) -> list[str]:
             where = where_at(cell, cell.source.find(match.group(0)))
             if unknown:
                 notes.append(
-                    f"{where}: {match.group(0)} cites {', '.join(unknown)}, which "
-                    + (
-                        "no bibliography of the project holds"
-                        if bibliography.files
-                        else "no bibliography names (bibtex_bibfiles in _config.yml or conf.py)"
-                    )
+                    f"{where}: {match.group(0)} cites {', '.join(unknown)}, but "
+                    + _missing_because(bibliography)
                     + f": it became '{shown}'"
                 )
             return shown
 
-        cell.source = outside_code(ROLE_SOURCE, cell.source, cited_text)
+        cell.source = in_prose(cell.source, lambda p: outside_code(ROLE_SOURCE, p, cited_text))
     if cited:  # after every cell: a heading above a code cell would become its title
         listed = "## References\n\n" + "\n".join(_references(cited))
         cells.append(Cell("markdown", listed, "the works cited"))
@@ -97,6 +93,14 @@ def cite_from_checkout(cells: list[Cell], notebook: Path) -> list[str]:
             "author-year text, listed under References at the end of the lesson's prose"
         )
     return notes
+
+
+def _missing_because(bibliography: Bibliography) -> str:
+    if bibliography.files:
+        return "no bibliography of the project holds it"
+    if bibliography.problems:
+        return "the project's bibliography cannot be read (see above)"
+    return "the project names no bibliography (bibtex_bibfiles in _config.yml or conf.py)"
 
 
 def _citation(

@@ -173,6 +173,12 @@ def settle_references(
     sites = sites or OtherSites()
     glued = glued or Glued()
     places = locate or (lambda found: where)
+    return in_prose(text, lambda prose: _settled(prose, labels, places, notes, sites, glued))
+
+
+def in_prose(text: str, settle: Callable[[str], str]) -> str:
+    """`text` with `settle` applied to each run of its prose lines, and to each directive's
+    opening line (its title is prose); code blocks and fences are left as they are."""
     code, fences = regions(text)
     settled: list[str] = []
     chunk: list[str] = []
@@ -181,14 +187,11 @@ def settle_references(
             chunk.append(line)
             continue
         if chunk:
-            settled.append(_settled("\n".join(chunk), labels, places, notes, sites, glued))
+            settled.append(settle("\n".join(chunk)))
             chunk = []
-        # A directive's opening line holds its title, which is prose.
-        settled.append(
-            line if number in code else _settled(line, labels, places, notes, sites, glued)
-        )
+        settled.append(line if number in code else settle(line))
     if chunk:
-        settled.append(_settled("\n".join(chunk), labels, places, notes, sites, glued))
+        settled.append(settle("\n".join(chunk)))
     return "\n".join(settled)
 
 
