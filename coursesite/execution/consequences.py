@@ -4,6 +4,8 @@ A failed block binds nothing from the statement that raised on: a name it define
 afterwards is left undefined, or holding what an earlier block gave it. A later block
 that then fails on that name failed because of it. Said only where the names prove it:
 - a NameError for a name a failed block binds;
+- an AttributeError `... has no attribute 'a'` raised by `n.a` where a failed block was
+  changing `n` when it failed (`n.simulate(...)`, which was to set `n.a`);
 - an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, or a
   TypeError raised by an expression that uses `n` (the expression of the block's own code
   that the traceback's positions point at, not the rest of its line), where `n` is a name
@@ -40,6 +42,9 @@ class FailedBlock:
     bound: set[str]  # every name it binds
     unreached: set[str]  # those of the module's scope bound at or after the line it failed at
     effects: UnreachedEffects = field(default_factory=UnreachedEffects)
+    # Objects it was changing when it failed: `n.simulate(...)` or `n.a = ...` at or after
+    # that line, which may have set attributes of `n` it never got to.
+    changing: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -83,7 +88,10 @@ class LessonFailures:
             read = ""
             if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
                 read = failing.value.id if failing.attr == attribute.group(1) else ""
-            return self._stale(block, lambda n: n == read, stopped, "stale")
+            return self._stale(block, lambda n: n == read, stopped, "stale") or next(
+                (Consequence(f.id, read, "unfinished") for f in self.failed if read in f.changing),
+                None,
+            )
         if failing is not None and message.startswith("TypeError"):
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
             return self._stale(block, lambda n: n in used, stopped, "stale")
@@ -190,7 +198,10 @@ class LessonFailures:
             if stopped is not None
             else UnreachedEffects()
         )
-        self.failed.append(FailedBlock(block["id"], bound_names(block["code"]), unreached, effects))
+        changing = _changed_objects(block["code"], stopped - block["line"] if stopped else None)
+        self.failed.append(
+            FailedBlock(block["id"], bound_names(block["code"]), unreached, effects, changing)
+        )
 
     def _stopped_at(self, failure: dict, block: dict) -> int | None:
         """The line of `block` its failure stopped it at; None if it ran to its end (it
@@ -208,6 +219,27 @@ def _parsed(code: str) -> ast.Module | None:
         return ast.parse(code)
     except SyntaxError:
         return None
+
+
+def _changed_objects(code: str, stopped: int | None) -> set[str]:
+    """The names whose objects `code` calls a method of (`closed.simulate(...)`) or sets
+    an attribute of (`closed.path = ...`) at or after its line `stopped` (from 0)."""
+    tree = _parsed(code)
+    if tree is None or stopped is None:
+        return set()
+    changed = set()
+    for node in ast.walk(tree):
+        target = node.func if isinstance(node, ast.Call) else node
+        if isinstance(node, ast.Assign | ast.AugAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        if (
+            isinstance(node, ast.Call | ast.Assign | ast.AugAssign)
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and node.lineno - 1 >= stopped
+        ):
+            changed.add(target.value.id)
+    return changed
 
 
 def _first_loads(code: str) -> set[str]:
