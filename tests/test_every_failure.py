@@ -524,11 +524,14 @@ def test_a_read_through_a_name_made_from_the_unwritten_path_is_its_consequence(c
 def test_an_attribute_a_failed_method_call_never_set_is_its_consequence(course_folder):
     """QuantEcon's `closed.simulate(...)` failed, so `closed.policy_seq` was never set: the
     step that reads it fails only because of that call."""
-    sim = "class Sim:\n    def run(self, n):\n        self.path = [1 / n]\nsim = Sim()"
-    text = with_steps(sim, "sim.run(0)", "print(sim.path)")
-    (cause,) = build_errors(course_folder, text)
-    assert cause.message.startswith("step 3 failed: ZeroDivisionError")
-    assert cause.detail.startswith("step 4 failed because step 3 failed (names: sim)\n")
+    sim = (
+        "class Sim:\n    def run(self, n):\n        self.path = [1 / n]\n"
+        "    def plot(self):\n        print(self.path)\nsim = Sim()"
+    )
+    for reads in ("print(sim.path)", "sim.plot()"):  # the attribute, or a method that reads it
+        (cause,) = build_errors(course_folder, with_steps(sim, "sim.run(0)", reads))
+        assert cause.message.startswith("step 3 failed: ZeroDivisionError")
+        assert cause.detail.startswith("step 4 failed because step 3 failed (names: sim)\n")
     # An attribute of an object no failed step touched is the code's own mistake.
     _, own = build_errors(course_folder, with_steps(sim, "sim.run(0)", "print(Sim().other)"))
     assert own.message.startswith("step 4 failed: AttributeError")

@@ -4,8 +4,9 @@ A failed block binds nothing from the statement that raised on: a name it define
 afterwards is left undefined, or holding what an earlier block gave it. A later block
 that then fails on that name failed because of it. Said only where the names prove it:
 - a NameError for a name a failed block binds;
-- an AttributeError `... has no attribute 'a'` raised by `n.a` where a failed block was
-  changing `n` when it failed (`n.simulate(...)`, which was to set `n.a`);
+- an AttributeError `... has no attribute 'a'` raised by an expression using `n` (`n.a`,
+  `n.plot()`) where a failed block was changing `n` when it failed (`n.simulate(...)`,
+  which was to set `n.a`);
 - an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, or a
   TypeError raised by an expression that uses `n` (the expression of the block's own code
   that the traceback's positions point at, not the rest of its line), where `n` is a name
@@ -88,9 +89,8 @@ class LessonFailures:
             read = ""
             if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
                 read = failing.value.id if failing.attr == attribute.group(1) else ""
-            return self._stale(block, lambda n: n == read, stopped, "stale") or next(
-                (Consequence(f.id, read, "unfinished") for f in self.failed if read in f.changing),
-                None,
+            return self._stale(block, lambda n: n == read, stopped, "stale") or self._unfinished(
+                failing
             )
         if failing is not None and message.startswith("TypeError"):
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
@@ -98,6 +98,15 @@ class LessonFailures:
         if NOTHING_RAISED.match(message):
             first = _first_loads(block["code"])  # a name it reads before it binds it
             return self._stale(block, lambda n: n in first, 0, "expectation")
+        return None
+
+    def _unfinished(self, failing: ast.AST) -> Consequence | None:
+        """The failed block that was changing an object `failing` uses (reads an attribute
+        of, or calls a method of that reads one) when it failed."""
+        used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+        for cause in reversed(self.failed):
+            if shared := sorted(used & cause.changing):
+                return Consequence(cause.id, shared[0], "unfinished")
         return None
 
     def _expression(self, failure: dict, block: dict) -> ast.AST | None:
