@@ -317,3 +317,20 @@ def test_what_the_lesson_makes_under_the_temporary_folder_is_gone_before_main_py
     finally:
         shutil.rmtree(place, ignore_errors=True)
         shutil.rmtree(kept, ignore_errors=True)
+
+
+def test_a_step_whose_anchor_a_heading_took_shows_its_own_output(course_folder):
+    """A heading "Step 2" in the prose takes the anchor `step-2` first, so step 2's section
+    is `step-2-2`; its output is still the one the record keeps under `step-2` (a QuantEcon
+    lecture failed to render with "'dict object' has no attribute 'step-2-2'")."""
+    text = authoring_example().replace(
+        "# Understand\n", "# Understand\n\n### Step 2\n\nA heading that takes the anchor.\n", 1
+    )
+    course_folder.write(text)
+    build(course_folder.options(), RecordingProgress())
+    site = course_folder.root / "site" / "basics" / "count-batches"
+    page = (site / "index.html").read_text()
+    step = page[page.index('<section class="step" id="step-2-2"') :]
+    assert "Batch sizes: [4, 4, 3]" in step[: step.index("</section>")]
+    markdown = (site / "lesson.md").read_text()
+    assert "Batch sizes: [4, 4, 3]" in markdown

@@ -204,6 +204,14 @@ def view_of(item: Any) -> View:
         raise LookupError(f"no block kind shows {type(item).__name__} items") from None
 
 
+def run_id(item: Any) -> str:
+    """The id of what an item runs, which its output has in the record: its anchor for
+    most kinds, `step-N` for a step, whose anchor may be `step-2-2` when a heading of the
+    lesson ("### Step 2") took `step-2` first."""
+    runs = view_of(item).runs
+    return runs.id.format(item=item) if runs else str(getattr(item, "anchor", ""))
+
+
 def runnable_blocks(stages: list[Stage]) -> list[RunnableBlock]:
     """What runs, in execution order: program blocks (main.py) first, then the others,
     each group in document order."""

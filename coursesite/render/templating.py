@@ -26,7 +26,7 @@ from jinja2 import (
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from coursesite.blocks.registry import view_of
+from coursesite.blocks.registry import run_id, view_of
 from coursesite.cache.caches import HighlightCache
 from coursesite.config.manifest import Course
 from coursesite.hooks import Page, changed_page
@@ -79,6 +79,7 @@ def create_environment(templates: list[Path], compiled: Path | None = None) -> E
     # Lesson items are shown by the templates their block kind registered (blocks.py).
     env.filters["html_template"] = lambda item: view_of(item).html
     env.filters["markdown_template"] = lambda item: view_of(item).markdown
+    env.filters["run_id"] = run_id  # the key of the item's output in the record
     env.filters["slug"] = slugify
     env.filters["md_alt"] = markdown_alt_text
     # `TODO: ...`, what `build.py import` leaves for the author to write: never shown.
