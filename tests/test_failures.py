@@ -176,6 +176,17 @@ def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code()
     # Called by a name that is no module (the lesson's own object): the code's to fix.
     own = quoted.replace("jax.vjp(", "model.vjp(")
     assert failed(message, traceback=own).hint.startswith("fix the code")
+    # Raised inside an installed package the lesson's call went through (Orbax's
+    # save_pytree handing `pytree=` on to its save): that package's version.
+    inside = own + (
+        '  File "/venv/lib/python3.11/site-packages/jax/_src/api.py", line 9, in vjp\n'
+        "    return _vjp(*args, **kwargs)\n"
+    )
+    hint = failed(message, traceback=inside).hint
+    assert hint.startswith(
+        "vjp() in the installed jax takes no keyword saveable_args, which the lesson's call "
+        "handed on to it: the code was written for another version of jax"
+    )
 
 
 def test_a_class_of_an_installed_package_reached_through_an_alias_is_another_version():

@@ -283,11 +283,19 @@ def _keyword_hint(failure: dict) -> str:
         return ""
     function, keyword = unexpected.groups()
     lacked = _called_on_installed(failure, function, r"\(")
-    if lacked is None:
+    if lacked is not None:
+        return (
+            f"{lacked.name} of the installed {lacked.package} takes no keyword {keyword}: "
+            f"{_another_version(lacked.package)}"
+        )
+    # Raised inside an installed package (Orbax's save_pytree passing on what its newer
+    # documentation's code gave it): the code and that package's version disagree.
+    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
+    if not frames:
         return ""
     return (
-        f"{lacked.name} of the installed {lacked.package} takes no keyword {keyword}: "
-        f"{_another_version(lacked.package)}"
+        f"{function}() in the installed {frames[-1]} takes no keyword {keyword}, which the "
+        f"lesson's call handed on to it: {_another_version(frames[-1])}"
     )
 
 
