@@ -535,3 +535,18 @@ def test_an_attribute_a_failed_method_call_never_set_is_its_consequence(course_f
     # An attribute of an object no failed step touched is the code's own mistake.
     _, own = build_errors(course_folder, with_steps(sim, "sim.run(0)", "print(Sim().other)"))
     assert own.message.startswith("step 4 failed: AttributeError")
+
+
+def test_keywords_one_installed_package_does_not_take_are_one_message_with_its_names(
+    course_folder,
+):
+    """Orbax's guide passes keywords its installed version does not take in two steps: one
+    cause, the version, named once with each call under it."""
+    text = with_steps("import numpy as np", "np.zeros(3, nonsense=1)", "np.ones(2, other=1)")
+    (drift,) = build_errors(course_folder, text)
+    assert drift.message.startswith("step 3 failed: TypeError: zeros() got an unexpected")
+    assert drift.hint.startswith("numpy.zeros of the installed numpy takes no keyword nonsense")
+    assert drift.detail.splitlines()[0] == (
+        "step 4 uses more that the installed numpy lacks: numpy.ones(other=) "
+        f"(line {line_of(text, 'np.ones(2, other=1)')})"
+    )

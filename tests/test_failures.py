@@ -184,8 +184,8 @@ def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code()
     )
     hint = failed(message, traceback=inside).hint
     assert hint.startswith(
-        "vjp() in the installed jax takes no keyword saveable_args, which the lesson's call "
-        "handed on to it: the code was written for another version of jax"
+        "vjp of the installed jax takes no keyword saveable_args: the code was written for "
+        "another version of jax"
     )
 
 

@@ -32,7 +32,12 @@ from coursesite.execution.consequences import (
     bound_names,
     import_aliases,
 )
-from coursesite.execution.failures import FailedJob, failure_error, lacked_by_installed
+from coursesite.execution.failures import (
+    FailedJob,
+    failure_error,
+    keyword_drift,
+    lacked_by_installed,
+)
 from coursesite.execution.missingmodules import (
     missing_module,
     missing_modules,
@@ -95,7 +100,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 continue
             if failure.get("network"):
                 network[block] = []
-            if lacked := lacked_by_installed(failure):
+            if lacked := lacked_by_installed(failure) or keyword_drift(failure):
                 first = lacking.setdefault(lacked.package, block)
                 if first != block:  # another name of the same version: one cause
                     root[block] = first
@@ -112,7 +117,8 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 causes[block].hint = modules.hint()
     for cause in causes:
         lines = [_alike_line(alike.get(cause, []), job.labels)]
-        lines.append(_drifted_line(drifted.get(cause, []), job.labels))
+        package = next((p for p, first in lacking.items() if first == cause), "")
+        lines.append(_drifted_line(drifted.get(cause, []), job.labels, package))
         reached = network.get(cause, [])
         lines.append(
             other_reads_line(reached, _blocks_named([b for b, _, _ in reached], job.labels))
@@ -134,7 +140,7 @@ def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str]) -> str:
     )
 
 
-def _drifted_line(blocks: list[tuple[str, int, str]], labels: dict[str, str]) -> str:
+def _drifted_line(blocks: list[tuple[str, int, str]], labels: dict[str, str], package: str) -> str:
     """'steps 9, 11 use more that the installed jax lacks: jax.abstract_arrays (line 281),
     jax.lib.xla_client (line 322)': one cause, the version the code was written for."""
     if not blocks:
@@ -143,7 +149,7 @@ def _drifted_line(blocks: list[tuple[str, int, str]], labels: dict[str, str]) ->
     verb = "uses" if len({block for block, _, _ in blocks}) == 1 else "use"
     return (
         f"{_blocks_named([block for block, _, _ in blocks], labels)} {verb} more that the "
-        f"installed {blocks[0][2].split('.')[0]} lacks: {names}"
+        f"installed {package} lacks: {names}"
     )
 
 

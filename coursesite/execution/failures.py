@@ -274,28 +274,29 @@ _UNEXPECTED_KEYWORD = re.compile(
 )
 
 
-def _keyword_hint(failure: dict) -> str:
-    """For a keyword an installed package's function or class does not take (yet, or any
-    more): `jax.vjp(f, x, saveable_args=...)`, written for a newer jax. The callable is
-    found on the failing line the traceback quotes, by the dotted name it was called by."""
+def keyword_drift(failure: dict) -> Lacked | None:
+    """The installed package whose function or class does not take (yet, or any more) a
+    keyword the lesson's call passed: `jax.vjp(f, x, saveable_args=...)`, written for a
+    newer jax. Found on the failing line the traceback quotes, by the dotted name it was
+    called by; else, when it was raised inside an installed package the call went through
+    (Orbax's save_pytree handing `pytree=` on to its save), that package."""
     unexpected = _UNEXPECTED_KEYWORD.match(failure["message"])
     if not unexpected:
-        return ""
+        return None
     function, keyword = unexpected.groups()
-    lacked = _called_on_installed(failure, function, r"\(")
-    if lacked is not None:
-        return (
-            f"{lacked.name} of the installed {lacked.package} takes no keyword {keyword}: "
-            f"{_another_version(lacked.package)}"
-        )
-    # Raised inside an installed package (Orbax's save_pytree passing on what its newer
-    # documentation's code gave it): the code and that package's version disagree.
+    if (called := _called_on_installed(failure, function, r"\(")) is not None:
+        return Lacked(called.package, f"{called.name}({keyword}=)")
     frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
-    if not frames:
+    return Lacked(frames[-1], f"{function}({keyword}=)") if frames else None
+
+
+def _keyword_hint(failure: dict) -> str:
+    if (drift := keyword_drift(failure)) is None:
         return ""
+    function, _, keyword = drift.name.rstrip("=)").partition("(")
     return (
-        f"{function}() in the installed {frames[-1]} takes no keyword {keyword}, which the "
-        f"lesson's call handed on to it: {_another_version(frames[-1])}"
+        f"{function} of the installed {drift.package} takes no keyword {keyword}: "
+        f"{_another_version(drift.package)}"
     )
 
 
