@@ -47,9 +47,11 @@ print("generations")
 """
 
 
-def test_citations_become_author_year_text_from_the_books_bibliography(course_folder):
+def test_citations_become_author_year_text_from_the_books_bibliography(
+    course_folder, tmp_path_factory
+):
     course_folder.write(authoring_example())
-    book = course_folder.root.parent / "book"
+    book = tmp_path_factory.mktemp("book")  # a checkout beside the course, its own folder
     (book / "lectures").mkdir(parents=True)
     (book / "_static").mkdir()
     (book / "_static" / "refs.bib").write_text(BIB)
