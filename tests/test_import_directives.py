@@ -18,6 +18,19 @@ from coursesite.lesson.model import Exercise
 from coursesite.lesson.parse import parse_lesson
 
 
+def parsed_lesson(text: str, root: Path, slug: str):
+    """`text` parsed as a lesson of a course in `root`; AssertionError with the build's
+    messages if the build would refuse it."""
+    lesson = root / "content" / "01-x" / f"01-{slug}.md"
+    lesson.parent.mkdir(parents=True)
+    lesson.write_text(text)
+    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug=slug, source="x")])
+    try:
+        return parse_lesson(LessonRef(slug, lesson, phase, 1, 1, root))
+    except BuildErrors as errors:
+        raise AssertionError(str(errors)) from None
+
+
 def settle(text: str, glued: Glued | None = None) -> tuple[str, list[str]]:
     notes: list[str] = []
     return settle_directives(text, "cell 1", notes, glued), notes
@@ -276,14 +289,7 @@ def test_sphinx_exercise_blocks_become_prose_and_their_solution_cells_stay_steps
         "{solution-start} cake_ex1 (sphinx-exercise) became a bold line" in n
         for n in imported.notes
     )
-    lesson = tmp_path / "content" / "01-x" / "01-cake.md"
-    lesson.parent.mkdir(parents=True)
-    lesson.write_text(text)
-    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug="cake", source="x")])
-    try:
-        parsed = parse_lesson(LessonRef("cake", lesson, phase, 1, 1, tmp_path))
-    except BuildErrors as errors:
-        raise AssertionError(str(errors)) from None
+    parsed = parsed_lesson(text, tmp_path, "cake")
     assert [step.code.source.strip() for step in parsed.steps][-1] == "half = size / 2\nprint(half)"
     assert not list(parsed.items(Exercise))
 
@@ -459,14 +465,7 @@ def test_sphinx_proof_blocks_become_titled_admonitions_that_their_references_rea
         "{ref}`the same <def-stationary>`" in text
     )
     assert any("{prf:definition} Stationary (sphinx-proof) became" in n for n in imported.notes)
-    lesson = tmp_path / "content" / "01-x" / "01-proofs.md"
-    lesson.parent.mkdir(parents=True)
-    lesson.write_text(text)
-    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug="p", source="x")])
-    try:
-        parse_lesson(LessonRef("p", lesson, phase, 1, 1, tmp_path))
-    except BuildErrors as errors:
-        raise AssertionError(str(errors)) from None
+    parsed_lesson(text, tmp_path, "proofs")
 
 
 def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):
@@ -519,11 +518,4 @@ def test_mkdocs_admonitions_become_myst_admonitions_of_the_closest_kind(tmp_path
     assert ":::{tip} Tip\n:class: dropdown\nShown closed.\n:::" in text
     assert "```text\n!!! note\n    in code: as written\n```" in text
     assert any('!!! FAQ "What is JAX?" became {note} What is JAX?' in n for n in imported.notes)
-    lesson = tmp_path / "content" / "01-x" / "01-mkdocs.md"
-    lesson.parent.mkdir(parents=True)
-    lesson.write_text(text)
-    phase = PhaseEntry(id="01", slug="x", title="X", lessons=[LessonEntry(slug="m", source="x")])
-    try:
-        parse_lesson(LessonRef("m", lesson, phase, 1, 1, tmp_path))
-    except BuildErrors as errors:
-        raise AssertionError(str(errors)) from None
+    parsed_lesson(text, tmp_path, "mkdocs")
