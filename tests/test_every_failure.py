@@ -532,6 +532,10 @@ def test_an_attribute_a_failed_method_call_never_set_is_its_consequence(course_f
         (cause,) = build_errors(course_folder, with_steps(sim, "sim.run(0)", reads))
         assert cause.message.startswith("step 3 failed: ZeroDivisionError")
         assert cause.detail.startswith("step 4 failed because step 3 failed (names: sim)\n")
+    # A module's missing attribute is no state the failed call left unset: a misspelling.
+    text = with_steps(sim + "\nimport json", "sim.run(0)\njson.dumps({})", "json.dumpz({})")
+    _, own = build_errors(course_folder, text)
+    assert own.message.startswith("step 4 failed: AttributeError: module 'json'")
     # An attribute of an object no failed step touched is the code's own mistake.
     _, own = build_errors(course_folder, with_steps(sim, "sim.run(0)", "print(Sim().other)"))
     assert own.message.startswith("step 4 failed: AttributeError")

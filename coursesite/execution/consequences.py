@@ -33,6 +33,7 @@ from coursesite.execution.unreachedeffects import UnreachedEffects, unreached_ef
 
 UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
+OBJECT_ATTRIBUTE = re.compile(r"AttributeError: '[\w.]+' object has no attribute")
 NOTHING_RAISED = re.compile(r"expected [\w.]+ to be raised, but nothing was$")
 NO_ITEM = re.compile(r"(?:KeyError|IndexError)\b")
 
@@ -89,9 +90,9 @@ class LessonFailures:
             read = ""
             if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
                 read = failing.value.id if failing.attr == attribute.group(1) else ""
-            return self._stale(block, lambda n: n == read, stopped, "stale") or self._unfinished(
-                failing
-            )
+            stale = self._stale(block, lambda n: n == read, stopped, "stale")
+            # Only an object's attribute: a module's or class's missing one is no state.
+            return stale or (self._unfinished(failing) if OBJECT_ATTRIBUTE.match(message) else None)
         if failing is not None and message.startswith("TypeError"):
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
             return self._stale(block, lambda n: n in used, stopped, "stale")
