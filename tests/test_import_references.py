@@ -255,7 +255,7 @@ def test_a_label_another_lesson_has_is_renamed_with_its_references(course_folder
 
 def test_references_to_a_labelled_formula_reach_it_and_say_equation():
     """MyST labels display math after its closing `$$`; {eq} to it becomes a {ref} showing
-    "equation" and the label's words (lessons number no formulas), a label with spaces
+    the label's words in brackets, where a book shows its number, a label with spaces
     slugged on the formula and the reference alike. In code it is no label."""
     cells = [
         "$$\nY = K^a\n$$ (eq:prodfn)\n\n$$\nD = 1\n$$  (budget line)\n\n```text\n$$ (in-code)\n```",
@@ -265,6 +265,5 @@ def test_references_to_a_labelled_formula_reach_it_and_say_equation():
     notes: list[str] = []
     assert "$$  (budget-line)" in settle_references(cells[0], labels, "cell 1", notes)
     assert settle_references(cells[1], labels, "cell 2", notes) == (
-        "By {ref}`equation prodfn <eq:prodfn>`, {ref}`equation budget line <budget-line>` "
-        "and in-code."
+        "By {ref}`(prodfn) <eq:prodfn>`, {ref}`(budget line) <budget-line>` and in-code."
     )

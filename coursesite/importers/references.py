@@ -109,10 +109,11 @@ _TITLED = re.compile(
 
 
 def _equation_words(label: str) -> str:
-    """What a reference to a labelled formula shows, as lessons number none: 'equation'
-    and the label's words (`eq:lag_c` -> 'equation lag c')."""
+    """What a reference to a labelled formula shows where a book shows its number "(3)",
+    as lessons number none: the label's words in brackets (`eq:lag_c` -> '(lag c)'), which
+    reads on after the "equation" the prose says before it."""
     words = re.sub(r"^(?:eqn?|equation)\b[-_:/ ]*", "", label.strip(), flags=re.I)
-    return f"equation {_words(words) or _words(label)}"
+    return f"({_words(words) or _words(label)})"
 
 
 def _words(label: str) -> str:
