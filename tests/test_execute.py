@@ -334,3 +334,20 @@ def test_a_step_whose_anchor_a_heading_took_shows_its_own_output(course_folder):
     assert "Batch sizes: [4, 4, 3]" in step[: step.index("</section>")]
     markdown = (site / "lesson.md").read_text()
     assert "Batch sizes: [4, 4, 3]" in markdown
+
+
+def test_lessons_that_name_the_same_scratch_place_run_one_after_the_other(course_folder):
+    """Two imported tutorials save to the same /tmp place and fail if it is there: built two
+    at a time, each still finds it absent, the other's run and its removal never between."""
+    place = Path(tempfile.gettempdir()) / f"coursesite-shared-{uuid.uuid4().hex}"
+    code = f"import os, time\nos.makedirs({str(place / 'ckpt')!r})\ntime.sleep(1)\n"
+    first = authoring_example().replace("ids = np.arange(11)\n", f"ids = np.arange(11)\n{code}", 1)
+    second = first.replace("title: Count what a batch holds", "title: Count it again", 1)
+    course_folder.write(first, extra={"again": second})
+    try:
+        build(course_folder.options(jobs=2), RecordingProgress())  # raises if a lesson failed
+        assert (course_folder.root / "records" / "again.yaml").exists()
+        assert (course_folder.root / "records" / "count-batches.yaml").exists()
+        assert not place.exists()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)

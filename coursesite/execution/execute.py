@@ -42,6 +42,7 @@ from coursesite.execution.probes import probes_payload
 from coursesite.execution.runresult import damaged_result, ended, read_result, record_from_result
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sharedpaths import (
+    ScratchLocks,
     main_py_command,
     names_absolute_paths,
     remove_scratch,
@@ -190,15 +191,17 @@ class LocalExecutor:
         on_done: DoneCallback = lambda job, record: None,
     ) -> list[ExecutionRecord | BuildError]:
         """One result per job, in order: its record, or the error that stopped it."""
+        scratch = ScratchLocks()
 
         def run_one(job: LessonJob) -> ExecutionRecord | BuildError:
             try:
-                record = run_job(
-                    job,
-                    self.threads,
-                    on_started=lambda: on_start(job),
-                    clean_up=clean_up_in_background,
-                )
+                with scratch.held(job.scratch):
+                    record = run_job(
+                        job,
+                        self.threads,
+                        on_started=lambda: on_start(job),
+                        clean_up=clean_up_in_background,
+                    )
             except BuildError as error:
                 return error
             on_done(job, record)

@@ -12,17 +12,23 @@ Run after it, main.py would still find what the lesson's run left in such a plac
 run. The places under the temporary folder that the code names and that do not exist when
 the build plans the lesson are its scratch: they are removed before main.py runs, and again
 once the lesson is done, so that every run starts from what the first one found. What
-existed before is never touched: it may be data the author put there.
+existed before is never touched: it may be data the author put there. Lessons that name
+the same such place run one after the other (ScratchLocks), or one would remove what the
+other is writing.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
 import shutil
 import sys
 import tempfile
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 # An absolute path of at least two parts, not a URL's `//host`.
@@ -91,3 +97,21 @@ def main_py_command(after: Path | None, scratch: tuple[str, ...] = ()) -> list[s
     if after is None and not scratch:
         return [sys.executable, "main.py"]
     return [sys.executable, "-c", _WAIT_THEN_RUN, str(after or ""), *scratch]
+
+
+class ScratchLocks:
+    """A lock per scratch place, for the lessons of one build: those that name the same
+    place under the temporary folder run one at a time, each finding it as the first did."""
+
+    def __init__(self) -> None:
+        self._locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._guard = threading.Lock()
+
+    @contextlib.contextmanager
+    def held(self, scratch: tuple[str, ...]) -> Iterator[None]:
+        with self._guard:  # in one order, so that two lessons never wait on each other
+            locks = [self._locks[place] for place in sorted(set(scratch))]
+        with contextlib.ExitStack() as stack:
+            for lock in locks:
+                stack.enter_context(lock)
+            yield
