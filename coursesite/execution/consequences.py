@@ -25,6 +25,7 @@ Anything else is the block's own failure (blockfailures.py reports it with its t
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -224,7 +225,9 @@ class LessonFailures:
         return next((n for n in lines if block["line"] <= n < end), block["line"])
 
 
+@functools.lru_cache(maxsize=1024)  # each failure reads the blocks before it again
 def _parsed(code: str) -> ast.Module | None:
+    """The syntax tree of a block's code (shared: never change it), or None."""
     try:
         return ast.parse(code)
     except SyntaxError:

@@ -43,8 +43,8 @@ from coursesite.execution.runresult import damaged_result, ended, read_result, r
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sharedpaths import (
     ScratchLocks,
+    absolute_paths,
     main_py_command,
-    names_absolute_paths,
     remove_scratch,
     scratch_paths,
 )
@@ -145,6 +145,7 @@ def prepare_job(
         "output_limit": settings.output_limit,
         "probes": probes_payload(),
     }
+    named = absolute_paths([b.code.source for b in blocks])  # places outside its folder
     return LessonJob(
         slug=lesson.ref.slug,
         source=str(lesson.path),
@@ -164,8 +165,8 @@ def prepare_job(
         solution_ids=[b.id for b in blocks if b.solution],
         passed_environment=list(settings.pass_environment),
         writes=shown_writes(lesson),
-        shares_paths=names_absolute_paths([b.code.source for b in blocks]),
-        scratch=scratch_paths([b.code.source for b in blocks]),
+        shares_paths=bool(named),
+        scratch=scratch_paths(named),
     )
 
 

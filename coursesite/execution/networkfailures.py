@@ -74,12 +74,13 @@ def after_quiet_read(failure: dict, blocks: list[dict], reads: list[QuietRead]) 
     if failure["block"] not in order:
         return failure
     at = order.index(failure["block"])
+    codes = {block["id"]: block["code"] for block in blocks}
     used = used_names(blocks[at]["code"])
     for read in reversed(reads):
         if read.block not in order or order.index(read.block) >= at:
             continue
         between = order[order.index(read.block) + 1 : at]
-        rebound = {n for b in between for n, _ in bindings(_code(blocks, b), everywhere=False)}
+        rebound = {n for b in between for n, _ in bindings(codes[b], everywhere=False)}
         names = sorted((read.bound & used) - rebound)
         if names:
             printed = read.printed if len(read.printed) <= 160 else read.printed[:157] + "..."
@@ -89,10 +90,6 @@ def after_quiet_read(failure: dict, blocks: list[dict], reads: list[QuietRead]) 
                 "quiet": (read.block, names[0], printed),
             }
     return failure
-
-
-def _code(blocks: list[dict], block: str) -> str:
-    return next(b["code"] for b in blocks if b["id"] == block)
 
 
 def network_words(failure: dict, labels: dict[str, str]) -> str:

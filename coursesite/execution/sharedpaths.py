@@ -64,18 +64,14 @@ def absolute_paths(codes: list[str]) -> list[str]:
     return found
 
 
-def names_absolute_paths(codes: list[str]) -> bool:
-    """Whether any of `codes` names an absolute path."""
-    return bool(absolute_paths(codes))
-
-
-def scratch_paths(codes: list[str]) -> tuple[str, ...]:
-    """The places right under the temporary folder that `codes` name (`/tmp/my_ckpt` for
-    '/tmp/my_ckpt/sync') and that do not exist now: what the lesson's runs will make."""
+def scratch_paths(paths: list[str]) -> tuple[str, ...]:
+    """The places right under the temporary folder that the absolute `paths` a lesson's
+    code names reach (`/tmp/my_ckpt` for '/tmp/my_ckpt/sync') and that do not exist now:
+    what the lesson's runs will make."""
     places = []
     for root in dict.fromkeys([tempfile.gettempdir(), "/tmp"]):
         prefix = root.rstrip("/") + "/"
-        for path in absolute_paths(codes):
+        for path in paths:
             first = path[len(prefix) :].split("/")[0] if path.startswith(prefix) else ""
             if first not in ("", ".", "..") and not os.path.lexists(prefix + first):
                 places.append(prefix + first)

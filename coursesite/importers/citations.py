@@ -21,7 +21,7 @@ import yaml
 from pybtex.database import BibliographyData, Entry, PybtexError, parse_file
 from pybtex.plugin import find_plugin
 
-from coursesite.importers.notebooks import Cell, where_at
+from coursesite.importers.notebooks import Cell, where_in
 from coursesite.importers.references import in_prose, outside_code
 from coursesite.importers.rootpaths import project_root
 from coursesite.markup.myst import ROLE_SOURCE
@@ -75,7 +75,7 @@ def cite_from_checkout(cells: list[Cell], notebook: Path) -> list[str]:
             if match.group(1) not in _ROLES:
                 return match.group(0)
             shown, unknown = _citation(match.group(1), match.group(2), bibliography, cited)
-            where = where_at(cell, cell.source.find(match.group(0)))
+            where = where_in(cell, match.group(0))
             if unknown:
                 notes.append(
                     f"{where}: {match.group(0)} cites {', '.join(unknown)}, but "

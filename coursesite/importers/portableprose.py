@@ -26,9 +26,10 @@ _PYTHON_NAMES = {"python", "python3", "py", "ipython", "ipython3"}
 
 def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     """The cell's Markdown as a lesson takes it. Lessons refuse raw HTML and images from
-    other sites (pages load nothing from elsewhere), so HTML is shown as code, a remote
-    image becomes a link to it, and pasted images are saved beside the lesson; each change
-    is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
+    other sites (pages load nothing from elsewhere), so HTML is shown as code (HTML with no
+    text, and tags that only dress text, are left out), a remote image becomes a link to
+    it, pasted images are saved beside the lesson, and MkDocs' admonitions become MyST's;
+    each change is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
     ```python fence would look as if it ran."""
     source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
     source, admonitions = myst_admonitions(source)
