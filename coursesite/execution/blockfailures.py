@@ -73,6 +73,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     seen: dict[tuple[str, str], str] = {}  # (message, hint) -> the first block failing so
     alike: dict[str, list[tuple[str, int]]] = {}  # cause -> (block, line) failing the same
     lacking: dict[str, str] = {}  # an installed package -> the first block using what it lacks
+    lacked_in: dict[str, str] = {}  # that first block -> the package
     drifted: dict[str, list[tuple[str, int, str]]] = {}  # that block -> (block, line, name)
     blocks = job.payload["blocks"]
     reads = quiet_reads(blocks, result.get("blocks", []), {f["block"] for f in failures})
@@ -102,6 +103,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 network[block] = []
             if lacked := lacked_by_installed(failure) or keyword_drift(failure):
                 first = lacking.setdefault(lacked.package, block)
+                lacked_in.setdefault(first, lacked.package)
                 if first != block:  # another name of the same version: one cause
                     root[block] = first
                     drifted.setdefault(first, []).append((block, failure["line"], lacked.name))
@@ -117,8 +119,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 causes[block].hint = modules.hint()
     for cause in causes:
         lines = [_alike_line(alike.get(cause, []), job.labels)]
-        package = next((p for p, first in lacking.items() if first == cause), "")
-        lines.append(_drifted_line(drifted.get(cause, []), job.labels, package))
+        lines.append(_drifted_line(drifted.get(cause, []), job.labels, lacked_in.get(cause, "")))
         reached = network.get(cause, [])
         lines.append(
             other_reads_line(reached, _blocks_named([b for b, _, _ in reached], job.labels))

@@ -345,19 +345,13 @@ def _exercise_prose(
             f"{what} became a bold line, '{heading}'; the cells up to its -end stay steps, "
             f"where they ran{_OWN_EXERCISES}"
         )
-        return [f"**{heading}**", *(["", *body] if body else [])]
+        return _in_bold(heading, body)
     closed = "dropdown" in directive.options.get("class", "") or name == "solution"
     notes.append(
         f"{what} became {{admonition}} {heading}{', shown closed' if closed else ''}"
         f"{_OWN_EXERCISES}"
     )
-    fence = ":::" if directive.markup.startswith(":") else directive.markup
-    return [
-        f"{fence}{{admonition}} {heading}",
-        *([":class: dropdown"] if closed else []),
-        *body,
-        fence,
-    ]
+    return _admonition(directive, heading, body, closed)
 
 
 def _proof_block(
@@ -369,10 +363,27 @@ def _proof_block(
     body = _settled("\n".join(directive.body), what, notes, glued, inside or "admonition")
     if inside:
         notes.append(f"{what} (sphinx-proof) became its title in bold, '{title}', and its body")
-        return [f"**{title}**", "", *body]
+        return _in_bold(title, body)
     notes.append(f"{what} (sphinx-proof) became {{admonition}} {title}, unnumbered")
+    return _admonition(directive, title, body)
+
+
+def _in_bold(title: str, body: list[str]) -> list[str]:
+    """A block where no block can go (a list item, another block): its title in bold."""
+    return [f"**{title}**", *(["", *body] if body else [])]
+
+
+def _admonition(
+    directive: Directive, title: str, body: list[str], closed: bool = False
+) -> list[str]:
+    """`body` in an {admonition} titled `title`, fenced as the directive was."""
     fence = ":::" if directive.markup.startswith(":") else directive.markup
-    return [f"{fence}{{admonition}} {title}", *body, fence]
+    return [
+        f"{fence}{{admonition}} {title}",
+        *([":class: dropdown"] if closed else []),
+        *body,
+        fence,
+    ]
 
 
 # Said with each: what a lesson's own exercises are, which the import cannot make.
