@@ -171,6 +171,19 @@ def test_a_step_declared_to_raise_keeps_its_place_in_main_py(course_folder):
     compile(main_py, "main.py", "exec")
 
 
+def test_a_step_raising_a_class_its_code_never_imports_keeps_main_py_running(course_folder):
+    """A notebook stores the class alone (jax's TracerBoolConversionError): `except` with
+    that bare name in main.py would raise NameError while handling it, and main.py, which
+    the build runs, would stop there."""
+    step = RAISING_STEP.replace(":raises: ZeroDivisionError", ":raises: JSONDecodeError")
+    step = step.replace("len(ids) / 0", "import json\njson.loads('{')")
+    record = run(course_folder, replace_block(authoring_example(), ":::{step} 2.", step))
+    assert record.blocks["step-2"].raised.type == "JSONDecodeError"
+    assert record.blocks["step-3"].stdout == "PASS: count-batches\n"
+    main_py = next((course_folder.root / "site").rglob("count-batches/main.py")).read_text()
+    assert "except JSONDecodeError" not in main_py
+
+
 FUTURE_STEPS = """:::{step} 2. Batch and check
 ```python
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import Literal
 from coursesite.config.manifest import LessonRef
 from coursesite.config.yamlmodel import StrictModel
 from coursesite.lesson.displaydefinition import DISPLAY_DEFINITION, needs_display
+from coursesite.lesson.raisingblocks import guarded, names_bound
 
 Hardware = Literal["cpu", "gpu", "tpu"]
 ExerciseKind = Literal["make-it-yours", "transfer", "challenge"]
@@ -334,7 +335,9 @@ class Lesson:
         """The lesson's program: every build step, in order, two blank lines apart (PEP 8's
         spacing between top-level definitions, which steps often end or begin with). Steps
         that call notebook's builtin display() get its definition first."""
-        futures, steps = _hoisted_futures([_as_program(b) for b in self.runs if b.program])
+        program = [block for block in self.runs if block.program]
+        bound = names_bound([block.code.source for block in program])
+        futures, steps = _hoisted_futures([_as_program(block, bound) for block in program])
         steps = _with_display(steps)
         return "".join(f"{line}\n" for line in futures) + "\n\n\n".join(steps) + "\n"
 
@@ -345,16 +348,14 @@ class Lesson:
         goes on, as the build does.
         """
         parts = []
+        bound = names_bound([block.code.source for block in self.runs])
         for block in self.runs:
             if block.solution and not include_solutions:
                 continue
             source = block.code.source.rstrip()
             if block.code.raises:
-                indented = "\n".join("    " + line for line in source.splitlines())
-                source = (
-                    f"try:\n{indented}\nexcept {block.code.raises} as error:\n"
-                    f'    print(f"{block.code.raises}: {{error}}")'
-                )
+                handler = f'print(f"{block.code.raises}: {{error}}")'
+                source = guarded(source, block.code.raises, bound, handler, named=True)
             parts.append(f"# --- {block.label} ---\n{source}")
         futures, parts = _hoisted_futures(parts)
         parts = _with_display(parts)
@@ -387,18 +388,15 @@ class LessonOutline:
     modules: frozenset[str]  # dependencies.imported_modules
 
 
-def _as_program(block: RunnableBlock) -> str:
+def _as_program(block: RunnableBlock, bound: frozenset[str]) -> str:
     """A step's code as main.py holds it. A step declared to raise (a notebook cell that
     shows an error) is wrapped so that main.py goes on past it, as the build does; what
     it defined before raising stays defined for the steps after it."""
     source = block.code.source.rstrip()
     if not block.code.raises:
         return source
-    indented = "\n".join("    " + line if line.strip() else "" for line in source.splitlines())
-    return (
-        f"try:\n{indented}\nexcept {block.code.raises}:\n"
-        f"    pass  # {block.label} raises {block.code.raises} on purpose: the lesson shows it"
-    )
+    handler = f"pass  # {block.label} raises {block.code.raises} on purpose: the lesson shows it"
+    return guarded(source, block.code.raises, bound, handler, named=False)
 
 
 def _with_display(parts: list[str]) -> list[str]:
