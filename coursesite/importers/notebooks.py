@@ -18,9 +18,11 @@ from pathlib import Path
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from coursesite.config.yamlmodel import yaml_error
 from coursesite.errors import BuildError, decode_utf8
+from coursesite.importers.jupytextmarkdown import python_fences
 
 NOTEBOOK_HINT = "give a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown notebook"
 
@@ -263,12 +265,6 @@ def _myst_cells(text: str, path: Path) -> list[Cell]:
         for token in tokens
         if token.type == "fence" and _CODE_CELL.match(token.info) and token.map
     ]
-    if not code_fences:
-        raise BuildError(
-            "no {code-cell} blocks: this is not a MyST notebook",
-            path,
-            hint="a MyST notebook marks its code cells with ```{code-cell} ipython3",
-        )
     for fence in code_fences:
         found = _CODE_CELL.match(fence.info)
         language = found.group(1) if found else ""
@@ -279,16 +275,39 @@ def _myst_cells(text: str, path: Path) -> list[Cell]:
                 (fence.map or [0])[0] + start + 1,
                 hint="lessons run Python code only: import a notebook whose kernel is Python",
             )
+    code_cells = [
+        (fence, _myst_code_cell(fence.content, _first_line(fence) + start, path))
+        for fence in code_fences
+    ] or [  # no {code-cell}: jupytext's Markdown format, whose ```python blocks are cells
+        (
+            fence,
+            Cell(
+                "code", fence.content.rstrip("\n"), f"line {_first_line(fence) + start}", tags=tags
+            ),
+        )
+        for fence, tags in python_fences(tokens)
+    ]
+    if not code_cells:
+        raise BuildError(
+            "no code cells: neither ```{code-cell} blocks (MyST) nor ```python blocks "
+            "(jupytext's Markdown format)",
+            path,
+            hint="a MyST notebook marks its code cells with ```{code-cell} ipython3",
+        )
     cells: list[Cell] = []
     position = start
-    for fence in code_fences:
+    for fence, cell in code_cells:
         assert fence.map is not None
-        first, end = fence.map[0] + start, fence.map[1] + start
-        cells += _markdown_cells(lines, position, first)
-        cells.append(_myst_code_cell(fence.content, first + 1, path))
-        position = end
+        cells += _markdown_cells(lines, position, fence.map[0] + start)
+        cells.append(cell)
+        position = fence.map[1] + start
     cells += _markdown_cells(lines, position, len(lines))
     return cells
+
+
+def _first_line(fence: Token) -> int:
+    """The file line of the fence's opening (1-based), counted from the front matter's end."""
+    return (fence.map or [0])[0] + 1
 
 
 def _front_matter_end(lines: list[str], path: Path) -> int:
@@ -298,7 +317,8 @@ def _front_matter_end(lines: list[str], path: Path) -> int:
     for index, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
             header = _yaml_mapping("\n".join(lines[1:index]), path, 2, "front matter")
-            kernel = header.get("kernelspec")
+            jupyter = header.get("jupyter")  # where jupytext's Markdown format keeps it
+            kernel = (jupyter if isinstance(jupyter, dict) else header).get("kernelspec")
             language = kernel.get("language", "python") if isinstance(kernel, dict) else "python"
             if language != "python":
                 raise BuildError(

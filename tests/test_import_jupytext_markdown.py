@@ -1,0 +1,86 @@
+"""jupytext's Markdown notebook format: ```python blocks are the code cells (Flax's guides)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursesite.errors import BuildError
+from coursesite.importers.lessonimport import convert, notebook_title
+from coursesite.importers.notebooks import read_notebook
+
+# Shaped as Flax's docs_nnx guides are kept (jupytext 1.13, format_name: markdown).
+GUIDE = """\
+---
+jupyter:
+  jupytext:
+    formats: ipynb,md
+    text_representation:
+      extension: .md
+      format_name: markdown
+  kernelspec:
+    display_name: Python 3
+    name: python3
+---
+
+# Separating voices
+
+Some prose.
+
+```python
+import math
+```
+
+Install what it needs first:
+
+```bash
+pip install soundfile
+```
+
+<!-- #region -->
+A region keeps an example that is prose:
+
+```python
+print("only shown")
+```
+<!-- #endregion -->
+
+```python tags=["hide-input"]
+print(math.pi)
+```
+
+The end.
+"""
+
+
+def test_python_blocks_are_cells_and_other_blocks_stay_prose(tmp_path: Path):
+    path = tmp_path / "audio.md"
+    path.write_text(GUIDE)
+    cells = read_notebook(path)
+    code = [cell for cell in cells if cell.kind == "code"]
+    assert [cell.source for cell in code] == ["import math", "print(math.pi)"]
+    assert [cell.tags for cell in code] == [(), ("hide-input",)]
+    assert code[0].where == "line 17"  # the fence's own line in the file
+    prose = "\n".join(cell.source for cell in cells if cell.kind == "markdown")
+    assert "pip install soundfile" in prose and 'print("only shown")' in prose
+    title = notebook_title(cells, "fallback")
+    assert title == "Separating voices"
+    text = convert(cells, title, "audio.md", "audio.expected.yaml").text
+    assert text.count(":::{step}") == 2 and ":tags: [hide-input]" in text
+
+
+def test_a_markdown_file_with_no_cells_of_either_kind_is_refused_with_both_named(tmp_path: Path):
+    path = tmp_path / "notes.md"
+    path.write_text("# Notes\n\n```bash\nls\n```\n")
+    with pytest.raises(BuildError) as raised:
+        read_notebook(path)
+    assert "{code-cell}" in str(raised.value) and "```python" in str(raised.value)
+
+
+def test_the_kernel_under_jupyter_is_checked_too(tmp_path: Path):
+    path = tmp_path / "r.md"
+    path.write_text(GUIDE.replace("    name: python3", "    name: ir\n    language: R"))
+    with pytest.raises(BuildError) as raised:
+        read_notebook(path)
+    assert "runs R, not Python" in str(raised.value)
