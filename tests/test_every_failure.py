@@ -507,6 +507,23 @@ def test_what_a_class_of_a_module_imported_under_an_alias_lacks_is_another_versi
     ), error.hint
 
 
+def test_an_installed_packages_object_lacking_an_attribute_is_another_version(course_folder):
+    """Flax's filters guide calls `state.flat_state()`, which the installed flax's FlatState
+    no longer has: the version's, not the code's; unless Python suggests a name (a typo)."""
+    text = with_steps("import numpy as np", "a = np.zeros(2)\nprint(a.device_buffer)", "print(1)")
+    (error,) = build_errors(course_folder, text)
+    assert error.hint.startswith(
+        "the installed numpy has no ndarray.device_buffer: the code was written for another "
+        "version of numpy (installed: "
+    ), error.hint
+    typo = with_steps("import numpy as np", "a = np.zeros(2)\nprint(a.shap)", "print(1)")
+    assert build_errors(course_folder, typo)[0].hint.startswith("fix the code")
+    own = with_steps("class Box:\n    pass", "print(Box().device_buffer)", "print(1)")
+    assert build_errors(course_folder, own)[0].hint.startswith("fix the code")
+    stdlib = with_steps("import fractions", "print(fractions.Fraction(1).device)", "print(1)")
+    assert build_errors(course_folder, stdlib)[0].hint.startswith("fix the code")
+
+
 def test_a_read_through_a_name_made_from_the_unwritten_path_is_its_consequence(course_folder):
     """Orbax's format guide builds a TensorStore spec from the checkpoint's path, then
     reads it: the spec is made of the path the failed save never wrote."""

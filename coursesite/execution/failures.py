@@ -208,6 +208,8 @@ def lacked_by_installed(failure: dict) -> Lacked | None:
         r"AttributeError: type object '(?:[\w.]+\.)?(\w+)' has no attribute '(\w+)'", message
     ):  # the class's own name, which a type of C qualifies with its module
         return _called_on_installed(failure, f"{absent[1]}.{absent[2]}", r"\b")
+    elif absent := re.match(r"AttributeError: '[\w.]+' object has no attribute '(\w+)'", message):
+        return _instance_of_installed(failure, absent[1])
     else:
         return None
     return Lacked(module.split(".")[0], f"{module}.{name}")
@@ -226,6 +228,33 @@ def _called_on_installed(failure: dict, dotted: str, after: str) -> Lacked | Non
     module = ".".join(filter(None, [failure.get("aliases", {}).get(head, head), rest]))
     package = module.split(".")[0]
     return Lacked(package, f"{module}.{dotted}") if is_installed(package) else None
+
+
+def _instance_of_installed(failure: dict, name: str) -> Lacked | None:
+    """An installed package's object that lacks `name` where the lesson's line asks for it
+    (runner: `attribute_of`, which leaves out a name close to one it has: a typo)."""
+    owner = failure.get("attribute_of") or ""
+    package, _, _ = owner.partition(".")
+    if not owner:
+        return None
+    if not _third_party(package):
+        return None
+    return Lacked(package, f"{owner.rpartition('.')[2]}.{name}")
+
+
+def _third_party(module: str) -> bool:
+    """Whether `module` is an installed distribution's: not the lesson's own, nor Python's."""
+    import importlib.util
+    import sys
+
+    if module in sys.stdlib_module_names or module in ("__main__", "builtins"):
+        return False
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return False
+    origin = (spec.origin or "") if spec else ""
+    return "site-packages" in origin or "dist-packages" in origin
 
 
 def _library_hint(failure: dict) -> str:

@@ -15,6 +15,7 @@ import __future__
 
 import ast
 import contextlib
+import difflib
 import importlib.metadata
 import importlib.util
 import io
@@ -377,10 +378,25 @@ def describe_failure(error, source, block):
         "message": message,
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
         "network": network.read_the_network(error),
+        "attribute_of": _attribute_owner(error, frames, source),
         "positions": [
             [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
         ],
     }
+
+
+def _attribute_owner(error, frames, source):
+    """`flax.nnx.statelib.FlatState`: the class of the object the lesson's own line asked
+    for an attribute it lacks (an installed package's, when its version differs from the
+    one the code was written for); "" for anything else, and for a name close to one the
+    object has (`a.shap`): a typo, which Python's own message would suggest the fix of."""
+    owner = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
+    if owner is None or not frames or frames[-1].filename != source:
+        return ""
+    if difflib.get_close_matches(error.name or "", dir(owner), n=1, cutoff=0.8):
+        return ""
+    kind = type(owner)
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def package_versions(names):
