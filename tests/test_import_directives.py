@@ -468,6 +468,24 @@ def test_sphinx_proof_blocks_become_titled_admonitions_that_their_references_rea
     parsed_lesson(text, tmp_path, "proofs")
 
 
+def test_a_capitalised_proof_block_with_its_label_also_as_a_target_is_one_target(
+    tmp_path: Path,
+):
+    """QuantEcon's eigen_I: `(lemma)=` above ```{prf:Theorem} with `:label: lemma`.
+    docutils reads directive names in any case; the label is one target, not two (the
+    build refuses a duplicate)."""
+    notebook = tmp_path / "lemma.md"
+    notebook.write_text(
+        "# Lemma\n\n```{code-cell} ipython3\nx = 1\n```\n\n(lemma)=\n"
+        "```{prf:Theorem} Neumann\n:label: lemma\n\nSums converge.\n```\n\n"
+        "By {prf:ref}`lemma`.\n"
+    )
+    text = convert(read_notebook(notebook), "Lemma", "lemma.md", "l.expected.yaml").text
+    assert "(lemma)=\n```{admonition} Theorem (Neumann)\n\nSums converge." in text
+    assert text.count("(lemma)=") == 1
+    parsed_lesson(text, tmp_path, "lemma")
+
+
 def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):
     """In a text notebook a Markdown cell spans many lines: each role's note names the
     line the role is on, not the first line of its cell."""

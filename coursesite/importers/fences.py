@@ -130,7 +130,7 @@ def directives(text: str) -> list[Directive]:
             options[option.group(1)] = option.group(2).strip()
             body = body[1:]
         directive = Directive(
-            match.group(1),
+            match.group(1).lower(),  # docutils reads names so: {prf:Theorem} is {prf:theorem}
             match.group(2).strip(),
             first,
             end,

@@ -135,8 +135,9 @@ def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str)
         here = locate(lines[directive.first].strip()) if locate else where
         kept = _replacement(directive, here, said[0], glued, place)
         label = directive.label()
-        if label is not None:
-            kept = [f"({anchor_for(label)})=", *kept]
+        above = lines[directive.first - 1].strip() if directive.first else ""
+        if label is not None and above not in (f"({label})=", f"({anchor_for(label)})="):
+            kept = [f"({anchor_for(label)})=", *kept]  # unless a target says it already
         lines[directive.first : directive.end] = [
             directive.indent + line if line else directive.indent.rstrip() for line in kept
         ]
