@@ -41,6 +41,20 @@ def test_references_outside_the_notebook_become_their_text_with_a_note_each():
     assert len(notes) == 5 and all(note.startswith("cell 2: ") for note in notes)
 
 
+def test_a_backtick_left_open_makes_no_code_of_the_paragraphs_after_it():
+    """QuantEcon writes LaTeX's quotes (``solved'') and once closed a role with a quote: a
+    code span ends with its paragraph, so the roles in later paragraphs are settled."""
+    text = (
+        "It had ``solved'' the problem.\n\nSee {eq}`my-equation' here.\n\n"
+        "Then {ref}`jit-compilation` and {ref}`plain-label`."
+    )
+    settled = settle(text, [])
+    assert settled.endswith("Then jit compilation and {ref}`plain-label`.")
+    assert "``solved''" in settled
+    # Within a paragraph a span may run over a line break: a role in it is code.
+    assert settle("A ``x\n{ref}`jit-compilation` y``.", []) == "A ``x\n{ref}`jit-compilation` y``."
+
+
 def test_code_fences_are_left_as_written():
     settled = settle(CELLS[1], [])
     assert "# {ref}`inside-code` and [a](b) stay as written" in settled

@@ -30,8 +30,11 @@ _MATH_LABEL = re.compile(r"^([ \t]*\$\$[ \t]*)\(([^()\n]+)\)([ \t]*)$", re.M)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
 # run of backticks up to the next run of the same length.
+# A code span ends with its paragraph: a backtick left open (``solved'' in LaTeX's quotes,
+# a role closed with a quote) is text, and makes no code of the paragraphs after it.
 _ROLE_OR_CODE = re.compile(
-    ROLE_SOURCE.pattern + r"|(?<!`)(?P<ticks>`+)(?!`)[\s\S]*?(?<!`)(?P=ticks)(?!`)"
+    ROLE_SOURCE.pattern
+    + r"|(?<!`)(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))*?(?<!`)(?P=ticks)(?!`)"
 )
 # A role written as reStructuredText writes it, :ref:`label`, which MyST shows as it is.
 _RST_ROLE = re.compile(r"(?<![\w:`{}]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)?):(`[^`\n]+`)")
