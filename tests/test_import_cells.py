@@ -285,3 +285,30 @@ def test_a_progress_bar_drawn_as_a_notebook_widget_becomes_the_portable_one(tmp_
     assert [note.split(":")[0] for note in notes] == ["cell 2", "cell 4"]
     assert "tqdm.notebook draws in a notebook's front end" in notes[0]
     assert "it became tqdm.auto.tqdm" in notes[1]
+
+
+# Flax's guides keep each nnx.display() output in the Markdown as treescope's HTML: a script
+# and a hidden div whose script holds the rendering, compressed.
+TREESCOPE = """\
+# Checkpoints
+
+```{code-cell} ipython3
+print(1)
+```
+
+<script> (()=>{ customElements.define("treescope-container", class {}); })(); </script>
+
+<div style="display:none"> <script type="application/octet-stream" >eNrtfet62ziy</script> </div>
+
+<div align="center"><script>draw()</script>Kept: a reader sees this.</div>
+"""
+
+
+def test_html_that_only_runs_scripts_is_left_out_and_said(tmp_path: Path):
+    path = tmp_path / "checkpoints.md"
+    path.write_text(TREESCOPE)
+    imported = convert(read_notebook(path), "Checkpoints", "c.md", "c.expected.yaml")
+    assert "treescope" not in imported.text and "eNrt" not in imported.text
+    assert "Kept: a reader sees this." in imported.text
+    scripts = [note for note in imported.notes if "HTML that runs a script" in note]
+    assert sorted(note.split(":")[0] for note in scripts) == ["line 7", "line 9"]

@@ -80,5 +80,7 @@ def html_images_as_markdown(source: str) -> tuple[str, int]:
 
 
 def shown_text(html: str) -> str:
-    """The text a browser would show of `html`: what is left without its tags."""
-    return unescape(re.sub(r"<!--.*?-->|<[^<>]*>", "", html, flags=re.S)).strip()
+    """The text a browser would show of `html`: what is left without its tags, its
+    comments, and the scripts, styles and templates it never shows as text."""
+    unseen = r"<(script|style|template)\b.*?</\1\s*>|<!--.*?-->|<[^<>]*>"
+    return unescape(re.sub(unseen, "", html, flags=re.S | re.I)).strip()

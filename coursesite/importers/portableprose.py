@@ -53,9 +53,8 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
             first, end = token.map
             if not shown_text(token.content):  # layout, a spacer, a rule: nothing to read
                 lines[first:end] = []
-                lesson.notes.append(
-                    f"{cell.where}: HTML with no text ({_first_tag(token)}) was left out"
-                )
+                where = where_in(cell, token.content.split("\n")[0])
+                lesson.notes.append(f"{where}: {_textless(token)} was left out")
                 continue
             lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
             lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
@@ -81,8 +80,14 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
 _PRESENTATIONAL = re.compile(r"^</?(?:font|span|u|small|big|center)\b[^<>]*>$", re.I)
 
 
-def _first_tag(token: Token) -> str:
-    return token.content.strip().split(">")[0].strip() + ">"
+def _textless(token: Token) -> str:
+    """What a block of HTML with no text to read is, for the report."""
+    if re.search(r"<script\b", token.content, re.I):  # treescope's, a widget's rendering
+        return (
+            "HTML that runs a script (an output the notebook stored as its rendering; pages "
+            "run no scripts, and the step's fresh output shows what the code displays)"
+        )
+    return f"HTML with no text ({token.content.strip().split('>')[0].strip()}>)"
 
 
 def _only_comments(html: str) -> bool:
