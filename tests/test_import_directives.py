@@ -486,6 +486,36 @@ def test_a_capitalised_proof_block_with_its_label_also_as_a_target_is_one_target
     parsed_lesson(text, tmp_path, "lemma")
 
 
+FIGURES = """# Spending
+
+{numref}`fig-spend` shows it; {numref}`Figure %s <fig-spend>` too.
+
+```{code-cell} ipython3
+---
+mystnb:
+  figure:
+    caption: Military spending
+    name: fig-spend
+---
+x = 1
+```
+
+As {ref}`fig-spend` showed.
+"""
+
+
+def test_a_figure_named_in_a_cells_options_is_what_numref_and_ref_reach(tmp_path: Path):
+    """QuantEcon names its figures in MyST-NB's cell options: {numref}`fig2` became the
+    bare text 'fig2'; it now links to the step that draws the figure, by its caption."""
+    notebook = tmp_path / "spend.md"
+    notebook.write_text(FIGURES)
+    text = convert(read_notebook(notebook), "Spending", "spend.md", "s.expected.yaml").text
+    assert "(fig-spend)=\n:::{step} 1." in text
+    body = text.split("\n---\n", 1)[1]  # after the front matter, whose summary quotes one
+    assert body.count("{ref}`Military spending <fig-spend>`") == 3, body
+    parsed_lesson(text, tmp_path, "spend")
+
+
 def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):
     """In a text notebook a Markdown cell spans many lines: each role's note names the
     line the role is on, not the first line of its cell."""

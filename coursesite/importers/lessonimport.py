@@ -80,6 +80,9 @@ def convert(
     labels = NotebookLabels.of(
         [cell.source for cell in markdown if cell.kind == "markdown"], keeps_title
     )
+    for cell in cells:
+        if cell.kind == "code" and cell.figure_label:
+            labels.add_figure(cell.figure_label, cell.alt)
     glued = Glued.of([cell.source for cell in cells if _runs_through(cell)])
     lesson.devices = DeviceNeed.of(cells)
     lesson.notes += device_note(lesson.devices)
@@ -142,6 +145,7 @@ def convert(
             shown = converted.shown if converted else cell.source
             fence = _fenced(shown, "python norun")
             fence += _stored_text(cell, lesson.notes)
+            fence = _figure_target(cell, labels) + fence
             (build_run if number else understand).append(f"{closing_line}\n\n{fence}".strip())
             heading = prose_before = closing_line = ""
             if converted is None:
@@ -166,7 +170,8 @@ def convert(
         number += 1
         drawers = drawing_functions(lesson.code)
         tags = fold_tags(cell, lesson.notes)
-        build_run.append(_step(number, block_title, code, cell, raises, tags, drawers))
+        step = _step(number, block_title, code, cell, raises, tags, drawers)
+        build_run.append(_figure_target(cell, labels) + step)
         lesson.steps.append((number, cell.where, code))
         if raises:
             lesson.notes.append(
@@ -348,6 +353,12 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     if not converted.shown_only:
         lesson.code.append(converted.code)
     return converted
+
+
+def _figure_target(cell: Cell, labels: NotebookLabels) -> str:
+    """The target line of the figure the cell draws, named in its MyST-NB options: what
+    {numref} and {ref} to that name reach (references.py)."""
+    return f"({labels.anchors[cell.figure_label]})=\n" if cell.figure_label else ""
 
 
 def _step(

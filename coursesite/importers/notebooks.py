@@ -46,6 +46,7 @@ class Cell:
     drew: bool = False  # the stored outputs hold an image (a figure, a displayed image)
     tags: tuple[str, ...] = ()
     alt: str = ""  # the text alternative its metadata gives what it draws (figure_alt)
+    figure_label: str = ""  # the name MyST-NB's `figure` option gives it, for {numref}
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
     unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
     dropped: list[str] = field(default_factory=list)  # what it has that a lesson leaves out
@@ -161,6 +162,7 @@ def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
             where,
             tags=tuple(tags),
             alt=figure_alt(metadata),
+            figure_label=figure_label(metadata),
             dropped=dropped_options(metadata),
         )
         if cell["cell_type"] == "code":
@@ -385,7 +387,7 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
     header are read for tags."""
     body = content.splitlines()
     tags: tuple[str, ...] = ()
-    alt = ""
+    alt = label = ""
     dropped: list[str] = []
     if body and body[0].strip() == "---":
         closing = next((i for i, row in enumerate(body[1:], 1) if row.strip() == "---"), None)
@@ -394,6 +396,7 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
         options = _yaml_mapping("\n".join(body[1:closing]), path, line + 2, "code cell options")
         tags, body = _tags(options.get("tags"), path, line), body[closing + 1 :]
         alt, dropped = figure_alt(options), dropped_options(options)
+        label = figure_label(options)
     else:
         at = line + 1
         while body and body[0].startswith(":") and ":" in body[0][1:]:
@@ -401,7 +404,15 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
             if key.strip() == "tags":
                 tags = _tags(_yaml(value, path, at), path, at)
             body, at = body[1:], at + 1
-    return Cell("code", "\n".join(body), f"line {line}", tags=tags, alt=alt, dropped=dropped)
+    return Cell(
+        "code",
+        "\n".join(body),
+        f"line {line}",
+        tags=tags,
+        alt=alt,
+        figure_label=label,
+        dropped=dropped,
+    )
 
 
 # MyST-NB's cell options a lesson has a place for (figure_alt).
@@ -429,6 +440,17 @@ def figure_alt(options: dict) -> str:
             entry = where.get(key)
             if isinstance(entry, dict) and isinstance(entry.get(field_name), str):
                 return " ".join(entry[field_name].split())
+    return ""
+
+
+def figure_label(options: dict) -> str:
+    """The label MyST-NB's cell options give the figure a cell draws, which {numref} and
+    {ref} reach (`mystnb: {figure: {name}}`, or the older top-level `figure:`)."""
+    mystnb = options.get("mystnb")
+    for where in (mystnb if isinstance(mystnb, dict) else {}, options):
+        figure = where.get("figure")
+        if isinstance(figure, dict) and isinstance(figure.get("name"), str):
+            return figure["name"].strip()
     return ""
 
 

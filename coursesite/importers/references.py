@@ -95,6 +95,11 @@ class NotebookLabels:
                 labels.shown[label] = shown or _words(label)
         return labels
 
+    def add_figure(self, label: str, caption: str) -> None:
+        """A figure a code cell draws, named in its options: its step is the target."""
+        self.anchors[label] = anchor_for(label)
+        self.shown[label] = caption or _words(label)
+
 
 def _definition_name(name: str) -> str:
     return " ".join(name.split()).casefold()
