@@ -367,3 +367,24 @@ def test_code_that_worked_under_other_versions_is_told_why_it_fails_here():
     assert failed("TypeError: unsupported operand type(s) for +: 'int' and 'str'").hint.startswith(
         "fix the code"
     )
+
+
+def test_a_library_saying_it_no_longer_does_what_the_line_asks_is_another_version():
+    """Flax's bridge guide: `variable += x` raises "In-place operations are no longer
+    supported for Variable" from inside flax: the version's, said with what to do."""
+    quoted = (
+        '  File "lesson.md", line 9, in <module>\n    count += 1\n'
+        '  File "/venv/lib/python3.11/site-packages/numpy/core/variablelib.py", line 80, '
+        "in __iadd__\n"
+    )
+    message = "NotImplementedError: In-place operations are no longer supported for Variable."
+    hint = failed(message, traceback=quoted).hint
+    assert hint.startswith(
+        "the installed numpy says it no longer does what this line asks: the code was written "
+        "for an older version of numpy (installed: "
+    ), hint
+    # The same words from the lesson's own code, or other words from a library, are the code's.
+    own = '  File "lesson.md", line 9, in <module>\n    raise NotImplementedError(...)\n'
+    assert failed(message, traceback=own).hint.startswith("fix the code")
+    other = "NotImplementedError: In-place operations need a copy."
+    assert failed(other, traceback=quoted).hint.startswith("fix the code")

@@ -115,6 +115,7 @@ def _hint(failure: dict, job: FailedJob) -> str:
         or device_count_hint(message)
         or _keyword_hint(failure)
         or old_code_hint(message)
+        or _retired_hint(failure)
     ):
         return library
     if undefined := UNDEFINED_NAME.match(message):
@@ -285,6 +286,27 @@ def _library_hint(failure: dict) -> str:
             "name) and build again"
         )
     return ""
+
+
+# A library saying that what the code asks of it is gone: Flax's "In-place operations are
+# no longer supported for Variable", "... has been removed", "... is deprecated".
+_RETIRED = re.compile(
+    r"\bno longer (?:supported|available|allowed|accepted)\b|\bhas been removed\b|"
+    r"\bwas removed\b|\bis deprecated\b|\bhas been deprecated\b",
+    re.I,
+)
+
+
+def _retired_hint(failure: dict) -> str:
+    """For a library that raised because the code asks what its installed version retired."""
+    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
+    if not frames or not _RETIRED.search(failure["message"]):
+        return ""
+    return (
+        f"the installed {frames[-1]} says it no longer does what this line asks: the code was "
+        f"written for an older version of {installed_version(frames[-1])}; change it as the "
+        "message says, or install the version it was written for"
+    )
 
 
 _LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\]site-packages[/\\](\w+)[/\\]')
