@@ -235,10 +235,8 @@ def _instance_of_installed(failure: dict, name: str) -> Lacked | None:
     """An installed package's object that lacks `name` where the lesson's line asks for it
     (runner: `attribute_of`, which leaves out a name close to one it has: a typo)."""
     owner = failure.get("attribute_of") or ""
-    package, _, _ = owner.partition(".")
-    if not owner:
-        return None
-    if not _third_party(package):
+    package = owner.partition(".")[0]
+    if not owner or not _third_party(package):
         return None
     return Lacked(package, f"{owner.rpartition('.')[2]}.{name}")
 
