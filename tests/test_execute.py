@@ -184,6 +184,20 @@ def test_a_step_raising_a_class_its_code_never_imports_keeps_main_py_running(cou
     assert "except JSONDecodeError" not in main_py
 
 
+def test_a_step_raising_another_exception_than_declared_is_told_to_swap_the_name(
+    course_folder,
+):
+    """Lineax's notebook stored XlaRuntimeError; the installed equinox raises its own
+    EquinoxRuntimeError for the same failure: the hint names both, and what to write."""
+    step = RAISING_STEP.replace(":raises: ZeroDivisionError", ":raises: KeyError")
+    error = failure(course_folder, replace_block(authoring_example(), ":::{step} 2.", step))
+    assert error.message.startswith("step 2 failed: ZeroDivisionError")
+    assert error.hint.startswith(
+        "the block declares ':raises: KeyError', and raised ZeroDivisionError instead"
+    ), error.hint
+    assert "write ':raises: ZeroDivisionError' in its place" in error.hint
+
+
 FUTURE_STEPS = """:::{step} 2. Batch and check
 ```python
 from __future__ import annotations

@@ -144,6 +144,13 @@ def _hint(failure: dict, job: FailedJob) -> str:
             "list it there (a folder: each of its files), or make the code create it before "
             f"this line; {declare}"
         )
+    if (declared := failure.get("declared")) and exception:
+        return (
+            f"the block declares ':raises: {declared}', and raised {exception} instead (another "
+            "version of a library may raise another exception for the same failure, as a "
+            f"notebook's stored run shows): if {exception} is what it shows, write "
+            f"':raises: {exception}' in its place; else fix the code"
+        )
     return f"fix the code; {declare}" if exception else "fix the code"
 
 

@@ -379,6 +379,7 @@ def describe_failure(error, source, block):
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
         "network": network.read_the_network(error),
         "attribute_of": _attribute_owner(error, frames, source),
+        "declared": block.get("raises") or "",  # what it should have raised instead
         "positions": [
             [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
         ],
