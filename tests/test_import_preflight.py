@@ -458,3 +458,26 @@ def test_data_services_clients_are_network_reads_by_what_they_call():
     found = NetworkReads().scan(code)
     assert [line for line, _ in found] == [4, 5, 6, 7, 8]
     assert found[2][1] == "yf.download()"
+
+
+def test_modules_from_a_folder_the_code_puts_on_sys_path_are_no_packages_to_install(
+    course_folder,
+):
+    """Flax's Gemma guide appends a cloned examples folder to sys.path and imports
+    `params` and `sampler` from it: the report says so, and --install asks pip for neither
+    (PyPI's namesakes are other projects). A later step's missing package is still one."""
+    cells = [
+        "import sys\nsys.path.append('/nowhere/examples/gemma')\n"
+        "import zz_gemma_params as params\nfrom zz_gemma_sampler import Sampler\nimport numpy",
+    ]
+    course_folder.write(authoring_example())
+    notebook(course_folder.root / "gemma.ipynb", cells)
+    done = course_folder.cli("import", "gemma.ipynb", "--phase", "02", "--install")
+    assert done.returncode == 0, done.stderr
+    assert "cell 3: step 1 puts a folder on sys.path and imports zz_gemma_params, " in done.stdout
+    assert "zz_gemma_sampler from it, which no package here provides" in done.stdout
+    assert "installing " not in done.stderr and "pip install zz_gemma" not in done.stdout
+    notebook(course_folder.root / "later.ipynb", [*cells, "import zz_not_installed_package"])
+    done = course_folder.cli("import", "later.ipynb", "--phase", "02", "--install")
+    (asked,) = [line for line in done.stderr.splitlines() if line.startswith("installing ")]
+    assert asked.startswith("installing zz-not-installed-package with pip"), asked

@@ -32,6 +32,7 @@ from coursesite.importers.lessonimport import (
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
+from coursesite.importers.pathmodules import modules_from_added_paths
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
@@ -162,6 +163,9 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
         )
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
     own = _own_modules(lesson, folder, request.notebook.parent)
+    from_paths = modules_from_added_paths(lesson.steps)
+    lesson.notes += _from_added_paths(from_paths)
+    own |= set(from_paths)  # no package to install: pip's namesakes are other projects
     requirements, modules = _to_install(request, lesson, own)
     installation = install(requirements, modules)
     lesson.notes += _unimportable(installation)
@@ -226,6 +230,20 @@ def _unimportable(installation: Installation) -> list[str]:
             "versions the notebook was written for, and import again"
         )
     return notes
+
+
+def _from_added_paths(found: dict[str, tuple[int, str]]) -> list[str]:
+    """What the build fails on for want of a folder the code puts on sys.path."""
+    steps: dict[tuple[int, str], list[str]] = {}
+    for module, step in found.items():
+        steps.setdefault(step, []).append(module)
+    return [
+        f"{where}: step {number} puts a folder on sys.path and imports {', '.join(modules)} "
+        "from it, which no package here provides and the build's folder lacks: save those "
+        "modules beside the notebook and import again (the import brings them along), or "
+        "install the package they come from; the step fails until then"
+        for (number, where), modules in steps.items()
+    ]
 
 
 def _own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:

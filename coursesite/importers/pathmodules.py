@@ -1,0 +1,60 @@
+"""Modules a notebook imports from a folder its own code puts on `sys.path`: Flax's Gemma
+guide clones the Flax repository, appends its `examples/gemma` folder to `sys.path`, and
+imports `params`, `sampler` and `transformer` from there. Those are no packages to
+install: PyPI's `params` or `transformer` are other projects altogether, which `--install`
+must never fetch for them, and the build's "pip install params" would send the author
+the same wrong way. The import names the folder's modules instead, and what to do.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+
+# A call that puts a folder where imports look: sys.path.append/insert/extend, addsitedir.
+_ADDS_PATH = ("sys.path.append", "sys.path.insert", "sys.path.extend", "site.addsitedir")
+
+
+def modules_from_added_paths(steps: list[tuple[int, str, str]]) -> dict[str, tuple[int, str]]:
+    """Each module that a step adding a folder to sys.path imports, and that nothing
+    installed provides: module -> (the step's number, where it is in the notebook). Only
+    that step's: a later step's missing module may well be a package to install."""
+    found: dict[str, tuple[int, str]] = {}
+    for number, where, code in steps:
+        if _adds_path(code):
+            for module in _imported(code):
+                if module not in found and not _installed(module):
+                    found[module] = (number, where)
+    return found
+
+
+def _adds_path(code: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(
+        isinstance(node, ast.Call) and ast.unparse(node.func) in _ADDS_PATH
+        for node in ast.walk(tree)
+    )
+
+
+def _imported(code: str) -> list[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module.split(".")[0])
+    return names
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
