@@ -9,7 +9,9 @@ the same wrong way. The import names the folder's modules instead, and what to d
 from __future__ import annotations
 
 import ast
-import importlib.util
+
+from coursesite.execution.dependencies import modules_imported_by
+from coursesite.execution.missingmodules import is_installed
 
 # A call that puts a folder where imports look: sys.path.append/insert/extend, addsitedir.
 _ADDS_PATH = ("sys.path.append", "sys.path.insert", "sys.path.extend", "site.addsitedir")
@@ -22,8 +24,8 @@ def modules_from_added_paths(steps: list[tuple[int, str, str]]) -> dict[str, tup
     found: dict[str, tuple[int, str]] = {}
     for number, where, code in steps:
         if _adds_path(code):
-            for module in _imported(code):
-                if module not in found and not _installed(module):
+            for module in sorted(modules_imported_by((code,))):
+                if module not in found and not is_installed(module):
                     found[module] = (number, where)
     return found
 
@@ -37,24 +39,3 @@ def _adds_path(code: str) -> bool:
         isinstance(node, ast.Call) and ast.unparse(node.func) in _ADDS_PATH
         for node in ast.walk(tree)
     )
-
-
-def _imported(code: str) -> list[str]:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [alias.name.split(".")[0] for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module.split(".")[0])
-    return names
-
-
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
