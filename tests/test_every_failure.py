@@ -524,6 +524,20 @@ def test_an_installed_packages_object_lacking_an_attribute_is_another_version(co
     assert build_errors(course_folder, stdlib)[0].hint.startswith("fix the code")
 
 
+def test_code_that_waits_for_someone_to_type_is_told_the_build_has_no_keyboard(course_folder):
+    """Flax's Gemma guide calls kagglehub.login(), which asks for a token with getpass: a
+    bare EOFError in the build, whose cause is the missing keyboard, not the code."""
+    prompts = ("name = input('Your name: ')", "import getpass\ntoken = getpass.getpass()")
+    for prompt in prompts:
+        (error,) = build_errors(course_folder, with_steps("import os", prompt, "print(1)"))
+        assert error.message.startswith("step 3 failed: EOFError"), error.message
+        assert error.hint.startswith("the code waits for someone to type"), error.hint
+    # An EOFError of the code's own (a pickle cut short) is the code's.
+    cut = "import pickle, io\npickle.load(io.BytesIO(b''))"
+    (own,) = build_errors(course_folder, with_steps("import os", cut, "print(1)"))
+    assert own.hint.startswith("fix the code"), own.hint
+
+
 def test_a_read_through_a_name_made_from_the_unwritten_path_is_its_consequence(course_folder):
     """Orbax's format guide builds a TensorStore spec from the checkpoint's path, then
     reads it: the spec is made of the path the failed save never wrote."""

@@ -116,6 +116,7 @@ def _hint(failure: dict, job: FailedJob) -> str:
         or _keyword_hint(failure)
         or old_code_hint(message)
         or _retired_hint(failure)
+        or _keyboard_hint(failure)
     ):
         return library
     if undefined := UNDEFINED_NAME.match(message):
@@ -311,6 +312,25 @@ def _retired_hint(failure: dict) -> str:
         f"the installed {frames[-1]} says it no longer does what this line asks: the code was "
         f"written for an older version of {installed_version(frames[-1])}; change it as the "
         "message says, or install the version it was written for"
+    )
+
+
+# Where Python reads the keyboard: input() ends with EOFError when nobody can type.
+_KEYBOARD = re.compile(r"\bin (?:_raw_input|unix_getpass|win_getpass|fallback_getpass)\b|\binput\(")
+
+
+def _keyboard_hint(failure: dict) -> str:
+    """For code that waits for someone to type (input(), a library's login prompt): a
+    notebook has a person at its keyboard; a build has none, and stdin is empty."""
+    if not failure["message"].startswith("EOFError") or not _KEYBOARD.search(
+        failure.get("traceback") or ""
+    ):
+        return ""
+    return (
+        "the code waits for someone to type (input(), or a login prompt that asks for a "
+        "password or token), and a build has no keyboard: give the value another way (an "
+        "environment variable the code reads, a file listed in the front matter's files:), "
+        "or show the step without running it, in a ```python norun fence"
     )
 
 
