@@ -55,6 +55,17 @@ def test_a_backtick_left_open_makes_no_code_of_the_paragraphs_after_it():
     assert settle("A ``x\n{ref}`jit-compilation` y``.", []) == "A ``x\n{ref}`jit-compilation` y``."
 
 
+def test_a_role_whose_text_runs_over_a_line_break_is_settled_too():
+    """QuantEcon's heavy_tails: {doc}`our lecture\non probability <prob_dist>`, which
+    MyST reads as one role (a code span may hold a line break)."""
+    notes: list[str] = []
+    text = "As in {doc}`our lecture\non probability <prob_dist>`.\n\nNext {ref}`a\n\nb`."
+    settled = settle(text, notes)
+    assert settled.startswith("As in our lecture\non probability.\n\n"), settled
+    assert settled.endswith("Next {ref}`a\n\nb`.")  # no role past its paragraph
+    assert len(notes) == 1 and "{doc}" in notes[0]
+
+
 def test_code_fences_are_left_as_written():
     settled = settle(CELLS[1], [])
     assert "# {ref}`inside-code` and [a](b) stay as written" in settled

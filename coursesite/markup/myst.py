@@ -31,7 +31,8 @@ LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
 
 _EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\Z", re.S)
 # A role in Markdown source: `{name}`content``, with a single backtick pair.
-ROLE_SOURCE = re.compile(r"\{([A-Za-z0-9_+:-]+)\}`([^`\n]+)`")
+# Its text may run over a line break, as a code span does, but not past its paragraph.
+ROLE_SOURCE = re.compile(r"\{([A-Za-z0-9_+:-]+)\}`((?:[^`\n]|\n(?![ \t]*\n))+)`")
 TARGET_LINE = re.compile(r"^ {0,3}\(([^()\n]+)\)=[ \t]*\n?", re.M)
 # A role's opening: its name in braces and the backticks after it.
 _ROLE_OPENING = re.compile(r"\{([a-zA-Z0-9_+:-]+)\}(`+)")
