@@ -66,3 +66,12 @@ def test_the_setup_goes_after_future_imports_and_is_nothing_for_one_device():
     assert lines[-1] == "import jax" and f"--{FLAG}=8" in code
     one = devices_needed(["jax.make_mesh((1,), ('a',))"])
     assert with_device_setup("import jax", one) == "import jax"
+
+
+def test_the_call_asking_is_quoted_on_one_line_however_the_code_wraps_it():
+    """Flax's optimization cookbook wraps jax.make_mesh over two lines: the report's note
+    quoted it with the line break and the continuation's indent."""
+    wrapped = 'mesh = jax.make_mesh((2, 4), ("x", "y"),\n                     axis_types=(1, 1))'
+    assert devices_needed([wrapped]).asked_by == (
+        'jax.make_mesh((2, 4), ("x", "y"), axis_types=(1, 1))'
+    )

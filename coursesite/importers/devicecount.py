@@ -54,7 +54,8 @@ def devices_needed(sources: list[str]) -> DeviceNeed:
         for node in ast.walk(tree):
             count = _asked(node)
             if count > best.count:
-                text = ast.get_source_segment(python, node) or ""
+                # One line of the report, however the call is wrapped in the code.
+                text = " ".join((ast.get_source_segment(python, node) or "").split())
                 best = DeviceNeed(count, text if len(text) <= 80 else text[:77] + "...")
     return best
 
