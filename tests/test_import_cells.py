@@ -312,3 +312,24 @@ def test_html_that_only_runs_scripts_is_left_out_and_said(tmp_path: Path):
     assert "Kept: a reader sees this." in imported.text
     scripts = [note for note in imported.notes if "HTML that runs a script" in note]
     assert sorted(note.split(":")[0] for note in scripts) == ["line 7", "line 9"]
+
+
+def test_the_section_that_leads_into_the_first_step_goes_above_it(tmp_path: Path):
+    """Lineax's operators notebook: an introduction, then '## Arithmetic' and 'To begin
+    with, they support arithmetic:' above the first cell, which that heading titles. The
+    section is the step's lead-in, not what the lesson is about."""
+    path = tmp_path / "operators.md"
+    path.write_text(
+        "# Operators\n\nLineax offers linear operators.\n\n(arith)=\n## Arithmetic\n\n"
+        "To begin with, they add:\n\n```{code-cell} ipython3\nx = 1 + 1\n```\n"
+    )
+    text = convert(read_notebook(path), "Operators", "o.md", "o.expected.yaml").text
+    understand, build_run = text.split("# Understand", 1)[1].split("# Build & Run")
+    assert understand.strip() == "Lineax offers linear operators."
+    assert build_run.strip().startswith(
+        "(arith)=\n## Arithmetic\n\nTo begin with, they add:\n\n:::{step} 1. Arithmetic"
+    ), build_run
+    # When the section is all the introduction says, it stays: Understand is never empty.
+    path.write_text("# Operators\n\n## Setup\n\nFirst:\n\n```{code-cell} ipython3\nx = 1\n```\n")
+    text = convert(read_notebook(path), "Operators", "o.md", "o.expected.yaml").text
+    assert "## Setup\n\nFirst:" in text.split("# Build & Run")[0]

@@ -57,6 +57,7 @@ from coursesite.importers.titles import (
     title_heading,
 )
 from coursesite.markup.markdown import slugify
+from coursesite.markup.myst import TARGET_LINE
 
 __all__ = ["ImportedLesson", "convert", "lesson_slug", "notebook_title"]
 
@@ -158,6 +159,7 @@ def convert(
             continue
         block_title = heading_title(heading) if heading else ""
         block_title = block_title or step_title(prose_before, cell.source)
+        lead_in = heading if heading and not closing_line else ""  # a section, prose under it
         heading = prose_before = closing_line = ""  # the next block's title: the Markdown above it
         # A cell whose stored run failed, or that a MyST notebook tags as failing, stays in
         # its place: what it defined before failing is there for the cells after it.
@@ -167,6 +169,8 @@ def convert(
             prelude = False
         elif not number and _imports_only(code) and not "".join(understand).strip():
             prelude, prelude_at = True, len(build_run) + 1
+        elif not number and lead_in:
+            _lead_into_first_step(understand, build_run, lead_in)
         number += 1
         drawers = drawing_functions(lesson.code)
         tags = fold_tags(cell, lesson.notes)
@@ -291,6 +295,25 @@ def _end_prelude(understand: list[str], build_run: list[str], start: int) -> Non
     moved = build_run[start:-1] if len(build_run) - start > 1 else build_run[start:]
     understand.extend(moved)
     del build_run[start : start + len(moved)]
+
+
+def _lead_into_first_step(understand: list[str], build_run: list[str], heading: str) -> None:
+    """Move the introduction's last section, the one whose heading titles the first step
+    ("## Arithmetic", then "To begin with, they support arithmetic:"), above that step in
+    Build & Run, when the introduction says something before it: the section leads into
+    the code, and Understand keeps what the lesson is about."""
+    lines = "\n\n".join(part for part in understand if part.strip()).split("\n")
+    titled = re.compile(rf"#{{2,6}} {re.escape(heading)}")
+    at = next((i for i in reversed(range(len(lines))) if titled.fullmatch(lines[i])), None)
+    if at is None:
+        return
+    while at and TARGET_LINE.fullmatch(lines[at - 1] + "\n"):  # its labels go with it
+        at -= 1
+    before = "\n".join(lines[:at]).strip()
+    if not re.search(r"\w", TARGET_LINE.sub("", before)):
+        return  # the section is all the introduction says: it stays in Understand
+    understand[:] = [before]
+    build_run.insert(0, "\n".join(lines[at:]).strip())
 
 
 def _imports_only(code: str) -> bool:
