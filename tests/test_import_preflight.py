@@ -481,3 +481,13 @@ def test_modules_from_a_folder_the_code_puts_on_sys_path_are_no_packages_to_inst
     done = course_folder.cli("import", "later.ipynb", "--phase", "02", "--install")
     (asked,) = [line for line in done.stderr.splitlines() if line.startswith("installing ")]
     assert asked.startswith("installing zz-not-installed-package with pip"), asked
+
+
+def test_a_step_that_is_not_valid_python_is_reported_at_its_line(course_folder):
+    """QuantEcon's lake_model opens a cell with four backticks and closes it with three:
+    the prose after it runs on as code. The build refuses that; the report says so first."""
+    cells = ["x = 1", "y = 2\nThis line is prose that ran on.\nz = 3"]
+    report, lesson = imported(course_folder, cells)
+    at = line_of(lesson, "This line is prose that ran on.")
+    assert f"cell 5, lesson line {at}: step 2 is not valid Python (invalid syntax)" in report
+    assert "step 1 is not valid Python" not in report

@@ -37,7 +37,7 @@ from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.rootpaths import from_project_root
-from coursesite.importers.steplines import lesson_line
+from coursesite.importers.steplines import lesson_line, syntax_notes
 from coursesite.lesson.completeness import PLACEHOLDER
 
 if TYPE_CHECKING:
@@ -156,6 +156,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.text, renamed = distinct_labels(lesson.text, labels, slug)
     lesson.notes += renamed
     lesson.notes += brought.notes + network_notes(lesson.text, lesson.steps)
+    lesson.notes += syntax_notes(lesson.text, lesson.steps)
     if slug != first_choice:
         lesson.notes.append(
             f"a lesson with the slug '{first_choice}' is already listed: this one is '{slug}' "

@@ -6,6 +6,8 @@ to it; the steps are written as `:::{step} N. Title` followed by a code fence.
 
 from __future__ import annotations
 
+import ast
+
 
 def lesson_line(text: str, number: int, offset: int) -> int:
     """The line of `text` (from 1) holding line `offset` (from 0) of step `number`'s code."""
@@ -13,3 +15,20 @@ def lesson_line(text: str, number: int, offset: int) -> int:
     start = next(at for at, line in enumerate(lines) if line.startswith(f":::{{step}} {number}. "))
     fence = next(at for at in range(start, len(lines)) if lines[at].startswith("```"))
     return fence + 2 + offset
+
+
+def syntax_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
+    """A report line for each step (number, cell.where, code) that is not valid Python, at
+    its line in the lesson `text`: the build refuses it before running anything."""
+    notes = []
+    for number, where, code in steps:
+        try:
+            ast.parse(code)
+        except SyntaxError as problem:
+            line = lesson_line(text, number, max(0, (problem.lineno or 1) - 1))
+            notes.append(
+                f"{where}, lesson line {line}: step {number} is not valid Python "
+                f"({problem.msg}), which the build refuses: fix it there (a code fence "
+                "closed with fewer backticks than opened it runs on into the prose)"
+            )
+    return notes
