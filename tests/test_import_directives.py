@@ -514,6 +514,12 @@ def test_a_figure_named_in_a_cells_options_is_what_numref_and_ref_reach(tmp_path
     body = text.split("\n---\n", 1)[1]  # after the front matter, whose summary quotes one
     assert body.count("{ref}`Military spending <fig-spend>`") == 3, body
     parsed_lesson(text, tmp_path, "spend")
+    # QuantEcon's inequality names two figures alike: a book warns; one target is kept.
+    notebook.write_text(FIGURES + FIGURES.split("\n", 2)[2].replace("x = 1", "y = 2"))
+    imported = convert(read_notebook(notebook), "Spending", "spend.md", "s.expected.yaml")
+    assert imported.text.count("(fig-spend)=") == 1
+    assert any("its figure's name fig-spend is an earlier cell's too" in n for n in imported.notes)
+    parsed_lesson(imported.text, tmp_path / "twice", "spend")
 
 
 def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):

@@ -292,3 +292,19 @@ def test_references_to_a_labelled_formula_reach_it_and_say_equation():
     assert settle_references(cells[1], labels, "cell 2", notes) == (
         "By {ref}`(prodfn) <eq:prodfn>`, {ref}`(budget line) <budget-line>` and in-code."
     )
+
+
+def test_a_label_a_heading_above_it_took_as_its_anchor_is_renamed_with_its_references():
+    """QuantEcon's inequality: '## Top shares', then a formula labelled top-shares. Sphinx
+    keeps the two apart; a page has one set of anchors, and the build refused the label."""
+    from coursesite.importers.courselabels import distinct_labels, heading_anchors
+
+    text = "## Top shares\n\n(top-shares)=\n$$x$$\n\nSee {ref}`top-shares`.\n\n(own)=\n## Own\n"
+    taken = heading_anchors(text)
+    assert taken == {"top-shares"}  # a label above its own heading is that heading's
+    renamed, notes = distinct_labels(text, taken, "ineq", "a heading of the lesson")
+    assert "(ineq-top-shares)=\n$$x$$" in renamed and "{ref}`ineq-top-shares`" in renamed
+    assert notes == [
+        "the label top-shares names a heading of the lesson already: here it is "
+        "ineq-top-shares, and so are this lesson's references to it"
+    ]

@@ -26,9 +26,28 @@ def course_labels(sources: list[Path]) -> set[str]:
     return labels
 
 
-def distinct_labels(text: str, taken: set[str], slug: str) -> tuple[str, list[str]]:
-    """`text` with each of its labels that the course has already renamed, references
-    within it too; the report's lines."""
+def heading_anchors(text: str) -> set[str]:
+    """The labels of `text` that a heading above them has taken as its anchor already
+    (markdown.slugify): Sphinx keeps labels and section ids apart; a page has one set of
+    anchors, and the build refuses such a label ('## Top shares', then `:label: top-shares`)."""
+    from coursesite.markup.markdown import plain_text, slugify
+
+    taken: set[str] = set()
+    for target in TARGET.finditer(text):
+        above = _HEADING.findall(text, 0, target.start())
+        if target.group(1) in {slugify(plain_text(title)) for title in above}:
+            taken.add(target.group(1))
+    return taken
+
+
+_HEADING = re.compile(r"^#{2,6} +(.+?) *#*$", re.M)
+
+
+def distinct_labels(
+    text: str, taken: set[str], slug: str, held: str = "a place in another lesson of the course"
+) -> tuple[str, list[str]]:
+    """`text` with each of its labels that is `taken` already (by the course, or by what
+    `held` says) renamed, references within it too; the report's lines."""
     notes = []
     for label in dict.fromkeys(TARGET.findall(text)):
         if label not in taken:
@@ -43,7 +62,7 @@ def distinct_labels(text: str, taken: set[str], slug: str) -> tuple[str, list[st
         text = text.replace(f"](#{label})", f"](#{new})")
         taken.add(new)
         notes.append(
-            f"the label {label} names a place in another lesson of the course already: here "
-            f"it is {new}, and so are this lesson's references to it"
+            f"the label {label} names {held} already: here it is {new}, and so are this "
+            "lesson's references to it"
         )
     return text, notes

@@ -15,7 +15,7 @@ from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
-from coursesite.importers.courselabels import course_labels, distinct_labels
+from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
 from coursesite.importers.includes import inline_includes
 from coursesite.importers.installing import (
     Installation,
@@ -153,7 +153,10 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
     lesson.text = with_listed(lesson.text, brought.listed, linked.written)
     labels = course_labels([ref.source for ref in course.lessons])
-    lesson.text, renamed = distinct_labels(lesson.text, labels, slug)
+    anchors = heading_anchors(lesson.text)
+    lesson.text, renamed = distinct_labels(lesson.text, anchors, slug, "a heading of the lesson")
+    lesson.text, renamed_too = distinct_labels(lesson.text, labels, slug)
+    renamed += renamed_too
     lesson.notes += renamed
     lesson.notes += brought.notes + network_notes(lesson.text, lesson.steps)
     lesson.notes += syntax_notes(lesson.text, lesson.steps)

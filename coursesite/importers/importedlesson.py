@@ -21,4 +21,5 @@ class ImportedLesson:
     code: list[str] = field(default_factory=list)  # every step's code, in order
     printed: dict[str, int] = field(default_factory=dict)  # cell.where: longest stored output
     steps: list[tuple[int, str, str]] = field(default_factory=list)  # (number, cell.where, code)
+    figure_labels: set[str] = field(default_factory=set)  # the figures' names given a target
     devices: DeviceNeed = field(default_factory=DeviceNeed)  # made by the first step, on CPUs

@@ -146,7 +146,7 @@ def convert(
             shown = converted.shown if converted else cell.source
             fence = _fenced(shown, "python norun")
             fence += _stored_text(cell, lesson.notes)
-            fence = _figure_target(cell, labels) + fence
+            fence = _figure_target(cell, labels, lesson) + fence
             (build_run if number else understand).append(f"{closing_line}\n\n{fence}".strip())
             heading = prose_before = closing_line = ""
             if converted is None:
@@ -175,7 +175,7 @@ def convert(
         drawers = drawing_functions(lesson.code)
         tags = fold_tags(cell, lesson.notes)
         step = _step(number, block_title, code, cell, raises, tags, drawers)
-        build_run.append(_figure_target(cell, labels) + step)
+        build_run.append(_figure_target(cell, labels, lesson) + step)
         lesson.steps.append((number, cell.where, code))
         if raises:
             lesson.notes.append(
@@ -378,10 +378,21 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     return converted
 
 
-def _figure_target(cell: Cell, labels: NotebookLabels) -> str:
+def _figure_target(cell: Cell, labels: NotebookLabels, lesson: ImportedLesson) -> str:
     """The target line of the figure the cell draws, named in its MyST-NB options: what
-    {numref} and {ref} to that name reach (references.py)."""
-    return f"({labels.anchors[cell.figure_label]})=\n" if cell.figure_label else ""
+    {numref} and {ref} to that name reach (references.py). A name an earlier cell gave
+    its figure too (a book only warns) stays that one's: the build refuses a duplicate."""
+    label = cell.figure_label
+    if not label:
+        return ""
+    if label in lesson.figure_labels:
+        lesson.notes.append(
+            f"{cell.where}: its figure's name {label} is an earlier cell's too: references "
+            "to it reach that one; name this figure otherwise in the notebook if they should not"
+        )
+        return ""
+    lesson.figure_labels.add(label)
+    return f"({labels.anchors[label]})=\n"
 
 
 def _step(
