@@ -491,3 +491,30 @@ def test_a_step_that_is_not_valid_python_is_reported_at_its_line(course_folder):
     at = line_of(lesson, "This line is prose that ran on.")
     assert f"cell 5, lesson line {at}: step 2 is not valid Python (invalid syntax)" in report
     assert "step 1 is not valid Python" not in report
+
+
+def test_a_stored_xla_runtime_error_is_declared_as_the_runtime_error_all_its_heirs_are(
+    course_folder,
+):
+    """Lineax and Optimistix notebooks stored XlaRuntimeError where the installed Equinox
+    raises EquinoxRuntimeError for the same failure: both are RuntimeErrors, and the step
+    declares that, so the imported lesson builds."""
+    from nbformat.v4 import new_output
+
+    course_folder.write(authoring_example())
+    kernel = {"name": "python3", "language": "python", "display_name": "Py"}
+    book = new_notebook(metadata={"kernelspec": kernel})
+    failing = new_code_cell(
+        "class EquinoxRuntimeError(RuntimeError):\n    pass\n\n"
+        "raise EquinoxRuntimeError('The maximum number of steps was reached')",
+        outputs=[new_output("error", ename="XlaRuntimeError", evalue="steps", traceback=[])],
+    )
+    book.cells = [new_markdown_cell("# Roots\n\nNo root."), failing, new_code_cell("print(1)")]
+    nbformat.write(book, course_folder.root / "roots.ipynb")
+    done = course_folder.cli("import", "roots.ipynb", "--phase", "02", "--slug", "roots")
+    assert done.returncode == 0, done.stderr
+    assert "cell 2: its stored run raised XlaRuntimeError (jaxlib's name" in done.stdout
+    lesson = next(course_folder.root.joinpath("content").rglob("*roots.md")).read_text()
+    assert ":raises: RuntimeError\n" in lesson
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

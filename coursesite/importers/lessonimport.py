@@ -164,6 +164,8 @@ def convert(
         # A cell whose stored run failed, or that a MyST notebook tags as failing, stays in
         # its place: what it defined before failing is there for the cells after it.
         raises = cell.raises or ("Exception" if "raises-exception" in cell.tags else "")
+        if raises in _RETIRED_ERRORS:
+            raises = _declared_for_retired(cell, raises, lesson)
         if prelude:  # the next step ends the introduction
             _end_prelude(understand, build_run, prelude_at)
             prelude = False
@@ -376,6 +378,26 @@ def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     if not converted.shown_only:
         lesson.code.append(converted.code)
     return converted
+
+
+# Exception classes a notebook's stored run names that the installed versions raise under
+# other names: each declared by the builtin class they all derive from, and why.
+_RETIRED_ERRORS = {
+    "XlaRuntimeError": (
+        "RuntimeError",
+        "jaxlib's name until JAX named it JaxRuntimeError; code built on JAX (Equinox's "
+        "error_if, Lineax, Optimistix) now raises its own RuntimeError for the same failure",
+    ),
+}
+
+
+def _declared_for_retired(cell: Cell, stored: str, lesson: ImportedLesson) -> str:
+    declared, why = _RETIRED_ERRORS[stored]
+    lesson.notes.append(
+        f"{cell.where}: its stored run raised {stored} ({why}): the step declares "
+        f"{declared}, which each of them is"
+    )
+    return declared
 
 
 def _figure_target(cell: Cell, labels: NotebookLabels, lesson: ImportedLesson) -> str:
