@@ -518,3 +518,12 @@ def test_a_stored_xla_runtime_error_is_declared_as_the_runtime_error_all_its_hei
     assert ":raises: RuntimeError\n" in lesson
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+def test_a_moved_name_is_found_in_a_submodule_a_later_step_imports(course_folder):
+    """QuantEcon's laffer_adaptive: `from matplotlib.cm import get_cmap` (gone from
+    matplotlib 3.9) before the code's `matplotlib.pyplot` names, which hold it: where
+    else the name is was asked before pyplot was imported, and nothing was found."""
+    cells = ["from matplotlib.cm import get_cmap", "import matplotlib.pyplot as plt\nplt.close()"]
+    report, lesson = imported(course_folder, cells)
+    assert "from matplotlib.pyplot import get_cmap" in lesson, report

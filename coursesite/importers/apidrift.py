@@ -105,13 +105,15 @@ def version(top):
         return "Python", ".".join(map(str, sys.version_info[:3]))
     return top, str(getattr(sys.modules.get(top), "__version__", "unknown"))
 
+gone = {path: missing(path) for path in names}
 found = {}
-for path in names:
-    gone = missing(path)
-    if gone:
+# Where else a name is, asked once every name was looked up: the submodules the code's
+# other names imported (matplotlib.pyplot, for matplotlib.cm.get_cmap) are loaded by then.
+for path, lacked in gone.items():
+    if lacked:
         top = path.split(".")[0]
         package, installed = version(top)
-        found[path] = [gone, package, installed, elsewhere(top, gone.rsplit(".", 1)[1])]
+        found[path] = [lacked, package, installed, elsewhere(top, lacked.rsplit(".", 1)[1])]
 json.dump(found, out)
 """
 
