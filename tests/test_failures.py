@@ -386,5 +386,9 @@ def test_a_library_saying_it_no_longer_does_what_the_line_asks_is_another_versio
     # The same words from the lesson's own code, or other words from a library, are the code's.
     own = '  File "lesson.md", line 9, in <module>\n    raise NotImplementedError(...)\n'
     assert failed(message, traceback=own).hint.startswith("fix the code")
+    changed = (
+        "ValueError: Unrecognized `verbose`. Note that this changed in Optimistix version 0.1.0"
+    )
+    assert failed(changed, traceback=quoted).hint.startswith("the installed numpy says it no")
     other = "NotImplementedError: In-place operations need a copy."
     assert failed(other, traceback=quoted).hint.startswith("fix the code")

@@ -298,7 +298,8 @@ def _library_hint(failure: dict) -> str:
 # no longer supported for Variable", "... has been removed", "... is deprecated".
 _RETIRED = re.compile(
     r"\bno longer (?:supported|available|allowed|accepted)\b|\bhas been removed\b|"
-    r"\bwas removed\b|\bis deprecated\b|\bhas been deprecated\b",
+    r"\bwas removed\b|\bis deprecated\b|\bhas been deprecated\b|"
+    r"\bchanged in (?:[\w-]+ )?version \d",  # Optimistix: "this changed in ... version 0.1.0"
     re.I,
 )
 
