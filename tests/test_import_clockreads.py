@@ -42,3 +42,20 @@ def test_an_imported_notebook_lists_them_under_volatile(tmp_path: Path):
     imported = convert(read_notebook(notebook), "Timed", "timed.md", "t.expected.yaml")
     assert "volatile:\n  - ^JAX is .* times faster\\.$\n" in imported.text
     assert any("it prints what the clock measured" in note for note in imported.notes)
+
+
+def test_what_timeit_measures_is_a_clock_read_too():
+    """Lineax's least squares: `time_jax = timeit.repeat(...)`, then `print("JAX time:",
+    min(time_jax))`, which main.py's run printed otherwise and the build refused."""
+    cells = [
+        ("cell 11", "import timeit\ntime_jax = timeit.repeat(lambda: 1, number=1, repeat=3)"),
+        (
+            "cell 12",
+            "print('JAX time:', min(time_jax))\nfrom timeit import timeit as t\nx = t('1')",
+        ),
+        ("cell 13", "print('took', x, 'seconds')"),
+    ]
+    assert clock_patterns(cells) == [
+        ("cell 12", r"^JAX time: .*$"),
+        ("cell 13", r"^took .* seconds$"),
+    ]

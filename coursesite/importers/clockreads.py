@@ -4,7 +4,8 @@ A tutorial times its code by hand (`start = time.time()`, ..., `elapsed = time.t
 start`) and prints what it found, often worked further (`ratio = numpy_time / jax_time`):
 such a line differs on every run, so the build's check of `main.py` would fail on it. A
 name is clock-made when it is assigned from an expression that reads a clock
-(`time.time()`, `perf_counter()`, `datetime.now()`, QuantEcon's `qe.toc()`) or uses a
+(`time.time()`, `perf_counter()`, `timeit.repeat(...)`, `datetime.now()`, QuantEcon's
+`qe.toc()`) or uses a
 clock-made name, in any cell; a `print` that uses one gets a `volatile:` pattern made of
 its text: what it says literally, and `.*` where a value goes.
 """
@@ -20,7 +21,7 @@ from typing import TypeGuard
 _CLOCKS = {
     "time": {"time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns"}
     | {"process_time", "process_time_ns", "thread_time", "thread_time_ns"},
-    "timeit": {"default_timer"},
+    "timeit": {"default_timer", "timeit", "repeat"},  # what they return is a duration
     "datetime": {"now", "utcnow", "today"},
     "quantecon": {"toc", "tac", "loop_timer"},
 }
