@@ -32,11 +32,16 @@ def heading_anchors(text: str) -> set[str]:
     anchors, and the build refuses such a label ('## Top shares', then `:label: top-shares`)."""
     from coursesite.markup.markdown import plain_text, slugify
 
+    # One pass in the text's order: each heading's anchor, then the labels it precedes.
+    marks = [(m.start(), "heading", m.group(1)) for m in _HEADING.finditer(text)]
+    marks += [(m.start(), "target", m.group(1)) for m in TARGET.finditer(text)]
+    anchors: set[str] = set()
     taken: set[str] = set()
-    for target in TARGET.finditer(text):
-        above = _HEADING.findall(text, 0, target.start())
-        if target.group(1) in {slugify(plain_text(title)) for title in above}:
-            taken.add(target.group(1))
+    for _, kind, value in sorted(marks):
+        if kind == "heading":
+            anchors.add(slugify(plain_text(value)))
+        elif value in anchors:
+            taken.add(value)
     return taken
 
 
