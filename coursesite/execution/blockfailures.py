@@ -32,12 +32,8 @@ from coursesite.execution.consequences import (
     bound_names,
     import_aliases,
 )
-from coursesite.execution.failures import (
-    FailedJob,
-    failure_error,
-    keyword_drift,
-    lacked_by_installed,
-)
+from coursesite.execution.failures import FailedJob, failure_error
+from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
 from coursesite.execution.missingmodules import (
     missing_module,
     missing_modules,

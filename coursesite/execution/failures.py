@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
-from coursesite.execution.missingmodules import NO_MODULE, is_installed
+from coursesite.execution.installedlibraries import keyword_hint, library_hint, retired_hint
 from coursesite.execution.networkfailures import network_words
 from coursesite.execution.oldcodehints import old_code_hint
-from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
 
@@ -80,79 +79,132 @@ def _spawn_hint(result: dict, block: str) -> str:
 
 
 def _hint(failure: dict, job: FailedJob) -> str:
-    message, block = failure["message"], failure["block"]
-    exception = _exception_class(message)
-    if exception == "MemoryError":
-        return (
-            f"the lesson may use at most {job.memory_mb} MB "
-            "(settings.memory_limit_mb in lessons.yaml)"
-        )
-    if block == "live-values":
-        return _live_value_hint(message, failure.get("names", []))
+    """The first of the hint rules that has something to say about `failure`, in order:
+    what the build imposes (memory, checks, the network), what a reference solution must
+    do, what the installed libraries lack, and last what the code itself got wrong."""
+    for rule in _HINT_RULES:
+        if hint := rule(failure, job):
+            return hint
+    return _code_hint(failure)
+
+
+def _memory_hint(failure: dict, job: FailedJob) -> str:
+    if _exception_class(failure["message"]) != "MemoryError":
+        return ""
+    return (
+        f"the lesson may use at most {job.memory_mb} MB (settings.memory_limit_mb in lessons.yaml)"
+    )
+
+
+def _build_hint(failure: dict, job: FailedJob) -> str:
+    """For what only a build asks: a live value, a check run as the learner runs it."""
+    if failure["block"] == "live-values":
+        return _live_value_hint(failure["message"], failure.get("names", []))
     if hint := CHECK_HINTS.get(failure.get("kind", "")):
         return hint
-    if failure.get("network"):
-        return NETWORK_HINT
-    solution = block in job.solution_ids
-    if exception == "AssertionError":
-        if solution:
-            return (
-                "the reference solution fails its own check: fix the solution, which must "
-                "run and pass (the traceback shows the assert)"
-            )
+    return NETWORK_HINT if failure.get("network") else ""
+
+
+def _assert_hint(failure: dict, job: FailedJob) -> str:
+    if _exception_class(failure["message"]) != "AssertionError":
+        return ""
+    if failure["block"] in job.solution_ids:
         return (
-            "an assert failed: the code did not produce what the assert expects; the "
-            "traceback shows which, and the output it printed first is below"
+            "the reference solution fails its own check: fix the solution, which must "
+            "run and pass (the traceback shows the assert)"
         )
-    if solution:
-        return (
-            f"the reference solution must run without error: fix what raised {exception}"
-            if exception
-            else "the reference solution must run without error: fix it"
-        )
-    if library := (
-        _library_hint(failure)
-        or device_count_hint(message)
-        or _keyword_hint(failure)
-        or old_code_hint(message)
-        or _retired_hint(failure)
-        or _keyboard_hint(failure)
-    ):
-        return library
-    if undefined := UNDEFINED_NAME.match(message):
-        return (
-            f"nothing that ran before this line defines {undefined.group(1)}: fix the name, or "
-            "import or define it in an earlier step (a notebook may have had it from a cell "
-            "run elsewhere, or from its kernel); if raising NameError is what this block "
-            "shows, declare it: ':raises: NameError' on the line after the block's opening line"
-        )
-    declare = (
-        f"if raising {exception} is what this block shows, declare it: "
-        f"':raises: {exception}' on the line after the block's opening line"
+    return (
+        "an assert failed: the code did not produce what the assert expects; the "
+        "traceback shows which, and the output it printed first is below"
     )
-    if (missing_file := _RELATIVE_MISSING.match(message)) and _RUN_PROGRAM in failure.get(
-        "traceback", ""
-    ):
+
+
+def _solution_hint(failure: dict, job: FailedJob) -> str:
+    if failure["block"] not in job.solution_ids:
+        return ""
+    exception = _exception_class(failure["message"])
+    return "the reference solution must run without error: " + (
+        f"fix what raised {exception}" if exception else "fix it"
+    )
+
+
+def _environment_hint(failure: dict, job: FailedJob) -> str:
+    """For what the machine, not the code, lacks or has otherwise: a package, a version,
+    a device count, a keyboard."""
+    message = failure["message"]
+    return (
+        library_hint(failure)
+        or device_count_hint(message)
+        or keyword_hint(failure)
+        or old_code_hint(message)
+        or retired_hint(failure)
+        or _keyboard_hint(failure)
+    )
+
+
+def _undefined_hint(failure: dict, job: FailedJob) -> str:
+    if not (undefined := UNDEFINED_NAME.match(failure["message"])):
+        return ""
+    return (
+        f"nothing that ran before this line defines {undefined.group(1)}: fix the name, or "
+        "import or define it in an earlier step (a notebook may have had it from a cell "
+        "run elsewhere, or from its kernel); if raising NameError is what this block "
+        "shows, declare it: ':raises: NameError' on the line after the block's opening line"
+    )
+
+
+def _missing_file_hint(failure: dict, job: FailedJob) -> str:
+    if not (missing_file := _RELATIVE_MISSING.match(failure["message"])):
+        return ""
+    declare = _declare(_exception_class(failure["message"]))
+    if _RUN_PROGRAM in failure.get("traceback", ""):
         return (
             f"the code runs the program {missing_file.group(1)}, which the machine that builds "
             "the site does not have: install it there, or show the code without running it, "
             f"in a ```python norun fence; {declare}"
         )
-    if missing_file:
-        return (
-            "the lesson's code runs in a folder of its own, which holds only the files the "
-            f"front matter lists (files:): save {missing_file.group(1)} beside the lesson and "
-            "list it there (a folder: each of its files), or make the code create it before "
-            f"this line; {declare}"
-        )
-    if (declared := failure.get("declared")) and exception:
-        return (
-            f"the block declares ':raises: {declared}', and raised {exception} instead (another "
-            "version of a library may raise another exception for the same failure, as a "
-            f"notebook's stored run shows): if {exception} is what it shows, write "
-            f"':raises: {exception}' in its place; else fix the code"
-        )
-    return f"fix the code; {declare}" if exception else "fix the code"
+    return (
+        "the lesson's code runs in a folder of its own, which holds only the files the "
+        f"front matter lists (files:): save {missing_file.group(1)} beside the lesson and "
+        "list it there (a folder: each of its files), or make the code create it before "
+        f"this line; {declare}"
+    )
+
+
+def _declared_hint(failure: dict, job: FailedJob) -> str:
+    exception = _exception_class(failure["message"])
+    if not (declared := failure.get("declared")) or not exception:
+        return ""
+    return (
+        f"the block declares ':raises: {declared}', and raised {exception} instead (another "
+        "version of a library may raise another exception for the same failure, as a "
+        f"notebook's stored run shows): if {exception} is what it shows, write "
+        f"':raises: {exception}' in its place; else fix the code"
+    )
+
+
+def _code_hint(failure: dict) -> str:
+    exception = _exception_class(failure["message"])
+    return f"fix the code; {_declare(exception)}" if exception else "fix the code"
+
+
+def _declare(exception: str) -> str:
+    return (
+        f"if raising {exception} is what this block shows, declare it: "
+        f"':raises: {exception}' on the line after the block's opening line"
+    )
+
+
+_HINT_RULES = (
+    _memory_hint,
+    _build_hint,
+    _assert_hint,
+    _solution_hint,
+    _environment_hint,
+    _undefined_hint,
+    _missing_file_hint,
+    _declared_hint,
+)
 
 
 # The frame of subprocess that starts a program: a missing file there is the program.
@@ -186,136 +238,6 @@ CHECK_HINTS = {
 }
 
 
-class Lacked(NamedTuple):
-    """What an installed package lacks that the code uses: `package` (its top module) and
-    `name`, dotted (`jax.core.Primitive`, or a module: `jaxlib.mhlo_helpers`)."""
-
-    package: str
-    name: str
-
-
-def lacked_by_installed(failure: dict) -> Lacked | None:
-    """The name an installed package no longer (or not yet) has, if `failure` fails on one,
-    as code written for another of its versions meets (an imported tutorial, often). A
-    class's missing attribute is found on the failing line the traceback quotes, its module
-    through the names the lesson imported (`failure["aliases"]`: `ocp` for orbax's v1)."""
-    message = failure["message"]
-    if missing := NO_MODULE.match(message):
-        dotted = missing.group(1)
-        module, _, inner = dotted.partition(".")
-        if inner and not hosted_only(dotted) and is_installed(module):
-            return Lacked(module, dotted)
-        return None
-    # Python's words, or a package's own module type's (Flax: "Module flax.nnx has no ...").
-    if absent := re.match(
-        r"AttributeError: [Mm]odule '?([\w.]+)'? has no attribute '(\w+)'", message
-    ):
-        module, name = absent.groups()
-    elif absent := re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message):
-        name, module = absent.groups()
-    elif absent := re.match(
-        r"AttributeError: type object '(?:[\w.]+\.)?(\w+)' has no attribute '(\w+)'", message
-    ):  # the class's own name, which a type of C qualifies with its module
-        return _called_on_installed(failure, f"{absent[1]}.{absent[2]}", r"\b")
-    elif absent := re.match(r"AttributeError: '[\w.]+' object has no attribute '(\w+)'", message):
-        return _instance_of_installed(failure, absent[1])
-    else:
-        return None
-    return Lacked(module.split(".")[0], f"{module}.{name}")
-
-
-def _called_on_installed(failure: dict, dotted: str, after: str) -> Lacked | None:
-    """The installed package whose `dotted` name (`Class.attribute`) the failing line the
-    traceback quotes reaches through a module (`ocp.options.Class.attribute`), followed by
-    `after`; the full name, with the module the lesson's alias stands for."""
-    found = re.search(
-        rf"\b([A-Za-z_][\w.]*)\.{re.escape(dotted)}{after}", failure.get("traceback") or ""
-    )
-    if not found:
-        return None
-    head, _, rest = found.group(1).partition(".")
-    module = ".".join(filter(None, [failure.get("aliases", {}).get(head, head), rest]))
-    package = module.split(".")[0]
-    return Lacked(package, f"{module}.{dotted}") if is_installed(package) else None
-
-
-def _instance_of_installed(failure: dict, name: str) -> Lacked | None:
-    """An installed package's object that lacks `name` where the lesson's line asks for it
-    (runner: `attribute_of`, which leaves out a name close to one it has: a typo)."""
-    owner = failure.get("attribute_of") or ""
-    package = owner.partition(".")[0]
-    if not owner or not _third_party(package):
-        return None
-    return Lacked(package, f"{owner.rpartition('.')[2]}.{name}")
-
-
-def _third_party(module: str) -> bool:
-    """Whether `module` is an installed distribution's: not the lesson's own, nor Python's."""
-    import importlib.util
-    import sys
-
-    if module in sys.stdlib_module_names or module in ("__main__", "builtins"):
-        return False
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return False
-    origin = (spec.origin or "") if spec else ""
-    return "site-packages" in origin or "dist-packages" in origin
-
-
-def _library_hint(failure: dict) -> str:
-    """For what the environment, not the code, lacks: a package that is not installed, or
-    a name an installed package lacks (lacked_by_installed). The traceback names the
-    installed library that imported a missing module as it ran, when one did."""
-    message, traceback = failure["message"], failure.get("traceback", "")
-    if lacked := lacked_by_installed(failure):
-        noun = "module " if "No module named" in message else ""
-        return (
-            f"the installed {lacked.package} has no {noun}{lacked.name}: "
-            f"{_another_version(lacked.package)}"
-        )
-    if missing := NO_MODULE.match(message):
-        dotted = missing.group(1)
-        module = dotted.partition(".")[0]
-        if hosted_only(dotted):
-            return hosted_hint(dotted)
-        importer = _importing_library(traceback, module)
-        return (
-            f"{module} is not installed where the site is built"
-            + (
-                f" ({importer} imports it as it runs, without asking pip for it)"
-                if importer
-                else ""
-            )
-            + f": install its package there (pip install {module}, or its distribution's "
-            "name) and build again"
-        )
-    return ""
-
-
-# A library saying that what the code asks of it is gone: Flax's "In-place operations are
-# no longer supported for Variable", "... has been removed", "... is deprecated".
-_RETIRED = re.compile(
-    r"\bno longer (?:supported|available|allowed|accepted)\b|\bhas been removed\b|"
-    r"\bwas removed\b|\bis deprecated\b|\bhas been deprecated\b|"
-    r"\bchanged in (?:[\w-]+ )?version \d",  # Optimistix: "this changed in ... version 0.1.0"
-    re.I,
-)
-
-
-def _retired_hint(failure: dict) -> str:
-    """For a library that raised because the code asks what its installed version retired."""
-    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
-    if not frames or not _RETIRED.search(failure["message"]):
-        return ""
-    return (
-        f"the installed {frames[-1]} says it no longer does what this line asks: the code was "
-        f"written for an older version of {installed_version(frames[-1])}; change it as the "
-        "message says, or install the version it was written for"
-    )
-
-
 # Where Python reads the keyboard: input() ends with EOFError when nobody can type.
 _KEYBOARD = re.compile(r"\bin (?:_raw_input|unix_getpass|win_getpass|fallback_getpass)\b|\binput\(")
 
@@ -333,74 +255,6 @@ def _keyboard_hint(failure: dict) -> str:
         "environment variable the code reads, a file listed in the front matter's files:), "
         "or show the step without running it, in a ```python norun fence"
     )
-
-
-_LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\]site-packages[/\\](\w+)[/\\]')
-
-
-def _importing_library(traceback: str, module: str) -> str:
-    """The installed package whose code the traceback last ran in, unless it is `module`'s
-    own: the library that imported it (TFDS imports importlib_resources lazily)."""
-    frames = _LIBRARY_FRAME.findall(traceback)
-    library = frames[-1] if frames else ""
-    return library if library != module else ""
-
-
-_UNEXPECTED_KEYWORD = re.compile(
-    r"TypeError: ([\w.]+?)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'"
-)
-
-
-def keyword_drift(failure: dict) -> Lacked | None:
-    """The installed package whose function or class does not take (yet, or any more) a
-    keyword the lesson's call passed: `jax.vjp(f, x, saveable_args=...)`, written for a
-    newer jax. Found on the failing line the traceback quotes, by the dotted name it was
-    called by; else, when it was raised inside an installed package the call went through
-    (Orbax's save_pytree handing `pytree=` on to its save), that package."""
-    unexpected = _UNEXPECTED_KEYWORD.match(failure["message"])
-    if not unexpected:
-        return None
-    function, keyword = unexpected.groups()
-    if (called := _called_on_installed(failure, function, r"\(")) is not None:
-        return Lacked(called.package, f"{called.name}({keyword}=)")
-    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
-    return Lacked(frames[-1], f"{function}({keyword}=)") if frames else None
-
-
-def _keyword_hint(failure: dict) -> str:
-    if (drift := keyword_drift(failure)) is None:
-        return ""
-    function, _, keyword = drift.name.rstrip("=)").partition("(")
-    return (
-        f"{function} of the installed {drift.package} takes no keyword {keyword}: "
-        f"{_another_version(drift.package)}"
-    )
-
-
-def _another_version(package: str) -> str:
-    """What to do about code written for another version of an installed `package`."""
-    return (
-        f"the code was written for another version of {installed_version(package)}; write it "
-        "for the version installed (the page's setup help lists it), or install the version "
-        "the code needs"
-    )
-
-
-def installed_version(module: str) -> str:
-    """`grain (installed: 0.2.18)`, `Python (installed: 3.11.7)` for the standard library,
-    or the module's name alone when no installed distribution says."""
-    import importlib.metadata
-    import platform
-    import sys
-
-    if module in sys.stdlib_module_names:
-        return f"Python (installed: {platform.python_version()})"
-    for distribution in importlib.metadata.packages_distributions().get(module, []):
-        try:
-            return f"{distribution} (installed: {importlib.metadata.version(distribution)})"
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return module
 
 
 def _live_value_hint(message: str, names: list[str]) -> str:

@@ -12,8 +12,10 @@ for it, kept in the lesson as a comment, or its distribution's name).
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import re
+import sys
 
 from coursesite.execution.dependencies import modules_imported_by
 from coursesite.importers.requirements import distribution_of, requirement_line
@@ -42,10 +44,23 @@ def missing_modules(blocks: list[dict], local: set[str]) -> dict[str, list[str]]
 
 
 def is_installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
+    return _spec_of(module) is not None
+
+
+def is_third_party(module: str) -> bool:
+    """Whether `module` is an installed distribution's: not the lesson's own, nor Python's."""
+    if module in sys.stdlib_module_names or module in ("__main__", "builtins"):
         return False
+    spec = _spec_of(module)
+    origin = (spec.origin or "") if spec else ""
+    return "site-packages" in origin or "dist-packages" in origin
+
+
+def _spec_of(module: str) -> importlib.machinery.ModuleSpec | None:
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
 
 
 def missing_modules_hint(missing: dict[str, list[str]], labels: dict[str, str], text: str) -> str:

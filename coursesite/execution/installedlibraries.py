@@ -1,0 +1,198 @@
+"""Failures that are the installed libraries' and not the code's: a package not installed
+where the site is built, a name or keyword its installed version lacks, a call it retired.
+
+Code written for another version of a library (an imported tutorial, often) fails on a name
+that version does not have; the hint names the installed version and says what to do, and
+blockfailures.py asks the same of every failing block at once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from coursesite.execution.missingmodules import NO_MODULE, is_installed, is_third_party
+from coursesite.importers.hostedmodules import hosted_hint, hosted_only
+
+
+class Lacked(NamedTuple):
+    """What an installed package lacks that the code uses: `package` (its top module) and
+    `name`, dotted (`jax.core.Primitive`, or a module: `jaxlib.mhlo_helpers`)."""
+
+    package: str
+    name: str
+
+
+def lacked_by_installed(failure: dict) -> Lacked | None:
+    """The name an installed package no longer (or not yet) has, if `failure` fails on one,
+    as code written for another of its versions meets (an imported tutorial, often). A
+    class's missing attribute is found on the failing line the traceback quotes, its module
+    through the names the lesson imported (`failure["aliases"]`: `ocp` for orbax's v1)."""
+    message = failure["message"]
+    if missing := NO_MODULE.match(message):
+        dotted = missing.group(1)
+        module, _, inner = dotted.partition(".")
+        if inner and not hosted_only(dotted) and is_installed(module):
+            return Lacked(module, dotted)
+        return None
+    # Python's words, or a package's own module type's (Flax: "Module flax.nnx has no ...").
+    if absent := re.match(
+        r"AttributeError: [Mm]odule '?([\w.]+)'? has no attribute '(\w+)'", message
+    ):
+        module, name = absent.groups()
+    elif absent := re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", message):
+        name, module = absent.groups()
+    elif absent := re.match(
+        r"AttributeError: type object '(?:[\w.]+\.)?(\w+)' has no attribute '(\w+)'", message
+    ):  # the class's own name, which a type of C qualifies with its module
+        return _called_on_installed(failure, f"{absent[1]}.{absent[2]}", r"\b")
+    elif absent := re.match(r"AttributeError: '[\w.]+' object has no attribute '(\w+)'", message):
+        return _instance_of_installed(failure, absent[1])
+    else:
+        return None
+    return Lacked(module.split(".")[0], f"{module}.{name}")
+
+
+def _called_on_installed(failure: dict, dotted: str, after: str) -> Lacked | None:
+    """The installed package whose `dotted` name (`Class.attribute`) the failing line the
+    traceback quotes reaches through a module (`ocp.options.Class.attribute`), followed by
+    `after`; the full name, with the module the lesson's alias stands for."""
+    found = re.search(
+        rf"\b([A-Za-z_][\w.]*)\.{re.escape(dotted)}{after}", failure.get("traceback") or ""
+    )
+    if not found:
+        return None
+    head, _, rest = found.group(1).partition(".")
+    module = ".".join(filter(None, [failure.get("aliases", {}).get(head, head), rest]))
+    package = module.split(".")[0]
+    return Lacked(package, f"{module}.{dotted}") if is_installed(package) else None
+
+
+def _instance_of_installed(failure: dict, name: str) -> Lacked | None:
+    """An installed package's object that lacks `name` where the lesson's line asks for it
+    (runner: `attribute_of`, which leaves out a name close to one it has: a typo)."""
+    owner = failure.get("attribute_of") or ""
+    package = owner.partition(".")[0]
+    if not owner or not is_third_party(package):
+        return None
+    return Lacked(package, f"{owner.rpartition('.')[2]}.{name}")
+
+
+def library_hint(failure: dict) -> str:
+    """For what the environment, not the code, lacks: a package that is not installed, or
+    a name an installed package lacks (lacked_by_installed). The traceback names the
+    installed library that imported a missing module as it ran, when one did."""
+    message, traceback = failure["message"], failure.get("traceback", "")
+    if lacked := lacked_by_installed(failure):
+        noun = "module " if "No module named" in message else ""
+        return (
+            f"the installed {lacked.package} has no {noun}{lacked.name}: "
+            f"{another_version(lacked.package)}"
+        )
+    if missing := NO_MODULE.match(message):
+        dotted = missing.group(1)
+        module = dotted.partition(".")[0]
+        if hosted_only(dotted):
+            return hosted_hint(dotted)
+        importer = _importing_library(traceback, module)
+        return (
+            f"{module} is not installed where the site is built"
+            + (
+                f" ({importer} imports it as it runs, without asking pip for it)"
+                if importer
+                else ""
+            )
+            + f": install its package there (pip install {module}, or its distribution's "
+            "name) and build again"
+        )
+    return ""
+
+
+# A library saying that what the code asks of it is gone: Flax's "In-place operations are
+# no longer supported for Variable", "... has been removed", "... is deprecated".
+_RETIRED = re.compile(
+    r"\bno longer (?:supported|available|allowed|accepted)\b|\bhas been removed\b|"
+    r"\bwas removed\b|\bis deprecated\b|\bhas been deprecated\b|"
+    r"\bchanged in (?:[\w-]+ )?version \d",  # Optimistix: "this changed in ... version 0.1.0"
+    re.I,
+)
+
+
+def retired_hint(failure: dict) -> str:
+    """For a library that raised because the code asks what its installed version retired."""
+    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
+    if not frames or not _RETIRED.search(failure["message"]):
+        return ""
+    return (
+        f"the installed {frames[-1]} says it no longer does what this line asks: the code was "
+        f"written for an older version of {installed_version(frames[-1])}; change it as the "
+        "message says, or install the version it was written for"
+    )
+
+
+_LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\]site-packages[/\\](\w+)[/\\]')
+
+
+def _importing_library(traceback: str, module: str) -> str:
+    """The installed package whose code the traceback last ran in, unless it is `module`'s
+    own: the library that imported it (TFDS imports importlib_resources lazily)."""
+    frames = _LIBRARY_FRAME.findall(traceback)
+    library = frames[-1] if frames else ""
+    return library if library != module else ""
+
+
+_UNEXPECTED_KEYWORD = re.compile(
+    r"TypeError: ([\w.]+?)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'"
+)
+
+
+def keyword_drift(failure: dict) -> Lacked | None:
+    """The installed package whose function or class does not take (yet, or any more) a
+    keyword the lesson's call passed: `jax.vjp(f, x, saveable_args=...)`, written for a
+    newer jax. Found on the failing line the traceback quotes, by the dotted name it was
+    called by; else, when it was raised inside an installed package the call went through
+    (Orbax's save_pytree handing `pytree=` on to its save), that package."""
+    unexpected = _UNEXPECTED_KEYWORD.match(failure["message"])
+    if not unexpected:
+        return None
+    function, keyword = unexpected.groups()
+    if (called := _called_on_installed(failure, function, r"\(")) is not None:
+        return Lacked(called.package, f"{called.name}({keyword}=)")
+    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
+    return Lacked(frames[-1], f"{function}({keyword}=)") if frames else None
+
+
+def keyword_hint(failure: dict) -> str:
+    if (drift := keyword_drift(failure)) is None:
+        return ""
+    function, _, keyword = drift.name.rstrip("=)").partition("(")
+    return (
+        f"{function} of the installed {drift.package} takes no keyword {keyword}: "
+        f"{another_version(drift.package)}"
+    )
+
+
+def another_version(package: str) -> str:
+    """What to do about code written for another version of an installed `package`."""
+    return (
+        f"the code was written for another version of {installed_version(package)}; write it "
+        "for the version installed (the page's setup help lists it), or install the version "
+        "the code needs"
+    )
+
+
+def installed_version(module: str) -> str:
+    """`grain (installed: 0.2.18)`, `Python (installed: 3.11.7)` for the standard library,
+    or the module's name alone when no installed distribution says."""
+    import importlib.metadata
+    import platform
+    import sys
+
+    if module in sys.stdlib_module_names:
+        return f"Python (installed: {platform.python_version()})"
+    for distribution in importlib.metadata.packages_distributions().get(module, []):
+        try:
+            return f"{distribution} (installed: {importlib.metadata.version(distribution)})"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return module
