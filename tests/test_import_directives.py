@@ -294,6 +294,20 @@ def test_sphinx_exercise_blocks_become_prose_and_their_solution_cells_stay_steps
     assert not list(parsed.items(Exercise))
 
 
+def test_a_sphinx_exercise_showing_python_is_prose_with_that_code_shown():
+    """A Markdown cell's ```python block runs nowhere in a notebook: an exercise showing
+    one (QuantEcon's Markov chains) is still sphinx-exercise's, not a lesson's exercise
+    (which has a :kind: and scaffold, solution and check blocks)."""
+    source = "````{exercise}\n:label: mc_ex1\n\nThe matrix:\n\n```python\nP = [[1]]\n```\n````"
+    text, notes = settle(source)
+    assert "{exercise}" not in text
+    assert "```python norun\nP = [[1]]\n```" in text
+    assert text.startswith("(mc_ex1)=\n````{admonition} Exercise\n")
+    assert any("{exercise} (sphinx-exercise) became {admonition} Exercise" in n for n in notes)
+    own = ":::{exercise} Halve it\n\n```python scaffold\nhalf = ...\n```\n:::"
+    assert settle(own)[0].startswith(":::{exercise} Halve it")
+
+
 def test_a_lessons_own_exercise_is_kept_as_one():
     own = ":::{exercise} Halve it\n:kind: transfer\n\nDo it.\n\n```python\nhalf = ...\n```\n:::"
     text, _ = settle(own)

@@ -152,7 +152,9 @@ def _replacement(
     name, argument = directive.name, directive.argument
     what = f"{where}: {{{name}}}" + (f" {argument}" if argument else "")
     body = "\n".join(directive.body)
-    if name in _EXERCISE_MARKERS or (name in ("exercise", "solution") and _sphinx_exercise(body)):
+    if name in _EXERCISE_MARKERS or (
+        name in ("exercise", "solution") and _sphinx_exercise(directive)
+    ):
         return _exercise_prose(directive, where, notes, glued, inside)
     if is_proof_block(name):
         return _proof_block(directive, what, notes, glued, inside)
@@ -318,10 +320,16 @@ _EXERCISE_MARKERS = {
 }
 
 
-def _sphinx_exercise(body: str) -> bool:
+def _sphinx_exercise(directive: Directive) -> bool:
     """Whether an {exercise} or {solution} is sphinx-exercise's (Jupyter Book's): prose,
-    not a lesson's exercise, whose scaffold and solution are ```python blocks."""
-    return not re.search(r"^\s*(`{3,}|~{3,})\s*python\b(?!.*\bnorun\b)", body, re.M)
+    maybe with code to read (a ```python block in a Markdown cell runs nowhere), not a
+    lesson's exercise, which has a :kind: and ```python scaffold, solution or check blocks."""
+    ours = re.search(
+        r"^\s*(`{3,}|~{3,})\s*python\s+(?:scaffold|solution|check)\b",
+        "\n".join(directive.body),
+        re.M,
+    )
+    return "kind" not in directive.options and not ours
 
 
 def _exercise_prose(
@@ -340,7 +348,7 @@ def _exercise_prose(
         argument = ""
     heading = f"{title}: {argument}" if argument else title
     body = _settled("\n".join(directive.body), where, notes, glued, inside or "admonition")
-    body = "\n".join(body).strip("\n").split("\n") if "".join(body).strip() else []
+    body = _shown_python("\n".join(body).strip("\n").split("\n")) if "".join(body).strip() else []
     if name.endswith("-start") or inside:
         notes.append(
             f"{what} became a bold line, '{heading}'; the cells up to its -end stay steps, "
