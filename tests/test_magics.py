@@ -320,3 +320,14 @@ def test_removing_and_making_folders_in_the_shell_becomes_python_that_does_it(tm
     for line in ("!rm -rf $HOME/cache", "!rm -rf out/*.npz", "!rm notes.txt"):
         kept = cell_code(line, "cell 3")
         assert kept.code.startswith("# notebook magic, not run:"), line
+
+
+def test_a_cell_whose_first_line_is_indented_runs_as_ipython_runs_it():
+    """IPython takes the first line's indent off every line that has it (the numpy
+    tutorials' `backprop` cell was pasted one space in): Python alone refuses the cell."""
+    source = " def twice(v):\n     return 2 * v\n\n print(twice(x))"
+    cell = cell_code(source, "cell 4")
+    assert cell.code == "def twice(v):\n    return 2 * v\n\nprint(twice(x))"
+    assert run(cell.code) == "6\n"
+    assert any("cell 4: its first line is indented" in note for note in cell.notes)
+    assert cell_code("x = 1\n  # aside", "cell 5").code == "x = 1\n  # aside"

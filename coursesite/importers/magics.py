@@ -110,11 +110,26 @@ def _automagic(line: str, where: str, earlier: str, cell: CellCode) -> str:
     return f"%{line.strip()}"
 
 
+def _without_leading_indent(lines: list[str], where: str, cell: CellCode) -> list[str]:
+    """The cell's lines without the indent of its first line, taken off every line that
+    has it, as IPython does before it runs a cell (its leading_indent transformer): a cell
+    pasted with its indent runs in a notebook, and is a syntax error to Python."""
+    indent = re.match(r"[ \t]+", lines[0]) if lines else None
+    if indent is None:
+        return lines
+    cell.notes.append(
+        f"{where}: its first line is indented; as IPython does, that indent was taken off "
+        "every line that has it"
+    )
+    width = len(indent.group())
+    return [line[width:] if line.startswith(indent.group()) else line for line in lines]
+
+
 def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     """The cell as lesson code; `earlier` is the code of the cells before it, which may
     bind a name that is also a magic's (`history = []`)."""
     cell = CellCode()
-    lines = source.strip("\n").splitlines()
+    lines = _without_leading_indent(source.strip("\n").splitlines(), where, cell)
     if not (lines and _WRITTEN_FILE.match(lines[0])):  # a file's text is no magic's
         lines = [
             _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
