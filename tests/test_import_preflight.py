@@ -334,6 +334,33 @@ def test_a_write_into_a_folder_no_step_makes_is_named_with_the_line_that_makes_i
     assert built.returncode == 0, built.stderr
 
 
+def test_a_folder_beside_the_notebook_that_the_code_writes_into_is_brought(course_folder):
+    """numpy-tutorials keeps `_generated/` in the repository (a README holds it there): the
+    notebook writes into it without making it, so the import brings the folder's files and
+    the lesson builds as the notebook ran, with no line of code added."""
+    generated = course_folder.root / "_generated"
+    generated.mkdir()
+    (generated / "README.md").write_text("Files the tutorials write.\n")
+    (generated / ".gitkeep").write_text("")
+    report, lesson = imported(
+        course_folder,
+        [
+            "import numpy as np\nx = np.arange(3)\ny = x**2",
+            'np.savez("_generated/x_y-squared.npz", x_axis=x, y_axis=y)',
+            'load_xy = np.load("_generated/x_y-squared.npz")\nprint(load_xy["y_axis"])',
+        ],
+    )
+    assert "into the folder" not in report and "makedirs" not in lesson
+    assert "the code writes into _generated/, a folder beside the notebook: its 2 file(s)" in (
+        report
+    )
+    assert "\nfiles:\n  - _generated/.gitkeep\n  - _generated/README.md\n" in lesson
+    folder = course_folder.root.joinpath(*LESSON).parent
+    assert (folder / "_generated" / "README.md").read_text() == "Files the tutorials write.\n"
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
 def test_a_folder_made_before_the_write_by_any_maker_is_not_reported():
     from coursesite.importers.datafiles import writes_without_folder
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.execution.dependencies import local_module_file, modules_imported_by
-from coursesite.importers.datafiles import data_reads
+from coursesite.importers.datafiles import data_reads, writes_without_folder
 from coursesite.outputs.assets import RefusedAsset, read_regular
 
 # A data file larger than this is the author's to bring (or to make smaller): an import
@@ -63,6 +63,8 @@ def bring_from_beside(
                 f"{where}: {_named(name, at_notebook)}, which the code reads, copied from "
                 "beside the notebook and listed in files:"
             )
+    for _, where, _, _, made_in in writes_without_folder(steps, brought.listed):
+        _bring_folder(brought, beside, folder, made_in, where)
     for module in sorted(modules_imported_by(tuple(code))):
         source = local_module_file(module, beside)
         if source and not local_module_file(module, folder):
@@ -74,6 +76,33 @@ def bring_from_beside(
                 f"{source.name}, the notebook's own module, copied beside the lesson"
             )
     return brought
+
+
+def _bring_folder(brought: Brought, beside: Path, folder: Path, made_in: str, where: str) -> None:
+    """The notebook's own folder `made_in`, which the code writes into without making it
+    (numpy-tutorials' `_generated/`, kept in the repository by a README): its files copied
+    and listed, so that the folder is there when the code runs, as it was for the notebook.
+    A folder the notebook lacks, or an empty one, is left to the import's report."""
+    if ".." in Path(made_in).parts or not (beside / made_in).is_dir():
+        return
+    names = sorted(
+        path.relative_to(beside).as_posix()
+        for path in (beside / made_in).iterdir()
+        if path.is_file() and not path.is_symlink()
+    )[:PATTERN_LIMIT]
+    if not names or sum((beside / name).stat().st_size for name in names) > COPY_LIMIT:
+        return
+    contents = _read_all(beside, names)
+    if contents is None:
+        return
+    for name, content in zip(names, contents, strict=True):
+        brought.copies[folder / name] = content
+        brought.listed.append(name)
+    brought.notes.append(
+        f"{where}: the code writes into {made_in}/, a folder beside the notebook: its "
+        f"{len(names)} file(s) copied beside the lesson and listed in files:, so that the "
+        "folder is there when the code runs"
+    )
 
 
 def _matches(folder: Path, name: str) -> list[str]:
