@@ -346,3 +346,27 @@ def test_a_lesson_without_steps_points_at_its_build_and_run_stage(course_folder)
         "the lesson has no {step} blocks, but blocks that run after them",
         line_of(text, "# Build & Run"),
     )
+
+
+def test_an_anchor_made_from_a_file_name_leaves_a_later_target_label_to_its_author(
+    course_folder,
+):
+    """An image figure takes its anchor from its file's name; a target line further down
+    with that label is the author's (QuantEcon's Markov chains: Hamilton.png, then
+    `(hamilton)=` above "Hamilton's chain"), so the figure's anchor takes a suffix."""
+    from coursesite.lesson.model import Picture
+
+    text = authoring_example().replace(
+        "# Build & Run\n",
+        "# Build & Run\n\n:::{figure} Hamilton.png\n:alt: a chain\nThe chain.\n:::\n\n"
+        "See {ref}`the chain <hamilton>`.\n\n(hamilton)=\n### Hamilton's chain\n\nIt mixes.\n",
+        1,
+    )
+    course = course_folder.write(text)
+    course.lessons[0].source.parent.joinpath("Hamilton.png").write_bytes(
+        b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+    )
+    lesson = parse_lesson(course.lessons[0])
+    [picture] = lesson.items(Picture)
+    assert picture.anchor == "hamilton-2"
+    assert "hamilton" in lesson.anchors

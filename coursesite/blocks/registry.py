@@ -273,6 +273,9 @@ class BlockContext:
     course_root: Path | None = None  # None: no images here (phase guides)
     images: list[LessonImage] = field(default_factory=list)
     written: frozenset[str] = frozenset()  # `writes:`: images the run leaves, by run name
+    # The labels of the lesson's target lines: an anchor made from a title or a file name
+    # leaves them to the author, wherever in the lesson the target is.
+    reserved: frozenset[str] = frozenset()
 
     def error(self, message: str, line: int | None, hint: str) -> None:
         self.errors.append(BuildError(message, self.path, line, hint=hint))
@@ -328,7 +331,7 @@ class BlockContext:
         """A page anchor for `text`, unique within the lesson."""
         base = slugify(text)
         anchor, n = base, 2
-        while anchor in self.anchors:
+        while anchor in self.anchors or anchor in self.reserved:
             anchor, n = f"{base}-{n}", n + 1
         self.anchors.add(anchor)
         return anchor

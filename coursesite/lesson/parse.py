@@ -53,6 +53,7 @@ from coursesite.lesson.model import (
 from coursesite.lesson.nesting import BLOCK_DEPTH_LIMIT, block_too_deep, checked_nodes
 from coursesite.markup.markdown import math_to_mathml, slugify
 from coursesite.markup.mathml import UnsafeMath
+from coursesite.markup.myst import TARGET_LINE
 from coursesite.markup.mystscan import BLOCK_RE, MystScanner, is_block, walk_with_lines
 
 if TYPE_CHECKING:  # the memo's module imports this one
@@ -86,8 +87,14 @@ class LessonParser(MystScanner):
 
     def __post_init__(self) -> None:
         # Block builders report into the same error list and take from the same anchors.
+        labels = TARGET_LINE.finditer("\n".join(self.lines))
         self.context = BlockContext(
-            self.path, self.errors, self.anchors, self.course_root, written=self.written
+            self.path,
+            self.errors,
+            self.anchors,
+            self.course_root,
+            written=self.written,
+            reserved=frozenset(label.group(1).strip() for label in labels),
         )
 
     def anchor(self, text: str) -> str:
