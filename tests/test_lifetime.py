@@ -297,3 +297,35 @@ def test_the_guardian_started_ahead_runs_the_first_lesson_and_ends_unused_otherw
     [spare] = started
     assert spare.wait(timeout=10) == 0  # it read the end of its input, with no job
     assert lessonprocess._SPARE == []
+
+
+def test_a_course_that_sets_no_memory_limit_gives_each_lesson_its_share_of_the_machine(
+    course_folder, monkeypatch
+):
+    """Unset, the limit is three quarters of the machine's memory in the share of its cores
+    a lesson runs with: a tutorial that needs 6 GB runs on a 24 GB machine, and one that
+    outgrows a small machine is stopped with the number it was held to."""
+    from coursesite.execution import machineshares
+
+    real_sysconf = os.sysconf
+
+    def machine(gib: int):
+        pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": gib * 1024**3 // 4096}
+        monkeypatch.setattr(os, "sysconf", lambda name: pages.get(name) or real_sysconf(name))
+        monkeypatch.setattr(os, "cpu_count", lambda: 2)
+
+    machine(24)
+    assert machineshares.memory_share(1) == 9216  # 24 GiB * 3/4, half the cores
+    assert machineshares.memory_share(2) == 18432
+    machine(1)
+    assert machineshares.memory_share(1) == 1024  # never below
+    course_folder.write(
+        authoring_example().replace(
+            'print("PASS: count-batches")',
+            'hoard = bytearray(1500 * 1024**2)\nprint("PASS: count-batches")',
+        )
+    )
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(jobs=1), RecordingProgress())
+    [error] = caught.value.errors
+    assert error.message.startswith("the lesson used more than 1024 MB"), error.message

@@ -64,8 +64,10 @@ class Settings(StrictModel, frozen=True, kw_only=True):
     lesson imports (always recorded)."""
     timeout_seconds: Positive = 600
     """A lesson whose code runs longer than this fails the build."""
-    memory_limit_mb: Positive = 4096
-    """Address space a lesson's process may use; beyond it, allocations raise MemoryError."""
+    memory_limit_mb: Positive | None = None
+    """Memory (MB) a run of a lesson may use, its processes together; past it the lesson is
+    stopped. Unset: three quarters of the building machine's memory, in the share of its
+    cores each lesson runs with (the lessons run at once stay within it together)."""
     output_limit: Positive = 200_000
     """Characters of stdout (and of stderr) kept per block; the rest is counted, not kept."""
     api_docs: dict[Text, ApiPattern] = msgspec.field(default_factory=dict)

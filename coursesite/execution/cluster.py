@@ -34,10 +34,10 @@ from coursesite.execution.execute import (
     LocalExecutor,
     StartCallback,
     run_job,
-    threads_per_lesson,
 )
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.hardware import unseen_hardware
+from coursesite.execution.machineshares import threads_per_lesson
 
 if TYPE_CHECKING:  # distributed is imported only when a build uses a cluster
     from distributed import Client, Future

@@ -38,6 +38,7 @@ from coursesite.execution.lessonprocess import (
     lesson_folder,
     stop_all,
 )
+from coursesite.execution.machineshares import memory_share, threads_per_lesson
 from coursesite.execution.probes import probes_payload
 from coursesite.execution.runresult import damaged_result, ended, read_result, record_from_result
 from coursesite.execution.runtimeimports import with_run_time_installs
@@ -72,7 +73,7 @@ class LessonJob:
     labels: dict[str, str]  # block id -> how messages name it
     volatile: list[str]
     timeout: int
-    memory_mb: int
+    memory_mb: int  # 0: the machine's share (memory_share), settled where it runs
     hidden: dict[str, str] = field(default_factory=dict)
     """Modules main.py may not import: only distributions outside its install line have
     them (installs.py)."""
@@ -160,7 +161,7 @@ def prepare_job(
         },
         volatile=list(lesson.front.volatile),
         timeout=settings.timeout_seconds,
-        memory_mb=settings.memory_limit_mb,
+        memory_mb=settings.memory_limit_mb or 0,  # 0: memory_share, where it runs
         hidden=hidden_for(installs),
         solution_ids=[b.id for b in blocks if b.solution],
         passed_environment=list(settings.pass_environment),
@@ -168,11 +169,6 @@ def prepare_job(
         shares_paths=bool(named),
         scratch=scratch_paths(named),
     )
-
-
-def threads_per_lesson(lessons_at_once: int) -> int:
-    """Each lesson running at once gets an equal share of the cores for its BLAS/XLA threads."""
-    return max(1, (os.cpu_count() or 1) // lessons_at_once)
 
 
 class LocalExecutor:
@@ -230,6 +226,8 @@ def run_job(
     left running, then its folder's removal): by default it runs at once; LocalExecutor
     runs it while the build goes on (lessonprocess.clean_up_in_background).
     """
+    if not job.memory_mb:
+        job = replace(job, memory_mb=memory_share(threads))
     with contextlib.ExitStack() as stack:
         folder = stack.enter_context(lesson_folder(job.slug))
         guardian, main, runner = _lesson_processes(job, threads, folder)
