@@ -232,3 +232,24 @@ def test_logging_and_warnings_show_under_the_step_that_wrote_them_as_stderr(cour
     assert "only 11 records" not in warned and "short last batch" not in step1.get_text()
     printed = "".join(texts(page, ".output-stdout pre"))  # stderr, never the printed output
     assert "only 11" not in printed and "Warning" not in printed
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        tuple((i, "x" * 20) for i in range(4)),  # diffrax's hessian: a tuple of pairs
+        list(range(40)),
+        ["y" * 100, 1],  # a long string is never split
+        "z" * 100,
+        {"alpha": 1, "beta": (2.5, "three")},
+        [(1, 2)] * 30,
+    ],
+)
+def test_a_cells_last_value_is_laid_out_as_a_notebook_shows_it(value):
+    """The build shows a step's last value as IPython does (a long container an item a
+    line), so the page reads like the notebook and its stored output is no drift."""
+    from IPython.lib.pretty import pretty
+
+    from coursesite.execution.runner import shown_value
+
+    assert shown_value(value) == pretty(value)

@@ -15,6 +15,7 @@ import __future__
 
 import ast
 import contextlib
+import dataclasses
 import difflib
 import importlib.metadata
 import importlib.util
@@ -23,12 +24,14 @@ import json
 import linecache
 import os
 import platform
+import pprint
 import sys
 import time
 import traceback
 import types
 from collections import Counter
 from datetime import UTC, datetime
+from typing import ClassVar
 
 
 def _companion(name):
@@ -224,6 +227,25 @@ def checked_attempt(attempt, check, namespace, source, limit):
     return None
 
 
+class NotebookPrinter(pprint.PrettyPrinter):
+    """pprint laid out as IPython's pretty printer lays a long list, tuple, dict or set
+    out (an item a line, at 79 characters), but for strings, which IPython never splits."""
+
+    _dispatch: ClassVar[dict] = {
+        shown: printer
+        for shown, printer in pprint.PrettyPrinter._dispatch.items()  # type: ignore[attr-defined]
+        if shown not in (str.__repr__, bytes.__repr__, bytearray.__repr__)
+    }
+
+
+def shown_value(value: object) -> str:
+    """A cell's last value as a notebook shows it: its repr, a long container broken over
+    lines as IPython does; a dataclass by its repr, which pprint would lay out by field."""
+    if dataclasses.is_dataclass(value):
+        return repr(value)
+    return NotebookPrinter(width=79, sort_dicts=False).pformat(value)
+
+
 def run_block(block, namespace, source, limit):
     stdout, stderr, display = CappedOutput(limit), CappedOutput(limit), CappedOutput(limit)
     body, last = split_display(block["code"], block["line"], source)
@@ -236,7 +258,7 @@ def run_block(block, namespace, source, limit):
             if last is not None:
                 value = eval(last, namespace)
                 if value is not None:
-                    display.write(repr(value))
+                    display.write(shown_value(value))
                     bundle, problem = leftovers.rich_representations(
                         value, leftovers.RICH_LIMIT_FACTOR * limit
                     )
