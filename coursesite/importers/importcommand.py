@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -173,7 +174,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     requirements, modules = _to_install(request, lesson, own)
     installation = install(requirements, modules)
     lesson.notes += _unimportable(installation)
-    lesson.notes += _missing_modules(lesson, own)
+    lesson.notes += _missing_modules(lesson, own, installation.refused)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += _api_drift(lesson, own)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
@@ -226,6 +227,11 @@ def _unimportable(installation: Installation) -> list[str]:
         notes.append(
             f"pip installed {', '.join(installation.undeclared)} too: what was installed "
             "imports it without asking for it"
+        )
+    for requirement, why in installation.refused.items():
+        notes.append(
+            f"the code needs {requirement}, which pip did not install (every step that "
+            f"imports it will fail): {why}"
         )
     for module, failure in installation.unimportable.items():
         notes.append(
@@ -284,16 +290,19 @@ def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
     ]
 
 
-def _missing_modules(lesson: ImportedLesson, own: set[str]) -> list[str]:
+def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[str]) -> list[str]:
     """What the build would fail on for want of a module, said before any build: a package
     not installed (asked as the build asks, execution/missingmodules.py, so that import and
-    build agree). The notebook's `own` modules are beside the lesson, or brought there."""
+    build agree), but those pip was asked for and `refused`. The notebook's `own` modules
+    are beside the lesson, or brought there."""
     from coursesite.execution.missingmodules import missing_modules
 
     blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
     notes = []
     for module in sorted(missing_modules(blocks, own)):
         line = requirement_line(distribution_of(module), lesson.installs)
+        if line in refused:  # said with pip's reason (_unimportable)
+            continue
         notes.append(
             f"the code imports {module}, which is not installed where you build: add the "
             f"line {line} to your requirements (and pip install {line}) before the next "

@@ -6,11 +6,12 @@ pip installs into the environment of the Python running the import, the one the 
 runs lessons with. What it asks for is each missing module's distribution, as the
 notebook's own `!pip install` line gives it (`optax==0.2.4`) or by its name, under a
 constraint that every distribution installed already keeps its version: an import never
-moves a package the course's other lessons use (a notebook that needs NumPy<2 fails the
-import with pip's reason, and nothing changes). Afterwards every distribution pip added,
-dependencies included, is pinned at its installed version in `requirements.txt` and, when
-the course keeps its direct requirements apart in `requirements.in`, the notebook's
-requirement there too.
+moves a package the course's other lessons use. A requirement pip cannot install so (a
+notebook that needs NumPy<2, a meta-package pinning another JAX) is named in the import's
+report with pip's reason, and the others are installed all the same. Afterwards every
+distribution pip added, dependencies included, is pinned at its installed version in
+`requirements.txt` and, when the course keeps its direct requirements apart in
+`requirements.in`, the notebook's requirement there too.
 
 Then each module installed is imported, in an interpreter of its own, as the lesson will
 import it: a package that, as it is imported, imports a module its metadata does not ask
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from coursesite.errors import BuildError
 from coursesite.execution.dependencies import normalized_name
-from coursesite.execution.missingmodules import missing_module, missing_modules
+from coursesite.execution.missingmodules import is_installed, missing_module, missing_modules
 from coursesite.files import write_atomically
 from coursesite.importers.requirements import distribution_of, requirement_line
 
@@ -50,6 +51,7 @@ class Installation:
     pins: dict[str, str] = field(default_factory=dict)  # distribution -> installed version
     undeclared: list[str] = field(default_factory=list)  # installed for an import, not asked for
     unimportable: dict[str, str] = field(default_factory=dict)  # module -> how its import fails
+    refused: dict[str, str] = field(default_factory=dict)  # requirement -> why pip would not
 
 
 def requirements_to_install(
@@ -68,10 +70,11 @@ _UNDECLARED_ROUNDS = 3
 def install(requirements: list[str], modules: Sequence[str] = ()) -> Installation:
     """Run pip for `requirements` in this Python's environment, then import `modules` (the
     ones they were for) and install what those import undeclared; pip's progress goes to
-    stderr. BuildError when pip fails, with its last lines."""
+    stderr. A requirement pip refuses is in the result's `refused`, with pip's last lines."""
     if not requirements:
         return Installation()
-    installation = _pip_install(requirements)
+    installation = _installed_each(requirements)
+    modules = [module for module in modules if is_installed(module)]  # the refused: reported
     installation.unimportable = _import_failures(modules)
     for _ in range(_UNDECLARED_ROUNDS):
         lacking = {missing_module(message) for message in installation.unimportable.values()}
@@ -85,6 +88,28 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
         installation.pins |= more.pins
         installation.undeclared += wanted
         installation.unimportable = _import_failures(modules)  # as they import now
+    return installation
+
+
+def _installed_each(requirements: list[str]) -> Installation:
+    """pip's install of `requirements` together or, when pip refuses them together, of each
+    on its own: one that cannot be installed here (a meta-package that pins another JAX, a
+    name no release has) keeps none of the others out. What pip refused is in `refused`,
+    with its reason and what to do; nothing installed already moves either way."""
+    try:
+        return _pip_install(requirements)
+    except BuildError as failed:
+        if len(requirements) == 1:
+            return Installation(refused={requirements[0]: f"{failed.message}\n{failed.hint}"})
+    installation = Installation()
+    for requirement in requirements:
+        try:
+            done = _pip_install([requirement])
+        except BuildError as failed:
+            installation.refused[requirement] = f"{failed.message}\n{failed.hint}"
+            continue
+        installation.requested.append(requirement)
+        installation.pins |= done.pins
     return installation
 
 
@@ -123,14 +148,20 @@ def _pip_install(requirements: list[str]) -> Installation:
         kept = Path(folder) / "installed.txt"  # what pip may not move
         kept.write_text("".join(f"{name}=={version}\n" for name, version in before.items()))
         command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check"]
-        done = subprocess.run(
+        # pip's progress is shown as it goes, and kept: its reason for a refusal is there.
+        with subprocess.Popen(
             [*command, "--constraint", str(kept), *requirements],
-            stdout=sys.stderr,
-            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
-        )
-    if done.returncode != 0:
-        raise _pip_failed(requirements, done.stderr)
+        ) as pip:
+            assert pip.stdout is not None
+            said = []
+            for line in pip.stdout:
+                sys.stderr.write(line)
+                said.append(line)
+    if pip.returncode != 0:
+        raise _pip_failed(requirements, "".join(said))
     importlib.invalidate_caches()  # the new packages are found by this process too
     after = installed_versions()
     changed = {name: version for name, version in after.items() if before.get(name) != version}
@@ -138,7 +169,7 @@ def _pip_install(requirements: list[str]) -> Installation:
 
 
 def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
-    last = "\n".join(stderr.strip().splitlines()[-6:])
+    last = _pip_reason(stderr)
     wanted = " ".join(requirements)
     if "ResolutionImpossible" in stderr or "conflict" in stderr.lower():
         return BuildError(
@@ -162,6 +193,17 @@ def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
         "notebook needs an environment of its own; else install them yourself (pip "
         "install ...) and import again without --install",
     )
+
+
+def _pip_reason(said: str) -> str:
+    """What of pip's output says why it failed: the requirements in conflict, as pip lists
+    them ("The conflict is caused by: ... depends on ..."), and its last lines."""
+    lines = said.strip().splitlines()
+    start = next((n for n, line in enumerate(lines) if line.startswith("The conflict is")), None)
+    if start is None:
+        return "\n".join(lines[-6:])
+    end = next((n for n in range(start, len(lines)) if not lines[n].strip()), len(lines))
+    return "\n".join([*lines[start:end], *lines[-2:]])
 
 
 def installed_versions() -> dict[str, str]:
