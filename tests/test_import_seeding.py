@@ -71,3 +71,17 @@ def test_a_notebook_that_seeds_or_draws_nothing_is_left_as_it_is():
         ("random = 4\nrandom.real", ""),
     ):
         assert seeded(code, earlier, "c") == (code, []), code
+
+
+def test_scipys_distributions_draw_from_numpys_global_generator():
+    """`st.bernoulli.rvs(p)` and a frozen distribution's `.rvs()` draw from NumPy's global
+    generator unless given a random_state (QuantEcon's LLN lecture printed other means on
+    each run): the first step that draws seeds NumPy."""
+    code, notes = seeded("X = st.bernoulli.rvs(0.8, size=10)", "import scipy.stats as st", "c")
+    assert code.splitlines()[0] == "import numpy.random" and "NumPy's" in notes[0]
+    earlier = "import numpy as np\nfrom scipy import stats\nX = stats.norm(5, 2)"
+    code, _ = seeded("draws = X.rvs(size=100)", earlier, "c")
+    assert code.splitlines()[0] == "np.random.seed(0)"
+    given = "draws = X.rvs(size=100, random_state=rng)"
+    assert seeded(given, earlier, "c") == (given, [])
+    assert seeded("draws = X.rvs(3)", "import numpy as np\nX = Model()", "c")[1] == []  # no SciPy

@@ -37,10 +37,21 @@ class Generator:
     # A package whose every call may draw from it, when `draws` cannot list them (Keras's
     # layers draw their initial weights, its fit() shuffles); `module` holds the seed.
     drawn_in: str = ""
+    # Methods that draw from it when called on anything, without a `random_state=`, in
+    # code that imports `method_package` (SciPy's distributions: `st.norm(0, 1).rvs(5)`).
+    method_draws: frozenset[str] = frozenset()
+    method_package: str = ""
 
 
 GENERATORS = (
-    Generator("numpy.random", _NUMPY_DRAWS, "seed", "NumPy's global random generator"),
+    Generator(
+        "numpy.random",
+        _NUMPY_DRAWS,
+        "seed",
+        "NumPy's global random generator",
+        method_draws=frozenset({"rvs"}),  # scipy.stats draws from it by default
+        method_package="scipy",
+    ),
     Generator("random", _PYTHON_DRAWS, "seed", "Python's random module"),
     Generator("torch", _TORCH_DRAWS, "manual_seed", "torch's global random generator"),
     Generator("keras.utils", frozenset(), "set_random_seed", "Keras's random seed", "keras"),
@@ -120,7 +131,20 @@ def _calls(
                 return True
             if not seeding and generator.drawn_in and dotted.startswith(f"{generator.drawn_in}."):
                 return True
+            if not seeding and _method_draw(node, names, generator):
+                return True
     return False
+
+
+def _method_draw(call: ast.Call, names: dict[str, str], generator: Generator) -> bool:
+    """Whether `call` is a draw by one of `generator`'s methods on an object of its package
+    (which the code imports), with no generator of its own given."""
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in generator.method_draws
+        and not any(keyword.arg == "random_state" for keyword in call.keywords)
+        and any(module.split(".")[0] == generator.method_package for module in names.values())
+    )
 
 
 def _seed_lines(generator: Generator, names: dict[str, str]) -> list[str]:
