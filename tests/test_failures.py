@@ -392,3 +392,20 @@ def test_a_library_saying_it_no_longer_does_what_the_line_asks_is_another_versio
     assert failed(changed, traceback=quoted).hint.startswith("the installed numpy says it no")
     other = "NotImplementedError: In-place operations need a copy."
     assert failed(other, traceback=quoted).hint.startswith("fix the code")
+
+
+def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
+    """JAX's own words for a backend it lacks, and PyTorch's for a driver it cannot find
+    (`x.to(device="cuda")` in jax-ai-stack's guide for PyTorch users)."""
+    import jax
+
+    with pytest.raises(RuntimeError) as jax_said:
+        jax.devices("cuda")
+    torch_said = (
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+        "and installed a driver from http://www.nvidia.com/Download/index.aspx"
+    )
+    for said in (str(jax_said.value), torch_said):
+        hint = failed(f"RuntimeError: {said}").hint
+        assert hint.startswith("the code asks for a CUDA GPU, and the machine that builds"), said
+        assert "`hardware: gpu`" in hint and ":raises:" not in hint

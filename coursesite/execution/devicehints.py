@@ -27,9 +27,27 @@ REPLICAS = re.compile(r"requires (\d+) (?:replicas|devices), but only (\d+) XLA 
 ONLY_ON = re.compile(r"translation rule for primitive '([\w.-]+)' not found for platform cpu")
 
 
+# Libraries' words for code that asks for a CUDA GPU where there is none: PyTorch's
+# (`.to("cuda")`, `.cuda()`), JAX's (`jax.devices("cuda")`), TensorFlow's and CuPy's.
+NO_GPU = re.compile(
+    r"Found no NVIDIA driver|Torch not compiled with CUDA enabled|Unknown backend:? '?(?:cuda|gpu)|"
+    r"no CUDA-capable device|CUDA driver version is insufficient|No CUDA GPUs are available|"
+    r"Backend '(?:cuda|gpu)' failed to initialize",
+    re.I,
+)
+
+
 def device_count_hint(message: str) -> str:
     """The hint for a failure `message` that says the code needs more devices, or
     devices of another kind; ''."""
+    if NO_GPU.search(message):
+        return (
+            "the code asks for a CUDA GPU, and the machine that builds the site has none: "
+            "declare it (`hardware: gpu` in the front matter) and build the lesson where "
+            "there is one (a cluster worker that offers it), or write the step for the CPU "
+            "(the device JAX or PyTorch picks by default), or show it without running it, in "
+            "a ```python norun fence"
+        )
     if only := ONLY_ON.search(message):
         return (
             f"{only.group(1)} runs only on an accelerator, and JAX has only CPUs here: declare "
