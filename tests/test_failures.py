@@ -390,6 +390,13 @@ def test_a_library_saying_it_no_longer_does_what_the_line_asks_is_another_versio
         "ValueError: Unrecognized `verbose`. Note that this changed in Optimistix version 0.1.0"
     )
     assert failed(changed, traceback=quoted).hint.startswith("the installed numpy says it no")
+    required = (  # Flax's nnx.Optimizer, called as flax 0.10 took it
+        "TypeError: Missing required argument `wrt`. As of Flax 0.11.0 the `wrt` argument is "
+        "required, if you want to keep the previous use nnx.ModelAndOptimizer instead"
+    )
+    assert failed(required, traceback=quoted).hint.startswith("the installed numpy says it no")
+    since = "ValueError: since the batch is empty, 2 of 3 steps were skipped"
+    assert failed(since, traceback=quoted).hint.startswith("fix the code")
     other = "NotImplementedError: In-place operations need a copy."
     assert failed(other, traceback=quoted).hint.startswith("fix the code")
 

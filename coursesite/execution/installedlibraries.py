@@ -113,7 +113,8 @@ def library_hint(failure: dict) -> str:
 _RETIRED = re.compile(
     r"\bno longer (?:supported|available|allowed|accepted)\b|\bhas been removed\b|"
     r"\bwas removed\b|\bis deprecated\b|\bhas been deprecated\b|"
-    r"\bchanged in (?:[\w-]+ )?version \d",  # Optimistix: "this changed in ... version 0.1.0"
+    r"\bchanged in (?:[\w-]+ )?version \d|"  # Optimistix: "this changed in ... version 0.1.0"
+    r"\b(?:as of|since) [\w-]+ (?:version )?v?\d+\.\d",  # Flax: "As of Flax 0.11.0 ... is required"
     re.I,
 )
 
