@@ -494,6 +494,41 @@ def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(c
     assert "network" not in own.message and ":raises: ZeroDivisionError" in own.hint
 
 
+def test_a_step_reading_what_a_shell_download_left_as_a_comment_was_to_fetch_is_the_networks(
+    course_folder,
+):
+    """The import leaves a notebook's `!wget URL -O folder/file` as a comment (a shell line
+    is no Python); a later step that reads that folder fails (an assert, a missing file) for
+    want of the download: the network's cause, said with the shell line, not 'fix the code'."""
+    folder = "data/imdb"  # in the folder the lesson runs in; /tmp/data/imdb in the tutorial
+    download = (
+        f"import os\nos.makedirs({folder!r}, exist_ok=True)\n"
+        f"# notebook magic, not run: !wget https://example.org/imdb.tar.gz -O {folder}/imdb.tgz\n"
+        f"# notebook magic, not run: !cd {folder}/ && tar -xf imdb.tgz"
+    )
+    read = f"from pathlib import Path\nroot = Path({folder + '/aclImdb'!r})\nassert root.exists()"
+    text = with_steps(download, read, "print(1)")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 3 failed: AssertionError; it uses "), cause.message
+    assert (
+        f"it uses {folder}/aclImdb, which a shell command of step 2 was to download ('wget "
+        f"https://example.org/imdb.tar.gz -O {folder}/imdb.tgz'), left as a comment and never run"
+    ) in cause.message
+    assert cause.hint.startswith("the machine that builds the site may have no network")
+    # A step reading a folder no commented download names fails as its own.
+    text = with_steps(download, "assert os.path.exists('/elsewhere/x')", "print(1)")
+    (own,) = build_errors(course_folder, text)
+    assert "never run" not in own.message and own.hint.startswith("an assert failed")
+    # The tutorial's own lines: the folders, not the address's path nor /tmp itself.
+    from coursesite.execution.networkfailures import _download_folders
+
+    shell = (
+        "# !wget https://ai.stanford.edu/~amaas/data/sentiment/v1.tar.gz -O /tmp/data/imdb/v1.tgz"
+        "\n# !cd /tmp/data/imdb/ && tar -xf v1.tgz\n# !wget -P /tmp https://example.org/x.zip"
+    )
+    assert [folder for folder, _ in _download_folders(shell)] == ["/tmp/data/imdb"] * 2
+
+
 def test_what_a_class_of_a_module_imported_under_an_alias_lacks_is_another_version(
     course_folder,
 ):

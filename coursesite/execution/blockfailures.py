@@ -41,6 +41,7 @@ from coursesite.execution.missingmodules import (
 )
 from coursesite.execution.networkfailures import (
     after_quiet_read,
+    after_unrun_download,
     host_of,
     other_reads_line,
     quiet_reads,
@@ -89,7 +90,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             root[block] = first  # what fails for want of its names follows from it too
             followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
-            failure = after_quiet_read(failure, blocks, reads)
+            failure = after_unrun_download(after_quiet_read(failure, blocks, reads), blocks)
             if failure.get("network") and network and block not in network:
                 first = next(iter(network))  # no network: one cause, however many hosts
                 root[block] = first

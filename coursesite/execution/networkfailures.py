@@ -15,6 +15,7 @@ bound again.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -92,11 +93,69 @@ def after_quiet_read(failure: dict, blocks: list[dict], reads: list[QuietRead]) 
     return failure
 
 
+# A shell download left in the code as a comment, as the import leaves `!wget` (a shell
+# line is no Python): `# ... !wget URL -O /tmp/data/imdb/aclImdb_v1.tar.gz`, `!cd DIR && tar`.
+_COMMENTED_SHELL = re.compile(r"#[^\n]*?!\s*([^\n]*\b(?:wget|curl|tar|unzip|git clone)\b[^\n]*)")
+_PATH_WORD = re.compile(r"(?<![\w:/])((?:/|\.{0,2}/?)[\w.-]+(?:/[\w.-]*)+)")
+
+
+def _download_folders(code: str) -> list[tuple[str, str]]:
+    """(folder, shell line) for each folder a commented shell download was to fill: the
+    folder of a file it names (`-O /tmp/d/x.tgz`), or a folder it names (`cd /tmp/d/`)."""
+    found = []
+    for shell in _COMMENTED_SHELL.finditer(code):
+        line = re.sub(r"\w+://\S+", "", shell.group(1))  # an address is no folder here
+        for word in _PATH_WORD.findall(line):
+            folder = word.rstrip("/")
+            if "." in folder.rpartition("/")[2]:  # a file: its folder
+                folder = folder.rpartition("/")[0]
+            if folder.strip("./") and folder.count("/") >= (2 if folder.startswith("/") else 0):
+                found.append((folder, shell.group(1).strip()))
+    return found
+
+
+def after_unrun_download(failure: dict, blocks: list[dict]) -> dict:
+    """`failure`, marked as the network's when its block names a path in a folder that a
+    shell download of an earlier block, left as a comment and never run, was to fill: the
+    tutorial fetched its data with `!wget` (the import reported that read)."""
+    if failure.get("network"):
+        return failure
+    order = [block["id"] for block in blocks]
+    if failure["block"] not in order:
+        return failure
+    at = order.index(failure["block"])
+    named = _path_strings(blocks[at]["code"])
+    for block in blocks[:at]:
+        for folder, shell in _download_folders(block["code"]):
+            if used := next((p for p in named if p == folder or p.startswith(f"{folder}/")), ""):
+                return {**failure, "network": True, "unrun": (block["id"], used, shell)}
+    return failure
+
+
+def _path_strings(code: str) -> list[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return [
+        node.value.rstrip("/")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "/" in node.value
+    ]
+
+
 def network_words(failure: dict, labels: dict[str, str]) -> str:
     """What the message of a network failure adds: that it read the network, or what it
     used of a download that failed without raising."""
     if not failure.get("network"):
         return ""
+    if unrun := failure.get("unrun"):
+        block, path, shell = unrun
+        shell = shell if len(shell) <= 120 else shell[:117] + "..."
+        return (
+            f"; it uses {path}, which a shell command of {labels.get(block, block)} was to "
+            f"download ({shell!r}), left as a comment and never run"
+        )
     if not failure.get("quiet"):
         return "; it read the network"
     block, name, printed = failure["quiet"]
