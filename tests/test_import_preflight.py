@@ -438,6 +438,27 @@ def test_a_colab_only_import_is_named_at_its_line_not_taken_for_another_version(
     assert "hint: google.colab exists only inside Google Colab" in built.stderr
 
 
+def test_a_name_the_installed_package_says_to_use_instead_is_written_in_its_place():
+    """NumPy 2 removed `np.unicode_` and says "Use `np.str_` instead." (numpy-tutorials'
+    masked-arrays tutorial stopped on it): the import writes what the package says."""
+    from coursesite.importers.apidrift import api_drift
+    from coursesite.importers.renames import Rename, rename_of
+
+    code = (
+        "import numpy as np\nfrom numpy import float_\n"
+        "names = np.array(['a'], dtype=np.unicode_)\ngap = np.NaN"
+    )
+    drifts, _ = api_drift([(2, "cell 3", code)], set())
+    assert {drift.missing: rename_of(drift) for drift in drifts} == {
+        "numpy.float_": Rename("from numpy import float_", "from numpy import float64 as float_"),
+        "numpy.unicode_": Rename("np.unicode_", "np.str_"),
+        "numpy.NaN": Rename("np.NaN", "np.nan"),
+    }
+    # A name gone whose package says nothing to use instead stays reported, not guessed.
+    (gone,) = api_drift([(1, "cell 1", "import numpy as np\nx = np.no_such_name_ci")], set())[0]
+    assert gone.instead == "" and rename_of(gone) is None
+
+
 def test_only_a_name_that_moved_whole_is_renamed_never_what_is_under_a_module_gone():
     from coursesite.importers.apidrift import Drift
     from coursesite.importers.renames import Rename, rename_of

@@ -29,7 +29,7 @@ CHECK_SECONDS = 60
 # Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
 # them is missing (JSON) on stdout. What the packages print on import goes to stderr.
 _CHECK = r"""
-import ast, importlib, importlib.metadata, json, sys, types
+import ast, importlib, importlib.metadata, json, re, sys, types
 names, out = json.load(sys.stdin), sys.stdout
 sys.stdout = sys.stderr
 distributions = importlib.metadata.packages_distributions()
@@ -95,6 +95,32 @@ def elsewhere(top, name):
                 return top + "." + attribute + "." + name
     return ""
 
+def suggested(lacked):
+    # What the package's own message says to use instead: NumPy 2's "`np.unicode_` was
+    # removed in the NumPy 2.0 release. Use `np.str_` instead.", the alias standing for
+    # the package; a name it has, or "".
+    owner, _, name = lacked.rpartition(".")
+    module = sys.modules.get(owner)
+    if module is None:
+        return ""
+    try:
+        getattr(module, name)
+        return ""
+    except AttributeError as error:
+        said = re.search(r"\b[Uu]se `([A-Za-z_][\w.]*)` instead", str(error))
+    except BaseException:
+        return ""
+    if not said:
+        return ""
+    first, _, rest = said.group(1).partition(".")
+    dotted = owner.split(".")[0] + "." + rest if rest else owner + "." + first
+    found = sys.modules.get(dotted.split(".")[0])
+    for part in dotted.split(".")[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return ""
+    return dotted
+
 def version(top):
     for distribution in distributions.get(top, []):
         try:
@@ -113,7 +139,8 @@ for path, lacked in gone.items():
     if lacked:
         top = path.split(".")[0]
         package, installed = version(top)
-        found[path] = [lacked, package, installed, elsewhere(top, lacked.rsplit(".", 1)[1])]
+        instead = suggested(lacked) or elsewhere(top, lacked.rsplit(".", 1)[1])
+        found[path] = [lacked, package, installed, instead]
 json.dump(found, out)
 """
 

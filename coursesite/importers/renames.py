@@ -3,8 +3,10 @@
 A notebook written for an older JAX calls `jax.tree_map`, which JAX 0.10 has only as
 `jax.tree_util.tree_map`: the same function under the module it moved to. When the check
 of installed names (apidrift.py) finds that the name the code uses is gone and the
-installed package has one of the same last part elsewhere, the import writes that one in
-every line of the step that uses it, and says so; the build would otherwise fail there
+installed package has one of the same last part elsewhere, or says itself what to use
+instead (NumPy 2: "`np.unicode_` was removed ... Use `np.str_` instead."), the import
+writes that one in every line of the step that uses it (`from numpy import float64 as
+float_` for a name imported alone), and says so; the build would otherwise fail there
 with an AttributeError the author fixes the same way. A name gone with nothing like it
 left is reported, not guessed.
 """
@@ -35,9 +37,8 @@ def rename_of(drift: Drift) -> Rename | None:
     if drift.written.startswith("from "):
         name = drift.path.rpartition(".")[2]
         new_module, _, new_name = drift.instead.rpartition(".")
-        if name != new_name:
-            return None
-        return Rename(drift.written, f"from {new_module} import {name}")
+        alias = f" as {name}" if name != new_name else ""  # the name the code goes on using
+        return Rename(drift.written, f"from {new_module} import {new_name}{alias}")
     # `jx.tree_map.x` is jax.tree_map.x: the written root stands for the path's first parts.
     root = drift.written.split(".")[0]
     stands_for = drift.path[: len(drift.path) - len(drift.written) + len(root)]
