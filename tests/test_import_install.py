@@ -228,6 +228,28 @@ def test_install_never_moves_a_package_installed_already(course_folder, scratch_
     assert root.joinpath(*LESSON).exists()
 
 
+def test_a_module_the_refused_pip_line_does_not_provide_is_installed_by_its_name(
+    course_folder, scratch_python, wheels
+):
+    """jax-ai-stack's LLM guide: its `!pip install jax-ai-stack ...` is refused (it pins
+    another JAX), and `import flax`, which that line was to bring, is installed by its own
+    name all the same."""
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    environment = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    pip = [str(scratch_python), "-m", "pip", "install", "-q", "greetdep-ci==0.3"]
+    subprocess.run(pip, check=True, env=environment)
+    greetings_notebook(
+        root / "greetings.ipynb",
+        ["!pip install newgreet-ci", "import greetings_ci"],  # the line provides no import
+    )
+    done = import_installing(scratch_python, root, wheels)
+    assert done.returncode == 0, done.stderr
+    assert "the code needs newgreet-ci, which pip did not install" in done.stdout
+    assert "greetings-ci==1.2.0" in done.stdout, done.stdout  # installed, to pin
+    assert "the code imports greetings_ci, which is not installed" not in done.stdout
+
+
 def test_a_pip_line_of_the_notebook_is_installed_for_a_module_named_otherwise(
     course_folder, scratch_python, wheels
 ):

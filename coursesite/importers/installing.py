@@ -68,27 +68,34 @@ _UNDECLARED_ROUNDS = 3
 
 
 def install(requirements: list[str], modules: Sequence[str] = ()) -> Installation:
-    """Run pip for `requirements` in this Python's environment, then import `modules` (the
-    ones they were for) and install what those import undeclared; pip's progress goes to
-    stderr. A requirement pip refuses is in the result's `refused`, with pip's last lines."""
+    """Run pip for `requirements` in this Python's environment, then for each of `modules`
+    (the ones they were for) that they did not provide, by its own name; then import them
+    and install what those import undeclared. pip's progress goes to stderr. A requirement
+    pip refuses is in the result's `refused`, with pip's reason."""
     if not requirements:
         return Installation()
     installation = _installed_each(requirements)
-    modules = [module for module in modules if is_installed(module)]  # the refused: reported
-    installation.unimportable = _import_failures(modules)
+    unprovided = {distribution_of(m) for m in modules if not is_installed(m)} - set(requirements)
+    _merge(installation, _installed_each(sorted(unprovided)))
+    present = [module for module in modules if is_installed(module)]  # the rest: reported
+    installation.unimportable = _import_failures(present)
     for _ in range(_UNDECLARED_ROUNDS):
         lacking = {missing_module(message) for message in installation.unimportable.values()}
-        wanted = sorted({distribution_of(m) for m in lacking if m} - set(installation.undeclared))
+        asked = set(installation.undeclared) | set(installation.refused)
+        wanted = sorted({distribution_of(m) for m in lacking if m} - asked)
         if not wanted:
             break
-        try:
-            more = _pip_install(wanted)
-        except BuildError:  # the notebook's own packages are in: the report names the rest
-            break
-        installation.pins |= more.pins
-        installation.undeclared += wanted
-        installation.unimportable = _import_failures(modules)  # as they import now
+        more = _installed_each(wanted)
+        _merge(installation, more)
+        installation.undeclared += [w for w in wanted if w not in more.refused]
+        installation.unimportable = _import_failures(present)  # as they import now
     return installation
+
+
+def _merge(installation: Installation, more: Installation) -> None:
+    installation.requested += more.requested
+    installation.pins |= more.pins
+    installation.refused |= more.refused
 
 
 def _installed_each(requirements: list[str]) -> Installation:
@@ -96,6 +103,8 @@ def _installed_each(requirements: list[str]) -> Installation:
     on its own: one that cannot be installed here (a meta-package that pins another JAX, a
     name no release has) keeps none of the others out. What pip refused is in `refused`,
     with its reason and what to do; nothing installed already moves either way."""
+    if not requirements:
+        return Installation()
     try:
         return _pip_install(requirements)
     except BuildError as failed:
