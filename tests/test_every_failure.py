@@ -529,6 +529,18 @@ def test_a_step_reading_what_a_shell_download_left_as_a_comment_was_to_fetch_is_
     assert [folder for folder, _ in _download_folders(shell)] == ["/tmp/data/imdb"] * 2
 
 
+def test_steps_that_ask_for_a_gpu_in_other_words_are_one_cause(course_folder):
+    """A machine without a GPU is one cause, however each step asks for one (jax-ai-stack's
+    guide for PyTorch users: torch's `.to("cuda")`, then `jax.devices("cuda")`)."""
+    text = with_steps("import jax\njax.devices('cuda')", "jax.devices('gpu')", "print(1)")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: RuntimeError: Unknown backend cuda")
+    assert cause.hint.startswith("the code asks for a CUDA GPU")
+    assert cause.detail.splitlines()[0] == (
+        f"step 3 failed for the same cause too, at line {line_of(text, 'devices(' + chr(39) + 'gpu')}"
+    )
+
+
 def test_what_a_class_of_a_module_imported_under_an_alias_lacks_is_another_version(
     course_folder,
 ):

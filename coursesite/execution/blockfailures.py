@@ -32,6 +32,7 @@ from coursesite.execution.consequences import (
     bound_names,
     import_aliases,
 )
+from coursesite.execution.devicehints import NO_GPU_HINT
 from coursesite.execution.failures import FailedJob, failure_error
 from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
 from coursesite.execution.missingmodules import (
@@ -106,7 +107,9 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                     drifted.setdefault(first, []).append((block, failure["line"], lacked.name))
                     continue
             error = failure_error(failure, result, job)
-            first = seen.setdefault((failure["message"], error.hint or ""), block)
+            # A machine without a GPU is one cause, whatever words each library says it in.
+            said = "" if error.hint == NO_GPU_HINT else failure["message"]
+            first = seen.setdefault((said, error.hint or ""), block)
             if first != block:  # the same error and hint again: one message, one cause
                 root[block] = first
                 alike.setdefault(first, []).append((block, failure["line"]))
@@ -115,7 +118,8 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             if modules.first_failed_on(failure) == block:
                 causes[block].hint = modules.hint()
     for cause in causes:
-        lines = [_alike_line(alike.get(cause, []), job.labels)]
+        same = causes[cause].hint != NO_GPU_HINT  # else the same cause in other words
+        lines = [_alike_line(alike.get(cause, []), job.labels, same)]
         lines.append(_drifted_line(drifted.get(cause, []), job.labels, lacked_in.get(cause, "")))
         reached = network.get(cause, [])
         lines.append(
@@ -126,15 +130,16 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     return grouped(list(causes.values()))
 
 
-def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str]) -> str:
+def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str], same: bool = True) -> str:
     """'steps 11, 12 failed with the same error too, at lines 167, 177': one message for
     one cause, such as a mesh larger than the devices, met by every block that builds one."""
     if not blocks:
         return ""
     lines = ", ".join(str(line) for _, line in blocks)
     return (
-        f"{_blocks_named([block for block, _ in blocks], labels)} failed with the same error "
-        f"too, at line{'s' if len(blocks) > 1 else ''} {lines}"
+        f"{_blocks_named([block for block, _ in blocks], labels)} failed "
+        f"{'with the same error' if same else 'for the same cause'} too, "
+        f"at line{'s' if len(blocks) > 1 else ''} {lines}"
     )
 
 

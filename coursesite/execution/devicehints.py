@@ -37,17 +37,20 @@ NO_GPU = re.compile(
 )
 
 
+# One cause however many steps meet it, in whatever words (blockfailures.py).
+NO_GPU_HINT = (
+    "the code asks for a CUDA GPU, and the machine that builds the site has none: declare it "
+    "(`hardware: gpu` in the front matter) and build the lesson where there is one (a cluster "
+    "worker that offers it), or write the step for the CPU (the device JAX or PyTorch picks "
+    "by default), or show it without running it, in a ```python norun fence"
+)
+
+
 def device_count_hint(message: str) -> str:
     """The hint for a failure `message` that says the code needs more devices, or
     devices of another kind; ''."""
     if NO_GPU.search(message):
-        return (
-            "the code asks for a CUDA GPU, and the machine that builds the site has none: "
-            "declare it (`hardware: gpu` in the front matter) and build the lesson where "
-            "there is one (a cluster worker that offers it), or write the step for the CPU "
-            "(the device JAX or PyTorch picks by default), or show it without running it, in "
-            "a ```python norun fence"
-        )
+        return NO_GPU_HINT
     if only := ONLY_ON.search(message):
         return (
             f"{only.group(1)} runs only on an accelerator, and JAX has only CPUs here: declare "
