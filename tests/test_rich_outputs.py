@@ -340,3 +340,49 @@ def test_a_displayed_svg_with_a_script_stops_the_build(course_folder):
     [error] = build_errors(course_folder, text)
     assert "element <script>" in error.message
     assert error.line == line_of(text, "class Box")
+
+
+def test_a_matplotlib_animation_plays_as_an_animated_png_with_no_script(course_folder):
+    """`HTML(anim.to_jshtml())` (QuantEcon's Markov chains) is frames a script plays, and
+    pages run no script: the page shows the same frames as one animated PNG, at the
+    animation's interval, with the step's alt text."""
+    steps = """
+:::{step} 3. Watch the dot move
+:alt: A dot moving right across the plot, one frame at a time.
+
+```python
+import matplotlib.pyplot as plt
+from IPython.display import HTML
+from matplotlib.animation import FuncAnimation
+
+fig, ax = plt.subplots()
+dot, = ax.plot([0], [0], "o")
+ax.set_xlim(0, 3)
+
+
+def move(frame):
+    dot.set_data([frame], [0])
+    return (dot,)
+
+
+anim = FuncAnimation(fig, move, frames=range(4), interval=150)
+plt.close()
+HTML(anim.to_jshtml())
+```
+:::
+"""
+    from PIL import Image
+
+    from coursesite.pipeline import build
+
+    course_folder.write(rich_lesson(steps))
+    build(course_folder.options(), RecordingProgress())
+    page_path = next((course_folder.root / "site").rglob("count-batches/index.html"))
+    page = BeautifulSoup(page_path.read_text(encoding="utf-8"), "html.parser")
+    shown = page.select_one("#step-3 .output-display")
+    image = shown.select_one("img")
+    assert image["alt"] == "A dot moving right across the plot, one frame at a time."
+    assert not shown.select("script") and "Animation(" not in shown.decode_contents()
+    played = Image.open(page_path.parent / image["src"])
+    assert played.format == "PNG" and played.is_animated and played.n_frames == 4
+    assert abs(played.info["duration"] - 150) <= 1  # APNG keeps it as a fraction

@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 
 # The rich representations a notebook shows of a value, by the IPython method giving each.
@@ -55,6 +56,8 @@ def kept_bundle(found, limit, what):
             data = "".join(data)
         if not isinstance(data, str) or mime == "text/plain" or not data:
             continue
+        if mime == "text/html" and (played := animation_png(data)):
+            mime, data = "image/png", played  # shown as the notebook showed it: playing
         if len(data) > limit:
             return {}, (
                 f"{what} offers {mime} of {len(data):,} characters, "
@@ -62,6 +65,36 @@ def kept_bundle(found, limit, what):
             )
         bundle[mime] = data
     return bundle, None
+
+
+# matplotlib's Animation.to_jshtml(): its frames as data: URLs, played by a script, which
+# no page runs; one animated PNG of the same frames plays without one.
+_ANIMATION_FRAME = re.compile(r'frames\[\d+\] = "data:image/(?:png|jpeg);base64,([^"]+)"')
+_ANIMATION_INTERVAL = re.compile(r"new Animation\(\s*frames,\s*img_id,\s*slider_id,\s*([\d.]+)")
+
+
+def animation_png(html):
+    """The animated PNG (base64) of the frames of a matplotlib animation's HTML, played at
+    its interval, over and over; None for any other HTML, or without Pillow."""
+    frames = _ANIMATION_FRAME.findall(html)
+    if len(frames) < 2 or "new Animation(" not in html:
+        return None
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    interval = _ANIMATION_INTERVAL.search(html)
+    images = [Image.open(io.BytesIO(base64.b64decode(frame))) for frame in frames]
+    played = io.BytesIO()
+    images[0].save(
+        played,
+        format="PNG",
+        save_all=True,
+        append_images=images[1:],
+        duration=float(interval.group(1)) if interval else 200.0,
+        loop=0,
+    )
+    return base64.b64encode(played.getvalue()).decode("ascii")
 
 
 # Defaults for the figures a lesson draws with matplotlib, read when it imports matplotlib:
