@@ -217,6 +217,28 @@ def test_a_relative_file_the_code_cannot_open_is_named_with_where_the_code_runs(
     assert absolute.hint.startswith("fix the code; if raising FileNotFoundError")
 
 
+def test_numpys_words_for_a_missing_file_and_a_path_made_from_the_working_folder(tmp_path):
+    """np.genfromtxt says "rows.csv not found." (numpy-tutorials' air quality and Moore's
+    law); `os.path.join(os.getcwd(), name)` makes the name absolute, in the folder the
+    code runs in (their masked-arrays tutorial): both are files to bring beside the lesson."""
+    import numpy as np
+
+    with pytest.raises(FileNotFoundError) as said:
+        np.genfromtxt(str(tmp_path / "air-quality-data.csv"))
+    relative = str(said.value).replace(f"{tmp_path}/", "")
+    assert relative == "air-quality-data.csv not found."
+    run_folder = "/tmp/coursesite-4026-592-40/lesson-masked-arrays-4no3rwjd/run/who.csv"
+    for message, name in (
+        (relative, "air-quality-data.csv"),
+        (f"{run_folder} not found.", "who.csv"),
+        (f"[Errno 2] No such file or directory: '{run_folder}'", "who.csv"),
+    ):
+        hint = failed(f"FileNotFoundError: {message}").hint
+        assert f"(files:): save {name} beside the lesson and list it there" in hint, message
+    elsewhere = failed("FileNotFoundError: /srv/data/who.csv not found.").hint
+    assert elsewhere.startswith("fix the code")
+
+
 def test_a_live_value_gets_the_names_the_lesson_defines():
     def hint(message, names):
         return failed(message, block="live-values", names=names).hint

@@ -154,18 +154,18 @@ def _undefined_hint(failure: dict, job: FailedJob) -> str:
 
 
 def _missing_file_hint(failure: dict, job: FailedJob) -> str:
-    if not (missing_file := _RELATIVE_MISSING.match(failure["message"])):
+    if not (missing_file := _missing_file(failure["message"])):
         return ""
     declare = _declare(_exception_class(failure["message"]))
     if _RUN_PROGRAM in failure.get("traceback", ""):
         return (
-            f"the code runs the program {missing_file.group(1)}, which the machine that builds "
+            f"the code runs the program {missing_file}, which the machine that builds "
             "the site does not have: install it there, or show the code without running it, "
             f"in a ```python norun fence; {declare}"
         )
     return (
         "the lesson's code runs in a folder of its own, which holds only the files the "
-        f"front matter lists (files:): save {missing_file.group(1)} beside the lesson and "
+        f"front matter lists (files:): save {missing_file} beside the lesson and "
         "list it there (a folder: each of its files), or make the code create it before "
         f"this line; {declare}"
     )
@@ -209,10 +209,25 @@ _HINT_RULES = (
 
 # The frame of subprocess that starts a program: a missing file there is the program.
 _RUN_PROGRAM = "in _execute_child"
-# A relative path the code could not open: it runs where only the files: are.
+# A path the code could not open in the folder it runs in, where only the files: are:
+# relative, or made absolute from the working folder (`os.path.join(os.getcwd(), name)`);
+# in Python's words or NumPy's ("rows.csv not found.", from np.loadtxt and np.genfromtxt).
 _RELATIVE_MISSING = re.compile(
-    r"(?:FileNotFoundError|OSError): \[Errno 2\] No such file or directory: '((?![/~])[^']+)'"
+    r"(?:FileNotFoundError|OSError): (?:\[Errno 2\] No such file or directory: '([^']+)'|"
+    r"(\S+) not found\.$)"
 )
+_RUN_FOLDER = re.compile(r"^/\S*/lesson-[^/\s]+/run/")  # lessonprocess.lesson_folder's
+
+
+def _missing_file(message: str) -> str:
+    """The file, relative to the folder the code runs in, that `message` says is missing;
+    "" for another message, or a path elsewhere (an absolute path is the code's own)."""
+    if not (missing := _RELATIVE_MISSING.match(message)):
+        return ""
+    path = missing.group(1) or missing.group(2)
+    if inside := _RUN_FOLDER.match(path):
+        return path[inside.end() :]
+    return "" if path.startswith(("/", "~")) else path
 
 
 # The runner marks a failure the network caused (networkerrors.py).
