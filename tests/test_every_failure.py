@@ -536,9 +536,8 @@ def test_steps_that_ask_for_a_gpu_in_other_words_are_one_cause(course_folder):
     (cause,) = build_errors(course_folder, text)
     assert cause.message.startswith("step 2 failed: RuntimeError: Unknown backend cuda")
     assert cause.hint.startswith("the code asks for a CUDA GPU")
-    assert cause.detail.splitlines()[0] == (
-        f"step 3 failed for the same cause too, at line {line_of(text, 'devices(' + chr(39) + 'gpu')}"
-    )
+    again = line_of(text, "jax.devices('gpu')")
+    assert cause.detail.splitlines()[0] == f"step 3 failed for the same cause too, at line {again}"
 
 
 def test_what_a_class_of_a_module_imported_under_an_alias_lacks_is_another_version(
