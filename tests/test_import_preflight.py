@@ -300,6 +300,23 @@ def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
     ]
 
 
+def test_a_file_named_from_the_working_folder_is_a_data_file_the_lesson_needs():
+    """numpy-tutorials' masked arrays: `os.path.join(os.getcwd(), "who.csv")` is who.csv in
+    the folder the code runs in, which the import must report (the build got it first)."""
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import os\nimport numpy as np\nfilepath = os.getcwd()\n"
+        "filename = os.path.join(filepath, 'who.csv')\n"
+        "dates = np.genfromtxt(filename, delimiter=',')\n"
+        "rows = open(Path.cwd() / 'data' / 'rows.txt').read()"
+    )
+    assert data_reads([(2, "cell 3", code)]) == [
+        (2, "cell 3", 4, "who.csv"),
+        (2, "cell 3", 5, "data/rows.txt"),
+    ]
+
+
 def test_a_write_into_a_folder_no_step_makes_is_named_with_the_line_that_makes_it(
     course_folder,
 ):

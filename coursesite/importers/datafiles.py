@@ -250,8 +250,9 @@ def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
 def _path(node: ast.expr, names: dict[str, str]) -> str | None:
     """The relative path an expression names, without a leading `./` or a trailing `/`:
     a string, a name assigned one, `Path(...)`, `a / "b"`, `os.path.join(a, "b")`,
-    `p.parent`, an f-string as a pattern (`img_*.png`); None for anything else (a computed
-    name, an absolute path, an address)."""
+    `os.getcwd()` or `Path.cwd()` (the folder the code runs in), `p.parent`, an f-string
+    as a pattern (`img_*.png`); None for anything else (a computed name, an absolute path,
+    an address)."""
     if isinstance(node, ast.JoinedStr):  # f"img_{i}.png": a pattern, `*` for each value
         pieces = [
             str(piece.value)
@@ -267,6 +268,8 @@ def _path(node: ast.expr, names: dict[str, str]) -> str | None:
         return path.removeprefix("./").rstrip("/") or "." if relative else None
     if isinstance(node, ast.Name):
         return names.get(node.id)
+    if isinstance(node, ast.Call) and called_name(node) in ("getcwd", "cwd") and not node.args:
+        return "."  # os.getcwd(), Path.cwd(): the folder the code runs in
     if isinstance(node, ast.Call) and called_name(node) in ("Path", "PurePath", "join"):
         parts = [_path(argument, names) for argument in node.args]
         if not parts or None in parts or node.keywords:
