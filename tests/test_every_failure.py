@@ -527,6 +527,7 @@ def test_a_step_reading_what_a_shell_download_left_as_a_comment_was_to_fetch_is_
         "\n# !cd /tmp/data/imdb/ && tar -xf v1.tgz\n# !wget -P /tmp https://example.org/x.zip"
     )
     assert [folder for folder, _ in _download_folders(shell)] == ["/tmp/data/imdb"] * 2
+    assert _download_folders("# !unzip data.zip -d data/raw") == []  # a local archive: no read
 
 
 def test_steps_that_ask_for_a_gpu_in_other_words_are_one_cause(course_folder):

@@ -10,7 +10,9 @@ Some libraries do not raise when a download fails: yfinance prints "Could not re
 host" and returns an empty table, and the step that uses it fails later, as a ValueError
 on NaNs. That failure is the network's too, when the names prove it: the failing block
 uses a name that a block which printed such a line bound, and which no block between them
-bound again.
+bound again. So is a failure in a block that names a path in a folder a shell download of
+an earlier block was to fill (`!wget URL -O /tmp/data/x.tgz`, which the import leaves as a
+comment: a shell line is no Python).
 """
 
 from __future__ import annotations
@@ -101,9 +103,13 @@ _PATH_WORD = re.compile(r"(?<![\w:/])((?:/|\.{0,2}/?)[\w.-]+(?:/[\w.-]*)+)")
 
 def _download_folders(code: str) -> list[tuple[str, str]]:
     """(folder, shell line) for each folder a commented shell download was to fill: the
-    folder of a file it names (`-O /tmp/d/x.tgz`), or a folder it names (`cd /tmp/d/`)."""
+    folder of a file it names (`-O /tmp/d/x.tgz`), or a folder it names (`cd /tmp/d/`);
+    the unpacking of an archive counts beside a download only (a local archive is no read)."""
+    shells = list(_COMMENTED_SHELL.finditer(code))
+    if not any(re.search(r"\b(?:wget|curl|git clone)\b", shell.group(1)) for shell in shells):
+        return []
     found = []
-    for shell in _COMMENTED_SHELL.finditer(code):
+    for shell in shells:
         line = re.sub(r"\w+://\S+", "", shell.group(1))  # an address is no folder here
         for word in _PATH_WORD.findall(line):
             folder = word.rstrip("/")
