@@ -391,6 +391,43 @@ def test_code_that_worked_under_other_versions_is_told_why_it_fails_here():
     )
 
 
+def test_arguments_an_installed_library_validates_and_refuses_are_another_version():
+    """albumentations 2 validates its arguments with pydantic, and refuses the width= and
+    height= that 1.x took (jax-ai-stack's segmentation tutorial): as its build printed it."""
+    message = (
+        "ValueError: 1 validation error for InitSchema\nsize\n  Field required "
+        "[type=missing, input_value={'scale': (0.7, 1.0), 'ra...': 1.0, 'strict': False}, "
+        "input_type=dict]\n    For further information visit "
+        "https://errors.pydantic.dev/2.14/v/missing"
+    )
+    traceback = (
+        '  File "lesson.md", line 256, in <module>\n'
+        "    A.RandomResizedCrop(width=img_size, height=img_size, scale=(0.7, 1.0)),\n"
+        '  File "/venv/lib/python3.11/site-packages/albumentations/core/validation.py", '
+        "line 105, in custom_init\n"
+        '  File "/venv/lib/python3.11/site-packages/pydantic/main.py", line 250, in __init__\n'
+    )
+    hint = failed(message, traceback=traceback).hint
+    assert hint.startswith(
+        "the installed albumentations refuses the arguments this line passes (size: Field "
+        "required): the code was written for another version of albumentations"
+    ), hint
+    # The same words from the lesson's own pydantic model are the code's to fix.
+    own = '  File "lesson.md", line 9, in <module>\n    Settings(port="x")\n'
+    assert failed(message, traceback=own).hint.startswith("fix the code")
+
+
+def test_a_flax_list_of_modules_left_static_is_code_for_an_older_flax():
+    message = (
+        "ValueError: Found data on value of type '<class 'list'>' assigned to static attribute "
+        "'blocks' of Pytree type '<class '__main__.ViT'>'. Static attributes should not "
+        "contain data values. Consider one of the following options:"
+    )
+    hint = failed(message).hint
+    assert hint.startswith("flax's nnx (0.12 and later) takes a plain list on a Module as")
+    assert "`self.blocks = nnx.List(...)`" in hint
+
+
 def test_a_library_saying_it_no_longer_does_what_the_line_asks_is_another_version():
     """Flax's bridge guide: `variable += x` raises "In-place operations are no longer
     supported for Variable" from inside flax: the version's, said with what to do."""

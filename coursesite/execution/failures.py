@@ -17,7 +17,12 @@ from typing import Protocol
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
-from coursesite.execution.installedlibraries import keyword_hint, library_hint, retired_hint
+from coursesite.execution.installedlibraries import (
+    keyword_hint,
+    library_hint,
+    refused_arguments_hint,
+    retired_hint,
+)
 from coursesite.execution.networkfailures import network_words
 from coursesite.execution.oldcodehints import old_code_hint
 
@@ -138,6 +143,7 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
         or keyword_hint(failure)
         or old_code_hint(message)
         or retired_hint(failure)
+        or refused_arguments_hint(failure)
         or _keyboard_hint(failure)
     )
 

@@ -131,6 +131,28 @@ def retired_hint(failure: dict) -> str:
     )
 
 
+# pydantic's words for arguments a library validates and refuses: "1 validation error for
+# InitSchema\nsize\n  Field required" (albumentations 2's RandomResizedCrop, called as 1.x
+# took it: width= and height= where it now takes size=).
+_REFUSED_ARGUMENTS = re.compile(
+    r"^\w*Error: \d+ validation errors? for \w+\n(\w+)\n\s+(.+?)(?: \[|$)", re.M
+)
+
+
+def refused_arguments_hint(failure: dict) -> str:
+    """For a call whose arguments the installed library validated and refused: code written
+    for another version of it, which took other arguments."""
+    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
+    refused = _REFUSED_ARGUMENTS.match(failure["message"])
+    if not frames or not refused:
+        return ""
+    library = frames[0]  # the one the lesson's line called; pydantic raised for it
+    return (
+        f"the installed {library} refuses the arguments this line passes ({refused[1]}: "
+        f"{refused[2]}): {another_version(library)}"
+    )
+
+
 _LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\]site-packages[/\\](\w+)[/\\]')
 
 

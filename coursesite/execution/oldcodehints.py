@@ -17,6 +17,13 @@ _UNION = re.compile(
 )
 
 
+# Flax 0.12's nnx: a plain list of modules or arrays on a Module is static, and refused.
+_FLAX_STATIC = re.compile(
+    r"Found data on value of type '<class '(list|tuple|dict)'>' assigned to static attribute "
+    r"'(\w+)'"
+)
+
+
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
     if mathtext := _MATHTEXT.search(message):
@@ -24,6 +31,15 @@ def old_code_hint(message: str) -> str:
             f"matplotlib cannot parse the math text {mathtext.group(1)} of a label, title or "
             "text the code draws (an older matplotlib may have let it pass): fix its TeX, "
             "or write it without $...$"
+        )
+    if static := _FLAX_STATIC.search(message):
+        kind, name = static.groups()
+        wrapper = {"list": "nnx.List", "dict": "nnx.Dict", "tuple": "nnx.data"}[kind]
+        return (
+            f"flax's nnx (0.12 and later) takes a plain {kind} on a Module as static, and "
+            f"this one holds modules or arrays: the code was written for an older flax; wrap "
+            f"it, `self.{name} = {wrapper}(...)` (flax 0.12's release notes), or install the "
+            "flax it was written for"
         )
     if union := _UNION.search(message):
         return (
