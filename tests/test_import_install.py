@@ -67,6 +67,8 @@ def wheels(tmp_path_factory) -> Path:
     wheel(folder, "greetdep-ci", "0.3", "WORD = 'hello'\n")
     wheel(folder, "greetdep-ci", "1.0", "WORD = 'hi'\n")
     wheel(folder, "newgreet-ci", "1.0", "from greetdep_ci import WORD\n", "greetdep-ci>=1.0")
+    wheel(folder, "pinnedgreet-ci", "1.0", "WORD = 'hi'\n", "greetdep-ci>=1.0")
+    wheel(folder, "pinnedgreet-ci", "0.9", "WORD = 'hey'\n")
     wheel(
         folder,
         "greetings-ci",
@@ -248,6 +250,14 @@ def test_a_module_the_refused_pip_line_does_not_provide_is_installed_by_its_name
     assert "the code needs newgreet-ci, which pip did not install" in done.stdout
     assert "greetings-ci==1.2.0" in done.stdout, done.stdout  # installed, to pin
     assert "the code imports greetings_ci, which is not installed" not in done.stdout
+    # A pin the notebook asks for and pip refuses is never installed unpinned instead.
+    greetings_notebook(
+        root / "pinned.ipynb", ["!pip install pinnedgreet-ci==1.0\nimport pinnedgreet_ci"]
+    )
+    done = run(scratch_python, root, wheels, "import", "pinned.ipynb", "--phase", "02", "--install")
+    assert done.returncode == 0, done.stderr
+    assert "the code needs pinnedgreet-ci==1.0, which pip did not install" in done.stdout
+    assert "pinnedgreet-ci==0.9" not in done.stdout + done.stderr
 
 
 def test_a_pip_line_of_the_notebook_is_installed_for_a_module_named_otherwise(

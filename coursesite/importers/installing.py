@@ -75,8 +75,11 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
     if not requirements:
         return Installation()
     installation = _installed_each(requirements)
-    unprovided = {distribution_of(m) for m in modules if not is_installed(m)} - set(requirements)
-    _merge(installation, _installed_each(sorted(unprovided)))
+    # A module no requirement provided, by its own name; one the notebook pins, never
+    # unpinned behind the pin's back (the report says why the pin was refused).
+    asked = {_name(requirement) for requirement in requirements}
+    unprovided = {distribution_of(m) for m in modules if not is_installed(m)}
+    _merge(installation, _installed_each(sorted(d for d in unprovided if _name(d) not in asked)))
     present = [module for module in modules if is_installed(module)]  # the rest: reported
     installation.unimportable = _import_failures(present)
     for _ in range(_UNDECLARED_ROUNDS):
