@@ -32,6 +32,7 @@ from coursesite.execution.failures import main_py_drift_error
 from coursesite.execution.hiddenimports import hidden_import_error, optional_dependency
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
+    RUN_FOLDER,
     Guardian,
     LessonProcess,
     clean_up_in_background,
@@ -237,12 +238,12 @@ def run_job(
             _capture(main, job, stdout_limit=main_py_limit(job), stop_on_overflow=True)
             _capture(runner, job)
             on_started()
-            record = _recorded_run(job, runner, folder / "run" / "result.json", main)
+            record = _recorded_run(job, runner, folder / RUN_FOLDER / "result.json", main)
             job, ran, capture, optional = _reader_run(job, threads, folder, main, stack)
             _verify_main_py(job, record, ran, capture)
             guard = folder / f"guard{_run_name(len(optional))}"
             record = with_run_time_installs(record, guard, optional)
-            record = with_written_images(record, job.writes, folder / "run", job.path)
+            record = with_written_images(record, job.writes, folder / RUN_FOLDER, job.path)
         finally:
             for process in (runner, main):
                 if process.capture:
@@ -317,7 +318,7 @@ def _lesson_processes(
     job: LessonJob, threads: int, folder: Path
 ) -> tuple[Guardian, LessonProcess, LessonProcess]:
     """The lesson's guardian with its two processes, main.py's and the runner's, to start."""
-    work, reader = folder / "run", folder / "reader"
+    work, reader = folder / RUN_FOLDER, folder / "reader"
     _place(work, job)
     _place(reader, job)
     write_in_place(work / "job.json", json.dumps(job.payload))

@@ -23,6 +23,7 @@ from coursesite.execution.installedlibraries import (
     refused_arguments_hint,
     retired_hint,
 )
+from coursesite.execution.lessonprocess import LESSON_FOLDER, RUN_FOLDER
 from coursesite.execution.networkfailures import network_words
 from coursesite.execution.oldcodehints import old_code_hint
 
@@ -222,7 +223,7 @@ _RELATIVE_MISSING = re.compile(
     r"(?:FileNotFoundError|OSError): (?:\[Errno 2\] No such file or directory: '([^']+)'|"
     r"(\S+) not found\.$)"
 )
-_RUN_FOLDER = re.compile(r"^/\S*/lesson-[^/\s]+/run/")  # lessonprocess.lesson_folder's
+_RUN_FOLDER = re.compile(rf"^/\S*/{LESSON_FOLDER}[^/\s]+/{RUN_FOLDER}/")
 
 
 def _missing_file(message: str) -> str:

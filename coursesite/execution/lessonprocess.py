@@ -28,6 +28,11 @@ from typing import IO
 from coursesite.execution import orphans
 from coursesite.execution.capture import OutputCapture
 
+# A lesson's folder (lesson_folder) and, in it, the folder its code runs in: failures.py
+# reads a path in the message of a file the code could not open as one relative to it.
+LESSON_FOLDER = "lesson-"
+RUN_FOLDER = "run"
+
 GUARDIAN = Path(__file__).with_name("guardian.py")
 # How long a guardian may take to carry out a command (kill a process, end) before it is
 # taken as lost, stopped or killed by its lesson, and the build ends its processes itself.
@@ -409,7 +414,7 @@ def lesson_folder(slug: str) -> Iterator[Path]:
         _FOLDERS.lessons += 1
         base = _FOLDERS.path
     try:
-        with tempfile.TemporaryDirectory(prefix=f"lesson-{slug}-", dir=base) as folder:
+        with tempfile.TemporaryDirectory(prefix=f"{LESSON_FOLDER}{slug}-", dir=base) as folder:
             yield Path(folder)
     finally:
         with _FOLDERS_LOCK:

@@ -51,14 +51,8 @@ def bring_from_beside(
             brought.notes.append(
                 f"{where}: {_named(name, at_lesson)} beside the lesson: listed in files:"
             )
-        elif at_notebook and sum((beside / f).stat().st_size for f in at_notebook) <= COPY_LIMIT:
-            contents = _read_all(beside, at_notebook)
-            if contents is None:  # not a regular file: left to the report
-                continue
+        elif _copied_and_listed(brought, beside, folder, at_notebook):
             brought.read.append(name)
-            for found, content in zip(at_notebook, contents, strict=True):
-                brought.copies[folder / found] = content
-                brought.listed.append(found)
             brought.notes.append(
                 f"{where}: {_named(name, at_notebook)}, which the code reads, copied from "
                 "beside the notebook and listed in files:"
@@ -90,19 +84,28 @@ def _bring_folder(brought: Brought, beside: Path, folder: Path, made_in: str, wh
         for path in (beside / made_in).iterdir()
         if path.is_file() and not path.is_symlink()
     )[:PATTERN_LIMIT]
-    if not names or sum((beside / name).stat().st_size for name in names) > COPY_LIMIT:
+    if not _copied_and_listed(brought, beside, folder, names):
         return
-    contents = _read_all(beside, names)
-    if contents is None:
-        return
-    for name, content in zip(names, contents, strict=True):
-        brought.copies[folder / name] = content
-        brought.listed.append(name)
     brought.notes.append(
         f"{where}: the code writes into {made_in}/, a folder beside the notebook: its "
         f"{len(names)} file(s) copied beside the lesson and listed in files:, so that the "
         "folder is there when the code runs"
     )
+
+
+def _copied_and_listed(brought: Brought, beside: Path, folder: Path, names: list[str]) -> bool:
+    """Copy the files `names` (relative to `beside`) to the same places in `folder` and
+    list them in files:, unless there are none, they weigh more than COPY_LIMIT together,
+    or one is no regular file (left to the report); whether they were."""
+    if not names or sum((beside / name).stat().st_size for name in names) > COPY_LIMIT:
+        return False
+    contents = _read_all(beside, names)
+    if contents is None:
+        return False
+    for name, content in zip(names, contents, strict=True):
+        brought.copies[folder / name] = content
+        brought.listed.append(name)
+    return True
 
 
 def _matches(folder: Path, name: str) -> list[str]:
