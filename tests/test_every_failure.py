@@ -291,6 +291,20 @@ def test_steps_that_fail_with_the_same_error_are_one_message_naming_each_line(co
     assert error.detail.splitlines()[0] == f"step 4 failed with the same error too, at line {again}"
 
 
+def test_steps_failing_at_one_line_of_an_earlier_step_name_that_line_once(course_folder):
+    text = with_steps(
+        "def count(x):\n    raise ValueError('counting is gone')\ncount(1)",
+        "count(2)",
+        "count(3)",
+    )
+    (error,) = build_errors(course_folder, text)
+    assert error.message == "step 2 failed: ValueError: counting is gone"
+    where = line_of(text, "    raise ValueError")
+    assert error.detail.splitlines()[0] == (
+        f"steps 3, 4 failed with the same error too, at line {where}"
+    )
+
+
 def test_names_one_installed_package_lacks_are_one_message_naming_each_line(course_folder):
     text = with_steps(
         "import numpy as np\nfrom numpy import coursesite_gone",

@@ -84,3 +84,22 @@ def test_the_kernel_under_jupyter_is_checked_too(tmp_path: Path):
     with pytest.raises(BuildError) as raised:
         read_notebook(path)
     assert "runs R, not Python" in str(raised.value)
+
+
+def test_an_indented_block_after_a_cell_stays_code_on_the_page(tmp_path: Path):
+    """nbconvert's Markdown keeps a cell's printed output as an indented block after it
+    (Flax's key_concepts page): its first line keeps its indent, or the block becomes a
+    paragraph whose `<fry>` the build refuses as raw HTML."""
+    from markdown_it import MarkdownIt
+
+    path = tmp_path / "keys.md"
+    path.write_text(
+        "# Keys\n\nWhat a key holds.\n\n```python\nprint(1)\n```\n\n"
+        "    key: Array((), dtype=key<fry>) overlaying:\n    [0 0]\n\nAfter it.\n"
+    )
+    cells = read_notebook(path)
+    text = convert(cells, "Keys", "keys.md", "keys.expected.yaml").text
+    body = text.split(":::\n", 1)[1]
+    tokens = MarkdownIt("commonmark").parse(body)
+    blocks = [token.content for token in tokens if token.type == "code_block"]
+    assert blocks == ["key: Array((), dtype=key<fry>) overlaying:\n[0 0]\n"]

@@ -135,11 +135,12 @@ def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str], same: boo
     one cause, such as a mesh larger than the devices, met by every block that builds one."""
     if not blocks:
         return ""
-    lines = ", ".join(str(line) for _, line in blocks)
+    # Steps that call one function of an earlier step fail at that function's one line.
+    lines = list(dict.fromkeys(str(line) for _, line in blocks))
     return (
         f"{_blocks_named([block for block, _ in blocks], labels)} failed "
         f"{'with the same error' if same else 'for the same cause'} too, "
-        f"at line{'s' if len(blocks) > 1 else ''} {lines}"
+        f"at line{'s' if len(lines) > 1 else ''} {', '.join(lines)}"
     )
 
 

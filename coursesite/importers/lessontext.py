@@ -4,6 +4,8 @@ filled from the notebook's cells."""
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from coursesite.config.yamlmodel import dump_yaml
@@ -44,10 +46,16 @@ def lesson_text(front: dict, understand: list[str], build_run: list[str]) -> str
         ("Evidence", []),
     ]
     body = "\n\n".join(
-        f"# {name}" + "".join(f"\n\n{part.strip()}" for part in parts if part.strip())
+        f"# {name}" + "".join(f"\n\n{_trimmed(part)}" for part in parts if part.strip())
         for name, parts in stages
     )
     return f"---\n{header}---\n\n{body}\n"
+
+
+def _trimmed(part: str) -> str:
+    """`part` without the blank lines around it; its first line keeps its indent, which may
+    open an indented code block (nbconvert's Markdown keeps a cell's output so)."""
+    return re.sub(r"\A(?:[ \t]*\n)+", "", part).rstrip()
 
 
 def with_listed(text: str, files: list[str], writes: list[str]) -> str:
