@@ -476,6 +476,31 @@ def test_a_name_the_installed_package_says_to_use_instead_is_written_in_its_plac
     assert gone.instead == "" and rename_of(gone) is None
 
 
+def test_numpy_1_names_numpy_2_removed_silently_are_written_as_its_migration_says(course_folder):
+    """NumPy 2.4 says only "module 'numpy' has no attribute 'NAN'" (QuantEcon's
+    money_inflation stopped on it): ruff's NPY201 table writes `np.nan`, through the alias
+    an earlier step imported; where the new name behaves otherwise, its advice is reported."""
+    report, lesson = imported(
+        course_folder,
+        [
+            "import numpy as np\nx = np.array([1.0, 2.0])",
+            "gap = np.NAN\narea = np.trapz(x)\nprint(np.isnan(gap), area)",
+            "hits = np.in1d(x, [1.0])",
+        ],
+    )
+    assert "gap = np.nan\narea = np.trapezoid(x)\n" in lesson
+    assert "step 2 uses numpy.NAN, which the installed numpy does not have" in report
+    assert "; the step now uses np.nan, where the installed one has it" in report
+    assert "; the step now uses np.trapezoid, where the installed one has it" in report
+    advice = next(line for line in report.splitlines() if "numpy.in1d" in line)
+    assert "NumPy 2's migration (ruff's NPY201): `np.in1d` will be removed" in advice
+    assert "np.isin(ar1, ar2).ravel()" in advice
+    assert "hits = np.in1d(x, [1.0])" in lesson  # its meaning changes: the author decides
+    built = course_folder.cli("-q")
+    (failed,) = [line for line in built.stderr.splitlines() if line.startswith("error:")]
+    assert f":{line_of(lesson, 'hits = np.in1d')}: step 3 failed: AttributeError" in failed
+
+
 def test_only_a_name_that_moved_whole_is_renamed_never_what_is_under_a_module_gone():
     from coursesite.importers.apidrift import Drift
     from coursesite.importers.renames import Rename, rename_of

@@ -10,7 +10,6 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
@@ -39,11 +38,8 @@ from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.rootpaths import from_project_root
 from coursesite.importers.steplines import lesson_line, syntax_notes
+from coursesite.importers.versiondrift import api_drift_notes
 from coursesite.lesson.completeness import PLACEHOLDER
-
-if TYPE_CHECKING:
-    from coursesite.importers.apidrift import Drift
-    from coursesite.importers.renames import Rename
 
 
 @dataclass
@@ -176,7 +172,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _unimportable(installation)
     lesson.notes += _missing_modules(lesson, own, installation.refused)
     lesson.notes += _hosted_only(lesson)
-    lesson.notes += _api_drift(lesson, own)
+    lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
@@ -372,59 +368,6 @@ def _data_files(
             f"os.makedirs({made_in!r}, exist_ok=True) (after import os)"
         )
     return notes
-
-
-def _api_drift(lesson: ImportedLesson, own: set[str]) -> list[str]:
-    """What the build would fail on because the code was written for other versions of
-    the installed packages: each name they lack, at its line in the lesson. A name that
-    moved is written where the installed version has it (renames.py)."""
-    from coursesite.importers.apidrift import api_drift
-    from coursesite.importers.hostedmodules import hosted_only
-    from coursesite.importers.renames import rename_of, renamed_steps
-
-    drifts, unchecked = api_drift(lesson.steps, own)
-    drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # _hosted_only
-    renames: dict[int, list[Rename]] = {}
-    for drift in drifts:
-        if rename := rename_of(drift):
-            renames.setdefault(drift.number, []).append(rename)
-    renamed = renamed_steps(lesson.text, lesson.steps, renames)
-    lesson.text, lesson.steps = renamed.text, renamed.steps
-    lesson.code = [code for _, _, code in renamed.steps]
-    notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
-    for drift in drifts:
-        line = lesson_line(lesson.text, drift.number, drift.offset)
-        gone = (
-            f"{drift.where}, lesson line {line}: step {drift.number} uses {drift.missing}, "
-            f"which the installed {drift.missing.split('.')[0]} does not have: written for "
-            f"another version of {drift.package} (installed: {drift.version})"
-        )
-        rename = rename_of(drift)
-        if rename and (drift.number, rename) in renamed.applied:
-            notes.append(
-                f"{gone}; the step now uses {drift.instead}, where the installed one has it"
-            )
-        else:
-            notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
-    return notes if unchecked else notes[1:]
-
-
-def _drift_todo(drift: Drift, lesson: ImportedLesson) -> str:
-    if drift.package == "Python":
-        pin = "run it with the Python it was written for"
-    else:
-        wanted = requirement_line(drift.package, lesson.installs)
-        pin = (
-            f"add the version it was written for to your requirements ({drift.package}==...)"
-            if wanted == drift.package
-            else f"install the version the notebook installs (the line {wanted})"
-        )
-    use = (
-        f"the installed version has {drift.instead}: use it"
-        if drift.instead
-        else ("write it for the installed version")
-    )
-    return f"{use}, or {pin}"
 
 
 def _installed_here(requirement: str) -> bool:

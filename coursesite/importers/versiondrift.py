@@ -1,0 +1,97 @@
+"""What the import says and writes of names the code uses that the installed packages lack
+(apidrift.py finds them): a name that moved is written where the installed version has it
+(renames.py, and NumPy 2's migration, numpymigration.py); any other is reported at its line
+with what to do.
+"""
+
+from __future__ import annotations
+
+from coursesite.importers.apidrift import Drift, api_drift
+from coursesite.importers.hostedmodules import hosted_only
+from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.numpymigration import Migration, numpy_migrations
+from coursesite.importers.renames import Rename, rename_of, renamed_steps
+from coursesite.importers.requirements import requirement_line
+from coursesite.importers.steplines import lesson_line
+
+
+def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
+    """What the build would fail on because the code was written for other versions of
+    the installed packages: each name they lack, at its line in the lesson. A name that
+    moved is written where the installed version has it (renames.py)."""
+    drifts, unchecked = api_drift(lesson.steps, own)
+    drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # reported as hosted
+    migrations = _numpy_migrations(drifts, lesson.steps)
+    renames: dict[int, list[Rename]] = {}
+    for drift in drifts:
+        if rename := _renamed_as(drift, migrations.get(_use(drift))):
+            renames.setdefault(drift.number, []).append(rename)
+    renamed = renamed_steps(lesson.text, lesson.steps, renames)
+    lesson.text, lesson.steps = renamed.text, renamed.steps
+    lesson.code = [code for _, _, code in renamed.steps]
+    notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
+    for drift in drifts:
+        line = lesson_line(lesson.text, drift.number, drift.offset)
+        gone = (
+            f"{drift.where}, lesson line {line}: step {drift.number} uses {drift.missing}, "
+            f"which the installed {drift.missing.split('.')[0]} does not have: written for "
+            f"another version of {drift.package} (installed: {drift.version})"
+        )
+        migration = migrations.get(_use(drift))
+        rename = _renamed_as(drift, migration)
+        if rename and (drift.number, rename) in renamed.applied:
+            now = migration.new if migration else drift.instead
+            notes.append(f"{gone}; the step now uses {now}, where the installed one has it")
+        elif migration:
+            notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
+        else:
+            notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
+    return notes if unchecked else notes[1:]
+
+
+def _numpy_migrations(
+    drifts: list[Drift], steps: list[tuple[int, str, str]]
+) -> dict[tuple[int, int, str], Migration]:
+    """For each use of a name the installed NumPy lacks, what NumPy 2's migration writes
+    in its place (numpymigration.py); asked only when there is such a use."""
+    lacked = [drift for drift in drifts if drift.package == "numpy"]
+    if not lacked:
+        return {}
+    found = numpy_migrations(steps)
+    return {
+        _use(drift): migration
+        for drift in lacked
+        for migration in found.get((drift.number, drift.offset), [])
+        if migration.old == drift.written
+    }
+
+
+def _use(drift: Drift) -> tuple[int, int, str]:
+    return drift.number, drift.offset, drift.written
+
+
+def _renamed_as(drift: Drift, migration: Migration | None) -> Rename | None:
+    """NumPy's migration first: a name of the same last part elsewhere in NumPy is another
+    function (`np.ma.in1d` works on masked arrays), and where the migration has no fix,
+    nothing is written."""
+    if migration:
+        return Rename(migration.old, migration.new) if migration.new else None
+    return rename_of(drift)
+
+
+def _drift_todo(drift: Drift, lesson: ImportedLesson) -> str:
+    if drift.package == "Python":
+        pin = "run it with the Python it was written for"
+    else:
+        wanted = requirement_line(drift.package, lesson.installs)
+        pin = (
+            f"add the version it was written for to your requirements ({drift.package}==...)"
+            if wanted == drift.package
+            else f"install the version the notebook installs (the line {wanted})"
+        )
+    use = (
+        f"the installed version has {drift.instead}: use it"
+        if drift.instead
+        else ("write it for the installed version")
+    )
+    return f"{use}, or {pin}"
