@@ -341,6 +341,7 @@ def test_what_fails_for_want_of_a_step_that_lacked_another_module_folds_under_th
         memory_mb=100,
         solution_ids=[],
         step_lines={block["id"]: block["line"] for block in blocks},
+        stored_runs={},
     )
 
     def failed(n, message):

@@ -31,6 +31,7 @@ class Job:
     solution_ids: list[str] = field(default_factory=lambda: ["sol"])
     step_lines: dict[str, int] = field(default_factory=lambda: {"step-1": 10, "step-2": 20})
     path: Path = LESSON
+    stored_runs: dict[str, str] = field(default_factory=dict)
 
 
 def failed(message, block="step-2", printed="", traceback="", **extra):

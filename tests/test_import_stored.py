@@ -151,3 +151,27 @@ def test_a_stored_image_needs_the_steps_alt_text(course_folder):
         f"{LESSON}:{where}: step 1 shows an image stored in stored.ipynb, but has no text "
         "alternative"
     ) in built.stderr
+
+
+def test_a_step_whose_stored_run_did_not_raise_is_said_to_meet_other_library_versions(
+    course_folder,
+):
+    """An equinox model written for older optax fails deep inside optax with a 'pytree
+    structure error' (Equinox's train_rnn): the notebook shows the cell ran, so the hint
+    points at the versions, not only at the code."""
+    changed = new_code_cell(  # cell 12: reshape refused as a newer library would refuse it
+        "import numpy as np\nprint(np.ones(2).reshape(3))",
+        outputs=[new_output("stream", name="stdout", text="[1. 1.]\n")],
+    )
+    text = imported(course_folder, [new_markdown_cell("## Reshaped"), changed])
+    built = course_folder.cli("-q")
+    assert built.returncode == 1
+    at = line_of(text, "print(np.ones(2).reshape(3))")
+    (error,) = [line for line in built.stderr.splitlines() if line.startswith("error:")]
+    assert f":{at}: step" in error and "failed: ValueError: cannot reshape" in error
+    hint = built.stderr.split(error, 1)[1].splitlines()[1]
+    assert hint.startswith(
+        "  hint: stored.ipynb (cell 12) ran this step without raising ValueError: the "
+        "libraries it calls are likely other versions"
+    ), hint
+    assert ":raises: ValueError" in hint

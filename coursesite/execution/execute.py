@@ -28,6 +28,7 @@ from coursesite.execution.executionrecord import (
     ExecutionRecord,
     mask_volatile,
 )
+from coursesite.execution.expectedoutputs import stored_runs
 from coursesite.execution.failures import main_py_drift_error
 from coursesite.execution.hiddenimports import hidden_import_error, optional_dependency
 from coursesite.execution.installs import hidden_modules, lesson_distributions
@@ -83,6 +84,7 @@ class LessonJob:
     writes: dict[str, int] = field(default_factory=dict)  # images it writes -> line showing one
     shares_paths: bool = False  # its code names absolute paths: main.py runs after it
     scratch: tuple[str, ...] = ()  # places under the temporary folder its runs make
+    stored_runs: dict[str, str] = field(default_factory=dict)  # expectedoutputs.stored_runs
 
     @property
     def step_lines(self) -> dict[str, int]:
@@ -169,6 +171,7 @@ def prepare_job(
         writes=shown_writes(lesson),
         shares_paths=bool(named),
         scratch=scratch_paths(named),
+        stored_runs=stored_runs(lesson),
     )
 
 

@@ -164,6 +164,23 @@ def read_expected(lesson: Lesson, data: bytes) -> ExpectedOutputs:
         ) from None
 
 
+def stored_runs(lesson: Lesson) -> dict[str, str]:
+    """The blocks the notebook ran and kept the output of, each with where it holds it
+    ("downloads.ipynb (cell 5)"); none when the lesson has no readable expected outputs
+    (that file's own problems are output_drift's to report)."""
+    name = lesson.front.expected_outputs
+    if not name:
+        return {}
+    try:
+        expected = read_expected(lesson, (lesson.path.parent / name).read_bytes())
+    except (OSError, BuildError):
+        return {}
+    return {
+        block: expected.source + (f" ({stored.cell})" if stored.cell else "")
+        for block, stored in expected.blocks.items()
+    }
+
+
 def unshown(stored: StoredOutput, fresh: BlockOutput) -> list[str]:
     """The parts of the stored output (keys of PARTS) of which the fresh run shows nothing:
     stored text where the fresh run has none of that kind, stored images or rich displays

@@ -43,6 +43,8 @@ class FailedJob(Protocol):
     def step_lines(self) -> dict[str, int]: ...
     @property
     def path(self) -> Path: ...
+    @property
+    def stored_runs(self) -> dict[str, str]: ...
 
 
 def failure_error(failure: dict, result: dict, job: FailedJob) -> BuildError:
@@ -190,6 +192,23 @@ def _declared_hint(failure: dict, job: FailedJob) -> str:
     )
 
 
+def _stored_run_hint(failure: dict, job: FailedJob) -> str:
+    """For a step of an imported notebook whose stored run did not fail so (a failure it
+    stored made the step declare `:raises:`): what changed is most often a library's
+    version, which an error raised deep inside it does not name (optax's 'pytree structure
+    error' for an equinox model written for older versions)."""
+    exception = _exception_class(failure["message"])
+    notebook = job.stored_runs.get(failure["block"])
+    if not notebook or not exception or failure.get("declared"):
+        return ""
+    return (
+        f"{notebook} ran this step without raising {exception}: the libraries it calls "
+        "are likely other versions than the notebook was run with (the page's setup help "
+        "lists those installed): install the versions it was written for (pin them in the "
+        f"lesson's requirements), or change the code for these; {_declare(exception)}"
+    )
+
+
 def _code_hint(failure: dict) -> str:
     exception = _exception_class(failure["message"])
     return f"fix the code; {_declare(exception)}" if exception else "fix the code"
@@ -211,6 +230,7 @@ _HINT_RULES = (
     _undefined_hint,
     _missing_file_hint,
     _declared_hint,
+    _stored_run_hint,
 )
 
 
