@@ -40,6 +40,13 @@ def test_step_titles_come_from_the_prose_leading_in_or_from_the_code():
     assert step_title("", "%timeit f(x)\ndisplay(key)") == "Show key"
     assert step_title("", "import jax, numpy as np") == "Import jax, numpy"
     assert step_title("(label)=", "pass") == "Run the code"
+    # An indented block is code (nbconvert's Markdown keeps the last cell's output so):
+    # the prose before it titles the step, never its text.
+    output = "Flattening gives:\n\n    ['bias'].value: [0. 0.]\n    ['kernel'].value: [[0.1]]"
+    assert step_title(output, "pass") == "Flattening gives"
+    assert summary_of([output, "A sentence that says what it is."]) == (
+        "A sentence that says what it is."
+    )
 
 
 def test_a_title_cut_short_keeps_its_code_and_math_whole():

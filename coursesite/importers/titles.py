@@ -24,6 +24,9 @@ _MACHINERY = re.compile(r"^\s*(?:\([^)\n]+\)=\s*$|%|<!--.*-->\s*$|\+\+\+|#{1,6}(
 # A footnote's or a link's definition (`[^note]: ...`, `[name]: https://...`) opens a block
 # that is no prose of the text around it, however many lines it has.
 _FOOTNOTE_OR_LINK = re.compile(r"^\s{0,3}\[[^\]\n]+\]:")
+# A block that opens four spaces in is code (or a list's continuation): no sentence of
+# the prose (nbconvert's Markdown keeps a cell's output so).
+_INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
 # A footnote's mark (`code[^1]`): its note is the section's, not a title's.
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]\n]+\]")
 # A link in a heading: a title shows its text (a title is a link itself, in the sidebar).
@@ -55,7 +58,7 @@ def paragraphs(text: str) -> list[str]:
     found = []
     for block in text.split("\n\n"):
         lines = [line for line in block.splitlines() if not _MACHINERY.match(line)]
-        if lines and _FOOTNOTE_OR_LINK.match(lines[0]):
+        if lines and (_FOOTNOTE_OR_LINK.match(lines[0]) or _INDENTED_CODE.match(lines[0])):
             continue
         paragraph = " ".join(_PICTURES.sub("", " ".join(lines)).split())
         paragraph = _REFERENCE_LINK.sub(r"\1", paragraph)
