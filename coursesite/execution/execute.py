@@ -84,7 +84,14 @@ class LessonJob:
     writes: dict[str, int] = field(default_factory=dict)  # images it writes -> line showing one
     shares_paths: bool = False  # its code names absolute paths: main.py runs after it
     scratch: tuple[str, ...] = ()  # places under the temporary folder its runs make
-    stored_runs: dict[str, str] = field(default_factory=dict)  # expectedoutputs.stored_runs
+    expected_outputs: str = ""  # the notebook's stored outputs, by their name in `inputs`
+
+    @functools.cached_property
+    def stored_runs(self) -> dict[str, str]:
+        """The blocks its notebook ran (expectedoutputs.stored_runs): read only when a
+        failure's hint asks, never for a run that passes."""
+        data = self.inputs.get(self.expected_outputs) if self.expected_outputs else None
+        return stored_runs(data) if data else {}
 
     @property
     def step_lines(self) -> dict[str, int]:
@@ -150,6 +157,7 @@ def prepare_job(
         "probes": probes_payload(),
     }
     named = absolute_paths([b.code.source for b in blocks])  # places outside its folder
+    expected = lesson.front.expected_outputs
     return LessonJob(
         slug=lesson.ref.slug,
         source=str(lesson.path),
@@ -171,7 +179,7 @@ def prepare_job(
         writes=shown_writes(lesson),
         shares_paths=bool(named),
         scratch=scratch_paths(named),
-        stored_runs=stored_runs(lesson),
+        expected_outputs=run_name(os.path.normpath(expected)) if expected else "",
     )
 
 

@@ -164,16 +164,13 @@ def read_expected(lesson: Lesson, data: bytes) -> ExpectedOutputs:
         ) from None
 
 
-def stored_runs(lesson: Lesson) -> dict[str, str]:
-    """The blocks the notebook ran and kept the output of, each with where it holds it
-    ("downloads.ipynb (cell 5)"); none when the lesson has no readable expected outputs
-    (that file's own problems are output_drift's to report)."""
-    name = lesson.front.expected_outputs
-    if not name:
-        return {}
+def stored_runs(data: bytes) -> dict[str, str]:
+    """The blocks the notebook ran and kept the output of, in the expected-outputs file
+    `data`, each with where it holds it ("downloads.ipynb (cell 5)"); none when the file
+    cannot be read (its problems are output_drift's to report)."""
     try:
-        expected = read_expected(lesson, (lesson.path.parent / name).read_bytes())
-    except (OSError, BuildError):
+        expected = msgspec.convert(yaml.safe_load(data.decode("utf-8")), ExpectedOutputs)
+    except (yaml.YAMLError, UnicodeDecodeError, msgspec.ValidationError):
         return {}
     return {
         block: expected.source + (f" ({stored.cell})" if stored.cell else "")

@@ -22,23 +22,23 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
     drifts, unchecked = api_drift(lesson.steps, own)
     drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # reported as hosted
     migrations = _numpy_migrations(drifts, lesson.steps)
+    found = [(drift, migrations.get(_use(drift))) for drift in drifts]
+    rewrites = [(drift, migration, _renamed_as(drift, migration)) for drift, migration in found]
     renames: dict[int, list[Rename]] = {}
-    for drift in drifts:
-        if rename := _renamed_as(drift, migrations.get(_use(drift))):
+    for drift, _, rename in rewrites:
+        if rename:
             renames.setdefault(drift.number, []).append(rename)
     renamed = renamed_steps(lesson.text, lesson.steps, renames)
     lesson.text, lesson.steps = renamed.text, renamed.steps
     lesson.code = [code for _, _, code in renamed.steps]
     notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
-    for drift in drifts:
+    for drift, migration, rename in rewrites:
         line = lesson_line(lesson.text, drift.number, drift.offset)
         gone = (
             f"{drift.where}, lesson line {line}: step {drift.number} uses {drift.missing}, "
             f"which the installed {drift.missing.split('.')[0]} does not have: written for "
             f"another version of {drift.package} (installed: {drift.version})"
         )
-        migration = migrations.get(_use(drift))
-        rename = _renamed_as(drift, migration)
         if rename and (drift.number, rename) in renamed.applied:
             now = migration.new if migration else drift.instead
             notes.append(f"{gone}; the step now uses {now}, where the installed one has it")
