@@ -32,7 +32,7 @@ from coursesite.execution.consequences import (
     bound_names,
     import_aliases,
 )
-from coursesite.execution.devicehints import NO_GPU_HINT
+from coursesite.execution.devicehints import MACHINE_CAUSES
 from coursesite.execution.failures import FailedJob, failure_error
 from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
 from coursesite.execution.missingmodules import (
@@ -107,8 +107,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                     drifted.setdefault(first, []).append((block, failure["line"], lacked.name))
                     continue
             error = failure_error(failure, result, job)
-            # A machine without a GPU is one cause, whatever words each library says it in.
-            said = "" if error.hint == NO_GPU_HINT else failure["message"]
+            said = "" if error.hint in MACHINE_CAUSES else failure["message"]
             first = seen.setdefault((said, error.hint or ""), block)
             if first != block:  # the same error and hint again: one message, one cause
                 root[block] = first
@@ -118,7 +117,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             if modules.first_failed_on(failure) == block:
                 causes[block].hint = modules.hint()
     for cause in causes:
-        same = causes[cause].hint != NO_GPU_HINT  # else the same cause in other words
+        same = causes[cause].hint not in MACHINE_CAUSES  # else one cause in other words
         lines = [_alike_line(alike.get(cause, []), job.labels, same)]
         lines.append(_drifted_line(drifted.get(cause, []), job.labels, lacked_in.get(cause, "")))
         reached = network.get(cause, [])

@@ -37,13 +37,17 @@ NO_GPU = re.compile(
 )
 
 
-# One cause however many steps meet it, in whatever words (blockfailures.py).
 NO_GPU_HINT = (
     "the code asks for a CUDA GPU, and the machine that builds the site has none: declare it "
     "(`hardware: gpu` in the front matter) and build the lesson where there is one (a cluster "
     "worker that offers it), or write the step for the CPU (the device JAX or PyTorch picks "
     "by default), or show it without running it, in a ```python norun fence"
 )
+
+
+# Hints that name a lack of the machine, whatever words each library says it in: every
+# step that meets one fails for that one cause (blockfailures.py groups them as one).
+MACHINE_CAUSES = frozenset({NO_GPU_HINT})
 
 
 def device_count_hint(message: str) -> str:
