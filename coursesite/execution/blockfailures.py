@@ -46,6 +46,7 @@ from coursesite.execution.networkfailures import (
     host_of,
     other_reads_line,
     quiet_reads,
+    unrun_downloads,
 )
 
 __all__ = ["LessonJobWithCode", "after_failed_blocks", "bound_names", "lesson_failures_error"]
@@ -75,6 +76,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     drifted: dict[str, list[tuple[str, int, str]]] = {}  # that block -> (block, line, name)
     blocks = job.payload["blocks"]
     reads = quiet_reads(blocks, result.get("blocks", []), {f["block"] for f in failures})
+    downloads = unrun_downloads(blocks)
     network: dict[str, list[tuple[str, int, str]]] = {}  # the first -> (block, line, host)
     aliases = import_aliases([block["code"] for block in blocks])
     for failure in failures:
@@ -91,7 +93,9 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             root[block] = first  # what fails for want of its names follows from it too
             followers.setdefault(first, []).append((block, ""))  # the same hint lists it
         else:
-            failure = after_unrun_download(after_quiet_read(failure, blocks, reads), blocks)
+            failure = after_unrun_download(
+                after_quiet_read(failure, blocks, reads), blocks, downloads
+            )
             if failure.get("network") and network and block not in network:
                 first = next(iter(network))  # no network: one cause, however many hosts
                 root[block] = first

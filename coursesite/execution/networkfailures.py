@@ -120,10 +120,19 @@ def _download_folders(code: str) -> list[tuple[str, str]]:
     return found
 
 
-def after_unrun_download(failure: dict, blocks: list[dict]) -> dict:
+def unrun_downloads(blocks: list[dict]) -> dict[str, list[tuple[str, str]]]:
+    """For each of the job's `blocks` (by id, in the order they ran), the folders its
+    commented shell downloads were to fill, with their shell lines (_download_folders)."""
+    return {block["id"]: _download_folders(block["code"]) for block in blocks}
+
+
+def after_unrun_download(
+    failure: dict, blocks: list[dict], downloads: dict[str, list[tuple[str, str]]]
+) -> dict:
     """`failure`, marked as the network's when its block names a path in a folder that a
-    shell download of an earlier block, left as a comment and never run, was to fill: the
-    tutorial fetched its data with `!wget` (the import reported that read)."""
+    shell download of an earlier block, left as a comment and never run, was to fill
+    (`downloads`, from unrun_downloads): the tutorial fetched its data with `!wget` (the
+    import reported that read)."""
     if failure.get("network"):
         return failure
     order = [block["id"] for block in blocks]
@@ -131,10 +140,10 @@ def after_unrun_download(failure: dict, blocks: list[dict]) -> dict:
         return failure
     at = order.index(failure["block"])
     named = _path_strings(blocks[at]["code"])
-    for block in blocks[:at]:
-        for folder, shell in _download_folders(block["code"]):
+    for block in order[:at]:
+        for folder, shell in downloads.get(block, []):
             if used := next((p for p in named if p == folder or p.startswith(f"{folder}/")), ""):
-                return {**failure, "network": True, "unrun": (block["id"], used, shell)}
+                return {**failure, "network": True, "unrun": (block, used, shell)}
     return failure
 
 
