@@ -480,3 +480,29 @@ def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
         hint = failed(f"RuntimeError: {said}").hint
         assert hint.startswith("the code asks for a CUDA GPU, and the machine that builds"), said
         assert "`hardware: gpu`" in hint and ":raises:" not in hint
+
+
+def test_a_step_its_notebook_ran_names_the_installed_libraries_the_failure_went_through():
+    import importlib.metadata
+
+    traceback = library_traceback(
+        "updates, state = optim.update(grads, state)", "jax/_src/tree_util.py", "numpy/x.py"
+    )
+    failure = {
+        "block": "step-2",
+        "message": "ValueError: pytree structure error: different types at key path",
+        "line": 23,
+        "traceback": traceback,
+    }
+    job = Job(stored_runs={"step-2": "train_rnn.ipynb (cell 10)"})
+    hint = failure_error(failure, {"blocks": []}, job).hint
+    jax, numpy = (importlib.metadata.version(name) for name in ("jax", "numpy"))
+    assert hint.startswith(
+        "train_rnn.ipynb (cell 10) ran this step without raising ValueError: the libraries it "
+        "calls are likely other versions than the notebook was run with: "
+        f"jax (installed: {jax}), numpy (installed: {numpy}); install the versions"
+    ), hint
+    # A step the notebook did not run, or one that declares what it raises, is the code's.
+    assert failure_error(failure, {"blocks": []}, Job()).hint.startswith("fix the code")
+    declared = {**failure, "declared": "TypeError"}
+    assert not failure_error(declared, {"blocks": []}, job).hint.startswith("train_rnn")

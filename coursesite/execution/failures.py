@@ -18,10 +18,12 @@ from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
 from coursesite.execution.installedlibraries import (
+    installed_version,
     keyword_hint,
     library_hint,
     refused_arguments_hint,
     retired_hint,
+    traced_libraries,
 )
 from coursesite.execution.lessonprocess import LESSON_FOLDER, RUN_FOLDER
 from coursesite.execution.networkfailures import network_words
@@ -201,11 +203,13 @@ def _stored_run_hint(failure: dict, job: FailedJob) -> str:
     notebook = job.stored_runs.get(failure["block"])
     if not notebook or not exception or failure.get("declared"):
         return ""
+    traced = [installed_version(library) for library in traced_libraries(failure)]
+    installed = f": {', '.join(traced)}" if traced else " (the page's setup help lists them)"
     return (
         f"{notebook} ran this step without raising {exception}: the libraries it calls "
-        "are likely other versions than the notebook was run with (the page's setup help "
-        "lists those installed): install the versions it was written for (pin them in the "
-        f"lesson's requirements), or change the code for these; {_declare(exception)}"
+        f"are likely other versions than the notebook was run with{installed}; install the "
+        "versions it was written for (pin them in the lesson's requirements), or change the "
+        f"code for these; {_declare(exception)}"
     )
 
 

@@ -156,6 +156,11 @@ def refused_arguments_hint(failure: dict) -> str:
 _LIBRARY_FRAME = re.compile(r'File "[^"]*[/\\]site-packages[/\\](\w+)[/\\]')
 
 
+def traced_libraries(failure: dict) -> list[str]:
+    """The installed packages the failure's traceback ran through, each once, in order."""
+    return list(dict.fromkeys(_LIBRARY_FRAME.findall(failure.get("traceback") or "")))
+
+
 def _importing_library(traceback: str, module: str) -> str:
     """The installed package whose code the traceback last ran in, unless it is `module`'s
     own: the library that imported it (TFDS imports importlib_resources lazily)."""
