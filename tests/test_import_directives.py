@@ -69,7 +69,7 @@ def test_an_equation_reference_reaches_the_math_label():
     labels = NotebookLabels.of([cell])
     notes: list[str] = []
     text = settle_references(settle_directives(cell, "cell 1", notes), labels, "cell 1", notes)
-    assert text == "(eq-sum)=\n$$\na + b\n$$\n\nBy {ref}`eq sum <eq-sum>`, and elsewhere."
+    assert text == "(eq-sum)=\n$$\na + b\n$$\n\nBy {ref}`(sum) <eq-sum>`, and elsewhere."
 
 
 def test_unknown_directives_are_shown_as_text_or_left_out_and_layout_is_unwrapped():
@@ -587,3 +587,94 @@ def test_mkdocs_admonitions_become_myst_admonitions_of_the_closest_kind(tmp_path
     assert "```text\n!!! note\n    in code: as written\n```" in text
     assert any('!!! FAQ "What is JAX?" became {note} What is JAX?' in n for n in imported.notes)
     parsed_lesson(text, tmp_path, "mkdocs")
+
+
+RAW_HTML = """---
+kernelspec:
+  name: python3
+  language: python
+---
+
+# Raw
+
+Look at the chart.
+
+:::{raw} html
+<iframe src="https://example.org/chart" style="width: 100%"></iframe>
+:::
+
+:::{raw} html
+<p>Prices <b>rose</b>.</p>
+:::
+
+```{code-cell} python3
+print(1)
+```
+"""
+
+
+def test_html_in_a_colon_fenced_raw_block_is_settled_once_by_the_directive(tmp_path: Path):
+    """CommonMark alone reads the body of `:::{raw} html` as HTML of the prose: shown as a
+    code block there, then wrapped again by the directive, it broke the fences into an
+    'unknown block' and a step numbering gap."""
+    notebook = tmp_path / "raw.md"
+    notebook.write_text(RAW_HTML)
+    imported = convert(read_notebook(notebook), "Raw", "raw.md", "r.expected.yaml")
+    assert "iframe" not in imported.text
+    assert imported.text.count("```html\n<p>Prices <b>rose</b>.</p>\n```") == 1
+    assert imported.text.count("```html") == 1
+    assert any("holds HTML with no text" in note for note in imported.notes)
+    parsed_lesson(imported.text, tmp_path, "raw")
+
+
+SHARED_LABEL = """---
+kernelspec:
+  name: python3
+  language: python
+---
+
+(growth)=
+# Growth
+
+The law of motion is
+
+```{math}
+:label: growth
+
+k_{t+1} = s k_t^\\alpha
+```
+
+and {eq}`growth` with {ref}`the model <growth>` explains it; so does {eq}`the law <growth>`.
+
+$$
+y = k^\\alpha
+$$ (eq-growth)
+
+See {eq}`eq-growth`.
+
+```{code-cell} python3
+print(1)
+```
+"""
+
+
+def test_an_equation_label_another_target_shares_is_renamed_with_its_references(
+    tmp_path: Path,
+):
+    """Sphinx keeps equation labels apart from other labels; a lesson's are one set, where
+    `(growth)=` and `:label: growth` were a duplicate target the build refused."""
+    notebook = tmp_path / "growth.md"
+    notebook.write_text(SHARED_LABEL)
+    imported = convert(read_notebook(notebook), "Growth", "growth.md", "g.expected.yaml")
+    parsed = parsed_lesson(imported.text, tmp_path, "growth")
+    text = imported.text
+    # The taken name `eq-growth` is not reused: the first equation's is numbered.
+    assert "(eq-growth-2)=\n$$" in text
+    assert "{ref}`(growth 2) <eq-growth-2>` with" in text
+    assert "{ref}`the law <eq-growth-2>`" in text
+    assert "{ref}`the model <growth>`" in text
+    assert "$$ (eq-growth)\n\nSee {ref}`(growth) <eq-growth>`" in text
+    labels = [target.label for target in parsed.targets]
+    assert {"growth", "eq-growth", "eq-growth-2"} <= set(labels)
+    assert len(labels) == len(set(labels))
+    assert "line 12: equation label 'growth' is also the label" in "\n".join(imported.notes)

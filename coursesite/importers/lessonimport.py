@@ -17,6 +17,7 @@ from coursesite.execution.expectedoutputs import dump_expected
 from coursesite.importers.cellconversion import CellConversion
 from coursesite.importers.clockreads import clock_patterns
 from coursesite.importers.devicecount import DeviceNeed, device_note
+from coursesite.importers.equationlabels import equations_apart
 from coursesite.importers.glue import Glued
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.lessontext import front_matter, lesson_text, title_summary
@@ -46,6 +47,7 @@ def convert(
     """The lesson for `cells`; `source` names the notebook in notes and outputs; `sites`
     are the other sites (lessons.yaml `references:`) its references may link to."""
     lesson = ImportedLesson()
+    cells = equations_apart(cells, lesson.notes)
     markdown = _without_title(cells, title, lesson)
     labels = NotebookLabels.of(
         [cell.source for cell in markdown if cell.kind == "markdown"], keeps_title

@@ -12,6 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.files import short_digest
+from coursesite.importers.fences import directives
 from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.mkdocsadmonitions import myst_admonitions
@@ -44,12 +45,20 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
         )
     lines = source.splitlines()
     tokens = MarkdownIt("commonmark").parse(source)
+    # CommonMark reads a `:::{raw} html` body as HTML of the prose: the directive's own
+    # conversion (mystdirectives.py) settles it, as it does a ```` ```{raw} ```` one.
+    raw = [range(d.first, d.end) for d in directives(source) if d.name == "raw"]
     for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
         language = token.info.split()[0] if token.type == "fence" and token.info else ""
         if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
             opening = lines[token.map[0]]
             lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
-        if token.type == "html_block" and token.map and not _only_comments(token.content):
+        if (
+            token.type == "html_block"
+            and token.map
+            and not _only_comments(token.content)
+            and not any(token.map[0] in lines_of for lines_of in raw)
+        ):
             first, end = token.map
             if not shown_text(token.content):  # layout, a spacer, a rule: nothing to read
                 lines[first:end] = []

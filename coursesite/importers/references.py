@@ -26,7 +26,7 @@ from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, s
 
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
 # MyST's label of display math, after its closing `$$`: `$$ (eq:budget)`.
-_MATH_LABEL = re.compile(r"^([ \t]*\$\$[ \t]*)\(([^()\n]+)\)([ \t]*)$", re.M)
+MATH_LABEL = re.compile(r"^([ \t]*\$\$[ \t]*)\(([^()\n]+)\)([ \t]*)$", re.M)
 _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
 # run of backticks up to the next run of the same length.
@@ -81,7 +81,7 @@ class NotebookLabels:
                     after = _TITLED.match(text, match.end())
                     if not after or (after.group(1) and not keeps_title(after.group(1))):
                         labels.shown[label] = _words(label)
-            for match in _MATH_LABEL.finditer(text):
+            for match in MATH_LABEL.finditer(text):
                 if text.count("\n", 0, match.start()) not in code:
                     label = match.group(2).strip()
                     labels.anchors[label] = anchor_for(label)
@@ -92,6 +92,8 @@ class NotebookLabels:
                 shown = directive.argument if directive.argument and not glue else ""
                 if is_proof_block(directive.name):
                     shown = proof_title(directive.name, directive.argument)
+                if directive.name == "math":  # its argument is the formula, if any
+                    shown = _equation_words(label)
                 labels.shown[label] = shown or _words(label)
         return labels
 
@@ -213,7 +215,7 @@ def _settled(
     glued: Glued,
 ) -> str:
     text = _TARGET.sub(lambda m: f"{m.group(1)}({anchor_for(m.group(2).strip())})=", text)
-    text = _MATH_LABEL.sub(lambda m: f"{m[1]}({anchor_for(m[2].strip())}){m[3]}", text)
+    text = MATH_LABEL.sub(lambda m: f"{m[1]}({anchor_for(m[2].strip())}){m[3]}", text)
     text = outside_code(_RST_ROLE, text, lambda m: _myst_role(m, place(m[0]), notes))
     text = outside_code(
         ROLE_SOURCE, text, lambda m: _role(m, labels, place(m[0]), notes, sites, glued)
