@@ -90,6 +90,17 @@ def wheels(tmp_path_factory) -> Path:
         "        raise RuntimeError('shout() needs optdep-ci') from missing\n"
         "    return optdep_ci.WORD.upper()\n",
     )
+    # Catches the failed import itself and then raises its own error, naming the module but
+    # chaining nothing (as Plotly Express does without numpy).
+    wheel(
+        folder,
+        "quietopt-ci",
+        "1.0",
+        "def _module(name):\n    try:\n        return __import__(name)\n    except ImportError:\n"
+        "        return None\n\ndef shout():\n    found = _module('optdep_ci')\n"
+        "    if found is None:\n        raise ImportError('quietopt-ci requires optdep_ci "
+        "to be installed:\\n\\n$ pip install optdep-ci')\n    return found.WORD.upper()\n",
+    )
     wheel(folder, "optdep-ci", "0.1", "WORD = 'hello'\n")
     # Installed as one name, imported as another (nvidia-cutlass-dsl provides cutlass).
     wheel(folder, "kitdsl-ci", "3.1", "KIT = 'cut'\n", module="cutkit_ci")
@@ -316,18 +327,21 @@ def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
     ) in done.stdout
 
 
+@pytest.mark.parametrize("library", ["optuser-ci", "quietopt-ci"])
 def test_what_a_library_calls_optional_yet_needs_joins_the_install_line_and_main_py_runs(
-    course_folder, scratch_python, wheels
+    course_folder, scratch_python, wheels, library
 ):
     """main.py, run as a reader's with only the install line's packages, fails where
-    optuser-ci needs optdep-ci; the lesson's own run, which had it, shows the lesson needs
-    it: the build adds it to the install line and main.py, run again, passes."""
+    the library needs optdep-ci (its error chained to the refused import, or only naming
+    the module in its own words); the lesson's own run, which had it, shows the lesson
+    needs it: the build adds it to the install line and main.py, run again, passes."""
     environment = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
-    pip = [str(scratch_python), "-m", "pip", "install", "-q", "optuser-ci", "optdep-ci"]
+    pip = [str(scratch_python), "-m", "pip", "install", "-q", library, "optdep-ci"]
     subprocess.run(pip, check=True, env=environment)
+    module = library.replace("-", "_")
     text = authoring_example().replace(
         'print("PASS: count-batches")',
-        'import optuser_ci\nprint(optuser_ci.shout())\nprint("PASS: count-batches")',
+        f'import {module}\nprint({module}.shout())\nprint("PASS: count-batches")',
     )
     course_folder.write(text)
     built = run(scratch_python, course_folder.root, wheels)
@@ -335,5 +349,5 @@ def test_what_a_library_calls_optional_yet_needs_joins_the_install_line_and_main
     assert "the setup help's install line adds optdep-ci" in built.stdout + built.stderr
     page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
     line = re.search(r"python -m pip install ([^<\n]*)", page).group(1).split()
-    assert {"optdep-ci==0.1", "optuser-ci==1.0"} <= {re.sub("_", "-", pin) for pin in line}
+    assert {"optdep-ci==0.1", f"{library}==1.0"} <= {re.sub("_", "-", pin) for pin in line}
     assert "HELLO" in page

@@ -54,6 +54,7 @@ def lesson_environment(work: Path, threads: int, passed: list[str]) -> dict[str,
 
 IMPORT_GUARD = Path(__file__).with_name("importguard.py")
 RUN_TIME_IMPORTS = "run-time-imports.jsonl"  # in the guard's folder
+REFUSED_IMPORTS = "refused-imports.jsonl"  # in the guard's folder
 SHIFTED_CLOCK = Path(__file__).with_name("shiftedclock.py")
 WHOLE_PRINTS = Path(__file__).with_name("wholeprints.py")
 # How far ahead the reader-style main.py run's wall clock is: a year, a month, days and
@@ -81,6 +82,7 @@ def reader_environment(
     env["COURSESITE_HIDDEN"] = json.dumps(hidden)
     # what libraries imported of them (importguard.py), for runtimeimports.py to read
     env["COURSESITE_RUN_TIME_IMPORTS"] = str(guard / RUN_TIME_IMPORTS)
+    env["COURSESITE_REFUSED_IMPORTS"] = str(guard / REFUSED_IMPORTS)
     env["COURSESITE_CLOCK_SHIFT"] = str(CLOCK_SHIFT_SECONDS)
     env["MATPLOTLIBRC"] = str(guard / "matplotlibrc")
     return env

@@ -281,7 +281,9 @@ def _reader_run(
     The lesson's own run, which had it, shows the lesson needs it: main.py runs again
     with it, and the install line lists it (runtimeimports.py)."""
     ran, capture, optional = _finish(main, job), main.captured(), list[str]()
-    while (wanted := optional_dependency(job, ran.stderr)) and len(optional) < OPTIONAL_RERUNS:
+    while (
+        wanted := optional_dependency(job, ran, folder / f"guard{_run_name(len(optional))}")
+    ) and len(optional) < OPTIONAL_RERUNS:
         optional.append(wanted)
         job = replace(job, hidden={m: d for m, d in job.hidden.items() if d != wanted})
         again = _main_py_again(job, threads, folder, _run_name(len(optional)), stack)

@@ -11,11 +11,14 @@ is how the install line comes to list it.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
 from coursesite.errors import BuildError
+from coursesite.execution.environment import REFUSED_IMPORTS
 
 HIDDEN_IMPORT = re.compile(r"No module named '([^']+)': distribution '([^']+)' is not installed by")
 # A traceback's frame: its file, line, and the source line Python shows under it.
@@ -42,12 +45,37 @@ class RefusedImport(NamedTuple):
     library: str  # the installed library's file that imported it; "" for lesson code
 
 
-def optional_dependency(job: ReaderJob, stderr: str) -> str | None:
+def optional_dependency(
+    job: ReaderJob, ran: subprocess.CompletedProcess, guard: Path
+) -> str | None:
     """The distribution an installed library imported as optional and then failed without,
-    as main.py's `stderr` tells it; None for any other failure. The build's own run, where
-    it was there, shows that the lesson needs it: the build adds it and runs main.py again."""
-    refused = _refused(job, stderr)
-    return refused.distribution if refused and refused.library else None
+    as main.py's failed run `ran` tells it, or as its error names an import the guard (its
+    folder `guard`) refused and the library caught (Plotly Express: "requires numpy to be
+    installed"); None for any other failure, and for a run that passed (a library's
+    warning that it goes without is no cause). The build's own run, where it was there,
+    shows that the lesson needs it: the build adds it and runs main.py again."""
+    if not ran.returncode:
+        return None
+    found = _refused(job, ran.stderr)
+    if found is not None:
+        return found.distribution if found.library else None
+    frames = list(FRAME.finditer(ran.stderr))
+    error = ran.stderr[frames[-1].end() :] if frames else ""
+    for module, distribution in reversed(_refused_imports(guard)):
+        named = rf"(?<![\w.-])(?:{re.escape(module)}|{re.escape(distribution)})(?![\w-])"
+        if re.search(named, error, re.I):
+            return distribution
+    return None
+
+
+def _refused_imports(guard: Path) -> list[tuple[str, str]]:
+    """The imports the guard refused while main.py ran, (module, distribution) in the
+    order made, from the file in its folder `guard`."""
+    try:
+        lines = (guard / REFUSED_IMPORTS).read_text(encoding="utf-8").splitlines()
+    except OSError:  # none was refused
+        return []
+    return [(found[0], found[1]) for line in lines if line.strip() for found in [json.loads(line)]]
 
 
 def _refused(job: ReaderJob, stderr: str) -> RefusedImport | None:

@@ -27,9 +27,12 @@ _MACHINERY = (os.path.dirname(importlib.__file__), os.path.realpath(__file__))
 
 
 class HiddenDistributions:
-    def __init__(self, hidden, written_to):
+    def __init__(self, hidden, written_to, refused_to):
         self.hidden = hidden  # top-level module -> distribution
         self.written_to = written_to  # the file the imports libraries made go to
+        # The file the refused imports go to: a library that catches the refusal may fail
+        # later with its own words ("Plotly Express requires numpy"), naming none of ours.
+        self.refused_to = refused_to
         self.lesson = os.path.realpath(os.getcwd())  # main.py's folder and its modules'
         self.allowed = set()
 
@@ -40,6 +43,9 @@ class HiddenDistributions:
                 with open(self.written_to, "a", encoding="utf-8") as imports:
                     imports.write(json.dumps([name, self.hidden[name]]) + "\n")
                 return None
+            if self.refused_to:
+                with open(self.refused_to, "a", encoding="utf-8") as refused:
+                    refused.write(json.dumps([name, self.hidden[name]]) + "\n")
             raise ModuleNotFoundError(
                 f"No module named '{name}': distribution '{self.hidden[name]}' is {MARKER}",
                 name=name,
@@ -97,6 +103,7 @@ sys.meta_path.insert(
     HiddenDistributions(
         json.loads(os.environ.pop("COURSESITE_HIDDEN", "{}")),
         os.environ.pop("COURSESITE_RUN_TIME_IMPORTS", ""),
+        os.environ.pop("COURSESITE_REFUSED_IMPORTS", ""),
     ),
 )
 
