@@ -101,6 +101,18 @@ def wheels(tmp_path_factory) -> Path:
         "    if found is None:\n        raise ImportError('quietopt-ci requires optdep_ci "
         "to be installed:\\n\\n$ pip install optdep-ci')\n    return found.WORD.upper()\n",
     )
+    # Goes without it, then fails in words that name nothing (as SymPy's plot does with
+    # its text backend when matplotlib is missing).
+    wheel(
+        folder,
+        "fallback-ci",
+        "1.0",
+        "def _backend():\n    try:\n        import optdep_ci\n        return optdep_ci\n"
+        "    except ImportError:\n        return None\n\ndef shout():\n"
+        "    backend = _backend()\n    if backend is None:\n"
+        "        raise ValueError('the text backend draws one graph only')\n"
+        "    return backend.WORD.upper()\n",
+    )
     wheel(folder, "optdep-ci", "0.1", "WORD = 'hello'\n")
     # Installed as one name, imported as another (nvidia-cutlass-dsl provides cutlass).
     wheel(folder, "kitdsl-ci", "3.1", "KIT = 'cut'\n", module="cutkit_ci")
@@ -327,14 +339,15 @@ def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
     ) in done.stdout
 
 
-@pytest.mark.parametrize("library", ["optuser-ci", "quietopt-ci"])
+@pytest.mark.parametrize("library", ["optuser-ci", "quietopt-ci", "fallback-ci"])
 def test_what_a_library_calls_optional_yet_needs_joins_the_install_line_and_main_py_runs(
     course_folder, scratch_python, wheels, library
 ):
-    """main.py, run as a reader's with only the install line's packages, fails where
-    the library needs optdep-ci (its error chained to the refused import, or only naming
-    the module in its own words); the lesson's own run, which had it, shows the lesson
-    needs it: the build adds it to the install line and main.py, run again, passes."""
+    """main.py, run as a reader's with only the install line's packages, fails where the
+    library needs optdep-ci (its error chained to the refused import, naming the module in
+    its own words, or naming nothing: the last import refused is tried); the lesson's own
+    run, which had it, shows the lesson needs it: the build adds it to the install line
+    and main.py, run again, passes."""
     environment = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
     pip = [str(scratch_python), "-m", "pip", "install", "-q", library, "optdep-ci"]
     subprocess.run(pip, check=True, env=environment)

@@ -7,7 +7,6 @@ HOME are a temporary folder; the result comes back as JSON and becomes an Execut
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import json
 import os
@@ -24,13 +23,9 @@ from coursesite.execution.blockfailures import after_failed_blocks
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.dependencies import lesson_inputs, run_name
 from coursesite.execution.environment import lesson_environment, reader_environment
-from coursesite.execution.executionrecord import (
-    ExecutionRecord,
-    mask_volatile,
-)
+from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.expectedoutputs import stored_runs
-from coursesite.execution.failures import main_py_drift_error
-from coursesite.execution.hiddenimports import hidden_import_error, optional_dependency
+from coursesite.execution.hiddenimports import last_refused, optional_dependency
 from coursesite.execution.installs import hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     RUN_FOLDER,
@@ -41,8 +36,9 @@ from coursesite.execution.lessonprocess import (
     stop_all,
 )
 from coursesite.execution.machineshares import memory_share, threads_per_lesson
+from coursesite.execution.mainpycheck import verify_main_py
 from coursesite.execution.probes import probes_payload
-from coursesite.execution.runresult import damaged_result, ended, read_result, record_from_result
+from coursesite.execution.runresult import damaged_result, read_result, record_from_result
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sharedpaths import (
     ScratchLocks,
@@ -51,7 +47,6 @@ from coursesite.execution.sharedpaths import (
     remove_scratch,
     scratch_paths,
 )
-from coursesite.execution.sourcelocations import same_locations
 from coursesite.execution.stopped import stopped_error, timed_out_error
 from coursesite.execution.writtenimages import shown_writes, with_written_images
 from coursesite.files import write_in_place
@@ -251,7 +246,7 @@ def run_job(
             on_started()
             record = _recorded_run(job, runner, folder / RUN_FOLDER / "result.json", main)
             job, ran, capture, optional = _reader_run(job, threads, folder, main, stack)
-            _verify_main_py(job, record, ran, capture)
+            verify_main_py(job, record, ran, capture)
             guard = folder / f"guard{_run_name(len(optional))}"
             record = with_run_time_installs(record, guard, optional)
             record = with_written_images(record, job.writes, folder / RUN_FOLDER, job.path)
@@ -279,16 +274,22 @@ def _reader_run(
     """main.py's run as a reader's, and the distributions it needed that the install line
     left out: Plotly imports pandas as optional, then `px.data.iris()` fails without it.
     The lesson's own run, which had it, shows the lesson needs it: main.py runs again
-    with it, and the install line lists it (runtimeimports.py)."""
+    with it, and the install line lists it (runtimeimports.py). When the failure names
+    none, the last optional import refused is tried, and kept only if main.py then passes."""
     ran, capture, optional = _finish(main, job), main.captured(), list[str]()
-    while (
-        wanted := optional_dependency(job, ran, folder / f"guard{_run_name(len(optional))}")
-    ) and len(optional) < OPTIONAL_RERUNS:
+    first = (job, ran, capture, list(optional))
+    guessed = False
+    while ran.returncode and len(optional) < OPTIONAL_RERUNS:
+        guard = folder / f"guard{_run_name(len(optional))}"
+        if not (wanted := optional_dependency(job, ran, guard)):
+            guessed, wanted = True, last_refused(job, ran, guard, optional)
+        if not wanted:
+            break
         optional.append(wanted)
         job = replace(job, hidden={m: d for m, d in job.hidden.items() if d != wanted})
         again = _main_py_again(job, threads, folder, _run_name(len(optional)), stack)
         ran, capture = _finish(again, job), again.captured()
-    return job, ran, capture, optional
+    return first if guessed and ran.returncode else (job, ran, capture, optional)
 
 
 def _run_name(reruns: int) -> str:
@@ -420,44 +421,6 @@ def _over_output_limit(job: LessonJob, record: ExecutionRecord) -> BuildError | 
                 "or raise settings.output_limit in lessons.yaml",
             )
     return None
-
-
-def _verify_main_py(
-    job: LessonJob,
-    record: ExecutionRecord,
-    main: subprocess.CompletedProcess,
-    capture: OutputCapture,
-) -> None:
-    """The downloadable main.py must print what the build steps printed."""
-    hint = "main.py is the steps alone, run as `python main.py` in an empty folder"
-    expected_text = record.output_of(job.step_ids)
-    stopped = capture.streams["stdout"].overflowed  # and so stopped: see main_py_limit
-    if stopped:
-        raise BuildError(
-            f"the downloadable main.py printed more than "
-            f"{capture.streams['stdout'].limit} bytes, more than the build steps "
-            "did, and was stopped",
-            job.path,
-            hint=hint + "; does it print without end where the steps do not?",
-        )
-    if main.returncode != 0 and (hidden := hidden_import_error(job, main.stderr)):
-        raise hidden
-    if main.returncode != 0:
-        raise BuildError(
-            f"the downloadable main.py fails when run on its own ({ended(main.returncode)})",
-            job.path,
-            hint=hint,
-            detail=main.stderr[-4000:] or None,
-        )
-    source = job.payload["source_path"]  # a location in the lesson is one in main.py
-    expected = mask_volatile(same_locations(expected_text, source), job.volatile)
-    actual = mask_volatile(same_locations(main.stdout, source), job.volatile)
-    if actual != expected:
-        difference = "\n".join(
-            difflib.unified_diff(expected, actual, "build steps", "python main.py", lineterm="")
-        )
-        steps = {i: record.blocks[i].stdout for i in job.step_ids if i in record.blocks}
-        raise main_py_drift_error(job, steps, (expected, actual), difference)
 
 
 def _capture(

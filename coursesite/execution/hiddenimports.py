@@ -68,6 +68,21 @@ def optional_dependency(
     return None
 
 
+def last_refused(
+    job: ReaderJob, ran: subprocess.CompletedProcess, guard: Path, tried: list[str]
+) -> str | None:
+    """For main.py's failed run `ran`, whose error names no refused import: the
+    distribution of the last import the guard (its folder `guard`) refused that is not
+    among `tried`, what a library that went without it and then failed in words that name
+    nothing (SymPy plots with its text backend without matplotlib, which "supports only
+    one graph per Plot") most likely missed; None if there is none, or if the error is the
+    refusal itself (the lesson's own import: hidden_import_error's to report)."""
+    if not ran.returncode or _refused(job, ran.stderr) is not None:
+        return None
+    untried = [found for _, found in _refused_imports(guard) if found not in tried]
+    return untried[-1] if untried else None
+
+
 def _refused_imports(guard: Path) -> list[tuple[str, str]]:
     """The imports the guard refused while main.py ran, (module, distribution) in the
     order made, from the file in its folder `guard`."""
