@@ -5,22 +5,28 @@ from __future__ import annotations
 
 import difflib
 import subprocess
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from coursesite.errors import BuildError
 from coursesite.execution.capture import OutputCapture
 from coursesite.execution.executionrecord import ExecutionRecord, mask_volatile
-from coursesite.execution.failures import main_py_drift_error
-from coursesite.execution.hiddenimports import hidden_import_error
+from coursesite.execution.failures import FailedJob, main_py_drift_error
+from coursesite.execution.hiddenimports import ReaderJob, hidden_import_error
 from coursesite.execution.runresult import ended
 from coursesite.execution.sourcelocations import same_locations
 
-if TYPE_CHECKING:
-    from coursesite.execution.execute import LessonJob
+
+class CheckedJob(FailedJob, ReaderJob, Protocol):
+    """What of a lesson's job (execute.LessonJob) the check needs."""
+
+    @property
+    def step_ids(self) -> list[str]: ...
+    @property
+    def volatile(self) -> list[str]: ...
 
 
 def verify_main_py(
-    job: LessonJob,
+    job: CheckedJob,
     record: ExecutionRecord,
     main: subprocess.CompletedProcess,
     capture: OutputCapture,
