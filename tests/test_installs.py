@@ -6,6 +6,7 @@ from importlib import metadata
 from pathlib import Path
 
 from conftest import authoring_example
+from coursesite.execution.installs import also_installed
 
 
 def install_line(page: str) -> str:
@@ -110,3 +111,17 @@ def test_an_optional_import_a_library_then_fails_without_names_the_step_and_the_
     assert error.hint.endswith(
         "write `import rich` at the top of step 3, so that the line lists it"
     )
+
+
+def test_a_distribution_main_py_runs_again_with_brings_what_it_requires():
+    """SymPy imports matplotlib as optional; once main.py runs again with matplotlib, the
+    modules of what matplotlib requires (packaging, pillow) are there too, as pip would
+    install them, and only the rest stays hidden."""
+    hidden = {"matplotlib": "matplotlib", "packaging": "packaging", "PIL": "pillow"}
+    hidden["yaml"] = "PyYAML"
+    assert also_installed(hidden, "matplotlib") == {"yaml": "PyYAML"}
+    assert also_installed(hidden, "PyYAML") == {
+        "matplotlib": "matplotlib",
+        "packaging": "packaging",
+        "PIL": "pillow",
+    }

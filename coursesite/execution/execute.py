@@ -26,7 +26,7 @@ from coursesite.execution.environment import lesson_environment, reader_environm
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.expectedoutputs import stored_runs
 from coursesite.execution.hiddenimports import last_refused, optional_dependency
-from coursesite.execution.installs import hidden_modules, lesson_distributions
+from coursesite.execution.installs import also_installed, hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     RUN_FOLDER,
     Guardian,
@@ -286,7 +286,7 @@ def _reader_run(
         if not wanted:
             break
         optional.append(wanted)
-        job = replace(job, hidden={m: d for m, d in job.hidden.items() if d != wanted})
+        job = replace(job, hidden=also_installed(job.hidden, wanted))
         again = _main_py_again(job, threads, folder, _run_name(len(optional)), stack)
         ran, capture = _finish(again, job), again.captured()
     return first if guessed and ran.returncode else (job, ran, capture, optional)

@@ -100,6 +100,13 @@ def _hidden_modules(
     return hidden
 
 
+def also_installed(hidden: dict[str, str], distribution: str) -> dict[str, str]:
+    """`hidden` (module -> distribution) once `distribution` is installed too, with what it
+    requires, as pip would install it: matplotlib brings packaging and pillow."""
+    brought = with_dependencies((distribution,))
+    return {module: name for module, name in hidden.items() if normalized_name(name) not in brought}
+
+
 def with_dependencies(distributions: tuple[str, ...]) -> set[str]:
     """The normalized names of `distributions` and of everything they require, except
     optional extras (pip installs those only when asked) and those whose markers exclude
