@@ -1,0 +1,36 @@
+"""What an imported step's code says of the images it shows, where its notebook stored no
+run (a MyST notebook never does): a step that may draw gets the alt placeholder, which the
+build accepts and `build.py check` lists; one it missed would be a refused build."""
+
+from __future__ import annotations
+
+import pytest
+
+from coursesite.importers.notebooks import Cell
+from coursesite.importers.stepalt import ALT_PLACEHOLDER, step_alt
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "p = plot(f, df, (x, -10, 10), show=False)\np.title = 'A plot'\np.show()",
+        "plot3d_parametric_line(*alpha)",
+        "sns.lineplot(data=frame)",
+        "chart = make_chart(rows)\nchart.show()",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
+    ],
+)
+def test_code_that_plots_through_a_library_may_draw(code):
+    assert step_alt(Cell("code", code, "line 3"), code) == ALT_PLACEHOLDER
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import matplotlib.pyplot as plt\nplt.rcParams['figure.figsize'] = (11, 5)",
+        "total = sum(values)\nprint(total)",
+        "plotted = len(rows)\nshowing = plotted > 2",
+    ],
+)
+def test_code_that_draws_nothing_needs_no_alt(code):
+    assert step_alt(Cell("code", code, "line 3"), code) == ""
