@@ -298,6 +298,11 @@ def test_writefile_run_and_capture_become_the_python_that_does_the_same(tmp_path
     # The file's text is written as it is: a line that reads as a magic in code is none.
     listed = cell_code("%%writefile requirements.txt\npip install x\nls", "cell 7")
     assert "pip install x\nls\n" in listed.code and len(listed.notes) == 1
+    # IPython's older name for it, as QuantEcon's lectures write their data files.
+    graph = cell_code("%%file graph.txt\nnode0, node1 0.04\n%node1, node2 1.5", "cell 8")
+    exec(compile(graph.code, "cell", "exec"), {})
+    assert (tmp_path / "graph.txt").read_text() == "node0, node1 0.04\n%node1, node2 1.5\n"
+    assert "%%file became code that writes the file" in graph.notes[0]
     # What they do not take stays a reported comment: a captured variable, %run of a module.
     for kept in ("%%capture out\nprint(1)", "%run -m pdb helpers.py"):
         assert cell_code(kept, "cell 9").shown_only

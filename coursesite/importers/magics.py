@@ -54,7 +54,8 @@ _SETTINGS = re.compile(
 _TIMEIT = re.compile(r"^(\s*)%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$")
 _TIME = re.compile(r"^(\s*)%time\s+(.+)$")
 _CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
-_WRITTEN_FILE = re.compile(r"^\s*%%writefile\b")
+# IPython's %%file is its older name for %%writefile.
+_WRITTEN_FILE = re.compile(r"^\s*%%(?:writefile|file)\b")
 _MAGIC = re.compile(r"^\s*(?:[!%]|\w+\s*=\s*!)")
 # IPython's help: `Dense?`, `np.mean??`, `?print`; shown in its pager, never as output.
 _HELP = re.compile(r"^\s*(?:\?{1,2}[A-Za-z_][\w.]*\??|[A-Za-z_][\w.]*\?{1,2})\s*$")
@@ -323,10 +324,10 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
 def _cell_magic_python(
     magic: str, options: str, lines: list[str], where: str, cell: CellCode
 ) -> list[str] | None:
-    """%%writefile and %%capture as the Python that does the same (cellmagics.py); None
+    """%%writefile (%%file) and %%capture as the Python that does the same (cellmagics.py); None
     for any other cell magic, or options they do not take."""
-    if magic == "writefile" and (written := writefile(options, lines[1:])):
-        cell.notes.append(f"{where}: %%writefile became code that writes the file")
+    if magic in ("writefile", "file") and (written := writefile(options, lines[1:])):
+        cell.notes.append(f"{where}: %%{magic} became code that writes the file")
         return written
     body = (
         [row for line in lines[1:] for row in _line(line, where, cell)]
