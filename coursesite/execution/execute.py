@@ -277,7 +277,8 @@ def _reader_run(
     with it, and the install line lists it (runtimeimports.py). When the failure names
     none, the last optional import refused is tried, and kept only if main.py then passes."""
     ran, capture, optional = _finish(main, job), main.captured(), list[str]()
-    first = (job, ran, capture, list(optional))
+    first: tuple[LessonJob, subprocess.CompletedProcess, OutputCapture, list[str]]
+    first = (job, ran, capture, [])
     guessed = False
     while ran.returncode and len(optional) < OPTIONAL_RERUNS:
         guard = folder / f"guard{_run_name(len(optional))}"

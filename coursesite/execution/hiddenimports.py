@@ -90,7 +90,8 @@ def _refused_imports(guard: Path) -> list[tuple[str, str]]:
         lines = (guard / REFUSED_IMPORTS).read_text(encoding="utf-8").splitlines()
     except OSError:  # none was refused
         return []
-    return [(found[0], found[1]) for line in lines if line.strip() for found in [json.loads(line)]]
+    found = (json.loads(line) for line in lines if line.strip())
+    return [(module, distribution) for module, distribution in found]
 
 
 def _refused(job: ReaderJob, stderr: str) -> RefusedImport | None:

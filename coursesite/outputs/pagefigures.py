@@ -8,7 +8,6 @@ them is written; a figure that cannot be shown stops the build at its block's li
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,7 +193,7 @@ def figure_block_errors(
 def _no_image_error(lesson: Lesson, block: RunnableBlock) -> BuildError:
     """An :alt: describes an image the block shows: a matplotlib figure (imshow too), its
     value's image or SVG, or an image its notebook stored. This block shows none."""
-    plotly = _PLOTLY_SHOW.search(block.code.source) and any(
+    plotly = ".show(" in block.code.source and any(
         "plotly" in other.code.source for other in lesson.runnable_blocks()
     )
     return BuildError(
@@ -202,19 +201,18 @@ def _no_image_error(lesson: Lesson, block: RunnableBlock) -> BuildError:
         "figure and displayed no image",
         lesson.path,
         block.code.line,
-        hint=_PLOTLY_HINT
-        if plotly
-        else "remove the :alt: line, or make the block show its image: leave the figure "
-        "open at its end (do not call plt.close()), end the block with the image as its "
-        "value (`Image(...)`), or pass it to the builtin `display()`: not IPython.display's "
-        "(`from IPython.display import display`), whose display(Image(...)) outside a "
-        "notebook prints the image's name",
+        hint=_PLOTLY_HINT if plotly else _NO_IMAGE_HINT,
     )
 
 
-# A Plotly figure's show(): outside a notebook it shows nothing, and in one it is
-# JavaScript, which pages do not run.
-_PLOTLY_SHOW = re.compile(r"\.show\(")
+_NO_IMAGE_HINT = (
+    "remove the :alt: line, or make the block show its image: leave the figure open at its "
+    "end (do not call plt.close()), end the block with the image as its value "
+    "(`Image(...)`), or pass it to the builtin `display()`: not IPython.display's "
+    "(`from IPython.display import display`), whose display(Image(...)) outside a notebook "
+    "prints the image's name"
+)
+# A Plotly figure's show() shows nothing outside a notebook, and in one it is JavaScript.
 _PLOTLY_HINT = (
     "Plotly's fig.show() shows nothing outside a notebook, and its figure is JavaScript, "
     "which pages do not run: draw it with matplotlib, or save it as an image "
