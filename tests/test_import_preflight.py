@@ -617,3 +617,63 @@ def test_a_moved_name_is_found_in_a_submodule_a_later_step_imports(course_folder
     cells = ["from matplotlib.cm import get_cmap", "import matplotlib.pyplot as plt\nplt.close()"]
     report, lesson = imported(course_folder, cells)
     assert "from matplotlib.pyplot import get_cmap" in lesson, report
+
+
+OWN_ADDRESS = "https://github.com/Org/tutorials/raw/main/lectures/_static/data/rows.csv"
+
+
+def checkout_notebook(course_folder, remote: str | None = None):
+    """A lecture in a checkout of Org/tutorials that reads its data by the address of the
+    file in its own repository, and another repository's file; the import's result."""
+    import subprocess
+
+    course_folder.write(authoring_example())
+    checkout = course_folder.root / "tutorials"
+    (checkout / "lectures" / "_static" / "data").mkdir(parents=True)
+    (checkout / "lectures" / "_static" / "data" / "rows.csv").write_text("1,2\n3,4\n")
+    if remote:
+        subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+        subprocess.run(["git", "-C", str(checkout), "remote", "add", "origin", remote], check=True)
+    notebook(
+        checkout / "lectures" / "rows.ipynb",
+        [
+            f"import numpy as np\nURL = '{OWN_ADDRESS}'\nrows = np.loadtxt(URL, delimiter=',')\n"
+            "print(rows.sum())",
+            "more = np.loadtxt('https://raw.githubusercontent.com/Org/data/main/more.csv')",
+        ],
+    )
+    done = course_folder.cli(
+        "import", "tutorials/lectures/rows.ipynb", "--phase", "02", "--slug", "downloads"
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout, course_folder.root.joinpath(*LESSON).read_text()
+
+
+def test_a_file_of_the_notebooks_own_repository_read_by_address_is_read_from_its_checkout(
+    course_folder,
+):
+    report, lesson = checkout_notebook(course_folder)
+    assert "URL = '_static/data/rows.csv'" in lesson
+    assert "files:\n  - _static/data/rows.csv\n" in lesson
+    copied = course_folder.root.joinpath(*LESSON).parent / "_static" / "data" / "rows.csv"
+    assert copied.read_text() == "1,2\n3,4\n"
+    assert (
+        f"cell 3: the code reads {OWN_ADDRESS}, a file of the notebook's own repository "
+        "(Org/tutorials), which its checkout holds: it reads _static/data/rows.csv instead"
+    ) in report
+    reads = [line for line in report.splitlines() if "reads the network" in line]
+    assert len(reads) == 1 and "Org/data" in reads[0], reads  # another repository's file
+    # The lesson's own step reads the copy: no network at build time.
+    (course_folder.root.joinpath(*LESSON)).write_text(
+        lesson.replace("more = np.loadtxt(", "more = (")
+    )
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
+def test_a_git_checkout_of_another_repository_keeps_the_address(course_folder):
+    report, lesson = checkout_notebook(course_folder, "https://github.com/Someone/fork.git")
+    assert f"URL = '{OWN_ADDRESS}'" in lesson
+    assert "own repository" not in report
+    reads = [line for line in report.splitlines() if "reads the network" in line]
+    assert len(reads) == 2, reads

@@ -32,6 +32,7 @@ from coursesite.importers.lessonimport import (
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
+from coursesite.importers.ownrepository import own_repository_reads
 from coursesite.importers.pathmodules import modules_from_added_paths
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
@@ -143,6 +144,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     from_checkout = inline_includes(cells, request.notebook)
     from_checkout += from_project_root(cells, request.notebook)
     from_checkout += cite_from_checkout(cells, request.notebook)
+    from_checkout += own_repository_reads(cells, request.notebook)
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     lesson.notes[:0] = from_checkout
     linked = settle_linked_images(lesson, folder, course.root, request.notebook)

@@ -1,0 +1,89 @@
+"""Files a notebook reads from its own repository by web address, read from its checkout.
+
+A lecture often loads its data by the address of the file in its own GitHub repository
+(QuantEcon's `pd.read_csv("https://github.com/QuantEcon/lecture-python-intro/raw/main/
+lectures/_static/.../life-expectancy.csv")`), so that it runs anywhere. The machine that
+builds the site may have no network; the checkout the notebook is imported from holds the
+same file. Such an address, in a string of the code, becomes the file's path relative to
+the notebook, which the import then brings beside the lesson and lists in `files:` as any
+file the code reads by name (beside.py). Only a file the checkout holds at that path, and
+for a git checkout only an address of a repository its remotes name, is read so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from coursesite.importers.notebooks import Cell, where_at
+
+# A file's address on GitHub, quoted in code: `github.com/ORG/REPO/raw|blob/REF/PATH`,
+# `raw.githubusercontent.com/ORG/REPO/REF/PATH`, its query (`?raw=true`) aside.
+_ADDRESS = re.compile(
+    r"""(?P<quote>["'])https://(?:github\.com/(?P<org>[\w.-]+)/(?P<repo>[\w.-]+)/"""
+    r"""(?:raw|blob)/[\w.-]+|raw\.githubusercontent\.com/(?P<org2>[\w.-]+)/(?P<repo2>[\w.-]+)/"""
+    r"""[\w.-]+)/(?P<path>[^"'\s?#]+)(?:\?raw=true)?(?P=quote)"""
+)
+_LEVELS = 6  # how far above the notebook its checkout's root may be
+
+
+def own_repository_reads(cells: list[Cell], notebook: Path) -> list[str]:
+    """Rewrites, in place, each code cell's addresses of files in the notebook's own
+    repository that its checkout holds to their paths relative to the notebook; a note
+    for each."""
+    notes: list[str] = []
+    folder = notebook.resolve().parent
+    for cell in cells:
+        if cell.kind != "code":
+            continue
+        said: list[str] = []
+        for match in reversed(list(_ADDRESS.finditer(cell.source))):  # later offsets first
+            org, repo = match["org"] or match["org2"], match["repo"] or match["repo2"]
+            local = _in_checkout(folder, org, repo, match["path"])
+            if local is None:
+                continue
+            relative = Path(os.path.relpath(local, folder)).as_posix()
+            quote = match["quote"]
+            cell.source = (
+                cell.source[: match.start()] + quote + relative + quote + cell.source[match.end() :]
+            )
+            said.insert(
+                0,
+                f"{where_at(cell, match.start())}: the code reads {match[0][1:-1]}, a file of "
+                f"the notebook's own repository ({org}/{repo}), which its checkout holds: it "
+                f"reads {relative} instead, brought beside the lesson (the machine that builds "
+                "the site may have no network)",
+            )
+        notes += said
+    return notes
+
+
+def _in_checkout(folder: Path, org: str, repo: str, path: str) -> Path | None:
+    """The file at `path` of the checkout of `org`/`repo` that holds `folder`, or None."""
+    if ".." in Path(path).parts:
+        return None
+    for root in [folder, *folder.parents][:_LEVELS]:
+        candidate = root / path
+        if candidate.is_file() and _may_be(root, org, repo):
+            return candidate
+    return None
+
+
+def _may_be(root: Path, org: str, repo: str) -> bool:
+    """Whether the checkout at `root` may be `org`/`repo`: a git checkout whose remotes
+    name it, or a folder that is no git checkout (a copy, which only its layout tells)."""
+    try:
+        remotes = subprocess.run(
+            ["git", "-C", str(root), "remote", "-v"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    if remotes.returncode != 0:  # no git checkout (or no git)
+        return True
+    named = re.compile(rf"[/:]{re.escape(org)}/{re.escape(repo)}(?:\.git)?\s", re.I)
+    return bool(named.search(remotes.stdout))
