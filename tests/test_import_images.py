@@ -108,7 +108,7 @@ def test_a_displayed_image_is_the_steps_value_with_the_notebooks_alt_and_no_drif
 def test_a_cell_that_shows_an_image_and_stored_nothing_gets_the_placeholder(imported):
     folder, result, text, built, checked = imported
     assert ":::{step} 2. Never run\n:alt: TODO: what the figure shows\n" in text
-    assert "cell 4: it may show a figure or image, which the page shows under step 2" in (
+    assert "cell 4: it may show a figure or image: describe it in its step's :alt:" in (
         result.stdout
     )
     # The build accepts the placeholder and publishes the image; check lists it.
@@ -124,9 +124,7 @@ def test_a_cell_that_shows_an_image_and_stored_nothing_gets_the_placeholder(impo
 def test_an_image_stored_as_the_cells_value_needs_alt_text_too(imported):
     folder, result, text, built, checked = imported
     assert ":::{step} 3. Its value\n:alt: TODO: what the figure shows\n" in text
-    assert "cell 6: it shows a figure or image, which the page shows under step 3" in (
-        result.stdout
-    )
+    assert "cell 6: it shows a figure or image: describe it in its step's :alt:" in (result.stdout)
     assert built.returncode == 0, built.stderr
     page = BeautifulSoup((folder.root / PAGE).read_text(), "html.parser")
     (img,) = page.select("#step-3 .output-display img")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from coursesite.importers.notebooks import Cell
-from coursesite.importers.stepalt import ALT_PLACEHOLDER, step_alt
+from coursesite.importers.reportnotes import grouped_notes
+from coursesite.importers.stepalt import ALT_PLACEHOLDER, alt_notes, step_alt
 
 
 @pytest.mark.parametrize(
@@ -34,3 +35,16 @@ def test_code_that_plots_through_a_library_may_draw(code):
 )
 def test_code_that_draws_nothing_needs_no_alt(code):
     assert step_alt(Cell("code", code, "line 3"), code) == ""
+
+
+def test_the_cells_that_may_draw_are_one_line_of_the_report():
+    """A lecture with twenty plots gets one line naming their places, not twenty."""
+    notes = [
+        note
+        for where, code in (("line 4", "plt.plot(x)"), ("line 9", "ax.hist(y)"))
+        for note in alt_notes(Cell("code", code, where), code)
+    ]
+    assert grouped_notes(notes) == [
+        "line 4, line 9: it may show a figure or image: describe it in its step's :alt: "
+        f"option, now '{ALT_PLACEHOLDER}' (`build.py check` lists each)"
+    ]

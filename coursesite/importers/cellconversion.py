@@ -174,7 +174,7 @@ class CellConversion:
             )
         elif stored_anything(cell):
             self.stored[f"step-{number}"] = _stored(cell, self.expected_name, lesson)
-        lesson.notes += alt_notes(cell, code, number, drawers)
+        lesson.notes += alt_notes(cell, code, drawers)
 
     def _place_introduction(self, code: str, lead_in: str) -> None:
         """Before a step: the introduction that followed opening imports ends here, or the

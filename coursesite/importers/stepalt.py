@@ -119,9 +119,7 @@ def _drawing_part(code: str) -> str:
     return "\n".join(kept)
 
 
-def alt_notes(
-    cell: Cell, code: str, number: int, drawers: frozenset[str] = frozenset()
-) -> list[str]:
+def alt_notes(cell: Cell, code: str, drawers: frozenset[str] = frozenset()) -> list[str]:
     """Report lines: the step's alt text to write, and the notebook's left out."""
     alt, notes = step_alt(cell, code, drawers), []
     if cell.alt and alt != cell.alt:
@@ -130,10 +128,10 @@ def alt_notes(
             f"{cell.where}: its MyST-NB options describe an image ({cell.alt!r}), but {why}: "
             "the text is left out of the step's :alt:, which describes images only"
         )
-    if alt == ALT_PLACEHOLDER:
+    if alt == ALT_PLACEHOLDER:  # one line for all such cells (reportnotes.py): no step number
         notes.append(
-            f"{cell.where}: it {'shows' if cell.drew else 'may show'} a figure or image, "
-            f"which the page shows under step {number}: describe it in the step's :alt: "
-            "option"
+            f"{cell.where}: it {'shows' if cell.drew else 'may show'} a figure or image: "
+            f"describe it in its step's :alt: option, now '{ALT_PLACEHOLDER}' (`build.py "
+            "check` lists each)"
         )
     return notes
