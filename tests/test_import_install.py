@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from conftest import ROOT, authoring_example
+from conftest import ROOT, authoring_example, line_of
 from coursesite.importers.installing import pinned
 
 LESSON = ("content", "02-greetings", "01-greetings.md")
@@ -182,7 +182,12 @@ def test_without_install_nothing_is_installed_and_the_report_says_what_to_add(
     greetings_notebook(root / "greetings.ipynb", ["import greetings_ci"])
     done = run(scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02")
     assert done.returncode == 0, done.stderr
-    assert "the code imports greetings_ci, which is not installed where you build" in done.stdout
+    lesson = root.joinpath(*LESSON).read_text()
+    where = f"cell 3, lesson line {line_of(lesson, 'import greetings_ci')}: step 1 imports"
+    assert (
+        f"{where} greetings_ci; the code imports greetings_ci, which is not installed where "
+        "you build"
+    ) in done.stdout
     assert "pip installed" not in done.stdout
     assert not (root / "requirements.txt").exists()
 
@@ -195,10 +200,12 @@ def test_a_package_pip_cannot_find_is_reported_and_the_lesson_is_written(
     greetings_notebook(root / "greetings.ipynb", ["import nowhere_to_be_found_ci"])
     done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 0, done.stderr
+    lesson = root.joinpath(*LESSON).read_text()
+    where = f"cell 3, lesson line {line_of(lesson, 'import nowhere_to_be_found_ci')}: step 1"
     assert (
-        "the code needs nowhere-to-be-found-ci, which pip did not install (every step that "
-        "imports it will fail): pip could not install nowhere-to-be-found-ci: no release of "
-        "nowhere-to-be-found-ci fits here:" in done.stdout
+        f"{where} imports nowhere_to_be_found_ci; the code needs nowhere-to-be-found-ci, which "
+        "pip did not install (every step that imports it will fail): pip could not install "
+        "nowhere-to-be-found-ci: no release of nowhere-to-be-found-ci fits here:" in done.stdout
     )
     assert "nowhere-to-be-found-ci is its module's name" in done.stdout
     assert "which is not installed where you build" not in done.stdout  # one line, not two

@@ -38,7 +38,7 @@ from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.rootpaths import from_project_root
-from coursesite.importers.steplines import lesson_line, syntax_notes
+from coursesite.importers.steplines import first_import, lesson_line, syntax_notes
 from coursesite.importers.versiondrift import api_drift_notes
 from coursesite.lesson.completeness import PLACEHOLDER
 
@@ -171,7 +171,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     own |= set(from_paths)  # no package to install: pip's namesakes are other projects
     requirements, modules = _to_install(request, lesson, own)
     installation = install(requirements, modules)
-    lesson.notes += _unimportable(installation)
+    lesson.notes += _unimportable(installation, lesson, modules)
     lesson.notes += _missing_modules(lesson, own, installation.refused)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
@@ -218,8 +218,12 @@ def _to_install(
     return list(dict.fromkeys(unnamed + named)), list(wanted)
 
 
-def _unimportable(installation: Installation) -> list[str]:
-    """What the build would fail on though pip installed it: a module that does not import."""
+def _unimportable(
+    installation: Installation, lesson: ImportedLesson, modules: list[str]
+) -> list[str]:
+    """What the build would fail on though pip installed it: a module that does not import;
+    or pip did not: a refused requirement, at the first step that imports its module (one
+    of `modules`, those it was asked for)."""
     notes = []
     if installation.undeclared:
         notes.append(
@@ -227,9 +231,15 @@ def _unimportable(installation: Installation) -> list[str]:
             "imports it without asking for it"
         )
     for requirement, why in installation.refused.items():
+        wanted = [
+            m
+            for m in modules
+            if requirement_line(distribution_of(m), lesson.installs) == requirement
+        ]
+        where = first_import(lesson.text, lesson.steps, wanted[0]) if wanted else ""
         notes.append(
-            f"the code needs {requirement}, which pip did not install (every step that "
-            f"imports it will fail): {why}"
+            f"{where}the code needs {requirement}, which pip did not install (every step "
+            f"that imports it will fail): {why}"
         )
     for module, failure in installation.unimportable.items():
         notes.append(
@@ -302,7 +312,8 @@ def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[
         if line in refused:  # said with pip's reason (_unimportable)
             continue
         notes.append(
-            f"the code imports {module}, which is not installed where you build: add the "
+            first_import(lesson.text, lesson.steps, module)
+            + f"the code imports {module}, which is not installed where you build: add the "
             f"line {line} to your requirements (and pip install {line}) before the next "
             "build"
         )
