@@ -8,7 +8,7 @@ import pytest
 
 from coursesite.importers.notebooks import Cell
 from coursesite.importers.reportnotes import grouped_notes
-from coursesite.importers.stepalt import ALT_PLACEHOLDER, alt_notes, step_alt
+from coursesite.importers.stepalt import ALT_PLACEHOLDER, alt_notes, drawing_functions, step_alt
 
 
 @pytest.mark.parametrize(
@@ -31,10 +31,22 @@ def test_code_that_plots_through_a_library_may_draw(code):
         "import matplotlib.pyplot as plt\nplt.rcParams['figure.figsize'] = (11, 5)",
         "total = sum(values)\nprint(total)",
         "plotted = len(rows)\nshowing = plotted > 2",
+        "def plot_path(path):\n    plt.plot(path)\n    plt.show()",
     ],
 )
 def test_code_that_draws_nothing_needs_no_alt(code):
     assert step_alt(Cell("code", code, "line 3"), code) == ""
+
+
+def test_a_step_that_calls_a_drawing_function_of_the_notebook_may_draw():
+    """Defining `plot_path` draws nothing; calling it, there or in a later step, may."""
+    defined = "def plot_path(path):\n    plt.plot(path)"
+    drawers = drawing_functions([defined])
+    called = f"{defined}\nplot_path([1, 2])"
+    assert step_alt(Cell("code", called, "line 3"), called, drawers) == ALT_PLACEHOLDER
+    later = "plot_path([3, 4])"
+    assert step_alt(Cell("code", later, "line 9"), later, drawers) == ALT_PLACEHOLDER
+    assert step_alt(Cell("code", defined, "line 3"), defined, drawers) == ""
 
 
 def test_the_cells_that_may_draw_are_one_line_of_the_report():

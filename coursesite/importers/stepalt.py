@@ -101,14 +101,16 @@ _SETUP = re.compile(r"^(?:\w+\.)*(?:rcParams(?:\[.*\])?(?:\.update)?|style\.use|
 
 
 def _drawing_part(code: str) -> str:
-    """`code` without its top-level imports and matplotlib settings, which draw nothing."""
+    """`code` without its top-level imports, matplotlib settings and function definitions,
+    which draw nothing: a function draws when called (`drawers` tell a call of one that
+    does). A class stays: its `_repr_png_` is how its instances show as images."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return code
     kept = []
     for node in tree.body:
-        if isinstance(node, ast.Import | ast.ImportFrom):
+        if isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         target = node.targets[0] if isinstance(node, ast.Assign) and node.targets else None
         call = node.value if isinstance(node, ast.Expr) else None
