@@ -5,7 +5,7 @@ its line in the lesson, and the build's hint for one says the same."""
 
 from __future__ import annotations
 
-import ast
+from coursesite.importers.steplines import step_imports
 
 HOSTED_ONLY = {
     "google.colab": "Google Colab",
@@ -36,20 +36,8 @@ def hosted_hint(module: str) -> str:
 def hosted_imports(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str]]:
     """(step number, cell, line offset in the step, module) of each hosted-only import."""
     found = []
-    for number, where, code in steps:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            else:
-                continue
-            hosted = [name for name in names if hosted_only(name)]
-            if hosted:
-                module = min(hosted, key=len)
-                found.append((number, where, node.lineno - 1, module))
+    for number, where, offset, names in step_imports(steps):
+        hosted = [name for name in names if hosted_only(name)]
+        if hosted:
+            found.append((number, where, offset, min(hosted, key=len)))
     return found

@@ -7,6 +7,7 @@ to it; the steps are written as `:::{step} N. Title` followed by a code fence.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 
 def lesson_line(text: str, number: int, offset: int) -> int:
@@ -34,9 +35,10 @@ def syntax_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
     return notes
 
 
-def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> str:
-    """Where the first step (number, cell.where, code) that imports `module` does so, as a
-    report line's start ("cell 3, lesson line 40: step 2 imports numpy; "), or ""."""
+def step_imports(steps: list[tuple[int, str, str]]) -> Iterator[tuple[int, str, int, list[str]]]:
+    """(step number, cell, line offset in the step, names) of each import statement of the
+    steps (number, cell.where, code), in order: the modules an `import` names, or the
+    module of a `from` import and each name it takes (`google.colab.drive`)."""
     for number, where, code in steps:
         try:
             tree = ast.parse(code)
@@ -44,12 +46,17 @@ def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> s
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level:
-                names = [node.module or ""]
-            else:
-                continue
-            if any(name.split(".")[0] == module for name in names):
-                line = lesson_line(text, number, node.lineno - 1)
-                return f"{where}, lesson line {line}: step {number} imports {module}; "
+                yield number, where, node.lineno - 1, [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                yield number, where, node.lineno - 1, names
+
+
+def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> str:
+    """Where the first step (number, cell.where, code) that imports `module` does so, as a
+    report line's start ("cell 3, lesson line 40: step 2 imports numpy; "), or ""."""
+    for number, where, offset, names in step_imports(steps):
+        if any(name.split(".")[0] == module for name in names):
+            line = lesson_line(text, number, offset)
+            return f"{where}, lesson line {line}: step {number} imports {module}; "
     return ""
