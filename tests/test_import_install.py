@@ -184,10 +184,7 @@ def test_without_install_nothing_is_installed_and_the_report_says_what_to_add(
     assert done.returncode == 0, done.stderr
     lesson = root.joinpath(*LESSON).read_text()
     where = f"cell 3, lesson line {line_of(lesson, 'import greetings_ci')}: step 1 imports"
-    assert (
-        f"{where} greetings_ci; the code imports greetings_ci, which is not installed where "
-        "you build"
-    ) in done.stdout
+    assert f"{where} greetings_ci, which is not installed where you build" in done.stdout
     assert "pip installed" not in done.stdout
     assert not (root / "requirements.txt").exists()
 
@@ -203,7 +200,7 @@ def test_a_package_pip_cannot_find_is_reported_and_the_lesson_is_written(
     lesson = root.joinpath(*LESSON).read_text()
     where = f"cell 3, lesson line {line_of(lesson, 'import nowhere_to_be_found_ci')}: step 1"
     assert (
-        f"{where} imports nowhere_to_be_found_ci; the code needs nowhere-to-be-found-ci, which "
+        f"{where} imports nowhere_to_be_found_ci: the code needs nowhere-to-be-found-ci, which "
         "pip did not install (every step that imports it will fail): pip could not install "
         "nowhere-to-be-found-ci: no release of nowhere-to-be-found-ci fits here:" in done.stdout
     )
@@ -279,7 +276,7 @@ def test_a_module_the_refused_pip_line_does_not_provide_is_installed_by_its_name
     assert done.returncode == 0, done.stderr
     assert "the code needs newgreet-ci, which pip did not install" in done.stdout
     assert "greetings-ci==1.2.0" in done.stdout, done.stdout  # installed, to pin
-    assert "the code imports greetings_ci, which is not installed" not in done.stdout
+    assert "imports greetings_ci, which is not installed" not in done.stdout
     # A pin the notebook asks for and pip refuses is never installed unpinned instead.
     greetings_notebook(
         root / "pinned.ipynb", ["!pip install pinnedgreet-ci==1.0\nimport pinnedgreet_ci"]

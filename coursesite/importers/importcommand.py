@@ -236,9 +236,10 @@ def _unimportable(
             for m in modules
             if requirement_line(distribution_of(m), lesson.installs) == requirement
         ]
-        where = first_import(lesson.text, lesson.steps, wanted[0]) if wanted else ""
+        at = first_import(lesson.text, lesson.steps, wanted[0]) if wanted else ""
         notes.append(
-            f"{where}the code needs {requirement}, which pip did not install (every step "
+            (f"{at} imports {wanted[0]}: " if at else "")
+            + f"the code needs {requirement}, which pip did not install (every step "
             f"that imports it will fail): {why}"
         )
     for module, failure in installation.unimportable.items():
@@ -311,9 +312,9 @@ def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[
         line = requirement_line(distribution_of(module), lesson.installs)
         if line in refused:  # said with pip's reason (_unimportable)
             continue
+        at = first_import(lesson.text, lesson.steps, module) or "the code"
         notes.append(
-            first_import(lesson.text, lesson.steps, module)
-            + f"the code imports {module}, which is not installed where you build: add the "
+            f"{at} imports {module}, which is not installed where you build: add the "
             f"line {line} to your requirements (and pip install {line}) before the next "
             "build"
         )

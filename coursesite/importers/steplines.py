@@ -53,10 +53,9 @@ def step_imports(steps: list[tuple[int, str, str]]) -> Iterator[tuple[int, str, 
 
 
 def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> str:
-    """Where the first step (number, cell.where, code) that imports `module` does so, as a
-    report line's start ("cell 3, lesson line 40: step 2 imports numpy; "), or ""."""
+    """Where the first step (number, cell.where, code) that imports `module` does so, for
+    a report line ("cell 3, lesson line 40: step 2"), or ""."""
     for number, where, offset, names in step_imports(steps):
         if any(name.split(".")[0] == module for name in names):
-            line = lesson_line(text, number, offset)
-            return f"{where}, lesson line {line}: step {number} imports {module}; "
+            return f"{where}, lesson line {lesson_line(text, number, offset)}: step {number}"
     return ""
