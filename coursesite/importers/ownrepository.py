@@ -12,6 +12,7 @@ for a git checkout only an address of a repository its remotes name, is read so.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -74,6 +75,18 @@ def _in_checkout(folder: Path, org: str, repo: str, path: str) -> Path | None:
 def _may_be(root: Path, org: str, repo: str) -> bool:
     """Whether the checkout at `root` may be `org`/`repo`: a git checkout whose remotes
     name it, or a folder that is no git checkout (a copy, which only its layout tells)."""
+    remotes = _git_remotes(root)
+    if remotes is None:
+        return True
+    named = re.compile(rf"[/:]{re.escape(org)}/{re.escape(repo)}(?:\.git)?\s", re.I)
+    return bool(named.search(remotes))
+
+
+@functools.lru_cache(maxsize=64)
+def _git_remotes(root: Path) -> str | None:
+    """`git remote -v` of the checkout at `root`, or None where it is no git checkout (or
+    there is no git). Cached: a lecture may read dozens of addresses, each tried at up to
+    six folders, and one git process per folder is enough."""
     try:
         remotes = subprocess.run(
             ["git", "-C", str(root), "remote", "-v"],
@@ -82,8 +95,5 @@ def _may_be(root: Path, org: str, repo: str) -> bool:
             timeout=10,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return True
-    if remotes.returncode != 0:  # no git checkout (or no git)
-        return True
-    named = re.compile(rf"[/:]{re.escape(org)}/{re.escape(repo)}(?:\.git)?\s", re.I)
-    return bool(named.search(remotes.stdout))
+        return None
+    return remotes.stdout if remotes.returncode == 0 else None
