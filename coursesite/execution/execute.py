@@ -25,7 +25,7 @@ from coursesite.execution.dependencies import lesson_inputs, run_name
 from coursesite.execution.environment import lesson_environment, reader_environment
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.expectedoutputs import stored_runs
-from coursesite.execution.hiddenimports import last_refused, optional_dependency
+from coursesite.execution.hiddenimports import missing_optional
 from coursesite.execution.installs import also_installed, hidden_modules, lesson_distributions
 from coursesite.execution.lessonprocess import (
     RUN_FOLDER,
@@ -264,7 +264,7 @@ def run_job(
 
 
 # How many more times main.py runs, each time with one more distribution that a library
-# imported as optional and then failed without (hiddenimports.optional_dependency).
+# imported as optional and then failed without (hiddenimports.missing_optional).
 OPTIONAL_RERUNS = 3
 
 
@@ -282,8 +282,8 @@ def _reader_run(
     guessed = False
     while ran.returncode and len(optional) < OPTIONAL_RERUNS:
         guard = folder / f"guard{_run_name(len(optional))}"
-        if not (wanted := optional_dependency(job, ran, guard)):
-            guessed, wanted = True, last_refused(job, ran, guard, optional)
+        wanted, guess = missing_optional(job, ran, guard, optional)
+        guessed = guessed or guess
         if not wanted:
             break
         optional.append(wanted)

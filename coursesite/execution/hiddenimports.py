@@ -45,42 +45,34 @@ class RefusedImport(NamedTuple):
     library: str  # the installed library's file that imported it; "" for lesson code
 
 
-def optional_dependency(
-    job: ReaderJob, ran: subprocess.CompletedProcess, guard: Path
-) -> str | None:
+def missing_optional(
+    job: ReaderJob, ran: subprocess.CompletedProcess, guard: Path, tried: list[str]
+) -> tuple[str | None, bool]:
     """The distribution an installed library imported as optional and then failed without,
-    as main.py's failed run `ran` tells it, or as its error names an import the guard (its
-    folder `guard`) refused and the library caught (Plotly Express: "requires numpy to be
-    installed"); None for any other failure, and for a run that passed (a library's
-    warning that it goes without is no cause). The build's own run, where it was there,
-    shows that the lesson needs it: the build adds it and runs main.py again."""
+    as main.py's failed run `ran` tells it, and whether that is a guess. Known when the
+    traceback shows the library's refused import, or when the error names an import the
+    guard (its folder `guard`) refused and the library caught (Plotly Express: "requires
+    numpy to be installed"). Guessed when the error names nothing: the last refused import
+    not among `tried`, what a library that went without it and then failed in its own words
+    most likely missed (SymPy plots with its text backend without matplotlib, which
+    "supports only one graph per Plot"). None for a run that passed (a library's warning
+    that it goes without is no cause) and for the lesson's own refused import
+    (hidden_import_error's to report). The build's own run, where it was there, shows that
+    the lesson needs it: the build adds it and runs main.py again."""
     if not ran.returncode:
-        return None
+        return None, False
     found = _refused(job, ran.stderr)
     if found is not None:
-        return found.distribution if found.library else None
+        return (found.distribution if found.library else None), False
+    refused = _refused_imports(guard)
     frames = list(FRAME.finditer(ran.stderr))
     error = ran.stderr[frames[-1].end() :] if frames else ""
-    for module, distribution in reversed(_refused_imports(guard)):
+    for module, distribution in reversed(refused):
         named = rf"(?<![\w.-])(?:{re.escape(module)}|{re.escape(distribution)})(?![\w-])"
         if re.search(named, error, re.I):
-            return distribution
-    return None
-
-
-def last_refused(
-    job: ReaderJob, ran: subprocess.CompletedProcess, guard: Path, tried: list[str]
-) -> str | None:
-    """For main.py's failed run `ran`, whose error names no refused import: the
-    distribution of the last import the guard (its folder `guard`) refused that is not
-    among `tried`, what a library that went without it and then failed in words that name
-    nothing (SymPy plots with its text backend without matplotlib, which "supports only
-    one graph per Plot") most likely missed; None if there is none, or if the error is the
-    refusal itself (the lesson's own import: hidden_import_error's to report)."""
-    if not ran.returncode or _refused(job, ran.stderr) is not None:
-        return None
-    untried = [found for _, found in _refused_imports(guard) if found not in tried]
-    return untried[-1] if untried else None
+            return distribution, False
+    untried = [distribution for _, distribution in refused if distribution not in tried]
+    return (untried[-1] if untried else None), True
 
 
 def _refused_imports(guard: Path) -> list[tuple[str, str]]:
