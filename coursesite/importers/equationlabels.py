@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from coursesite.importers.fences import code_lines, directives, labels_of
+from coursesite.importers.fences import code_lines, directives
 from coursesite.importers.notebooks import Cell, where_in
-from coursesite.importers.references import MATH_LABEL
-from coursesite.markup.myst import ROLE_SOURCE, TARGET_LINE, role_kind, split_role_text
+from coursesite.importers.references import MATH_LABEL, NotebookLabels
+from coursesite.markup.myst import ROLE_SOURCE, role_kind, split_role_text
 
 _LABEL_OPTION = re.compile(r"^(\s*:label:[ \t]*)(\S.*?)[ \t]*$")
 
@@ -23,9 +23,9 @@ def equations_apart(cells: list[Cell], notes: list[str]) -> list[Cell]:
     """`cells`, with each equation label that another target of the notebook also uses
     renamed (`solow` -> `eq-solow`), with its `{eq}` references; a line of `notes`
     says so for each."""
-    equations, others = _labels([cell.source for cell in cells if cell.kind == "markdown"])
-    taken = equations | others
-    renamed = {label: _free(label, taken) for label in sorted(equations & others)}
+    labels = NotebookLabels.of([cell.source for cell in cells if cell.kind == "markdown"])
+    taken = labels.equations | labels.others
+    renamed = {label: _free(label, taken) for label in sorted(labels.equations & labels.others)}
     if not renamed:
         return cells
     kept = []
@@ -43,21 +43,6 @@ def equations_apart(cells: list[Cell], notes: list[str]) -> list[Cell]:
                 )
         kept.append(replace(cell, source=source))
     return kept
-
-
-def _labels(texts: list[str]) -> tuple[set[str], set[str]]:
-    """(the labels of equations, the labels of everything else) that `texts` define."""
-    equations: set[str] = set()
-    others: set[str] = set()
-    for text in texts:
-        code = code_lines(text)
-        for pattern, into in ((MATH_LABEL, equations), (TARGET_LINE, others)):
-            for match in pattern.finditer(text):
-                if text.count("\n", 0, match.start()) not in code:
-                    into.add(match.group(2 if pattern is MATH_LABEL else 1).strip())
-        for label, directive in labels_of(text):
-            (equations if directive.name == "math" else others).add(label)
-    return equations, others
 
 
 def _free(label: str, taken: set[str]) -> str:

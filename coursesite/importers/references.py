@@ -58,6 +58,10 @@ class NotebookLabels:
     # What a {ref} to a label shows when it names no text and no title follows the target
     # (a heading or a titled block): the page has none to show.
     shown: dict[str, str] = field(default_factory=dict)
+    # Sphinx keeps equations' labels apart from all others, so one label may be both
+    # (equationlabels.py renames the equation's).
+    equations: set[str] = field(default_factory=set)
+    others: set[str] = field(default_factory=set)
 
     @classmethod
     def of(
@@ -78,6 +82,7 @@ class NotebookLabels:
                 if text.count("\n", 0, match.start()) not in code:
                     label = match.group(2).strip()
                     labels.anchors[label] = anchor_for(label)
+                    labels.others.add(label)
                     after = _TITLED.match(text, match.end())
                     if not after or (after.group(1) and not keeps_title(after.group(1))):
                         labels.shown[label] = _words(label)
@@ -85,9 +90,11 @@ class NotebookLabels:
                 if text.count("\n", 0, match.start()) not in code:
                     label = match.group(2).strip()
                     labels.anchors[label] = anchor_for(label)
+                    labels.equations.add(label)
                     labels.shown[label] = _equation_words(label)
             for label, directive in labels_of(text):
                 labels.anchors[label] = anchor_for(label)
+                (labels.equations if directive.name == "math" else labels.others).add(label)
                 glue = directive.name.startswith("glue")
                 shown = directive.argument if directive.argument and not glue else ""
                 if is_proof_block(directive.name):
