@@ -101,8 +101,9 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 
             outputs=[new_output("stream", name="stdout", text="pip: command not found\n")],
         ),
         new_markdown_cell(
-            "## Make the records\n\nEleven IDs, `0` to `10`.<br>"
-            "One per <font color='red'>record</font>.\n\n"
+            "## Make the records\n\nEleven IDs, `0` to `10`.<br><br>"
+            "One per <font color='red'>record</font>. A code span shows `<br>`, <q>as is</q>."
+            "<br>\n\n"
             '<div align="center">centred</div>\n\n'
             '<div style="clear: both"></div>\n\n'
             "![the eleven records](attachment:image.png)\n\n"
@@ -206,7 +207,11 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
 
     # What lessons refuse is made portable, and said: HTML as code, remote image as a link,
     # the pasted image saved beside the lesson under a name its content decides.
-    assert "`<br>`" in text and '```html\n<div align="center">centred</div>\n```' in text
+    assert '```html\n<div align="center">centred</div>\n```' in text
+    assert "`<q>`as is`</q>`" in text and "inline HTML <q> is shown as code" in imported.stdout
+    # A line break is Markdown's (a code span's tag stays code; one ending a paragraph goes).
+    assert "`10`.\\\n\\\nOne per record. A code span shows `<br>`, `<q>`" in text
+    assert text.count("<br>") == 1 and "inline HTML <br> became a line break" in imported.stdout
     # HTML that only dresses its text is left out, the text kept.
     assert "One per record." in text and "font" not in text
     assert "clear: both" not in text  # HTML a reader sees nothing of: left out, and said
@@ -225,6 +230,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert built.returncode == 0, built.stderr
     page = course_folder.root / "site" / "counting-batches" / "counting-batches" / "index.html"
     assert 'alt="the eleven records"' in page.read_text()
+    assert re.search(r"<code>10</code>\.<br ?/?>\s*<br ?/?>\s*One per record", page.read_text())
     assert "<svg" in page.read_text()  # the figure the plotting cell drew, captured
     # Only the step whose stored output differs is reported, at its code, with the diff.
     assert built.stderr.count("differs from the output stored in counting.ipynb") == 1

@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.files import short_digest
-from coursesite.importers.fences import directives
+from coursesite.importers.fences import code_lines, directives
 from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.mkdocsadmonitions import myst_admonitions
@@ -68,22 +68,66 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
             lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
             lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
     text = "\n".join(lines)
+    cursor = 0  # where the next inline token's text may start: no edit is edited again
     for token in tokens:
         for child in token.children or []:
-            if child.type == "html_inline" and _PRESENTATIONAL.match(child.content):
-                text = text.replace(child.content, "", 1)
-                lesson.notes.append(
-                    f"{cell.where}: inline HTML {child.content} was left out, its text kept: "
-                    "the page sets its own colours and sizes"
-                )
-            elif child.type == "html_inline" and not _only_comments(child.content):
-                text = text.replace(child.content, f"`{child.content}`", 1)
-                lesson.notes.append(f"{cell.where}: inline HTML {child.content} is shown as code")
+            if child.type == "html_inline" and not _only_comments(child.content):
+                at = _outside_code(text, child.content, cursor)
+                if at < 0:
+                    continue
+                end, replacement, said = _inline_html(text, at, at + len(child.content))
+                text = text[:at] + replacement + text[end:]
+                cursor = at + len(replacement)
+                lesson.notes.append(f"{cell.where}: inline HTML {child.content} {said}")
             elif child.type == "image":
                 text = _portable_image(text, child, cell, lesson)
     return text
 
 
+def _outside_code(text: str, tag: str, start: int) -> int:
+    """Where `tag` first stands in `text` from `start` on, outside code (a span or a
+    block, which shows it as it is), or -1."""
+    spans = [match.span() for match in _CODE_SPAN.finditer(text)]
+    code = code_lines(text)
+    at = text.find(tag, start)
+    while at >= 0 and (
+        text.count("\n", 0, at) in code or any(first <= at < end for first, end in spans)
+    ):
+        at = text.find(tag, at + 1)
+    return at
+
+
+def _inline_html(text: str, at: int, end: int) -> tuple[int, str, str]:
+    """What the inline HTML tag at `text[at:end]` becomes: (the end of what it replaces,
+    its replacement, what the report says of it)."""
+    tag = text[at:end]
+    if _PRESENTATIONAL.match(tag):
+        return end, "", "was left out, its text kept: the page sets its own colours and sizes"
+    if not _LINE_BREAK.match(tag):
+        return end, f"`{tag}`", "is shown as code"
+    line_start = text.rfind("\n", 0, at) + 1
+    if text[line_start:at].lstrip().startswith("|"):  # a table's row holds one line
+        return end, " ", "became a space (a table's cell holds one line)"
+    rest = re.match(r"[ \t]*(?:\n|$)", text[end:])
+    if rest is None:  # the line goes on after it
+        return end, "\\\n", "became a line break"
+    after = text[end + rest.end() :]
+    if not after.strip() or _BLOCK_START.match(after):  # the paragraph ends there
+        return (
+            end + rest.end() - rest.group(0).count("\n"),
+            "",
+            "was left out (the paragraph ends there)",
+        )
+    return end + len(rest.group(0).rstrip("\n")), "\\", "became a line break"
+
+
+# A line that ends a paragraph before it (a blank line, a list item, a heading, a quote, a
+# fence), where a hard line break would show as a backslash.
+_BLOCK_START = re.compile(r"[ \t]*(?:\n|(?:[*+-]|\d{1,9}[.)])[ \t]|#{1,6}[ \t]|>|```|~~~)")
+# A CommonMark code span: a run of backticks up to the next run of as many, in its paragraph.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))*?(?<!`)\1(?!`)")
+# `<br>`, `<br/>`, `<br />`: Markdown's hard line break says the same.
+_LINE_BREAK = re.compile(r"^<br\s*/?>$", re.I)
 # Inline HTML that only dresses its text (`<font color='red'>`, `<span style=...>`): a page
 # of the course's theme keeps the text and drops the dress.
 _PRESENTATIONAL = re.compile(r"^</?(?:font|span|u|small|big|center)\b[^<>]*>$", re.I)
