@@ -435,6 +435,33 @@ def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_
     ]
 
 
+def test_a_name_gone_under_a_module_reached_by_its_alias_is_drift(tmp_path, monkeypatch):
+    """Orbax's `from orbax.checkpoint import v1 as ocp`: `v1` is an attribute standing for
+    orbax.checkpoint.experimental.v1, so `ocp.partial.save_pytree` is looked up in that
+    module by its own name, not as a module path that does not exist."""
+    from coursesite.importers.apidrift import api_drift
+
+    package = tmp_path / "orbaxlike"
+    (package / "experimental" / "v1").mkdir(parents=True)
+    (package / "__init__.py").write_text("from orbaxlike.experimental import v1\n")
+    (package / "experimental" / "__init__.py").write_text("")
+    (package / "experimental" / "v1" / "__init__.py").write_text(
+        "from orbaxlike.experimental.v1 import partial\n"
+    )
+    (package / "experimental" / "v1" / "partial.py").write_text("def save(path): pass\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    code = (
+        "from orbaxlike import v1 as ocp\n"
+        "ocp.partial.save('p')\nocp.partial.save_pytree('p')\nocp.partial.Gone.thing"
+    )
+    drifts, stopped = api_drift([(1, "cell 2", code)], set())
+    assert stopped == ""
+    assert [(drift.missing, drift.offset) for drift in drifts] == [
+        ("orbaxlike.v1.partial.save_pytree", 2),
+        ("orbaxlike.v1.partial.Gone", 3),
+    ]
+
+
 def test_a_colab_only_import_is_named_at_its_line_not_taken_for_another_version(course_folder):
     report, lesson = imported(
         course_folder,

@@ -49,12 +49,17 @@ def missing(path):
                 continue
         except BaseException:
             return None
-        if isinstance(found, types.ModuleType) and optional(found, parts[at]):
+        if not isinstance(found, types.ModuleType):
+            return None  # a class may get attributes as it is used: say nothing wrong
+        if optional(found, parts[at]):
             return None  # imported only if another package is there: not this version's
+        # By the module's own name: the chain may have reached it by an attribute that is
+        # no module path (`from orbax.checkpoint import v1`: orbax.checkpoint.experimental.v1).
+        submodule = found.__name__ + "." + parts[at]
         try:
-            found = importlib.import_module(".".join(parts[: at + 1]))
+            found = importlib.import_module(submodule)
         except ImportError as error:
-            if error.name and error.name != ".".join(parts[: at + 1]):
+            if error.name and error.name != submodule:
                 return None  # the submodule needs another module, which is reported as such
             return ".".join(parts[: at + 1])
         except BaseException:
