@@ -185,6 +185,33 @@ def test_address_space_a_lesson_reserves_but_does_not_use_is_not_its_memory(cour
     assert "reserved 2147483648" in page.read_text()
 
 
+def test_a_program_the_lesson_starts_is_not_held_to_its_address_space_backstop(course_folder):
+    """Chrome (Plotly's static export) reserves about 100 GB and closes at once under a
+    smaller limit: a program the lesson starts lifts the backstop; the lesson's Python, and
+    a Python it starts, keep it."""
+    probe = "import resource; print('python', resource.getrlimit(resource.RLIMIT_AS)[0])"
+    course_folder.write(
+        authoring_example().replace(
+            'print("PASS: count-batches")',
+            "import resource, subprocess, sys\n"
+            "subprocess.run(['sh', '-c', 'echo program $(ulimit -v)'])\n"
+            f"subprocess.run([sys.executable, '-c', {probe!r}])\n"
+            "print('lesson', resource.getrlimit(resource.RLIMIT_AS)[0])\n"
+            'print("PASS: count-batches")',
+        )
+    )
+    course_folder.manifest.write_text(
+        course_folder.manifest.read_text().replace(
+            "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"
+        )
+    )
+    build(course_folder.options(), RecordingProgress())
+    page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
+    backstop = str(lessonprocess.address_space_backstop(400 * 1024 * 1024))
+    assert "program unlimited" in page
+    assert f"python {backstop}" in page and f"lesson {backstop}" in page
+
+
 def stopping_its_guardian(guardians: Path, then: str = "") -> str:
     """Lesson code that writes its guardian's pid (its parent's) to `guardians`, then stops
     it with SIGSTOP; then `then`."""

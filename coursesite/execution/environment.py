@@ -57,6 +57,7 @@ RUN_TIME_IMPORTS = "run-time-imports.jsonl"  # in the guard's folder
 REFUSED_IMPORTS = "refused-imports.jsonl"  # in the guard's folder
 SHIFTED_CLOCK = Path(__file__).with_name("shiftedclock.py")
 WHOLE_PRINTS = Path(__file__).with_name("wholeprints.py")
+PROGRAM_LIMITS = Path(__file__).with_name("programlimits.py")
 # How far ahead the reader-style main.py run's wall clock is: a year, a month, days and
 # hours, so that a printed year, month, day, weekday or hour all differ from the build's.
 CLOCK_SHIFT_SECONDS = (400 * 24 + 5) * 3600 + 17 * 60
@@ -74,6 +75,7 @@ def reader_environment(
     (guard / "sitecustomize.py").write_bytes(IMPORT_GUARD.read_bytes())
     (guard / "_coursesite_clock.py").write_bytes(SHIFTED_CLOCK.read_bytes())
     (guard / "_coursesite_prints.py").write_bytes(WHOLE_PRINTS.read_bytes())
+    (guard / "_coursesite_programs.py").write_bytes(PROGRAM_LIMITS.read_bytes())
     # The figure settings of the lesson's run (lessonoutputs.py): a step that prints
     # matplotlib's rcParams prints them in both runs.
     (guard / "matplotlibrc").write_text(FIGURE_DEFAULTS, encoding="utf-8")

@@ -95,6 +95,7 @@ RUNNER_FILES = (
             "lessondisplays",
             "networkerrors",
             "wholeprints",
+            "programlimits",
             "importguard",
         )
     ),

@@ -111,8 +111,10 @@ class Guardian:
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != ME:
                 os._exit(1)
-            if limit:
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            if limit:  # soft: the programs it starts may lift it (programlimits.py)
+                hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+                soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+                resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
         try:
             process = subprocess.Popen(

@@ -20,6 +20,7 @@ import sys
 from types import FrameType
 
 import _coursesite_prints  # type: ignore[import-not-found]  # beside this file: wholeprints.py
+import _coursesite_programs  # type: ignore[import-not-found]  # beside it: programlimits.py
 
 MARKER = "not installed by the lesson's setup help"
 # Frames of the import machinery between an import and the finder: not the importer.
@@ -108,6 +109,7 @@ sys.meta_path.insert(
 )
 
 _coursesite_prints.install()
+_coursesite_programs.install()
 
 if "COURSESITE_CLOCK_SHIFT" in os.environ:  # beside this file: shiftedclock.py
     import _coursesite_clock  # type: ignore[import-not-found]

@@ -55,6 +55,7 @@ CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
 )
 network = _companion("networkerrors")  # whether a failure is the network's
 _companion("wholeprints").install()  # a print() from a thread never splits another's line
+_companion("programlimits").install()  # Chrome, started by a lesson, needs no backstop
 # display(), a builtin in a notebook: what a block displays on lines before its last
 displays = _companion("lessondisplays").DisplayRecorder(
     BLOCK_STDOUT,
