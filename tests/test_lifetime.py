@@ -149,11 +149,7 @@ def test_a_lesson_over_its_memory_limit_in_all_its_processes_together_is_stopped
         ),
         timeout=60,
     )
-    course_folder.manifest.write_text(
-        course_folder.manifest.read_text().replace(
-            "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"
-        )
-    )
+    limit_memory(course_folder, 400)
     started = time.monotonic()
     with pytest.raises(BuildErrors) as caught:
         build(course_folder.options(), RecordingProgress())
@@ -175,11 +171,7 @@ def test_address_space_a_lesson_reserves_but_does_not_use_is_not_its_memory(cour
             'print("reserved", len(reserved))\nprint("PASS: count-batches")',
         )
     )
-    course_folder.manifest.write_text(
-        course_folder.manifest.read_text().replace(
-            "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"
-        )
-    )
+    limit_memory(course_folder, 400)
     build(course_folder.options(), RecordingProgress())
     page = course_folder.root / "site" / "basics" / "count-batches" / "index.html"
     assert "reserved 2147483648" in page.read_text()
@@ -200,16 +192,21 @@ def test_a_program_the_lesson_starts_is_not_held_to_its_address_space_backstop(c
             'print("PASS: count-batches")',
         )
     )
-    course_folder.manifest.write_text(
-        course_folder.manifest.read_text().replace(
-            "  timeout_seconds:", "  memory_limit_mb: 400\n  timeout_seconds:"
-        )
-    )
+    limit_memory(course_folder, 400)
     build(course_folder.options(), RecordingProgress())
     page = (course_folder.root / "site" / "basics" / "count-batches" / "index.html").read_text()
     backstop = str(lessonprocess.address_space_backstop(400 * 1024 * 1024))
     assert "program unlimited" in page
     assert "wrapped unlimited" in page and f"lesson {backstop}" in page
+
+
+def limit_memory(course_folder, megabytes: int) -> None:
+    """The course's settings give each lesson `megabytes` of memory."""
+    course_folder.manifest.write_text(
+        course_folder.manifest.read_text().replace(
+            "  timeout_seconds:", f"  memory_limit_mb: {megabytes}\n  timeout_seconds:"
+        )
+    )
 
 
 def stopping_its_guardian(guardians: Path, then: str = "") -> str:
