@@ -102,7 +102,8 @@ def counting_notebook(path, stored_sizes="[4, 4, 3]", stored_head="array([0, 1, 
         ),
         new_markdown_cell(
             "## Make the records\n\nEleven IDs, `0` to `10`.<br><br>"
-            "One per <font color='red'>record</font>. A code span shows `<br>`, <q>as is</q>."
+            "One per <font color='red'>record</font>. A code span shows `<br>`, <q>as is</q>. "
+            "Read <a href='https://example.org/lstm'>on LSTMs</a> and <a href=\"#\"><b>x</b></a>."
             "<br>\n\n"
             '<div align="center">centred</div>\n\n'
             '<div style="clear: both"></div>\n\n'
@@ -212,6 +213,15 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     # A line break is Markdown's (a code span's tag stays code; one ending a paragraph goes).
     assert "`10`.\\\n\\\nOne per record. A code span shows `<br>`, `<q>`" in text
     assert text.count("<br>") == 1 and "inline HTML <br> became a line break" in imported.stdout
+    # A link's tag and text become a Markdown link; one around other tags stays code, each
+    # tag in its own span (a second `</a>` never lands inside the first one's backticks).
+    assert (
+        'Read [on LSTMs](https://example.org/lstm) and `<a href="#">` `<b>`x`</b>` `</a>`.' in text
+    )
+    assert (
+        "inline HTML <a href='https://example.org/lstm'> and its text became a Markdown link"
+        in (imported.stdout)
+    )
     # HTML that only dresses its text is left out, the text kept.
     assert "One per record." in text and "font" not in text
     assert "clear: both" not in text  # HTML a reader sees nothing of: left out, and said

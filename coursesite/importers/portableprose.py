@@ -5,6 +5,7 @@ portable, each change a line of the import report."""
 from __future__ import annotations
 
 import re
+from html import unescape
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -70,18 +71,60 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     text = "\n".join(lines)
     cursor = 0  # where the next inline token's text may start: no edit is edited again
     for token in tokens:
-        for child in token.children or []:
+        children = token.children or []
+        linked: set[int] = set()  # the `</a>` tokens of links already made Markdown
+        for index, child in enumerate(children):
+            if child.type == "html_inline" and id(child) in linked:
+                continue
             if child.type == "html_inline" and not _only_comments(child.content):
                 at = _outside_code(text, child.content, cursor)
                 if at < 0:
                     continue
-                end, replacement, said = _inline_html(text, at, at + len(child.content))
+                link = _markdown_link(text, at, children[index:])
+                if link is not None:
+                    end, replacement, closing = link
+                    linked.add(id(closing))
+                    said = "and its text became a Markdown link"
+                else:
+                    end, replacement, said = _inline_html(text, at, at + len(child.content))
                 text = text[:at] + replacement + text[end:]
                 cursor = at + len(replacement)
                 lesson.notes.append(f"{cell.where}: inline HTML {child.content} {said}")
             elif child.type == "image":
                 text = _portable_image(text, child, cell, lesson)
     return text
+
+
+def _markdown_link(text: str, at: int, children: list[Token]) -> tuple[int, str, Token] | None:
+    """For an `<a href>` at `text[at:]` (`children[0]`, its inline token's children after
+    it), closed in the same paragraph around text alone: (the end of the `</a>`, the
+    Markdown link, the `</a>` token); else None."""
+    opening = _LINK_OPEN.match(children[0].content)
+    if opening is None:
+        return None
+    for child in children[1:]:
+        if child.type == "html_inline":
+            if not _LINK_CLOSE.match(child.content):
+                return None  # another tag inside: the link's text is no plain text
+            shut = _outside_code(text, child.content, at)
+            inner = text[at + len(children[0].content) : shut]
+            if shut < 0 or not inner.strip() or "\n\n" in inner:
+                return None
+            href = unescape(next(filter(None, opening.group("double", "single", "bare")), ""))
+            if re.match(r"^[\w+.-]*:", href) and not re.match(r"^(?:https?|mailto):", href, re.I):
+                return None  # javascript: and the like stay HTML, shown as code
+            target = f"<{href.strip()}>" if re.search(r"[\s()<>]", href) else href
+            return shut + len(child.content), f"[{inner.strip()}]({target})", child
+    return None
+
+
+# `<a href="...">`, to an address, a mailto or a place in the notebook: a Markdown link
+# says the same (`javascript:` and other schemes stay HTML shown as code).
+_LINK_OPEN = re.compile(
+    r"""^<a\s(?:[^>]*?\s)?href\s*=\s*(?:"(?P<double>[^"]*)"|'(?P<single>[^']*)'|(?P<bare>[^\s"'>]+))[^>]*>$""",
+    re.I,
+)
+_LINK_CLOSE = re.compile(r"^</a\s*>$", re.I)
 
 
 def _outside_code(text: str, tag: str, start: int) -> int:
@@ -103,8 +146,10 @@ def _inline_html(text: str, at: int, end: int) -> tuple[int, str, str]:
     tag = text[at:end]
     if _PRESENTATIONAL.match(tag):
         return end, "", "was left out, its text kept: the page sets its own colours and sizes"
-    if not _LINE_BREAK.match(tag):
-        return end, f"`{tag}`", "is shown as code"
+    if not _LINE_BREAK.match(tag):  # a space apart from code just before or after
+        before = " " if text[at - 1 : at] == "`" else ""
+        after = " " if text[end : end + 1] == "`" else ""
+        return end, f"{before}`{tag}`{after}", "is shown as code"
     line_start = text.rfind("\n", 0, at) + 1
     if text[line_start:at].lstrip().startswith("|"):  # a table's row holds one line
         return end, " ", "became a space (a table's cell holds one line)"
