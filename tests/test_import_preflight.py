@@ -137,7 +137,7 @@ def test_a_moved_name_is_written_under_the_notebooks_own_alias_and_import_form(c
     assert (
         f"lesson line {aliased}: step 3 uses jax.tree_map, which the installed jax does not "
         "have: written for another version of jax"
-    ) in report
+    ) in report, report
     assert "the installed version has jax.tree_util.tree_map: use it" in report
 
 
@@ -148,7 +148,7 @@ def test_a_name_gone_with_nothing_like_it_left_is_reported_not_guessed(course_fo
     assert (
         f"lesson line {line}: step 2 uses jax.no_such_function_ci, which the installed jax "
         "does not have"
-    ) in report
+    ) in report, report
     assert "write it for the installed version, or add the version it was written for" in report
     built = course_folder.cli("-q")
     assert f"01-downloads.md:{line}: step 2 failed: AttributeError" in built.stderr
@@ -429,10 +429,38 @@ def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_
     )
     drifts, stopped = api_drift([(1, "cell 2", code)], set())
     assert stopped == ""
-    assert sorted(drift.missing for drift in drifts) == [
+    assert sorted(drift.missing for drift in drifts if not drift.needs) == [
         "grainlike.Moved",
         "grainlike.checkpoint.Gone",
     ]
+    # The submodule that cannot be imported: no drift, but what it lacks is named.
+    (lacking,) = [drift for drift in drifts if drift.needs]
+    assert (lacking.missing, lacking.needs, lacking.offset) == (
+        "grainlike.needs",
+        "orbaxlike_absent",
+        1,  # `import grainlike.needs`, its first use
+    )
+
+
+def test_a_module_that_imports_one_not_installed_is_named_by_the_import(
+    course_folder, tmp_path, monkeypatch
+):
+    """Orbax's training helpers import tensorflow_datasets, which nothing installed: the
+    notebook imports the helpers, the build would fail there, and the import says so."""
+    package = tmp_path / "libs" / "orbaxlike"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "helpers.py").write_text("import datasets_absent_ci\nModel = object\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "libs"))
+    report, lesson = imported(
+        course_folder, ["import numpy as np", "from orbaxlike.helpers import Model\nModel()"]
+    )
+    line = line_of(lesson, "from orbaxlike.helpers import Model")
+    assert (
+        f"cell 5, lesson line {line}: step 2 imports orbaxlike.helpers, which imports "
+        "datasets_absent_ci, not installed where you build: add the line datasets-absent-ci "
+        "to your requirements"
+    ) in report, report
 
 
 def test_a_name_gone_under_a_module_reached_by_its_alias_is_drift(tmp_path, monkeypatch):
@@ -687,7 +715,7 @@ def test_a_file_of_the_notebooks_own_repository_read_by_address_is_read_from_its
     assert (
         f"cell 3: the code reads {OWN_ADDRESS}, a file of the notebook's own repository "
         "(Org/tutorials), which its checkout holds: it reads _static/data/rows.csv instead"
-    ) in report
+    ) in report, report
     reads = [line for line in report.splitlines() if "reads the network" in line]
     assert len(reads) == 1 and "Org/data" in reads[0], reads  # another repository's file
     # The lesson's own step reads the copy: no network at build time.

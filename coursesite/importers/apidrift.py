@@ -29,7 +29,7 @@ CHECK_SECONDS = 60
 # Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
 # them is missing (JSON) on stdout. What the packages print on import goes to stderr.
 _CHECK = r"""
-import ast, importlib, importlib.metadata, json, re, sys, types
+import ast, importlib, importlib.metadata, importlib.util, json, re, sys, types
 names, out = json.load(sys.stdin), sys.stdout
 sys.stdout = sys.stderr
 distributions = importlib.metadata.packages_distributions()
@@ -60,11 +60,21 @@ def missing(path):
             found = importlib.import_module(submodule)
         except ImportError as error:
             if error.name and error.name != submodule:
-                return None  # the submodule needs another module, which is reported as such
+                lacking(path, ".".join(parts[: at + 1]), error)
+                return None  # no drift: the submodule needs another module
             return ".".join(parts[: at + 1])
         except BaseException:
             return None
     return None
+
+needs = {}  # a dotted name -> [the module the code imports, the module it lacks]
+
+def lacking(path, module, error):
+    # A module the code imports fails for want of another that is not installed at all
+    # (orbax's training helpers import tensorflow_datasets): the build would fail there.
+    top = error.name.split(".")[0]
+    if isinstance(error, ModuleNotFoundError) and importlib.util.find_spec(top) is None:
+        needs[path] = [module, error.name]
 
 def optional(module, name):
     # Whether the module imports the name under a try that catches ImportError.
@@ -146,7 +156,7 @@ for path, lacked in gone.items():
         package, installed = version(top)
         instead = suggested(lacked) or elsewhere(top, lacked.rsplit(".", 1)[1])
         found[path] = [lacked, package, installed, instead]
-json.dump(found, out)
+json.dump({"gone": found, "needs": needs}, out)
 """
 
 
@@ -161,6 +171,9 @@ class Drift:
     instead: str  # a name the installed package has with the same last part, or ''
     written: str = ""  # the use as the code writes it: `jx.tree_map`, `from jax import tree_map`
     path: str = ""  # the dotted name that use is
+    # For a module `missing` that is there but fails to import for want of this one, which
+    # is not installed at all: no drift, but the build fails at that import.
+    needs: str = ""
 
 
 def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[Drift], str]:
@@ -180,13 +193,14 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[
                 cwd=empty,
                 timeout=CHECK_SECONDS,
             )
-            found = json.loads(checked.stdout) if checked.returncode == 0 else None
+            answer = json.loads(checked.stdout) if checked.returncode == 0 else None
         except subprocess.TimeoutExpired:
             return [], f"importing the packages took longer than {CHECK_SECONDS} s"
         except ValueError:
-            found = None
-    if not isinstance(found, dict):
+            answer = None
+    if not isinstance(answer, dict):
         return [], "the packages could not be imported to check them"
+    found, needs = answer["gone"], answer["needs"]
     drifts, seen = [], set()
     for number, where, offset, path, written in uses:
         if path in found and (number, found[path][0]) not in seen:
@@ -195,6 +209,10 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[
             drifts.append(
                 Drift(number, where, offset, gone, package, installed, instead, written, path)
             )
+        elif path in needs and (number, needs[path][0]) not in seen:
+            seen.add((number, needs[path][0]))
+            module, lacked = needs[path]
+            drifts.append(Drift(number, where, offset, module, "", "", "", written, path, lacked))
     return drifts, ""
 
 

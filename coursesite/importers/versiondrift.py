@@ -11,7 +11,7 @@ from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.numpymigration import Migration, numpy_migrations
 from coursesite.importers.renames import Rename, rename_of, renamed_steps
-from coursesite.importers.requirements import requirement_line
+from coursesite.importers.requirements import distribution_of, requirement_line
 from coursesite.importers.steplines import lesson_line
 
 
@@ -19,8 +19,11 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
     """What the build would fail on because the code was written for other versions of
     the installed packages: each name they lack, at its line in the lesson. A name that
     moved is written where the installed version has it (renames.py)."""
-    drifts, unchecked = api_drift(lesson.steps, own)
-    drifts = [drift for drift in drifts if not hosted_only(drift.missing)]  # reported as hosted
+    checked, unchecked = api_drift(lesson.steps, own)
+    lacking = [_lacking(drift, lesson) for drift in checked if drift.needs]
+    drifts = [  # a hosted module is reported as such
+        drift for drift in checked if not drift.needs and not hosted_only(drift.missing)
+    ]
     migrations = _numpy_migrations(drifts, lesson.steps)
     found = [(drift, migrations.get(_use(drift))) for drift in drifts]
     rewrites = [(drift, migration, _renamed_as(drift, migration)) for drift, migration in found]
@@ -46,7 +49,20 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
             notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
         else:
             notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
-    return notes if unchecked else notes[1:]
+    return (notes if unchecked else notes[1:]) + lacking
+
+
+def _lacking(drift: Drift, lesson: ImportedLesson) -> str:
+    """A module the code imports that imports another, not installed where you build
+    (orbax's training helpers import tensorflow_datasets): the build would fail there."""
+    line = lesson_line(lesson.text, drift.number, drift.offset)
+    requirement = requirement_line(distribution_of(drift.needs.split(".")[0]), lesson.installs)
+    return (
+        f"{drift.where}, lesson line {line}: step {drift.number} imports {drift.missing}, "
+        f"which imports {drift.needs}, not installed where you build: add the line "
+        f"{requirement} to your requirements (and pip install {requirement}) before the "
+        "next build"
+    )
 
 
 def _numpy_migrations(
