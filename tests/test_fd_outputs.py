@@ -6,6 +6,7 @@ real command line, whose main.py check compares the two."""
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from bs4 import BeautifulSoup
@@ -72,6 +73,14 @@ print("joined")
 print("total", sum(sizes))
 ```
 :::
+
+:::{step} 8. Average nothing
+```python
+import numpy as np
+
+print(np.mean([]))
+```
+:::
 """
 
 
@@ -120,6 +129,18 @@ def test_writes_to_fd_1_and_2_interleave_with_prints_in_order(built):
 def test_a_multiprocessing_workers_print_shows_under_its_step(built):
     assert shown(built, 6) == "starting\nfrom a worker\njoined\n"
     assert shown(built, 7) == "total 11\n"
+
+
+def test_a_librarys_warning_names_its_file_within_the_installation_not_the_machines_path(
+    built,
+):
+    """NumPy's warning names its file: by the path the site was built with, it would put
+    the builder's folders on the page and differ on every machine."""
+    import sysconfig
+
+    warned = shown(built, 8, "stderr")
+    assert re.match(r"numpy/[\w/]+\.py:\d+: RuntimeWarning: Mean of empty slice", warned)
+    assert sysconfig.get_path("purelib") not in warned and sys.prefix not in warned
 
 
 def test_a_child_printing_past_the_output_limit_fails_naming_its_step(tmp_path):

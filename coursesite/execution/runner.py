@@ -26,6 +26,7 @@ import os
 import platform
 import pprint
 import sys
+import sysconfig
 import time
 import traceback
 import types
@@ -287,7 +288,7 @@ def run_block(block, namespace, source, limit):
     output = {
         "id": block["id"],
         "stdout": stdout.getvalue(),
-        "stderr": stderr.getvalue(),
+        "stderr": without_install_paths(stderr.getvalue()),
         "display": display.getvalue(),
         "display_bundle": bundle,
         "displays": shown,  # where display() wrote in stdout, with each value's bundle
@@ -297,6 +298,26 @@ def run_block(block, namespace, source, limit):
         "seconds": round(seconds, 4),
     }
     return output, failure
+
+
+# Where this Python's libraries are installed, longest first: a library's warning names its
+# file by that path (`/home/me/.venv/lib/python3.11/site-packages/orbax/...py:1027:
+# UserWarning`), which says where the site was built, not what the lesson shows.
+_INSTALL_PATHS = sorted(
+    {
+        os.path.join(sysconfig.get_path(name), "")
+        for name in ("purelib", "platlib", "stdlib", "platstdlib")
+    },
+    key=len,
+    reverse=True,
+)
+
+
+def without_install_paths(text):
+    """`text` with each library file named by its path within the installation."""
+    for path in _INSTALL_PATHS:
+        text = text.replace(path, "")
+    return text
 
 
 def _plain_failure(block):
