@@ -421,11 +421,14 @@ def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_
     )
     # A submodule that cannot be imported at all without another package.
     (package / "needs.py").write_text("import orbaxlike_absent\nThing = 1\n")
+    # A package that cannot be imported at all without another.
+    (tmp_path / "brokenlike").mkdir()
+    (tmp_path / "brokenlike" / "__init__.py").write_text("import absentdep_ci.sub\n")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     code = (
-        "import grainlike\nimport grainlike.needs\n"
+        "import grainlike\nimport grainlike.needs\nimport brokenlike\n"
         "grainlike.checkpoint.CheckpointSave()\nprint(grainlike.needs.Thing)\n"
-        "print(grainlike.checkpoint.Gone, grainlike.Moved)"
+        "print(grainlike.checkpoint.Gone, grainlike.Moved)\nprint(brokenlike.VALUE)"
     )
     drifts, stopped = api_drift([(1, "cell 2", code)], set())
     assert stopped == ""
@@ -434,12 +437,11 @@ def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_
         "grainlike.checkpoint.Gone",
     ]
     # The submodule that cannot be imported: no drift, but what it lacks is named.
-    (lacking,) = [drift for drift in drifts if drift.needs]
-    assert (lacking.missing, lacking.needs, lacking.offset) == (
-        "grainlike.needs",
-        "orbaxlike_absent",
-        1,  # `import grainlike.needs`, its first use
-    )
+    lacking = [(d.missing, d.needs, d.offset) for d in drifts if d.needs]
+    assert lacking == [
+        ("grainlike.needs", "orbaxlike_absent", 1),  # `import grainlike.needs`, its first use
+        ("brokenlike", "absentdep_ci", 2),
+    ]
 
 
 def test_a_module_that_imports_one_not_installed_is_named_by_the_import(

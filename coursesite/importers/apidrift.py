@@ -38,8 +38,12 @@ def missing(path):
     parts = path.split(".")
     try:
         found = importlib.import_module(parts[0])
+    except ImportError as error:
+        if error.name and error.name != parts[0]:
+            lacking(path, parts[0], error)
+        return None  # not installed (the import reports it), or it lacks another module
     except BaseException:
-        return None  # not installed, or broken: the import reports it, or the build does
+        return None  # broken: the build reports it
     for at in range(1, len(parts)):
         if not isinstance(found, (types.ModuleType, type)):
             return None
@@ -260,10 +264,8 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, s
         inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import) and id(node) not in guarded:
-                uses += [
-                    (number, where, node.lineno - 1, a.name, f"import {a.name}")
-                    for a in node.names
-                    if "." in a.name
+                uses += [  # a package alone too: it may lack a module it imports
+                    (number, where, node.lineno - 1, a.name, f"import {a.name}") for a in node.names
                 ]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 if id(node) in guarded:
