@@ -329,6 +329,30 @@ def test_what_an_installed_package_imports_undeclared_is_installed_too(
     assert built.returncode == 0, built.stderr
 
 
+def test_a_requirement_by_an_address_pip_cannot_reach_is_installed_from_its_release(
+    course_folder, scratch_python, wheels
+):
+    """NumPyro's notebooks install `numpyro@git+https://github.com/pyro-ppl/numpyro`: where
+    the machine cannot reach the repository, the release on the package index takes its
+    place, and the report says the notebook asked for another build."""
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    (root / "requirements.txt").write_text("numpy==2.0.0\n")
+    address = f"greetings-ci@git+file://{root}/no-such-repository"
+    greetings_notebook(
+        root / "greetings.ipynb",
+        [f"!pip install {address}\nimport greetings_ci", "print(greetings_ci.greet('Ada'))"],
+    )
+    done = import_installing(scratch_python, root, wheels)
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"pip could not install {address}, the notebook's requirement by address (the machine "
+        "may not reach it): it installed greetings-ci 1.2.0 from the package index instead"
+    ) in done.stdout
+    assert "which pip did not install" not in done.stdout
+    assert "greetings-ci==1.2.0" in (root / "requirements.txt").read_text()
+
+
 def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
     course_folder, scratch_python, wheels
 ):

@@ -52,6 +52,9 @@ class Installation:
     undeclared: list[str] = field(default_factory=list)  # installed for an import, not asked for
     unimportable: dict[str, str] = field(default_factory=dict)  # module -> how its import fails
     refused: dict[str, str] = field(default_factory=dict)  # requirement -> why pip would not
+    # A requirement by address (`numpyro@git+https://...`) pip could not fetch -> the
+    # release it installed from the package index instead
+    released: dict[str, str] = field(default_factory=dict)
 
 
 def requirements_to_install(
@@ -75,6 +78,7 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
     if not requirements:
         return Installation()
     installation = _installed_each(requirements)
+    _released_instead(installation)
     # A module no requirement provided, by its own name; one the notebook pins, never
     # unpinned behind the pin's back (the report says why the pin was refused).
     asked = {_name(requirement) for requirement in requirements}
@@ -93,6 +97,28 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
         installation.undeclared += [w for w in wanted if w not in more.refused]
         installation.unimportable = _import_failures(present)  # as they import now
     return installation
+
+
+def _released_instead(installation: Installation) -> None:
+    """For each refused requirement that names its distribution by an address (a git
+    repository, an archive: `numpyro@git+https://github.com/...`, `git+...#egg=numpyro`),
+    which the machine may not reach, the distribution's release from the package index,
+    installed in its place; said in `released` (the notebook wanted another build of it)."""
+    for requirement in list(installation.refused):
+        named = _ADDRESSED.match(requirement.strip()) or _EGG.search(requirement)
+        if named is None:
+            continue
+        release = _installed_each([named.group("name")])
+        if release.refused:
+            continue
+        del installation.refused[requirement]
+        installation.released[requirement] = named.group("name")
+        _merge(installation, release)
+
+
+# PEP 508's `name[extras] @ url`, and pip's older `git+url#egg=name`.
+_ADDRESSED = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*\S")
+_EGG = re.compile(r"^(?:git|hg|svn|bzr)\+\S*#(?:\S*&)?egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def _merge(installation: Installation, more: Installation) -> None:
