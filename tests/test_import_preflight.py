@@ -465,6 +465,31 @@ def test_a_module_that_imports_one_not_installed_is_named_by_the_import(
     ) in report, report
 
 
+def test_a_version_the_code_asserts_that_is_not_installed_is_named_by_the_import(
+    course_folder,
+):
+    """NumPyro's notebooks assert the version they were written for: with another one
+    installed the build stops at that line, and the import says so first."""
+    import numpy
+
+    installed = numpy.__version__
+    report, lesson = imported(
+        course_folder,
+        [
+            'import numpy as np\nassert np.__version__.startswith("0.14.0")',
+            f'import numpy\nassert numpy.__version__ == "{installed}"',
+            'assert np.__version__.startswith("' + installed.rsplit(".", 1)[0] + '")',
+        ],
+    )
+    line = line_of(lesson, 'assert np.__version__.startswith("0.14.0")')
+    assert (
+        f"cell 3, lesson line {line}: step 1 asserts that numpy's version starts with 0.14.0, "
+        f"and {installed} is installed where you build: the build stops there; write the step "
+        f"for {installed} (its assert too), or pin numpy==0.14.0 in your requirements"
+    ) in report, report
+    assert report.count("asserts that") == 1  # the asserts the installed version meets
+
+
 def test_a_name_gone_under_a_module_reached_by_its_alias_is_drift(tmp_path, monkeypatch):
     """Orbax's `from orbax.checkpoint import v1 as ocp`: `v1` is an attribute standing for
     orbax.checkpoint.experimental.v1, so `ocp.partial.save_pytree` is looked up in that

@@ -40,6 +40,7 @@ from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
 from coursesite.importers.rootpaths import from_project_root
 from coursesite.importers.steplines import first_import, lesson_line, syntax_notes
+from coursesite.importers.versionasserts import version_assert_notes
 from coursesite.importers.versiondrift import api_drift_notes
 from coursesite.lesson.completeness import PLACEHOLDER
 
@@ -176,6 +177,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _missing_modules(lesson, own, installation.refused)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
+    lesson.notes += version_assert_notes(lesson)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}
