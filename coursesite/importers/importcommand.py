@@ -13,7 +13,6 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
-from coursesite.execution.dependencies import normalized_name
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
@@ -245,21 +244,13 @@ def _unimportable(
             + f"the code needs {requirement}, which pip did not install (every step "
             f"that imports it will fail): {why}"
         )
-    for requirement, name in installation.released.items():
-        version = next(
-            (
-                v
-                for d, v in installation.pins.items()
-                if normalized_name(d) == normalized_name(name)
-            ),
-            "",
-        )
+    for requirement, release in installation.released.items():
+        name = release.split()[0]
         notes.append(
             f"pip could not install {requirement}, the notebook's requirement by address "
-            f"(the machine may not reach it): it installed {name}"
-            + (f" {version}" if version else "")
-            + " from the package index instead; the notebook asked for another build of "
-            f"{name} (its repository's), so a step may use what this release lacks"
+            f"(the machine may not reach it): it installed {release} from the package index "
+            f"instead; the notebook asked for another build of {name} (its repository's), so "
+            "a step may use what this release lacks"
         )
     for module, failure in installation.unimportable.items():
         notes.append(

@@ -53,7 +53,7 @@ class Installation:
     unimportable: dict[str, str] = field(default_factory=dict)  # module -> how its import fails
     refused: dict[str, str] = field(default_factory=dict)  # requirement -> why pip would not
     # A requirement by address (`numpyro@git+https://...`) pip could not fetch -> the
-    # release it installed from the package index instead
+    # release it installed from the package index instead ("numpyro 0.22.0")
     released: dict[str, str] = field(default_factory=dict)
 
 
@@ -111,8 +111,12 @@ def _released_instead(installation: Installation) -> None:
         release = _installed_each([named.group("name")])
         if release.refused:
             continue
+        name = named.group("name")
+        version = [
+            v for d, v in release.pins.items() if normalized_name(d) == normalized_name(name)
+        ]
         del installation.refused[requirement]
-        installation.released[requirement] = named.group("name")
+        installation.released[requirement] = " ".join([name, *version[:1]])
         _merge(installation, release)
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from coursesite.importers.steplines import bound_modules
+
 _NUMPY_DRAWS = frozenset(
     "rand randn randint random random_sample ranf sample choice shuffle permutation normal "
     "uniform binomial poisson exponential beta gamma standard_normal multivariate_normal "
@@ -67,7 +69,7 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
         tree, before = ast.parse(code), ast.parse(earlier)
     except SyntaxError:
         return code, []
-    names = _bound_modules(before) | _bound_modules(tree)
+    names = bound_modules(before) | bound_modules(tree)
     notes: list[str] = []
     code = _seeded_makers(code, tree, names, where, notes)
     seeds = []
@@ -88,23 +90,6 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
     at = _after_leading_imports(ast.parse(code))
     added = [line for group in seeds for line in group]
     return "\n".join([*lines[:at], *added, *lines[at:]]), notes
-
-
-def _bound_modules(tree: ast.Module) -> dict[str, str]:
-    """Each name an import binds -> the module or object it names ('np' -> 'numpy')."""
-    names = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    names[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    names[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return names
 
 
 def _dotted(node: ast.expr, names: dict[str, str]) -> str:

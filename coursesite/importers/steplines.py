@@ -59,3 +59,20 @@ def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> s
         if any(name.split(".")[0] == module for name in names):
             return f"{where}, lesson line {lesson_line(text, number, offset)}: step {number}"
     return ""
+
+
+def bound_modules(tree: ast.Module) -> dict[str, str]:
+    """Each name an import binds -> the module or object it names ('np' -> 'numpy')."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names

@@ -14,7 +14,7 @@ import importlib.metadata
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.requirements import distribution_of
-from coursesite.importers.steplines import lesson_line
+from coursesite.importers.steplines import bound_modules, lesson_line
 
 
 def version_assert_notes(lesson: ImportedLesson) -> list[str]:
@@ -50,21 +50,13 @@ def _release(wanted: str, whole: bool) -> str:
 
 
 def _imported_modules(steps: list[tuple[int, str, str]]) -> dict[str, str]:
-    """The name each `import X` / `import X as Y` of the steps binds, and its module."""
+    """The name each import of the steps binds, and the module or object it names."""
     bound: dict[str, str] = {}
     for _, _, code in steps:
         try:
-            tree = ast.parse(code)
+            bound |= bound_modules(ast.parse(code))
         except SyntaxError:  # the import reports it at its line
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        bound[alias.asname] = alias.name
-                    else:
-                        top = alias.name.split(".")[0]
-                        bound[top] = top
     return bound
 
 
