@@ -342,32 +342,44 @@ def test_a_caption_on_a_text_notebooks_table_is_no_alt_but_one_on_its_plot_is(co
     assert built.returncode == 0, built.stderr
 
 
-PLOTLY_STEP = """
+JAVASCRIPT_STEP = """
 :::{step} 3. Plot the sizes
 :alt: Sizes rise with the batch.
 
 ```python
-import plotly
+import LIBRARY
 
-figure = plotly.Figure()
+figure = LIBRARY.Figure()
 figure.show()
 ```
 :::
 """
 
 
-def test_an_alt_on_a_plotly_figure_says_pages_show_no_plotly_and_what_to_do(course_folder):
-    """Plotly's fig.show() shows nothing outside a notebook: the hint says why, and how
-    the figure can reach the page, not how to keep a matplotlib figure open."""
-    text = authoring_example().replace("# Experiment\n", PLOTLY_STEP.lstrip() + "\n# Experiment\n")
+@pytest.mark.parametrize(
+    ("library", "said"),
+    [
+        ("plotly", "Plotly's fig.show() shows nothing outside a notebook"),
+        ("bokeh", "Bokeh's show() writes an HTML file and opens a browser"),
+        ("altair", "an Altair chart shows nothing outside a notebook"),
+    ],
+)
+def test_an_alt_on_a_javascript_figure_says_pages_show_none_and_what_to_do(
+    course_folder, library, said
+):
+    """Plotly's, Bokeh's and Altair's figures show nothing outside a notebook, and are
+    JavaScript: the hint says why, and how the figure can reach the page (as an image file,
+    by the library's own export), not how to keep a matplotlib figure open."""
+    step = JAVASCRIPT_STEP.replace("LIBRARY", library)
+    text = authoring_example().replace("# Experiment\n", step.lstrip() + "\n# Experiment\n")
     course_folder.write(text)
-    # Plotly's own, as a module beside the lesson: its show() outside a notebook.
-    (course_folder.lesson_path.parent / "plotly.py").write_text(
+    # The library's own, as a module beside the lesson: its show() outside a notebook.
+    (course_folder.lesson_path.parent / f"{library}.py").write_text(
         "class Figure:\n    def show(self):\n        pass\n"
     )
     built = course_folder.cli("-q")
     assert built.returncode == 1
-    where = line_of(text, "import plotly")
+    where = line_of(text, f"import {library}")
     assert f"{where}: step 3 has an :alt: option but shows no image" in built.stderr
-    assert "Plotly's fig.show() shows nothing outside a notebook" in built.stderr
+    assert said in built.stderr and "save it as an image" in built.stderr
     assert "leave the figure open" not in built.stderr

@@ -8,6 +8,7 @@ them is written; a figure that cannot be shown stops the build at its block's li
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,16 +193,23 @@ def figure_block_errors(
 
 def _no_image_error(lesson: Lesson, block: RunnableBlock) -> BuildError:
     """An :alt: describes an image the block shows: a matplotlib figure (imshow too), its
-    value's image or SVG, or an image its notebook stored. This block shows none."""
-    plotly = ".show(" in block.code.source and any(
-        "plotly" in other.code.source for other in lesson.runnable_blocks()
+    value's image or SVG, or an image its notebook stored. This block shows none; where the
+    lesson draws with a library whose figures are JavaScript, the hint says so."""
+    code = "\n".join(other.code.source for other in lesson.runnable_blocks())
+    library = next(
+        (
+            name
+            for name in _JAVASCRIPT_FIGURES
+            if re.search(rf"^\s*(?:import|from)\s+{name}\b", code, re.M)
+        ),
+        None,
     )
     return BuildError(
         f"{block.label} has an :alt: option but shows no image: it drew no matplotlib "
         "figure and displayed no image",
         lesson.path,
         block.code.line,
-        hint=_PLOTLY_HINT if plotly else _NO_IMAGE_HINT,
+        hint=_javascript_hint(_JAVASCRIPT_FIGURES[library]) if library else _NO_IMAGE_HINT,
     )
 
 
@@ -212,14 +220,33 @@ _NO_IMAGE_HINT = (
     "(`from IPython.display import display`), whose display(Image(...)) outside a notebook "
     "prints the image's name"
 )
-# A Plotly figure's show() shows nothing outside a notebook, and in one it is JavaScript.
-_PLOTLY_HINT = (
-    "Plotly's fig.show() shows nothing outside a notebook, and its figure is JavaScript, "
-    "which pages do not run: draw it with matplotlib, or save it as an image "
-    "(fig.write_image('scatter.png'), which needs the kaleido package and Chrome), list that "
-    "under 'writes:' in the front matter and show it with ![...](scatter.png); or remove "
-    "the :alt: line"
-)
+# Libraries whose figures are JavaScript, which pages do not run: what their figure does
+# outside a notebook, and how it becomes an image file a page shows.
+_JAVASCRIPT_FIGURES = {
+    "plotly": (
+        "Plotly's fig.show() shows nothing outside a notebook, and its figure is JavaScript",
+        "fig.write_image('scatter.png'), which needs the kaleido package and Chrome",
+    ),
+    "bokeh": (
+        "Bokeh's show() writes an HTML file and opens a browser outside a notebook, and its "
+        "figure is JavaScript",
+        "bokeh.io.export_png(figure, filename='scatter.png'), which needs selenium and a "
+        "browser with its driver",
+    ),
+    "altair": (
+        "an Altair chart shows nothing outside a notebook, and it is JavaScript (Vega)",
+        "chart.save('scatter.png'), which needs the vl-convert-python package",
+    ),
+}
+
+
+def _javascript_hint(library: tuple[str, str]) -> str:
+    shows, saved = library
+    return (
+        f"{shows}, which pages do not run: draw it with matplotlib, or save it as an image "
+        f"({saved}), list that under 'writes:' in the front matter and show it with "
+        "![...](scatter.png); or remove the :alt: line"
+    )
 
 
 def _shows_image(output: BlockOutput | None) -> bool:
