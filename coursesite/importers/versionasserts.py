@@ -24,14 +24,14 @@ def version_assert_notes(lesson: ImportedLesson) -> list[str]:
     for number, where, code in lesson.steps:
         for node, name, wanted, whole in _version_asserts(code):
             module = modules.get(name)
-            installed = _installed_version(module) if module else None
-            if module is None or installed is None:
+            found = _installed(module) if module else None
+            if module is None or found is None:
                 continue
+            distribution, installed = found
             if installed == wanted if whole else installed.startswith(wanted):
                 continue
             line = lesson_line(lesson.text, number, node.lineno - 1)
             asked = f"is {wanted}" if whole else f"starts with {wanted}"
-            distribution = distribution_of(module.split(".")[0])
             notes.append(
                 f"{where}, lesson line {line}: step {number} asserts that {module}'s version "
                 f"{asked}, and {installed} is installed where you build: the build stops "
@@ -105,13 +105,13 @@ def _version_of(node: ast.expr) -> str:
     return ""
 
 
-def _installed_version(module: str) -> str | None:
-    """The installed version of the distribution that provides `module`, or None."""
+def _installed(module: str) -> tuple[str, str] | None:
+    """The distribution that provides `module` and its installed version, or None."""
     top = module.split(".")[0]
     names = importlib.metadata.packages_distributions().get(top) or [distribution_of(top)]
     for name in names:
         try:
-            return importlib.metadata.version(name)
+            return name, importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             continue
     return None
