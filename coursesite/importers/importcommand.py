@@ -36,7 +36,12 @@ from coursesite.importers.ownrepository import own_repository_reads
 from coursesite.importers.pathmodules import modules_from_added_paths
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
-from coursesite.importers.requirements import distribution_of, requirement_line, requirement_name
+from coursesite.importers.requirements import (
+    distribution_of,
+    not_installed_advice,
+    requirement_line,
+    requirement_name,
+)
 from coursesite.importers.rootpaths import from_project_root
 from coursesite.importers.steplines import first_import, lesson_line, syntax_notes
 from coursesite.importers.versionasserts import version_assert_notes
@@ -244,8 +249,8 @@ def _unimportable(
             + f"the code needs {requirement}, which pip did not install (every step "
             f"that imports it will fail): {why}"
         )
-    for requirement, release in installation.released.items():
-        name = release.split()[0]
+    for requirement, (name, version) in installation.released.items():
+        release = f"{name} {version}".strip()
         notes.append(
             f"pip could not install {requirement}, the notebook's requirement by address "
             f"(the machine may not reach it): it installed {release} from the package index "
@@ -323,11 +328,7 @@ def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[
         if line in refused:  # said with pip's reason (_unimportable)
             continue
         at = first_import(lesson.text, lesson.steps, module) or "the code"
-        notes.append(
-            f"{at} imports {module}, which is not installed where you build: add the "
-            f"line {line} to your requirements (and pip install {line}) before the next "
-            "build"
-        )
+        notes.append(f"{at} imports {module}, which is {not_installed_advice(line)}")
     return notes
 
 

@@ -53,8 +53,8 @@ class Installation:
     unimportable: dict[str, str] = field(default_factory=dict)  # module -> how its import fails
     refused: dict[str, str] = field(default_factory=dict)  # requirement -> why pip would not
     # A requirement by address (`numpyro@git+https://...`) pip could not fetch -> the
-    # release it installed from the package index instead ("numpyro 0.22.0")
-    released: dict[str, str] = field(default_factory=dict)
+    # release it installed from the package index instead: (distribution, version)
+    released: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def requirements_to_install(
@@ -112,11 +112,12 @@ def _released_instead(installation: Installation) -> None:
         if release.refused:
             continue
         name = named.group("name")
-        version = [
-            v for d, v in release.pins.items() if normalized_name(d) == normalized_name(name)
-        ]
+        version = next(
+            (v for d, v in release.pins.items() if normalized_name(d) == normalized_name(name)),
+            "",
+        )
         del installation.refused[requirement]
-        installation.released[requirement] = " ".join([name, *version[:1]])
+        installation.released[requirement] = (name, version)
         _merge(installation, release)
 
 

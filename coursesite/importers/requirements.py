@@ -49,6 +49,15 @@ def distribution_of(module: str) -> str:
     return DISTRIBUTIONS.get(module, module.replace("_", "-"))
 
 
+def not_installed_advice(line: str) -> str:
+    """What a report says of a module that is not installed where the site is built, whose
+    requirement is `line`."""
+    return (
+        f"not installed where you build: add the line {line} to your requirements (and pip "
+        f"install {line}) before the next build"
+    )
+
+
 def requirement_line(distribution: str, installs: list[str]) -> str:
     """The notebook's own requirement for `distribution` (as its `!pip install` lines give
     it, a version and extras with it), or the distribution's name."""

@@ -10,8 +10,8 @@ Only what the assert states plainly is read: `X.__version__.startswith("v")` and
 from __future__ import annotations
 
 import ast
-import importlib.metadata
 
+from coursesite.execution.dependencies import distribution_version
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.requirements import distribution_of
 from coursesite.importers.steplines import bound_modules, lesson_line
@@ -19,19 +19,27 @@ from coursesite.importers.steplines import bound_modules, lesson_line
 
 def version_assert_notes(lesson: ImportedLesson) -> list[str]:
     """A line for each step's assert of a version the installed package is not."""
-    modules = _imported_modules(lesson.steps)
-    notes = []
+    trees = []
     for number, where, code in lesson.steps:
-        for node, name, wanted, whole in _version_asserts(code):
-            module = modules.get(name)
-            found = _installed(module) if module else None
-            if module is None or found is None:
+        try:
+            trees.append((number, where, ast.parse(code)))
+        except SyntaxError:  # the import reports it at its line
+            continue
+    modules: dict[str, str] = {}
+    for _, _, tree in trees:
+        modules |= bound_modules(tree)
+    notes = []
+    for number, where, tree in trees:
+        for node, name, wanted, whole in _version_asserts(tree):
+            module = modules.get(name, "")
+            installed = distribution_version(module.split(".")[0]) if module else None
+            if installed is None:
                 continue
-            distribution, installed = found
             if installed == wanted if whole else installed.startswith(wanted):
                 continue
             line = lesson_line(lesson.text, number, node.lineno - 1)
             asked = f"is {wanted}" if whole else f"starts with {wanted}"
+            distribution = distribution_of(module.split(".")[0])
             notes.append(
                 f"{where}, lesson line {line}: step {number} asserts that {module}'s version "
                 f"{asked}, and {installed} is installed where you build: the build stops "
@@ -49,24 +57,9 @@ def _release(wanted: str, whole: bool) -> str:
     return wanted.rstrip(".") + ".*"
 
 
-def _imported_modules(steps: list[tuple[int, str, str]]) -> dict[str, str]:
-    """The name each import of the steps binds, and the module or object it names."""
-    bound: dict[str, str] = {}
-    for _, _, code in steps:
-        try:
-            bound |= bound_modules(ast.parse(code))
-        except SyntaxError:  # the import reports it at its line
-            continue
-    return bound
-
-
-def _version_asserts(code: str) -> list[tuple[ast.Assert, str, str, bool]]:
+def _version_asserts(tree: ast.Module) -> list[tuple[ast.Assert, str, str, bool]]:
     """(the assert, the name whose __version__ it reads, the version, whether whole) of
-    each plain version assert of `code`."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
+    each plain version assert of a step's syntax `tree`."""
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assert):
@@ -103,15 +96,3 @@ def _version_of(node: ast.expr) -> str:
     ):
         return node.value.id
     return ""
-
-
-def _installed(module: str) -> tuple[str, str] | None:
-    """The distribution that provides `module` and its installed version, or None."""
-    top = module.split(".")[0]
-    names = importlib.metadata.packages_distributions().get(top) or [distribution_of(top)]
-    for name in names:
-        try:
-            return name, importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return None

@@ -11,7 +11,11 @@ from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.numpymigration import Migration, numpy_migrations
 from coursesite.importers.renames import Rename, rename_of, renamed_steps
-from coursesite.importers.requirements import distribution_of, requirement_line
+from coursesite.importers.requirements import (
+    distribution_of,
+    not_installed_advice,
+    requirement_line,
+)
 from coursesite.importers.steplines import lesson_line
 
 
@@ -59,9 +63,7 @@ def _lacking(drift: Drift, lesson: ImportedLesson) -> str:
     requirement = requirement_line(distribution_of(drift.needs.split(".")[0]), lesson.installs)
     return (
         f"{drift.where}, lesson line {line}: step {drift.number} imports {drift.missing}, "
-        f"which imports {drift.needs}, not installed where you build: add the line "
-        f"{requirement} to your requirements (and pip install {requirement}) before the "
-        "next build"
+        f"which imports {drift.needs}, {not_installed_advice(requirement)}"
     )
 
 

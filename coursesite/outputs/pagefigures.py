@@ -8,7 +8,6 @@ them is written; a figure that cannot be shown stops the build at its block's li
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from markupsafe import Markup
 
 from coursesite.cache.caches import cached_clean_svg, cached_cut_words, cached_figure_svg
 from coursesite.errors import BuildError
+from coursesite.execution.dependencies import imported_modules
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord
 from coursesite.files import short_digest
 from coursesite.lesson.model import Figure, Lesson, RunnableBlock
@@ -195,15 +195,8 @@ def _no_image_error(lesson: Lesson, block: RunnableBlock) -> BuildError:
     """An :alt: describes an image the block shows: a matplotlib figure (imshow too), its
     value's image or SVG, or an image its notebook stored. This block shows none; where the
     lesson draws with a library whose figures are JavaScript, the hint says so."""
-    code = "\n".join(other.code.source for other in lesson.runnable_blocks())
-    library = next(
-        (
-            name
-            for name in _JAVASCRIPT_FIGURES
-            if re.search(rf"^\s*(?:import|from)\s+{name}\b", code, re.M)
-        ),
-        None,
-    )
+    imported = imported_modules(lesson)
+    library = next((name for name in _JAVASCRIPT_FIGURES if name in imported), None)
     return BuildError(
         f"{block.label} has an :alt: option but shows no image: it drew no matplotlib "
         "figure and displayed no image",
