@@ -430,14 +430,14 @@ def test_a_name_missing_only_because_another_package_is_missing_is_no_drift(tmp_
         "grainlike.checkpoint.CheckpointSave()\nprint(grainlike.needs.Thing)\n"
         "print(grainlike.checkpoint.Gone, grainlike.Moved)\nprint(brokenlike.VALUE)"
     )
-    drifts, stopped = api_drift([(1, "cell 2", code)], set())
-    assert stopped == ""
-    assert sorted(drift.missing for drift in drifts if not drift.needs) == [
+    check = api_drift([(1, "cell 2", code)], set())
+    assert check.stopped == ""
+    assert sorted(drift.missing for drift in check.drifts) == [
         "grainlike.Moved",
         "grainlike.checkpoint.Gone",
     ]
     # The submodule that cannot be imported: no drift, but what it lacks is named.
-    lacking = [(d.missing, d.needs, d.offset) for d in drifts if d.needs]
+    lacking = [(module.module, module.lacks, module.offset) for module in check.lacking]
     assert lacking == [
         ("grainlike.needs", "orbaxlike_absent", 1),  # `import grainlike.needs`, its first use
         ("brokenlike", "absentdep_ci", 2),
@@ -509,9 +509,9 @@ def test_a_name_gone_under_a_module_reached_by_its_alias_is_drift(tmp_path, monk
         "from orbaxlike import v1 as ocp\n"
         "ocp.partial.save('p')\nocp.partial.save_pytree('p')\nocp.partial.Gone.thing"
     )
-    drifts, stopped = api_drift([(1, "cell 2", code)], set())
-    assert stopped == ""
-    assert [(drift.missing, drift.offset) for drift in drifts] == [
+    check = api_drift([(1, "cell 2", code)], set())
+    assert check.stopped == "" and check.lacking == []
+    assert [(drift.missing, drift.offset) for drift in check.drifts] == [
         ("orbaxlike.v1.partial.save_pytree", 2),
         ("orbaxlike.v1.partial.Gone", 3),
     ]
@@ -547,14 +547,14 @@ def test_a_name_the_installed_package_says_to_use_instead_is_written_in_its_plac
         "import numpy as np\nfrom numpy import float_\n"
         "names = np.array(['a'], dtype=np.unicode_)\ngap = np.NaN"
     )
-    drifts, _ = api_drift([(2, "cell 3", code)], set())
+    drifts = api_drift([(2, "cell 3", code)], set()).drifts
     assert {drift.missing: rename_of(drift) for drift in drifts} == {
         "numpy.float_": Rename("from numpy import float_", "from numpy import float64 as float_"),
         "numpy.unicode_": Rename("np.unicode_", "np.str_"),
         "numpy.NaN": Rename("np.NaN", "np.nan"),
     }
     # A name gone whose package says nothing to use instead stays reported, not guessed.
-    (gone,) = api_drift([(1, "cell 1", "import numpy as np\nx = np.no_such_name_ci")], set())[0]
+    (gone,) = api_drift([(1, "cell 1", "import numpy as np\nx = np.no_such_name_ci")], set()).drifts
     assert gone.instead == "" and rename_of(gone) is None
 
 

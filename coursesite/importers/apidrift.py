@@ -175,18 +175,35 @@ class Drift:
     instead: str  # a name the installed package has with the same last part, or ''
     written: str = ""  # the use as the code writes it: `jx.tree_map`, `from jax import tree_map`
     path: str = ""  # the dotted name that use is
-    # For a module `missing` that is there but fails to import for want of this one, which
-    # is not installed at all: no drift, but the build fails at that import.
-    needs: str = ""
 
 
-def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[Drift], str]:
-    """Each name the steps (number, cell, code) use that the installed packages lack,
-    and what stopped the check ('' if nothing did). Modules in `local` are the lesson's own."""
+@dataclass
+class LackingModule:
+    """A module the code imports that is there but fails to import for want of another,
+    not installed at all (orbax's model helpers -> tensorflow_datasets): no drift, but the
+    build fails at that import."""
+
+    number: int  # the step
+    where: str  # the cell
+    offset: int  # the line in the step's code, from 0
+    module: str  # the module the code imports
+    lacks: str  # the module it needs
+
+
+@dataclass
+class ApiCheck:
+    drifts: list[Drift]
+    lacking: list[LackingModule]
+    stopped: str = ""  # what stopped the check ('' if nothing did)
+
+
+def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
+    """Each name the steps (number, cell, code) use that the installed packages lack, and
+    each module they import that lacks another. Modules in `local` are the lesson's own."""
     uses = _uses(steps)
     paths = sorted({use[3] for use in uses if use[3].split(".")[0] not in local})
     if not paths:
-        return [], ""
+        return ApiCheck([], [])
     with tempfile.TemporaryDirectory() as empty:  # no module of the notebook's is imported
         try:
             checked = subprocess.run(
@@ -199,25 +216,25 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> tuple[list[
             )
             answer = json.loads(checked.stdout) if checked.returncode == 0 else None
         except subprocess.TimeoutExpired:
-            return [], f"importing the packages took longer than {CHECK_SECONDS} s"
+            return ApiCheck([], [], f"importing the packages took longer than {CHECK_SECONDS} s")
         except ValueError:
             answer = None
     if not isinstance(answer, dict):
-        return [], "the packages could not be imported to check them"
+        return ApiCheck([], [], "the packages could not be imported to check them")
     found, needs = answer["gone"], answer["needs"]
-    drifts, seen = [], set()
+    check, seen = ApiCheck([], []), set()
     for number, where, offset, path, written in uses:
         if path in found and (number, found[path][0]) not in seen:
             seen.add((number, found[path][0]))
             gone, package, installed, instead = found[path]
-            drifts.append(
+            check.drifts.append(
                 Drift(number, where, offset, gone, package, installed, instead, written, path)
             )
         elif path in needs and (number, needs[path][0]) not in seen:
             seen.add((number, needs[path][0]))
             module, lacked = needs[path]
-            drifts.append(Drift(number, where, offset, module, "", "", "", written, path, lacked))
-    return drifts, ""
+            check.lacking.append(LackingModule(number, where, offset, module, lacked))
+    return check
 
 
 def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, str]]:

@@ -6,7 +6,7 @@ with what to do.
 
 from __future__ import annotations
 
-from coursesite.importers.apidrift import Drift, api_drift
+from coursesite.importers.apidrift import Drift, LackingModule, api_drift
 from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.numpymigration import Migration, numpy_migrations
@@ -23,11 +23,9 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
     """What the build would fail on because the code was written for other versions of
     the installed packages: each name they lack, at its line in the lesson. A name that
     moved is written where the installed version has it (renames.py)."""
-    checked, unchecked = api_drift(lesson.steps, own)
-    lacking = [_lacking(drift, lesson) for drift in checked if drift.needs]
-    drifts = [  # a hosted module is reported as such
-        drift for drift in checked if not drift.needs and not hosted_only(drift.missing)
-    ]
+    check = api_drift(lesson.steps, own)
+    lacking = [_lacking(module, lesson) for module in check.lacking]
+    drifts = [drift for drift in check.drifts if not hosted_only(drift.missing)]
     migrations = _numpy_migrations(drifts, lesson.steps)
     found = [(drift, migrations.get(_use(drift))) for drift in drifts]
     rewrites = [(drift, migration, _renamed_as(drift, migration)) for drift, migration in found]
@@ -38,7 +36,7 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
     renamed = renamed_steps(lesson.text, lesson.steps, renames)
     lesson.text, lesson.steps = renamed.text, renamed.steps
     lesson.code = [code for _, _, code in renamed.steps]
-    notes = [f"the names the code uses of installed packages were not checked: {unchecked}"]
+    notes = [f"the names the code uses of installed packages were not checked: {check.stopped}"]
     for drift, migration, rename in rewrites:
         line = lesson_line(lesson.text, drift.number, drift.offset)
         gone = (
@@ -53,17 +51,16 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
             notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
         else:
             notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
-    return (notes if unchecked else notes[1:]) + lacking
+    return (notes if check.stopped else notes[1:]) + lacking
 
 
-def _lacking(drift: Drift, lesson: ImportedLesson) -> str:
-    """A module the code imports that imports another, not installed where you build
-    (orbax's training helpers import tensorflow_datasets): the build would fail there."""
-    line = lesson_line(lesson.text, drift.number, drift.offset)
-    requirement = requirement_line(distribution_of(drift.needs.split(".")[0]), lesson.installs)
+def _lacking(module: LackingModule, lesson: ImportedLesson) -> str:
+    """The build would fail where the code imports this module."""
+    line = lesson_line(lesson.text, module.number, module.offset)
+    requirement = requirement_line(distribution_of(module.lacks.split(".")[0]), lesson.installs)
     return (
-        f"{drift.where}, lesson line {line}: step {drift.number} imports {drift.missing}, "
-        f"which imports {drift.needs}, {not_installed_advice(requirement)}"
+        f"{module.where}, lesson line {line}: step {module.number} imports {module.module}, "
+        f"which imports {module.lacks}, {not_installed_advice(requirement)}"
     )
 
 
