@@ -281,6 +281,21 @@ def test_what_varies_by_rule_is_masked_and_nothing_else():
     ]
 
 
+def test_a_progress_bars_times_and_rate_are_masked_and_only_its_last_state_compared():
+    lines = mask_volatile(
+        "\r  0%|  | 0/9 [00:00<?, ?it/s]\r100%|##| 9/9 [00:03<00:00,  2.61it/s]\n"
+        " |####| 100.00% [50000/50000 01:02<00:00]\n"
+        "1/3 [1:02:03<1:00:00, 1.52s/it]\nat 12:30, 3:4<5 and 10:15<x; 12 items/s",
+        [],
+    )
+    assert lines == [
+        "100%|##| 9/9 […,  …]",
+        " |####| 100.00% [50000/50000 …]",
+        "1/3 […, …]",
+        "at 12:30, 3:4<5 and 10:15<x; 12 items/s",
+    ]
+
+
 def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not():
     lines = mask_volatile(
         "Took 451 steps in 0.00638580322265625 seconds.\ntook 1.52s, 3.1 ms per step\n"
@@ -295,7 +310,7 @@ def test_a_measured_time_is_masked_and_a_count_or_a_rate_of_other_units_is_not()
     assert lines == [
         "Took 451 steps in ….",
         "took …, … per step",
-        "100%|##| 10/10 [00:01<00:00, …]",
+        "100%|##| 10/10 […, …]",
         "waited …",
         "Elapsed: 12 seconds",
         "speed 2.5 m/s",

@@ -81,6 +81,19 @@ import numpy as np
 print(np.mean([]))
 ```
 :::
+
+:::{step} 9. Draw a progress bar
+```python
+import time
+
+start, ticks = time.perf_counter(), 0
+while time.perf_counter() - start < 0.05:  # as many redraws as the machine's speed allows
+    ticks += 1
+    print(f"\\r{ticks} ticks [{time.perf_counter() - start:.4f}s]", end="", flush=True)
+print("\\rdone" + " " * 30)
+os.write(2, b"\\r  0%|  | 0/2\\r 50%|# | 1/2\\r100%|##| 2/2\\nnext\\r\\n")
+```
+:::
 """
 
 
@@ -141,6 +154,31 @@ def test_a_librarys_warning_names_its_file_within_the_installation_not_the_machi
     warned = shown(built, 8, "stderr")
     assert re.match(r"numpy/[\w/]+\.py:\d+: RuntimeWarning: Mean of empty slice", warned)
     assert sysconfig.get_path("purelib") not in warned and sys.prefix not in warned
+
+
+def test_a_progress_bar_shows_its_last_state_as_a_notebook_shows_it(built):
+    """A carriage return goes back to the line's start: the page shows what the reader's
+    terminal ends with, not every redraw, and main.py, which redraws another number of
+    times, still prints what the steps did (the build's check passed: see shown())."""
+    assert shown(built, 9).rstrip() == "done"
+    assert shown(built, 9, "stderr") == "100%|##| 2/2\nnext\n"
+
+
+def test_a_line_redrawn_without_end_keeps_to_the_output_cap():
+    from coursesite.execution.fdcapture import CappedOutput
+
+    output = CappedOutput(50)
+    output.write("first line\n")
+    for done in range(100_000):
+        output.write(f"\r{done}/99999")
+    output.write("\n")
+    assert output.getvalue() == "first line\n99999/99999\n"
+    endless = CappedOutput(10)
+    endless.write("12345\r")
+    endless.write("x" * 40)
+    assert endless.getvalue() == (
+        "x" * 10 + "\n[output truncated: 30 more characters were not recorded]\n"
+    )
 
 
 def test_a_child_printing_past_the_output_limit_fails_naming_its_step(tmp_path):

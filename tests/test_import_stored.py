@@ -175,3 +175,19 @@ def test_a_step_whose_stored_run_did_not_raise_is_said_to_meet_other_library_ver
         "libraries it calls are likely other versions"
     ), hint
     assert ":raises: ValueError" in hint
+
+
+def test_a_stored_progress_bar_is_kept_as_the_notebook_showed_it(course_folder):
+    """A stream stored with its carriage returns (tqdm's redraws, in two outputs) is what a
+    notebook shows of it: the last state of each line, not every redraw."""
+    redraws = [
+        new_output("stream", name="stderr", text="\r  0%|  | 0/2\r 50%|# | 1/2"),
+        new_output("stream", name="stderr", text="\r100%|##| 2/2\nloaded\n"),
+    ]
+    cell = new_code_cell("w = 2", outputs=redraws)
+    imported(course_folder, [new_markdown_cell("## Loaded"), cell])
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((course_folder.root / PAGE).read_text(), "html.parser")
+    stored = page.select_one("#step-6 .output-stored .output-stderr pre")
+    assert stored.get_text() == "100%|##| 2/2\nloaded\n"

@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
+from coursesite.execution.fdcapture import terminal_text
 from coursesite.files import short_digest
 
 
@@ -140,6 +141,10 @@ _VOLATILE_BY_RULE = re.compile(
     rf"|(?<![\w.])\d+(?:\.\d+)?\s?{_UNITS}/(?:step|sample|batch|it)\b"
     rf"|(?<![\w.])\d+s(?= - \d+(?:\.\d+)?{_UNITS}/)"
     r"|(?<![\w.])\d+(?:ms|µs|us|ns)(?![\w/])"
+    # A progress bar's elapsed and remaining time (tqdm's and fastprogress's `00:01<00:02`,
+    # `00:00<?`) and its rate (`3.21it/s`, `1.52s/it`, `?it/s`).
+    r"|(?<![\w:])\d+(?::\d{2}){1,2}<(?:\d+(?::\d{2}){1,2}|\?)(?![\w:])"
+    r"|(?<![\w.])(?:\d+(?:\.\d+)?|\?)\s?(?:it/s|s/it)\b"
     # matplotlib's backend in a dump of its rcParams: the machine's (or the build's, which
     # hands figures to the page), as the reader's will be their own.
     r"|(?<='backend': ')[^'\n]+(?=')"
@@ -157,7 +162,7 @@ def mask_volatile(text: str, volatile: list[str]) -> list[str]:
         "<volatile>"
         if any(p.search(line) for p in patterns)
         else _VOLATILE_BY_RULE.sub(_mask, line)
-        for line in text.splitlines()
+        for line in terminal_text(text).splitlines()
     ]
 
 

@@ -28,6 +28,7 @@ import codecs
 import contextlib
 import io
 import os
+import re
 import select
 import sys
 
@@ -227,28 +228,90 @@ class CappedOutput(io.TextIOBase):
     def __init__(self, limit):
         super().__init__()
         self.limit, self.parts, self.kept, self.dropped = limit, [], 0, 0
+        # The last line, once a carriage return went back into it (a progress bar redraws
+        # itself so): kept apart, as a terminal or a notebook shows it, until it ends.
+        self.line = None
 
     def writable(self):
         return True
 
     def write(self, text):
         text = str(text)
+        if self.line is None and "\r" not in text:
+            self._keep(text)
+        else:
+            if self.line is None:
+                self.line = TerminalLine(self._last_line())
+            self._keep(self.line.write(text))
+            if not self.line.text:
+                self.line = None
+        return len(text)
+
+    def _keep(self, text):
         if self.kept + len(text) <= self.limit:  # the common case, first: every print
             self.parts.append(text)
             self.kept += len(text)
-            return len(text)
+            return
         room = self.limit - self.kept
         if room > 0:
             self.parts.append(text[:room])
             self.kept += min(room, len(text))
         self.dropped += max(0, len(text) - max(room, 0))
-        return len(text)
+
+    def _last_line(self):
+        """Take the kept text after the last newline out of `parts`."""
+        tail = []
+        while self.parts and "\n" not in self.parts[-1]:
+            tail.append(self.parts.pop())
+        if self.parts:
+            done, _, rest = self.parts[-1].rpartition("\n")
+            self.parts[-1] = done + "\n"
+            tail.append(rest)
+        line = "".join(reversed(tail))
+        self.kept -= len(line)
+        return line
 
     def getvalue(self):
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n[output truncated: {self.dropped} more characters were not recorded]\n"
+        line = self.line.text if self.line else ""
+        room = max(0, self.limit - self.kept)
+        text = "".join(self.parts) + line[:room]
+        dropped = self.dropped + max(0, len(line) - room)
+        if dropped:
+            text += f"\n[output truncated: {dropped} more characters were not recorded]\n"
         return text
+
+
+class TerminalLine:
+    """The last line of a stream as a terminal or a notebook shows it: a carriage return
+    goes back to the line's start, and what follows is written over what is there."""
+
+    def __init__(self, text=""):
+        self.text, self.column = text, len(text)
+
+    def write(self, text):
+        """Write `text`; the lines it ended, as shown, each with its newline."""
+        ended = []
+        for piece in _LINE_CONTROLS.split(text):
+            if piece in ("\n", "\r\n"):
+                ended.append(self.text + "\n")
+                self.text, self.column = "", 0
+            elif piece == "\r":
+                self.column = 0
+            elif piece:
+                end = self.column + len(piece)
+                self.text = self.text[: self.column] + piece + self.text[end:]
+                self.column = end
+        return "".join(ended)
+
+
+_LINE_CONTROLS = re.compile(r"(\r\n|\r|\n)")
+
+
+def terminal_text(text):
+    """`text` as a terminal or a notebook shows it (TerminalLine): what a progress bar
+    drew over is gone, its last state stays."""
+    line = TerminalLine()
+    return line.write(text) + line.text
 
 
 class BlockStream(io.TextIOBase):

@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from coursesite.config.yamlmodel import yaml_error
 from coursesite.errors import BuildError, decode_utf8
+from coursesite.execution.fdcapture import terminal_text
 from coursesite.importers.jupytextmarkdown import python_fences
 
 NOTEBOOK_HINT = "give a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown notebook"
@@ -231,10 +232,13 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
                     if mime in data
                 }
             )
+        # A stream as the notebook showed it: what a progress bar drew over is gone.
         if kind == "stream" and output.get("name") == "stdout":
-            cell.stdout += _text(output.get("text", ""), f"an output of {cell.where}")
+            text = _text(output.get("text", ""), f"an output of {cell.where}")
+            cell.stdout = terminal_text(cell.stdout + text)
         elif kind == "stream" and output.get("name") == "stderr":
-            cell.stderr += _text(output.get("text", ""), f"an output of {cell.where}")
+            text = _text(output.get("text", ""), f"an output of {cell.where}")
+            cell.stderr = terminal_text(cell.stderr + text)
         elif kind == "execute_result":
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
