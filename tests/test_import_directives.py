@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import authoring_example
 from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.config.manifest import LessonEntry, LessonRef, PhaseEntry
 from coursesite.errors import BuildErrors
@@ -678,3 +679,45 @@ def test_an_equation_label_another_target_shares_is_renamed_with_its_references(
     assert {"growth", "eq-growth", "eq-growth-2"} <= set(labels)
     assert len(labels) == len(set(labels))
     assert "line 12: equation label 'growth' is also the label" in "\n".join(imported.notes)
+
+
+def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_path: Path):
+    """MyST-NB's `:load:` option (QuantEcon's lectures keep shared models in files so):
+    the step holds the file's code, which later steps use; a file the checkout lacks and
+    an option lessons have no place for are each a line of the report."""
+    book = tmp_path / "book" / "lectures"
+    (book / "_static" / "models").mkdir(parents=True)
+    (book / "_config.yml").write_text("title: A book\n")
+    (book / "_static" / "models" / "growth.py").write_text("class GrowthModel:\n    rate = 0.25\n")
+    (book / "shared.py").write_text("def grown(x):\n    return x * (1 + GrowthModel.rate)\n")
+    notebook = book / "page.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Loaded models\n\n"
+        "Words first.\n\n## The model\n\n"
+        "```{code-cell} python3\n:load: /_static/models/growth.py\n```\n\n"
+        "## Growing\n\n"
+        "```{code-cell} python3\n:load: shared.py\n:linenos:\n```\n\n"
+        "## Missing\n\n```{code-cell} python3\n:load: _static/models/absent.py\n```\n\n"
+        "## Using them\n\n```{code-cell} python3\nprint(grown(4.0))\n```\n"
+    )
+    course_folder.write(authoring_example())
+    result = course_folder.cli("import", str(notebook), "--phase", "02")
+    assert result.returncode == 0, result.stderr
+    lines = notebook.read_text().splitlines()
+    fence = [n + 1 for n, row in enumerate(lines) if row == "```{code-cell} python3"]
+    assert f"line {fence[0]}: the cell's code is loaded from _static/models/growth.py" in (
+        result.stdout
+    )
+    assert f"line {fence[1]}: the {{code-cell}} option linenos, which lessons lack" in (
+        result.stdout
+    )
+    assert (
+        f"line {fence[2]}: the cell's code is to be loaded from _static/models/absent.py, "
+        "which is not a file beside the notebook: the step is empty"
+    ) in result.stdout
+    (lesson,) = (course_folder.root / "content").glob("02-*/01-*.md")
+    assert "class GrowthModel:\n    rate = 0.25" in lesson.read_text()
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    (page,) = (course_folder.root / "site").glob("*/loaded-models/index.html")
+    assert "5.0" in page.read_text()

@@ -8,6 +8,8 @@ relative to the notebook, or from the project's root for a path that starts with
 part they take in MyST; `:literal:` and `:code: LANGUAGE` show it as code. A file that is
 not there, or is outside the project, is left to the directives' settling (mystdirectives:
 "left out", with a line in the report).
+
+A code cell's `:load:` option (MyST-NB) reads its code from a file the same way.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
         lines = cell.source.split("\n")
         written: list[str] = []
         for directive in reversed(directives(cell.source)):  # from the end: lines stay put
-            if directive.name != "include" or (path := _file(directive, notebook, root)) is None:
+            if directive.name != "include":
+                continue
+            if (path := _file(directive.argument, notebook, root)) is None:
                 continue
             where = where_at(cell, len("\n".join(lines[: directive.first])) + 1)
             text = _part(path, directive)
@@ -53,8 +57,31 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
     return notes
 
 
-def _file(directive: Directive, notebook: Path, root: Path) -> Path | None:
-    name = directive.argument.strip()
+def load_code_cells(cells: list[Cell], notebook: Path) -> list[str]:
+    """Writes, in place, the code of each code cell with MyST-NB's `load` option: the
+    file's, which replaces what the cell holds, as MyST-NB runs it; the report's lines."""
+    root = project_root(notebook) or notebook.resolve().parent
+    notes = []
+    for cell in cells:
+        if cell.kind != "code" or not cell.load:
+            continue
+        path = _file(cell.load, notebook, root)
+        data = path.read_bytes() if path else b""
+        if path is None or len(data) > INCLUDE_LIMIT:
+            notes.append(
+                f"{cell.where}: the cell's code is to be loaded from {cell.load}, which is "
+                "not a file beside the notebook: the step is empty; copy that file's code "
+                "into it, or put the file there and import again"
+            )
+            continue
+        cell.source = decode_utf8(data, path).strip("\n")
+        shown = path.relative_to(root).as_posix()
+        notes.append(f"{cell.where}: the cell's code is loaded from {shown} (:load:)")
+    return notes
+
+
+def _file(name: str, notebook: Path, root: Path) -> Path | None:
+    name = name.strip()
     if not name:
         return None
     base = root if name.startswith("/") else notebook.resolve().parent

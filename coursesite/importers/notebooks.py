@@ -51,6 +51,7 @@ class Cell:
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
     unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
     dropped: list[str] = field(default_factory=list)  # what it has that a lesson leaves out
+    load: str = ""  # MyST-NB's `load` option: the file the cell's code is read from
 
     def __post_init__(self) -> None:
         self.tags = tuple(_MYST_NB_TAGS.get(tag, tag) for tag in self.tags)
@@ -390,37 +391,39 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
     """A code cell (its fence on file line `line`); its `:key: value` options or `---` YAML
     header are read for tags."""
     body = content.splitlines()
+    options: dict = {}
     tags: tuple[str, ...] = ()
-    alt = label = ""
-    dropped: list[str] = []
     if body and body[0].strip() == "---":
         closing = next((i for i, row in enumerate(body[1:], 1) if row.strip() == "---"), None)
         if closing is None:
             raise BuildError("code cell options opened with '---' are never closed", path, line)
         options = _yaml_mapping("\n".join(body[1:closing]), path, line + 2, "code cell options")
         tags, body = _tags(options.get("tags"), path, line), body[closing + 1 :]
-        alt, dropped = figure_alt(options), dropped_options(options)
-        label = figure_label(options)
     else:
         at = line + 1
         while body and body[0].startswith(":") and ":" in body[0][1:]:
             key, _, value = body[0][1:].partition(":")
+            options[key.strip()] = value
             if key.strip() == "tags":
                 tags = _tags(_yaml(value, path, at), path, at)
             body, at = body[1:], at + 1
+    load = options.get("load")
     return Cell(
         "code",
         "\n".join(body),
         f"line {line}",
         tags=tags,
-        alt=alt,
-        figure_label=label,
-        dropped=dropped,
+        alt=figure_alt(options),
+        figure_label=figure_label(options),
+        dropped=dropped_options(options) + _unread_options(options),
+        load=load.strip() if isinstance(load, str) else "",
     )
 
 
-# MyST-NB's cell options a lesson has a place for (figure_alt).
+# MyST-NB's cell options a lesson has a place for (figure_alt), and the code cell's own
+# options the import reads (`load`: includes.load_code_cells).
 _MYST_NB_KEPT = ("image", "figure")
+_CELL_OPTIONS_READ = ("tags", "load", "mystnb", *_MYST_NB_KEPT)
 
 
 def dropped_options(options: dict) -> list[str]:
@@ -431,6 +434,15 @@ def dropped_options(options: dict) -> list[str]:
         f"MyST-NB's option mystnb.{key}, which lessons lack: it was dropped"
         for key in (mystnb if isinstance(mystnb, dict) else {})
         if key not in _MYST_NB_KEPT
+    ]
+
+
+def _unread_options(options: dict) -> list[str]:
+    """A {code-cell}'s options the import has no use for (`:linenos:`), for the report."""
+    return [
+        f"the {{code-cell}} option {key}, which lessons lack: it was dropped"
+        for key in options
+        if key not in _CELL_OPTIONS_READ
     ]
 
 
