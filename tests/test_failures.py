@@ -172,6 +172,31 @@ def test_what_the_environment_lacks_is_named_not_the_code():
     assert flax_words.hint.startswith("the installed numpy has no numpy.random.array_ref:")
 
 
+def test_a_package_a_librarys_error_asks_for_is_named_with_the_line_to_add():
+    """Plotly's image export without kaleido, pandas' to_markdown without tabulate: the
+    library says what to install, and the hint says where (not "fix the code")."""
+    plotly = (
+        "RuntimeError: \nImage export requires the Kaleido package, v1.0.0 or greater,\n"
+        'which can be installed using pip:\n\n    $ pip install --upgrade "absent-ci>=1"\n'
+    )
+    traced = library_traceback("fig.to_image()", "plotly/io/_kaleido.py")
+    assert failed(plotly, traceback=traced).hint == (
+        "plotly asks for absent-ci>=1, and it is not installed where the site is built: add "
+        "the line absent-ci>=1 to the course's requirements, pip install it there, and "
+        "build again"
+    )
+    pandas = (
+        "ImportError: Missing optional dependency 'absent-ci'.  Use pip or conda to install "
+        "absent-ci."
+    )
+    assert failed(pandas).hint.startswith("the error asks for absent-ci, and it is not")
+    # Installed, but not at a version it takes; installed at one it takes: not the cause.
+    numpy = importlib.metadata.version("numpy")
+    older = failed("RuntimeError: requires pip install 'numpy>=999'").hint
+    assert older.startswith(f"the error asks for numpy>=999, and {numpy} is installed")
+    assert failed("RuntimeError: oops; pip install numpy").hint.startswith("fix the code")
+
+
 def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code():
     quoted = (
         'Traceback (most recent call last):\n  File "lesson.md", line 168, in <module>\n'

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from conftest import ROOT, authoring_example, line_of
+from conftest import ROOT, CourseFolder, authoring_example, line_of
 from coursesite.importers.installing import pinned
 
 LESSON = ("content", "02-greetings", "01-greetings.md")
@@ -114,6 +114,14 @@ def wheels(tmp_path_factory) -> Path:
         "    return backend.WORD.upper()\n",
     )
     wheel(folder, "optdep-ci", "0.1", "WORD = 'hello'\n")
+    # pandas' optional package for DataFrame.to_markdown, as pandas checks it.
+    wheel(
+        folder,
+        "tabulate",
+        "0.9.0",
+        "__version__ = '0.9.0'\n\ndef tabulate(data, headers=(), tablefmt='', **options):\n"
+        "    return '| a table of ' + str(len(data)) + ' rows |'\n",
+    )
     # Installed as one name, imported as another (nvidia-cutlass-dsl provides cutlass).
     wheel(folder, "kitdsl-ci", "3.1", "KIT = 'cut'\n", module="cutkit_ci")
     return folder
@@ -392,3 +400,34 @@ def test_what_a_library_calls_optional_yet_needs_joins_the_install_line_and_main
     line = re.search(r"python -m pip install ([^<\n]*)", page).group(1).split()
     assert {"optdep-ci==0.1", f"{library}==1.0"} <= {re.sub("_", "-", pin) for pin in line}
     assert "HELLO" in page
+
+
+def test_a_package_a_library_needs_for_a_call_but_does_not_ask_for_is_installed_too(
+    course_folder, scratch_python, wheels, tmp_path
+):
+    """pandas' to_markdown needs tabulate, which pandas does not ask for (Plotly's image
+    export and kaleido are the same case): a notebook's kernel had it, the build would
+    fail at the call. Without --install the import names it at that step."""
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    code = "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2]})\nprint(frame.to_markdown())"
+    greetings_notebook(root / "greetings.ipynb", [code])
+    named = run(scratch_python, root, wheels, "import", "greetings.ipynb", "--phase", "02")
+    assert named.returncode == 0, named.stderr
+    assert (
+        "step 1 calls pandas's to_markdown, which needs tabulate, an optional package of "
+        "pandas's: not installed where you build: add the line tabulate to your requirements"
+    ) in named.stdout
+
+    second = CourseFolder(tmp_path / "installing")
+    second.write(authoring_example())
+    root = second.root
+    (root / "requirements.txt").write_text("numpy==2.0.0\n")
+    greetings_notebook(root / "greetings.ipynb", [code])
+    done = import_installing(scratch_python, root, wheels)
+    assert done.returncode == 0, done.stderr
+    assert "installing tabulate with pip" in done.stderr
+    assert "calls pandas's to_markdown" not in done.stdout
+    assert "tabulate==0.9.0  # for lesson greetings" in (root / "requirements.txt").read_text()
+    built = run(scratch_python, root, wheels, "-q")
+    assert built.returncode == 0, built.stderr

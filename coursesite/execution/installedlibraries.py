@@ -224,3 +224,47 @@ def installed_version(module: str) -> str:
         except importlib.metadata.PackageNotFoundError:
             continue
     return module
+
+
+# A library's own words asking for a package it goes without until a call needs it
+# (Plotly: 'Image export requires the Kaleido package ... $ pip install --upgrade
+# "kaleido>=1"'; pandas: "Missing optional dependency 'tabulate'. Use pip or conda ...").
+_ASKED_INSTALL = re.compile(
+    r"""pip install (?:--?[\w-]+ )*["']?(?P<requirement>[A-Za-z0-9][\w.-]*"""
+    r"""(?:\[[\w,-]*\])?(?:\s*[<>=!~]=?\s*[\w.*]+)?)"""
+    r"|Missing optional dependency '(?P<module>[\w.-]+)'"
+)
+
+
+def asked_install_hint(failure: dict) -> str:
+    """For a failure whose message asks for a package that is not installed where the
+    site is built, or not at a version it takes."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    asked = _ASKED_INSTALL.search(failure["message"])
+    if asked is None:
+        return ""
+    line = re.sub(r"\s+", "", asked.group("requirement") or asked.group("module"))
+    try:
+        requirement = Requirement(line)
+    except InvalidRequirement:
+        return ""
+    installed = _version_of(requirement.name)
+    if installed is not None and requirement.specifier.contains(installed, prereleases=True):
+        return ""  # it is there: the failure is another's
+    libraries = traced_libraries(failure)
+    who = f"{libraries[-1]} asks" if libraries else "the error asks"
+    state = f"{installed} is installed" if installed else "it is not installed"
+    return (
+        f"{who} for {line}, and {state} where the site is built: add the line {line} to "
+        "the course's requirements, pip install it there, and build again"
+    )
+
+
+def _version_of(distribution: str) -> str | None:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None

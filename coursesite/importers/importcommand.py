@@ -32,6 +32,7 @@ from coursesite.importers.lessonimport import (
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.networkreads import network_notes
+from coursesite.importers.optionalneeds import OptionalNeed, needed_call_note, needed_calls
 from coursesite.importers.ownrepository import own_repository_reads
 from coursesite.importers.pathmodules import modules_from_added_paths
 from coursesite.importers.references import OtherSites
@@ -180,6 +181,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     installation = install(requirements, modules)
     lesson.notes += _unimportable(installation, lesson, modules)
     lesson.notes += _missing_modules(lesson, own, installation.refused)
+    lesson.notes += _optional_needs(lesson)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += version_assert_notes(lesson)
@@ -220,6 +222,8 @@ def _to_install(
     if not request.install:
         return [], []
     wanted = requirements_to_install(lesson.code, own, lesson.installs)
+    for called in needed_calls(lesson.steps):  # a library's optional package it calls for
+        wanted.setdefault(called.need.module, _need_line(called.need, lesson.installs))
     lines = [install.strip("'\"") for install in lesson.installs]
     unnamed = [line for line in lines if line not in wanted.values() and not _installed_here(line)]
     named = [line for line in wanted.values() if line in lines or not unnamed]
@@ -331,6 +335,24 @@ def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[
         at = first_import(lesson.text, lesson.steps, module) or "the code"
         notes.append(f"{at} imports {module}, which is {not_installed_advice(line)}")
     return notes
+
+
+def _optional_needs(lesson: ImportedLesson) -> list[str]:
+    """What the build would fail on at a library's call that needs a package the library
+    does not ask for (optionalneeds.py), still not installed."""
+    return [
+        needed_call_note(
+            called, lesson.text, not_installed_advice(_need_line(called.need, lesson.installs))
+        )
+        for called in needed_calls(lesson.steps)
+    ]
+
+
+def _need_line(need: OptionalNeed, installs: list[str]) -> str:
+    """The notebook's own requirement for the package (its `!pip install` line), else the
+    table's."""
+    own = requirement_line(distribution_of(need.module), installs)
+    return own if own != distribution_of(need.module) else need.requirement
 
 
 def _hosted_only(lesson: ImportedLesson) -> list[str]:

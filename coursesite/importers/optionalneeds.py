@@ -1,0 +1,89 @@
+"""Packages a library needs for one of its calls without asking for them when it is
+installed: its optional dependencies. Plotly's image export needs kaleido, pandas' Excel
+files need openpyxl. A notebook's kernel had them; the build would fail at the call, in the
+library's own words (Plotly: "Image export requires the Kaleido package"). With `--install`
+the import installs them with the rest; without, it names each at the step that calls.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from coursesite.execution.missingmodules import is_installed
+from coursesite.importers.steplines import lesson_line
+
+
+@dataclass(frozen=True)
+class OptionalNeed:
+    library: str  # the module the code imports
+    calls: frozenset[str]  # its functions and methods that need the package
+    module: str  # the package's module, installed or not
+    requirement: str  # the line pip installs it from
+
+
+OPTIONAL_NEEDS = (
+    OptionalNeed("plotly", frozenset({"to_image", "write_image"}), "kaleido", "kaleido>=1"),
+    OptionalNeed("pandas", frozenset({"to_excel", "read_excel"}), "openpyxl", "openpyxl"),
+    OptionalNeed("pandas", frozenset({"to_parquet", "read_parquet"}), "pyarrow", "pyarrow"),
+    OptionalNeed("pandas", frozenset({"to_markdown"}), "tabulate", "tabulate"),
+)
+
+
+@dataclass(frozen=True)
+class NeededCall:
+    need: OptionalNeed
+    call: str  # the function or method the code calls
+    number: int  # the step that calls it first
+    where: str  # its cell
+    offset: int  # its line in the step's code, from 0
+
+
+def needed_calls(steps: list[tuple[int, str, str]]) -> list[NeededCall]:
+    """The first call of each optional need whose package is not installed, in the steps
+    (number, cell, code) of a lesson that imports the library."""
+    trees = [(number, where, _parsed(code)) for number, where, code in steps]
+    imported = {name for _, _, tree in trees for name in _imported(tree)}
+    found: dict[OptionalNeed, NeededCall] = {}
+    for number, where, tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            call = _called(node)
+            for need in OPTIONAL_NEEDS:
+                if call in need.calls and need.library in imported and need not in found:
+                    found[need] = NeededCall(need, call, number, where, node.lineno - 1)
+    return [called for called in found.values() if not is_installed(called.need.module)]
+
+
+def needed_call_note(called: NeededCall, text: str, advice: str) -> str:
+    """The report's line for a call whose package is still not installed."""
+    line = lesson_line(text, called.number, called.offset)
+    return (
+        f"{called.where}, lesson line {line}: step {called.number} calls "
+        f"{called.need.library}'s {called.call}, which needs {called.need.module}, an "
+        f"optional package of {called.need.library}'s: {advice}"
+    )
+
+
+def _parsed(code: str) -> ast.Module:
+    try:
+        return ast.parse(code)
+    except SyntaxError:  # the import's syntax notes say so
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _called(node: ast.Call) -> str:
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return node.func.id if isinstance(node.func, ast.Name) else ""
