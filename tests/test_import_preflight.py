@@ -632,6 +632,30 @@ def test_data_services_clients_are_network_reads_by_what_they_call():
     assert found[2][1] == "yf.download()"
 
 
+def test_a_model_built_with_pretrained_weights_reads_the_network():
+    """jax-ai-stack's PyTorch porting guide builds torchvision's MaxViT with its ImageNet
+    weights, which torchvision downloads; a model built without weights reads nothing."""
+    from coursesite.importers.networkreads import NetworkReads
+
+    code = (
+        "from torchvision.models import maxvit_t, MaxVit_T_Weights\nimport timm\n"
+        "from tensorflow import keras\n"
+        "m = maxvit_t(weights=MaxVit_T_Weights.IMAGENET1K_V1)\n"
+        "bare = maxvit_t(weights=None)\nplain = maxvit_t()\n"
+        "t = timm.create_model('resnet18', pretrained=True)\n"
+        "u = timm.create_model('resnet18')\n"
+        "k = keras.applications.ResNet50()\n"
+        "q = keras.applications.ResNet50(weights=None)\n"
+        "pre = keras.applications.resnet50.preprocess_input(x)\n"
+    )
+    found = NetworkReads().scan(code)
+    assert found == [
+        (3, "maxvit_t(..., weights=MaxVit_T_Weights.IMAGENET1K_V1)"),
+        (6, "timm.create_model(..., pretrained=True)"),
+        (8, "keras.applications.ResNet50(..., its pretrained weights)"),
+    ]
+
+
 def test_modules_from_a_folder_the_code_puts_on_sys_path_are_no_packages_to_install(
     course_folder,
 ):

@@ -6,9 +6,10 @@ given an address (http, https, ftp, gs, s3, hf: a string, an f-string or a name 
 one), a call of a known downloader (`urlopen`, `requests.get`, `tfds.load`,
 `load_dataset`, `keras.datasets.mnist.load_data`, `from_pretrained`, ...) or data service
 (`yf.download`, pandas-datareader's `DataReader`, `wbgapi`, `sns.load_dataset`), a call with
-`download=True` (torchvision's datasets), and a shell line that downloads (`!wget`,
-`!curl`), which the import turned into a comment. lessonimport.py reports each at its
-line in the lesson, with what to do.
+`download=True` (torchvision's datasets), a model builder asked for pretrained weights
+(torchvision's `weights=`, timm's `pretrained=True`, Keras's applications), and a shell
+line that downloads (`!wget`, `!curl`), which the import turned into a comment.
+lessonimport.py reports each at its line in the lesson, with what to do.
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ class NetworkReads:
             return f"{written}({given})"
         if any(keyword.arg == "download" and _true(keyword.value) for keyword in call.keywords):
             return f"{written}(..., download=True)"
+        if pretrained := _pretrained(name, call):
+            return f"{written}(..., {pretrained})"
         return f"{written}({given})" if given else ""
 
     def _address_given(self, call: ast.Call) -> str:
@@ -166,6 +169,29 @@ def _address(node: ast.expr) -> str:
         node = node.values[0]
     text = node.value if isinstance(node, ast.Constant) else None
     return text.strip() if isinstance(text, str) and ADDRESS.match(text.strip()) else ""
+
+
+# Model builders whose pretrained weights are downloaded when asked for: torchvision's and
+# timm's by `weights=`/`pretrained=True`, Keras's applications unless `weights=None`.
+_MODEL_BUILDERS = re.compile(r"^(?:torchvision\.models|timm)\.")
+_KERAS_APPLICATIONS = re.compile(r"^(?:tensorflow\.)?keras\.applications\.")
+
+
+def _pretrained(name: str, call: ast.Call) -> str:
+    """How `call`, of the model builder `name`, asks for pretrained weights, or ''."""
+    given = {keyword.arg: keyword.value for keyword in call.keywords}
+    weights = given.get("weights")
+    if _MODEL_BUILDERS.match(name):
+        if weights is not None and not _none(weights):
+            return f"weights={ast.unparse(weights)}"
+        return "pretrained=True" if _true(given.get("pretrained", ast.Constant(None))) else ""
+    if _KERAS_APPLICATIONS.match(name) and name.split(".")[-1][:1].isupper():
+        return "" if weights is not None and _none(weights) else "its pretrained weights"
+    return ""
+
+
+def _none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _true(node: ast.expr) -> bool:
