@@ -721,3 +721,38 @@ def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_
     assert built.returncode == 0, built.stderr
     (page,) = (course_folder.root / "site").glob("*/loaded-models/index.html")
     assert "5.0" in page.read_text()
+
+
+def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
+    course_folder, tmp_path: Path
+):
+    """QuantEcon's lectures define their footnotes under a last heading; a lesson shows
+    each section's own, so each definition goes to every section that refers to it, and
+    one already beside its reference stays."""
+    notebook = tmp_path / "notes.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Footnoted\n\n"
+        "Taxes smooth[^smooth] over time.\n\n## Model\n\n"
+        "The planner[^smooth] chooses, and the state[^local] is known.\n\n"
+        "[^local]: Known to everyone.\n\n"
+        "```{code-cell} python3\nprint('taxed')\n```\n\n"
+        "## Notes\n\n[^smooth]: Barro's idea,\nas first written in 1979.\n"
+    )
+    course_folder.write(authoring_example())
+    result = course_folder.cli("import", str(notebook), "--phase", "02")
+    assert result.returncode == 0, result.stderr
+    lines = notebook.read_text().splitlines()
+    at = lines.index("[^smooth]: Barro's idea,") + 1
+    assert f"line {at}: footnote [^smooth] is written in the section that refers to it" in (
+        result.stdout
+    )
+    assert "footnote [^local]" not in result.stdout
+    (lesson,) = (course_folder.root / "content").glob("02-*/01-*.md")
+    text = lesson.read_text()
+    assert text.count("[^smooth]: Barro's idea,\nas first written in 1979.") == 2
+    assert text.count("[^local]: Known to everyone.") == 1
+    assert text.index("[^smooth]: Barro") < text.index("## Model")
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    (page,) = (course_folder.root / "site").glob("*/footnoted/index.html")
+    assert page.read_text().count("as first written in 1979.") == 2

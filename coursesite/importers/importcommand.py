@@ -16,6 +16,7 @@ from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
+from coursesite.importers.footnotes import place_footnotes
 from coursesite.importers.includes import inline_includes, load_code_cells
 from coursesite.importers.installing import (
     Installation,
@@ -150,6 +151,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     # What the notebook's checkout settles before the cells are read as a lesson.
     from_checkout = inline_includes(cells, request.notebook)
     from_checkout += load_code_cells(cells, request.notebook)
+    from_checkout += place_footnotes(cells)
     from_checkout += from_project_root(cells, request.notebook)
     from_checkout += cite_from_checkout(cells, request.notebook)
     from_checkout += own_repository_reads(cells, request.notebook)

@@ -1,0 +1,120 @@
+"""A notebook's footnotes, written where a lesson shows them: in the section that refers to
+them.
+
+Markdown lets a footnote be defined anywhere in the document (QuantEcon's lectures define
+theirs at the end, under their own heading); a lesson renders each section of prose (between
+headings, steps and blocks) with its own footnotes, and the build refuses a reference whose
+definition is in another section. So each definition is written after the first paragraph
+that refers to it in every section that does, and taken from where it stood when nothing
+there refers to it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from coursesite.importers.fences import code_lines
+from coursesite.importers.notebooks import Cell, where_at
+
+_DEFINITION = re.compile(r"^\[\^([^\]\s]+)\]:")
+_REFERENCE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+
+
+@dataclass(frozen=True)
+class _Definition:
+    cell: int
+    section: int  # its heading section within the cell
+    first: int  # its lines: first..end (exclusive), a trailing blank line included
+    end: int
+
+
+def place_footnotes(cells: list[Cell]) -> list[str]:
+    """Moves, in place, each footnote definition of the Markdown cells into the sections
+    that refer to it (see the module's text); the report's lines, one a footnote moved."""
+    definitions: dict[str, list[_Definition]] = {}
+    references: dict[str, dict[tuple[int, int], int]] = {}  # section -> its first line
+    for index, cell in enumerate(cells):
+        if cell.kind == "markdown":
+            _scan(index, cell.source.split("\n"), definitions, references)
+    edits: dict[int, list[tuple[int, int, list[str]]]] = {}  # cell -> (at, end, lines)
+    notes = []
+    for label, defined in definitions.items():
+        sections = references.get(label, {})
+        first = defined[0]
+        text = cells[first.cell].source.split("\n")[first.first : first.end]
+        body = [line for line in text if line.strip()] or text
+        owned = {(d.cell, d.section) for d in defined}
+        wanted = [(key, line) for key, line in sections.items() if key not in owned]
+        if not wanted:
+            continue
+        for (referring, _), line in wanted:
+            at = _paragraph_end(cells[referring].source.split("\n"), line)
+            edits.setdefault(referring, []).append((at, at, ["", *body]))
+        for definition in defined:
+            if (definition.cell, definition.section) not in sections:
+                edits.setdefault(definition.cell, []).append((definition.first, definition.end, []))
+        where = where_at(cells[first.cell], _offset(cells[first.cell].source, first.first))
+        notes.append(
+            f"{where}: footnote [^{label}] is written in the section that refers to it, "
+            "where a lesson shows it (each section of a lesson shows its own footnotes)"
+        )
+    for index, changes in edits.items():
+        lines = cells[index].source.split("\n")
+        for at, end, inserted in sorted(changes, key=lambda change: change[0], reverse=True):
+            lines[at:end] = inserted
+        cells[index].source = "\n".join(lines)
+    return notes
+
+
+def _scan(
+    index: int,
+    lines: list[str],
+    definitions: dict[str, list[_Definition]],
+    references: dict[str, dict[tuple[int, int], int]],
+) -> None:
+    code = code_lines("\n".join(lines))
+    section, number = 0, 0
+    while number < len(lines):
+        line = lines[number]
+        if number in code:
+            number += 1
+            continue
+        if _HEADING.match(line):
+            section += 1
+        if defined := _DEFINITION.match(line):
+            end = _definition_end(lines, number)
+            definitions.setdefault(defined.group(1), []).append(
+                _Definition(index, section, number, end)
+            )
+            number = end
+            continue
+        for label in _REFERENCE.findall(line):
+            references.setdefault(label, {}).setdefault((index, section), number)
+        number += 1
+
+
+def _definition_end(lines: list[str], first: int) -> int:
+    """Past a definition's lines: its paragraph, the indented ones after a blank line, and
+    one blank line after it."""
+    end = first + 1
+    while end < len(lines):
+        if lines[end].strip():
+            end += 1
+        elif end + 1 < len(lines) and lines[end + 1].startswith(("    ", "\t")):
+            end += 2
+        else:
+            return end + 1
+    return end
+
+
+def _paragraph_end(lines: list[str], line: int) -> int:
+    end = line + 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return end
+
+
+def _offset(source: str, line: int) -> int:
+    return len("\n".join(source.split("\n")[:line])) + 1
