@@ -391,7 +391,7 @@ def test_an_include_is_written_in_from_the_checkout_and_a_missing_one_left_out(t
     assert ":start-line: two" in text  # no line number: the settling's too
     assert notes == [
         "line 9: {include} _admonition/gpu.md: the text of _admonition/gpu.md is written in",
-        "line 14: {include} /shared.py: the text of shared.py is written in",
+        "line 14: {include} /shared.py: the text of shared.py is shown as code",
     ]
     settled, said = settle(text)
     assert "GPU" in settled and any("{include} _admonition/missing.md" in n for n in said)
@@ -756,3 +756,35 @@ def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
     assert built.returncode == 0, built.stderr
     (page,) = (course_folder.root / "site").glob("*/footnoted/index.html")
     assert page.read_text().count("as first written in 1979.") == 2
+
+
+def test_a_literalinclude_of_a_file_in_the_checkout_is_shown_as_its_code(tmp_path: Path):
+    """QuantEcon's amss shows its model's source with Sphinx's {literalinclude}: the file's
+    text, as code in its language (Python is shown, never run), `:lines:` taken."""
+    from coursesite.importers.includes import inline_includes
+
+    book = tmp_path / "book" / "lectures"
+    (book / "_static").mkdir(parents=True)
+    (book / "_config.yml").write_text("title: A book\n")
+    (book / "_static" / "model.py").write_text("import numpy\n\nclass Model:\n    pass\n")
+    (book / "_static" / "table.csv").write_text("a,b\n1,2\n")
+    notebook = book / "page.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Page\n\n"
+        "```{literalinclude} _static/model.py\n:lines: 3-\n```\n\n"
+        "```{literalinclude} /_static/table.csv\n:language: none\n```\n\n"
+        "```{literalinclude} _static/absent.py\n```\n\n"
+        "```{code-cell} python3\nprint(1)\n```\n"
+    )
+    cells = read_notebook(notebook)
+    notes = inline_includes(cells, notebook)
+    text = cells[0].source
+    assert "```python norun\nclass Model:\n    pass\n```" in text
+    assert "import numpy" not in text
+    assert "```none\na,b\n1,2\n```" in text
+    assert "{literalinclude} _static/absent.py" in text  # the settling's to say
+    assert notes == [
+        "line 9: {literalinclude} _static/model.py: the text of _static/model.py is shown as code",
+        "line 13: {literalinclude} /_static/table.csv: the text of _static/table.csv is shown "
+        "as code",
+    ]

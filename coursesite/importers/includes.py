@@ -9,7 +9,9 @@ part they take in MyST; `:literal:` and `:code: LANGUAGE` show it as code. A fil
 not there, or is outside the project, is left to the directives' settling (mystdirectives:
 "left out", with a line in the report).
 
-A code cell's `:load:` option (MyST-NB) reads its code from a file the same way.
+Sphinx's `{literalinclude}` of a file there is shown as code the same way (its
+`:language:`, else the file's; `:lines:` too), and a code cell's `:load:` option (MyST-NB)
+reads its code from a file.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import re
 from pathlib import Path
 
 from coursesite.errors import decode_utf8
-from coursesite.importers.fences import Directive, directives
+from coursesite.importers.fences import directives
 from coursesite.importers.notebooks import Cell, where_at
 from coursesite.importers.rootpaths import project_root
 
@@ -36,12 +38,15 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
         lines = cell.source.split("\n")
         written: list[str] = []
         for directive in reversed(directives(cell.source)):  # from the end: lines stay put
-            if directive.name != "include":
+            if directive.name not in ("include", "literalinclude"):
                 continue
             if (path := _file(directive.argument, notebook, root)) is None:
                 continue
             where = where_at(cell, len("\n".join(lines[: directive.first])) + 1)
-            text = _part(path, directive)
+            options = dict(directive.options)
+            if directive.name == "literalinclude":  # Sphinx's: always code, in its language
+                options["code"] = options.get("language", "").strip() or _language(path)
+            text = _part(path, options)
             if text is None:
                 continue
             lines[directive.first : directive.end] = [
@@ -49,8 +54,11 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
                 for line in text.split("\n")
             ]
             shown = path.relative_to(root).as_posix()
+            said = "shown as code" if "code" in options else "written in"
             written.insert(
-                0, f"{where}: {{include}} {directive.argument}: the text of {shown} is written in"
+                0,
+                f"{where}: {{{directive.name}}} {directive.argument}: the text of {shown} "
+                f"is {said}",
             )
         cell.source = "\n".join(lines)
         notes += written
@@ -91,7 +99,11 @@ def _file(name: str, notebook: Path, root: Path) -> Path | None:
     return path
 
 
-def _part(path: Path, directive: Directive) -> str | None:
+def _language(path: Path) -> str:
+    return {".py": "python", ".md": "markdown", ".yml": "yaml"}.get(path.suffix, "text")
+
+
+def _part(path: Path, options: dict[str, str]) -> str | None:
     """The part of the file the options take, as the lesson shows it."""
     try:
         data = path.read_bytes()
@@ -100,7 +112,8 @@ def _part(path: Path, directive: Directive) -> str | None:
     if len(data) > INCLUDE_LIMIT:
         return None
     text = decode_utf8(data, path)  # not UTF-8: the import stops at the file's line
-    options = directive.options
+    if (lines := _lines(options.get("lines", ""), text)) is not None:
+        text = lines
     try:
         start = int(options.get("start-line", "").strip() or 0)
         end = int(options["end-line"]) if options.get("end-line", "").strip() else None
@@ -118,3 +131,21 @@ def _part(path: Path, directive: Directive) -> str | None:
         fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
         return f"{fence}{info}\n{text}\n{fence}"
     return text
+
+
+def _lines(chosen: str, text: str) -> str | None:
+    """The lines Sphinx's `:lines: 1-3,7,9-` option takes of `text`, or None when it is not
+    given or not line numbers."""
+    if not chosen.strip():
+        return None
+    rows, kept = text.split("\n"), []
+    for part in chosen.replace(" ", "").split(","):
+        span = re.fullmatch(r"(\d*)-(\d*)|(\d+)", part)
+        if span is None:
+            return None
+        first, last, single = span.groups()
+        if single:
+            kept += rows[int(single) - 1 : int(single)]
+        else:
+            kept += rows[int(first or 1) - 1 : int(last) if last else len(rows)]
+    return "\n".join(kept)
