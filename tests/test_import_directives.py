@@ -681,6 +681,16 @@ def test_an_equation_label_another_target_shares_is_renamed_with_its_references(
     assert "line 12: equation label 'growth' is also the label" in "\n".join(imported.notes)
 
 
+def imported_page(course_folder, notebook: Path, body: str):
+    """`body` as a MyST notebook at `notebook`, imported into a course: the import's
+    result and the notebook's lines."""
+    notebook.write_text("---\nkernelspec:\n  name: python3\n  language: python\n---\n\n" + body)
+    course_folder.write(authoring_example())
+    result = course_folder.cli("import", str(notebook), "--phase", "02")
+    assert result.returncode == 0, result.stderr
+    return result, notebook.read_text().splitlines()
+
+
 def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_path: Path):
     """MyST-NB's `:load:` option (QuantEcon's lectures keep shared models in files so):
     the step holds the file's code, which later steps use; a file the checkout lacks and
@@ -690,20 +700,16 @@ def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_
     (book / "_config.yml").write_text("title: A book\n")
     (book / "_static" / "models" / "growth.py").write_text("class GrowthModel:\n    rate = 0.25\n")
     (book / "shared.py").write_text("def grown(x):\n    return x * (1 + GrowthModel.rate)\n")
-    notebook = book / "page.md"
-    notebook.write_text(
-        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Loaded models\n\n"
-        "Words first.\n\n## The model\n\n"
+    result, lines = imported_page(
+        course_folder,
+        book / "page.md",
+        "# Loaded models\n\nWords first.\n\n## The model\n\n"
         "```{code-cell} python3\n:load: /_static/models/growth.py\n```\n\n"
         "## Growing\n\n"
         "```{code-cell} python3\n:load: shared.py\n:linenos:\n```\n\n"
         "## Missing\n\n```{code-cell} python3\n:load: _static/models/absent.py\n```\n\n"
-        "## Using them\n\n```{code-cell} python3\nprint(grown(4.0))\n```\n"
+        "## Using them\n\n```{code-cell} python3\nprint(grown(4.0))\n```\n",
     )
-    course_folder.write(authoring_example())
-    result = course_folder.cli("import", str(notebook), "--phase", "02")
-    assert result.returncode == 0, result.stderr
-    lines = notebook.read_text().splitlines()
     fence = [n + 1 for n, row in enumerate(lines) if row == "```{code-cell} python3"]
     assert f"line {fence[0]}: the cell's code is loaded from _static/models/growth.py" in (
         result.stdout
@@ -729,19 +735,15 @@ def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
     """QuantEcon's lectures define their footnotes under a last heading; a lesson shows
     each section's own, so each definition goes to every section that refers to it, and
     one already beside its reference stays."""
-    notebook = tmp_path / "notes.md"
-    notebook.write_text(
-        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Footnoted\n\n"
-        "Taxes smooth[^smooth] over time.\n\n## Model\n\n"
+    result, lines = imported_page(
+        course_folder,
+        tmp_path / "notes.md",
+        "# Footnoted\n\nTaxes smooth[^smooth] over time.\n\n## Model\n\n"
         "The planner[^smooth] chooses, and the state[^local] is known.\n\n"
         "[^local]: Known to everyone.\n\n"
         "```{code-cell} python3\nprint('taxed')\n```\n\n"
-        "## Notes\n\n[^smooth]: Barro's idea,\nas first written in 1979.\n"
+        "## Notes\n\n[^smooth]: Barro's idea,\nas first written in 1979.\n",
     )
-    course_folder.write(authoring_example())
-    result = course_folder.cli("import", str(notebook), "--phase", "02")
-    assert result.returncode == 0, result.stderr
-    lines = notebook.read_text().splitlines()
     at = lines.index("[^smooth]: Barro's idea,") + 1
     assert f"line {at}: footnote [^smooth] is written in the section that refers to it" in (
         result.stdout
