@@ -161,9 +161,20 @@ def mask_volatile(text: str, volatile: list[str]) -> list[str]:
     return [
         "<volatile>"
         if any(p.search(line) for p in patterns)
+        else "<progress bar>"
+        if _PROGRESS_BAR.search(line)
         else _VOLATILE_BY_RULE.sub(_mask, line)
         for line in terminal_text(text).splitlines()
     ]
+
+
+# A progress bar's line (tqdm's ` 40%|####  | 2/5 [...`, fastprogress's ` |███---| 40.00%
+# [2/5 ...`), compared as a whole: what it counts and when are the run's, and a bar left
+# open at a step's end shares its line with what comes next in main.py's one stream, where a
+# notebook shows each cell's output apart.
+_PROGRESS_BAR = re.compile(
+    r"\d+(?:\.\d+)?%\s*\|[^|\n]*\|\s*\d+/\d+|\|[^|\n]*\|\s*\d+(?:\.\d+)?%\s*\[\d+/\d+"
+)
 
 
 def _mask(match: re.Match) -> str:
