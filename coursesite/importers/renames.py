@@ -58,8 +58,8 @@ def renamed_steps(
     text: str, steps: list[tuple[int, str, str]], renames: dict[int, list[Rename]]
 ) -> RenamedLesson:
     """The lesson `text` and its `steps` with each step's `renames` written in its code,
-    wherever the code writes the old name as a whole (an import line that imports more, or
-    under another name, is left as it is)."""
+    wherever the code writes the old name as a whole (one of the names an import line
+    imports gets a line of its own)."""
     lines = text.splitlines(keepends=True)
     renamed = RenamedLesson("", [], set())
     for number, where, code in steps:
@@ -77,6 +77,32 @@ def renamed_steps(
 
 def _renamed(text: str, rename: Rename) -> str:
     if rename.old.startswith("from "):
-        line = rf"^(\s*){re.escape(rename.old)}([ \t]*(?:#.*)?)$"
-        return re.sub(line, rf"\g<1>{rename.new}\g<2>", text, flags=re.M)
+        return _renamed_import(text, rename)
     return re.sub(rf"(?<![\w.]){re.escape(rename.old)}(?!\w)", rename.new, text)
+
+
+def _renamed_import(text: str, rename: Rename) -> str:
+    """`from numba import jit, jitclass` with `jitclass` moved to numba.experimental: the
+    line keeps the other names, and a line of its own imports the moved one from where it
+    is now, under the name the code uses (a parenthesised import is left as it is)."""
+    module, _, name = rename.old.removeprefix("from ").partition(" import ")
+    new_module, _, new_name = rename.new.removeprefix("from ").partition(" import ")
+    new_name = new_name.split(" as ")[0]
+
+    def moved(line: re.Match) -> str:
+        indent, names, tail = line.groups()
+        entries = [entry.strip() for entry in names.split(",")]
+        used = [entry.partition(" as ") for entry in entries]
+        found = next((i for i, (imported, _, _) in enumerate(used) if imported == name), None)
+        if found is None:
+            return line.group(0)
+        alias = used[found][2].strip() or name
+        written = f"{indent}from {new_module} import {new_name}"
+        written += f" as {alias}" if alias != new_name else ""
+        kept = entries[:found] + entries[found + 1 :]
+        if not kept:
+            return written + tail
+        return f"{indent}from {module} import {', '.join(kept)}{tail}\n{written}"
+
+    pattern = rf"^([ \t]*)from {re.escape(module)} import ([\w ,]+?)([ \t]*(?:#.*)?)$"
+    return re.sub(pattern, moved, text, flags=re.M)
