@@ -197,6 +197,34 @@ def test_a_package_a_librarys_error_asks_for_is_named_with_the_line_to_add():
     assert failed("RuntimeError: oops; pip install numpy").hint.startswith("fix the code")
 
 
+def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_first():
+    """QuantEcon's tauchen takes its grid size first since 0.7: a call written before
+    fails inside it, on a float."""
+    traced = library_traceback(
+        "mc = qe.markov.tauchen(0.9, 0.1, 0, 3, 11)",
+        "numpy/markov/approximation.py",
+        "numpy/_core/function_base.py",
+    )
+    message = "TypeError: 'float' object cannot be interpreted as an integer"
+    hint = failed(message, traceback=traced).hint
+    numpy = importlib.metadata.version("numpy")
+    assert hint.startswith(
+        f"raised inside numpy (installed: {numpy}), on the arguments this line passes: code "
+        "written for another version of numpy may pass what it now takes in another order"
+    )
+    assert hint.endswith(
+        "else fix the code; if raising TypeError is what this block shows, "
+        "declare it: ':raises: TypeError' on the line after the block's "
+        "opening line"
+    )
+    # Raised in the lesson's own code, or not a TypeError: the code's to fix.
+    assert failed(message).hint.startswith("fix the code")
+    assert failed("ValueError: bad", traceback=traced).hint.startswith("fix the code")
+    # A block that declares another exception keeps that hint.
+    declared = failed(message, traceback=traced, declared="ValueError").hint
+    assert declared.startswith("the block declares ':raises: ValueError'")
+
+
 def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code():
     quoted = (
         'Traceback (most recent call last):\n  File "lesson.md", line 168, in <module>\n'

@@ -21,6 +21,7 @@ from coursesite.execution.installedlibraries import (
     asked_install_hint,
     installed_version,
     keyword_hint,
+    library_arguments_hint,
     library_hint,
     refused_arguments_hint,
     retired_hint,
@@ -215,6 +216,11 @@ def _stored_run_hint(failure: dict, job: FailedJob) -> str:
     )
 
 
+def _library_arguments_hint(failure: dict, job: FailedJob) -> str:
+    hint = library_arguments_hint(failure)
+    return f"{hint}; {_declare('TypeError')}" if hint else ""
+
+
 def _code_hint(failure: dict) -> str:
     exception = _exception_class(failure["message"])
     return f"fix the code; {_declare(exception)}" if exception else "fix the code"
@@ -237,6 +243,7 @@ _HINT_RULES = (
     _missing_file_hint,
     _declared_hint,
     _stored_run_hint,
+    _library_arguments_hint,
 )
 
 

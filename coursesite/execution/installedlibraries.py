@@ -268,3 +268,19 @@ def _version_of(distribution: str) -> str | None:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def library_arguments_hint(failure: dict) -> str:
+    """For a TypeError raised inside an installed library the line calls (QuantEcon's
+    tauchen takes its grid size first since 0.7, and a call written before fails deep
+    inside it on a float): most often a call written for another version of it."""
+    frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
+    if not frames or not failure["message"].startswith("TypeError:"):
+        return ""
+    library = frames[0]
+    return (
+        f"raised inside {installed_version(library)}, on the arguments this line passes: "
+        f"code written for another version of {library} may pass what it now takes in "
+        "another order or form (see the signature of what the line calls in the version "
+        "installed); else fix the code"
+    )
