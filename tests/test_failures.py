@@ -190,6 +190,15 @@ def test_a_package_a_librarys_error_asks_for_is_named_with_the_line_to_add():
         "absent-ci."
     )
     assert failed(pandas).hint.startswith("the error asks for absent-ci, and it is not")
+    # A browser, not a package: kaleido starts Chrome, which the machine may lack.
+    chrome = (
+        "RuntimeError: \n\nKaleido requires Google Chrome to be installed.\n\n"
+        "Either download and install Chrome yourself ...\n\n    $ plotly_get_chrome\n"
+    )
+    assert failed(chrome, traceback=traced).hint.startswith(
+        "plotly needs a Chrome or Chromium browser (Plotly's image export starts one through "
+        "kaleido), which the machine that builds the site lacks: install it there"
+    )
     # Installed, but not at a version it takes; installed at one it takes: not the cause.
     numpy = importlib.metadata.version("numpy")
     older = failed("RuntimeError: requires pip install 'numpy>=999'").hint

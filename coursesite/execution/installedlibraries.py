@@ -236,11 +236,22 @@ _ASKED_INSTALL = re.compile(
 )
 
 
+_ASKED_BROWSER = re.compile(r"requires (?:Google )?Chrome to be installed", re.I)
+
+
 def asked_install_hint(failure: dict) -> str:
     """For a failure whose message asks for a package that is not installed where the
     site is built, or not at a version it takes."""
     from packaging.requirements import InvalidRequirement, Requirement
 
+    if _ASKED_BROWSER.search(failure["message"]):
+        libraries = traced_libraries(failure)
+        who = libraries[-1] if libraries else "the library"
+        return (
+            f"{who} needs a Chrome or Chromium browser (Plotly's image export starts one "
+            "through kaleido), which the machine that builds the site lacks: install it there "
+            "(Debian: apt-get install chromium) and build again"
+        )
     asked = _ASKED_INSTALL.search(failure["message"])
     if asked is None:
         return ""
