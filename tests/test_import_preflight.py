@@ -790,3 +790,28 @@ def test_a_git_checkout_of_another_repository_keeps_the_address(course_folder):
     assert "own repository" not in report
     reads = [line for line in report.splitlines() if "reads the network" in line]
     assert len(reads) == 2, reads
+
+
+def test_a_seaborn_style_matplotlib_renamed_is_written_as_the_installed_one_names_it(
+    course_folder,
+):
+    """Python Data Science Handbook's notebooks call plt.style.use('seaborn-whitegrid'),
+    which Matplotlib 3.8 names 'seaborn-v0_8-whitegrid': the same style, written so."""
+    import matplotlib
+
+    cells = [
+        "import matplotlib.pyplot as plt\nplt.style.use('seaborn-whitegrid')",
+        'with plt.style.context(["seaborn", "ggplot"]):\n    print(plt.rcParams["axes.grid"])',
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "plt.style.use('seaborn-v0_8-whitegrid')" in lesson
+    assert 'plt.style.context(["seaborn-v0_8", "ggplot"])' in lesson
+    assert (
+        "cell 3: step 1 uses Matplotlib's style 'seaborn-whitegrid', which the installed "
+        f"Matplotlib ({matplotlib.__version__}) names 'seaborn-v0_8-whitegrid' (renamed in "
+        "3.6): the step now uses 'seaborn-v0_8-whitegrid'"
+    ) in report
+    assert "step 2 uses Matplotlib's style 'seaborn', which" in report
+    assert "'ggplot'" not in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

@@ -32,6 +32,7 @@ from coursesite.importers.lessonimport import (
 )
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
+from coursesite.importers.matplotlibstyles import style_notes
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.optionalneeds import OptionalNeed, needed_call_note, needed_calls
 from coursesite.importers.ownrepository import own_repository_reads
@@ -186,6 +187,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _optional_needs(lesson)
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
+    lesson.notes += style_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
