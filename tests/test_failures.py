@@ -206,6 +206,19 @@ def test_a_package_a_librarys_error_asks_for_is_named_with_the_line_to_add():
     assert failed("RuntimeError: oops; pip install numpy").hint.startswith("fix the code")
 
 
+def test_a_seaborn_style_by_its_old_name_is_matplotlibs_rename():
+    message = (
+        "OSError: 'seaborn-whitegrid' is not a valid package style, path of style file, URL "
+        "of style file, or library style name (library styles are listed in `style.available`)"
+    )
+    assert failed(message).hint.startswith(
+        "Matplotlib 3.6 renamed its style 'seaborn-whitegrid' to 'seaborn-v0_8-whitegrid', "
+        "and 3.8 dropped the old name"
+    )
+    other = message.replace("seaborn-whitegrid", "no-such-style")
+    assert failed(other).hint.startswith("fix the code")
+
+
 def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_first():
     """QuantEcon's tauchen takes its grid size first since 0.7: a call written before
     fails inside it, on a float."""

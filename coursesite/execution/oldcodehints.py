@@ -24,8 +24,21 @@ _FLAX_STATIC = re.compile(
 )
 
 
+# Matplotlib 3.6 renamed its seaborn styles ('seaborn-v0_8-whitegrid'); 3.8 dropped the
+# old names: "OSError: 'seaborn-whitegrid' is not a valid package style, ...".
+_SEABORN_STYLE = re.compile(r"OSError: '(seaborn(?:-[\w-]+)?)' is not a valid package style")
+
+
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
+    if style := _SEABORN_STYLE.search(message):
+        old = style.group(1)
+        return (
+            f"Matplotlib 3.6 renamed its style '{old}' to "
+            f"'seaborn-v0_8{old.removeprefix('seaborn')}', and 3.8 dropped the old name: the "
+            "code was written for an older Matplotlib; use the new name (`build.py import` "
+            "writes it so)"
+        )
     if mathtext := _MATHTEXT.search(message):
         return (
             f"matplotlib cannot parse the math text {mathtext.group(1)} of a label, title or "
