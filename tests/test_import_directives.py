@@ -783,7 +783,7 @@ def test_a_literalinclude_of_a_file_in_the_checkout_is_shown_as_its_code(tmp_pat
     text = cells[0].source
     assert "```python norun\nclass Model:\n    pass\n```" in text
     assert "import numpy" not in text
-    assert "```none\na,b\n1,2\n```" in text
+    assert "```text\na,b\n1,2\n```" in text  # Sphinx's `none`: no highlighting
     assert "{literalinclude} _static/absent.py" in text  # the settling's to say
     assert notes == [
         "line 9: {literalinclude} _static/model.py: the text of _static/model.py is shown as code",

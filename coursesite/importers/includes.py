@@ -45,7 +45,8 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
             where = where_at(cell, len("\n".join(lines[: directive.first])) + 1)
             options = dict(directive.options)
             if directive.name == "literalinclude":  # Sphinx's: always code, in its language
-                options["code"] = options.get("language", "").strip() or _language(path)
+                language = options.get("language", "").strip()
+                options["code"] = _language(path) if language in ("", "none") else language
             text = _part(path, options)
             if text is None:
                 continue
@@ -74,7 +75,10 @@ def load_code_cells(cells: list[Cell], notebook: Path) -> list[str]:
         if cell.kind != "code" or not cell.load:
             continue
         path = _file(cell.load, notebook, root)
-        data = path.read_bytes() if path else b""
+        try:
+            data = path.read_bytes() if path else b""
+        except OSError:  # unreadable: said as a file that is not there
+            path = None
         if path is None or len(data) > INCLUDE_LIMIT:
             notes.append(
                 f"{cell.where}: the cell's code is to be loaded from {cell.load}, which is "
@@ -100,6 +104,7 @@ def _file(name: str, notebook: Path, root: Path) -> Path | None:
 
 
 def _language(path: Path) -> str:
+    """The language a file's suffix names, for its code fence ('text' if none)."""
     return {".py": "python", ".md": "markdown", ".yml": "yaml"}.get(path.suffix, "text")
 
 
