@@ -163,11 +163,18 @@ def test_a_step_whose_stored_run_did_not_raise_is_said_to_meet_other_library_ver
         "import numpy as np\nprint(np.ones(2).reshape(3))",
         outputs=[new_output("stream", name="stdout", text="[1. 1.]\n")],
     )
-    text = imported(course_folder, [new_markdown_cell("## Reshaped"), changed])
+    again = new_code_cell(  # cell 14: the same, another cell: one cause, not two messages
+        "print(np.ones(2).reshape(3), 'again')",
+        outputs=[new_output("stream", name="stdout", text="[1. 1.] again\n")],
+    )
+    cells = [new_markdown_cell("## Reshaped"), changed, new_markdown_cell("## Again"), again]
+    text = imported(course_folder, cells)
     built = course_folder.cli("-q")
     assert built.returncode == 1
     at = line_of(text, "print(np.ones(2).reshape(3))")
     (error,) = [line for line in built.stderr.splitlines() if line.startswith("error:")]
+    repeated = line_of(text, "reshape(3), 'again'")
+    assert f"| step 7 failed with the same error too, at line {repeated}" in built.stderr
     assert f":{at}: step" in error and "failed: ValueError: cannot reshape" in error
     hint = built.stderr.split(error, 1)[1].splitlines()[1]
     assert hint.startswith(

@@ -112,7 +112,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                     continue
             error = failure_error(failure, result, job)
             said = "" if error.hint in MACHINE_CAUSES else failure["message"]
-            first = seen.setdefault((said, error.hint or ""), block)
+            first = seen.setdefault((said, _cell_named_apart(error.hint or "")), block)
             if first != block:  # the same error and hint again: one message, one cause
                 root[block] = first
                 alike.setdefault(first, []).append((block, failure["line"]))
@@ -131,6 +131,12 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
         lines.append(_followers_line(cause, followers.get(cause, []), job.labels))
         causes[cause].detail = "\n".join(filter(None, [*lines, causes[cause].detail]))
     return grouped(list(causes.values()))
+
+
+def _cell_named_apart(hint: str) -> str:
+    """A hint without the notebook cell it names (the stored-run hint's "(cell 12)"): the
+    same failure in two cells of a notebook is one cause."""
+    return re.sub(r"\(cell \d+\)", "(cell)", hint)
 
 
 def _alike_line(blocks: list[tuple[str, int]], labels: dict[str, str], same: bool = True) -> str:
