@@ -815,3 +815,24 @@ def test_a_seaborn_style_matplotlib_renamed_is_written_as_the_installed_one_name
     assert "'ggplot'" not in report
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+def test_fillna_with_a_method_is_written_as_pandas_3_takes_it(course_folder):
+    """The Python Data Science Handbook calls data.fillna(method='ffill'), which pandas 3
+    no longer takes (requirements.txt pins pandas 3): ffill() does the same, and the step
+    is written so."""
+    cells = [
+        "import pandas as pd\nimport numpy as np\ndata = pd.Series([1, np.nan, 2, None, 3])",
+        "print(data.fillna(method='ffill'))\nprint(data.fillna(method='backfill', limit=1))",
+        "print(data.fillna(0))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "print(data.ffill())\nprint(data.bfill(limit=1))" in lesson
+    assert "print(data.fillna(0))" in lesson
+    assert (
+        "cell 5: step 2 calls data.fillna(method='ffill'), which pandas 3 no longer takes "
+        "(deprecated in 2.1): the step now calls data.ffill(), which does the same"
+    ) in report
+    assert "step 2 calls data.fillna(method='backfill', limit=1)" in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

@@ -36,6 +36,7 @@ from coursesite.importers.matplotlibstyles import style_notes
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.optionalneeds import OptionalNeed, needed_call_note, needed_calls
 from coursesite.importers.ownrepository import own_repository_reads
+from coursesite.importers.pandasmigration import pandas_notes
 from coursesite.importers.pathmodules import modules_from_added_paths
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
@@ -188,6 +189,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
+    lesson.notes += pandas_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
