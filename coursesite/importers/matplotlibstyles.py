@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.renames import Rename, renamed_steps
+from coursesite.importers.renames import Rename, rename_in_lesson
 
 
 def style_notes(lesson: ImportedLesson) -> list[str]:
@@ -33,13 +33,12 @@ def style_notes(lesson: ImportedLesson) -> list[str]:
             said.append((number, where, name, new))
     if not renames:
         return []
-    renamed = renamed_steps(lesson.text, lesson.steps, renames)
-    lesson.text, lesson.steps = renamed.text, renamed.steps
-    lesson.code = [code for _, _, code in renamed.steps]
+    written = {(number, rename.new[1:-1]) for number, rename in rename_in_lesson(lesson, renames)}
     return [
         f"{where}: step {number} uses Matplotlib's style '{name}', which the installed "
         f"Matplotlib ({version}) names '{new}' (renamed in 3.6): the step now uses '{new}'"
         for number, where, name, new in said
+        if (number, new) in written
     ]
 
 

@@ -13,7 +13,7 @@ import importlib
 import inspect
 
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.renames import Rename, renamed_steps
+from coursesite.importers.renames import Rename, rename_in_lesson
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
 
@@ -26,14 +26,12 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     renames: dict[int, list[Rename]] = {}
     for number, _, code in lesson.steps:
         renames[number] = [Rename(old, new) for old, new in _fillna_calls(code)]
-    renamed = renamed_steps(lesson.text, lesson.steps, renames)
-    lesson.text, lesson.steps = renamed.text, renamed.steps
-    lesson.code = [code for _, _, code in renamed.steps]
+    applied = rename_in_lesson(lesson, renames)
     wheres = {number: where for number, where, _ in lesson.steps}
     return [
         f"{wheres[number]}: step {number} calls {rename.old}, which pandas 3 no longer takes "
         f"(deprecated in 2.1): the step now calls {rename.new}, which does the same"
-        for number, rename in sorted(renamed.applied, key=lambda applied: applied[0])
+        for number, rename in sorted(applied, key=lambda applied: applied[0])
     ]
 
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from coursesite.importers.apidrift import Drift
+from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.steplines import lesson_line
 
 
@@ -73,6 +74,17 @@ def renamed_steps(
         renamed.steps.append((number, where, code))
     renamed.text = "".join(lines)
     return renamed
+
+
+def rename_in_lesson(
+    lesson: ImportedLesson, renames: dict[int, list[Rename]]
+) -> set[tuple[int, Rename]]:
+    """Writes each step's `renames` in the lesson's text, steps and code, in place
+    (renamed_steps); the (step, rename) pairs written."""
+    renamed = renamed_steps(lesson.text, lesson.steps, renames)
+    lesson.text, lesson.steps = renamed.text, renamed.steps
+    lesson.code = [code for _, _, code in renamed.steps]
+    return renamed.applied
 
 
 def _renamed(text: str, rename: Rename) -> str:

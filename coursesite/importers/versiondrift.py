@@ -10,7 +10,7 @@ from coursesite.importers.apidrift import Drift, LackingModule, api_drift
 from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.numpymigration import Migration, numpy_migrations
-from coursesite.importers.renames import Rename, rename_of, renamed_steps
+from coursesite.importers.renames import Rename, rename_in_lesson, rename_of
 from coursesite.importers.requirements import (
     distribution_of,
     not_installed_advice,
@@ -33,9 +33,7 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
     for drift, _, rename in rewrites:
         if rename:
             renames.setdefault(drift.number, []).append(rename)
-    renamed = renamed_steps(lesson.text, lesson.steps, renames)
-    lesson.text, lesson.steps = renamed.text, renamed.steps
-    lesson.code = [code for _, _, code in renamed.steps]
+    applied = rename_in_lesson(lesson, renames)
     notes = [f"the names the code uses of installed packages were not checked: {check.stopped}"]
     for drift, migration, rename in rewrites:
         line = lesson_line(lesson.text, drift.number, drift.offset)
@@ -44,7 +42,7 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
             f"which the installed {drift.missing.split('.')[0]} does not have: written for "
             f"another version of {drift.package} (installed: {drift.version})"
         )
-        if rename and (drift.number, rename) in renamed.applied:
+        if rename and (drift.number, rename) in applied:
             now = migration.new if migration else drift.instead
             notes.append(f"{gone}; the step now uses {now}, where the installed one has it")
         elif migration:
