@@ -836,3 +836,13 @@ def test_fillna_with_a_method_is_written_as_pandas_3_takes_it(course_folder):
     assert "step 2 calls data.fillna(method='backfill', limit=1)" in report
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+def test_a_rewritten_call_keeps_its_backslashes_as_written():
+    from coursesite.importers.renames import Rename, renamed_steps
+
+    text = ":::{step} 1. Read\n```python\nrows = f('a')\n```\n:::\n"
+    rename = Rename("f('a')", "g('a', sep='\\t')")
+    renamed = renamed_steps(text, [(1, "cell 1", "rows = f('a')")], {1: [rename]})
+    assert renamed.steps[0][2] == "rows = g('a', sep='\\t')"
+    assert "rows = g('a', sep='\\t')\n" in renamed.text

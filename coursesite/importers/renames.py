@@ -90,7 +90,9 @@ def rename_in_lesson(
 def _renamed(text: str, rename: Rename) -> str:
     if rename.old.startswith("from "):
         return _renamed_import(text, rename)
-    return re.sub(rf"(?<![\w.]){re.escape(rename.old)}(?!\w)", rename.new, text)
+    # A function, so that a backslash in what is written (a pandas call's other
+    # arguments: `sep='\\t'`) is taken as it is, never as a group reference.
+    return re.sub(rf"(?<![\w.]){re.escape(rename.old)}(?!\w)", lambda _: rename.new, text)
 
 
 def _renamed_import(text: str, rename: Rename) -> str:
