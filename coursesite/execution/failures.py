@@ -18,6 +18,7 @@ from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint
 from coursesite.execution.installedlibraries import (
+    asked_browser_hint,
     asked_install_hint,
     installed_version,
     keyword_hint,
@@ -147,6 +148,7 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
     return (
         library_hint(failure)
         or asked_install_hint(failure)
+        or asked_browser_hint(failure)
         or device_count_hint(message)
         or keyword_hint(failure)
         or old_code_hint(message)

@@ -236,7 +236,21 @@ _ASKED_INSTALL = re.compile(
 )
 
 
+# kaleido's words when it finds no browser to draw Plotly's image with.
 _ASKED_BROWSER = re.compile(r"requires (?:Google )?Chrome to be installed", re.I)
+
+
+def asked_browser_hint(failure: dict) -> str:
+    """For a library that starts a browser the machine lacks (Plotly's image export)."""
+    if not _ASKED_BROWSER.search(failure["message"]):
+        return ""
+    libraries = traced_libraries(failure)
+    who = libraries[-1] if libraries else "the library"
+    return (
+        f"{who} needs a Chrome or Chromium browser (Plotly's image export starts one "
+        "through kaleido), which the machine that builds the site lacks: install it there "
+        "(Debian: apt-get install chromium) and build again"
+    )
 
 
 def asked_install_hint(failure: dict) -> str:
@@ -244,14 +258,6 @@ def asked_install_hint(failure: dict) -> str:
     site is built, or not at a version it takes."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    if _ASKED_BROWSER.search(failure["message"]):
-        libraries = traced_libraries(failure)
-        who = libraries[-1] if libraries else "the library"
-        return (
-            f"{who} needs a Chrome or Chromium browser (Plotly's image export starts one "
-            "through kaleido), which the machine that builds the site lacks: install it there "
-            "(Debian: apt-get install chromium) and build again"
-        )
     asked = _ASKED_INSTALL.search(failure["message"])
     if asked is None:
         return ""

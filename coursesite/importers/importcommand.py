@@ -34,7 +34,13 @@ from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.matplotlibstyles import style_notes
 from coursesite.importers.networkreads import network_notes
-from coursesite.importers.optionalneeds import OptionalNeed, needed_call_note, needed_calls
+from coursesite.importers.optionalneeds import (
+    NeededCall,
+    OptionalNeed,
+    needed_call_note,
+    needed_calls,
+    uninstalled,
+)
 from coursesite.importers.ownrepository import own_repository_reads
 from coursesite.importers.pandasmigration import pandas_notes
 from coursesite.importers.pathmodules import modules_from_added_paths
@@ -181,11 +187,12 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     from_paths = modules_from_added_paths(lesson.steps)
     lesson.notes += _from_added_paths(from_paths)
     own |= set(from_paths)  # no package to install: pip's namesakes are other projects
-    requirements, modules = _to_install(request, lesson, own)
+    calls = needed_calls(lesson.steps)  # of a library's optional packages
+    requirements, modules = _to_install(request, lesson, own, uninstalled(calls))
     installation = install(requirements, modules)
     lesson.notes += _unimportable(installation, lesson, modules)
     lesson.notes += _missing_modules(lesson, own, installation.refused)
-    lesson.notes += _optional_needs(lesson)
+    lesson.notes += _optional_needs(lesson, uninstalled(calls))
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
@@ -215,7 +222,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
 
 
 def _to_install(
-    request: ImportRequest, lesson: ImportedLesson, own: set[str]
+    request: ImportRequest, lesson: ImportedLesson, own: set[str], calls: list[NeededCall]
 ) -> tuple[list[str], list[str]]:
     """With --install, what pip installs and the modules it is for (the code imports them
     and nobody has installed them), before the checks below look for missing modules and
@@ -228,7 +235,7 @@ def _to_install(
     if not request.install:
         return [], []
     wanted = requirements_to_install(lesson.code, own, lesson.installs)
-    for called in needed_calls(lesson.steps):  # a library's optional package it calls for
+    for called in calls:  # a library's optional package it calls for
         wanted.setdefault(called.need.module, _need_line(called.need, lesson.installs))
     lines = [install.strip("'\"") for install in lesson.installs]
     unnamed = [line for line in lines if line not in wanted.values() and not _installed_here(line)]
@@ -343,22 +350,23 @@ def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[
     return notes
 
 
-def _optional_needs(lesson: ImportedLesson) -> list[str]:
+def _optional_needs(lesson: ImportedLesson, calls: list[NeededCall]) -> list[str]:
     """What the build would fail on at a library's call that needs a package the library
     does not ask for (optionalneeds.py), still not installed."""
     return [
         needed_call_note(
             called, lesson.text, not_installed_advice(_need_line(called.need, lesson.installs))
         )
-        for called in needed_calls(lesson.steps)
+        for called in calls
     ]
 
 
 def _need_line(need: OptionalNeed, installs: list[str]) -> str:
     """The notebook's own requirement for the package (its `!pip install` line), else the
     table's."""
-    own = requirement_line(distribution_of(need.module), installs)
-    return own if own != distribution_of(need.module) else need.requirement
+    distribution = distribution_of(need.module)
+    own = requirement_line(distribution, installs)
+    return own if own != distribution else need.requirement
 
 
 def _hosted_only(lesson: ImportedLesson) -> list[str]:

@@ -233,13 +233,10 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
                     if mime in data
                 }
             )
-        # A stream as the notebook showed it: what a progress bar drew over is gone.
         if kind == "stream" and output.get("name") == "stdout":
-            text = _text(output.get("text", ""), f"an output of {cell.where}")
-            cell.stdout = terminal_text(cell.stdout + text)
+            cell.stdout += _text(output.get("text", ""), f"an output of {cell.where}")
         elif kind == "stream" and output.get("name") == "stderr":
-            text = _text(output.get("text", ""), f"an output of {cell.where}")
-            cell.stderr = terminal_text(cell.stderr + text)
+            cell.stderr += _text(output.get("text", ""), f"an output of {cell.where}")
         elif kind == "execute_result":
             cell.display = str(data.get("text/plain", "")).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
@@ -253,6 +250,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             # The name goes into the lesson's `:raises:` line: only a dotted Python name may.
             name = str(output.get("ename", ""))
             cell.raises = name if re.fullmatch(r"[A-Za-z_][\w.]{0,99}", name) else "Exception"
+    # The streams as the notebook showed them: what a progress bar drew over is gone.
+    cell.stdout, cell.stderr = terminal_text(cell.stdout), terminal_text(cell.stderr)
 
 
 # -- MyST / jupytext Markdown ------------------------------------------------------------

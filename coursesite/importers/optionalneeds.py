@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from coursesite.execution.missingmodules import is_installed
-from coursesite.importers.steplines import lesson_line
+from coursesite.importers.steplines import imported_packages, lesson_line
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,11 @@ class NeededCall:
 
 
 def needed_calls(steps: list[tuple[int, str, str]]) -> list[NeededCall]:
-    """The first call of each optional need whose package is not installed, in the steps
-    (number, cell, code) of a lesson that imports the library."""
+    """The first call of each optional need, in the steps (number, cell, code) of a lesson
+    that imports the library; whether its package is installed is the caller's to ask
+    (uninstalled), before pip runs and after."""
     trees = [(number, where, _parsed(code)) for number, where, code in steps]
-    imported = {name for _, _, tree in trees for name in _imported(tree)}
+    imported = imported_packages(steps)
     found: dict[OptionalNeed, NeededCall] = {}
     for number, where, tree in trees:
         for node in ast.walk(tree):
@@ -53,7 +54,12 @@ def needed_calls(steps: list[tuple[int, str, str]]) -> list[NeededCall]:
             for need in OPTIONAL_NEEDS:
                 if call in need.calls and need.library in imported and need not in found:
                     found[need] = NeededCall(need, call, number, where, node.lineno - 1)
-    return [called for called in found.values() if not is_installed(called.need.module)]
+    return list(found.values())
+
+
+def uninstalled(calls: list[NeededCall]) -> list[NeededCall]:
+    """The calls whose package is not installed here."""
+    return [called for called in calls if not is_installed(called.need.module)]
 
 
 def needed_call_note(called: NeededCall, text: str, advice: str) -> str:
@@ -71,16 +77,6 @@ def _parsed(code: str) -> ast.Module:
         return ast.parse(code)
     except SyntaxError:  # the import's syntax notes say so
         return ast.Module(body=[], type_ignores=[])
-
-
-def _imported(tree: ast.Module) -> set[str]:
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def _called(node: ast.Call) -> str:

@@ -14,6 +14,7 @@ import inspect
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
+from coursesite.importers.steplines import imported_packages
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
 
@@ -21,7 +22,7 @@ _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfi
 def pandas_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each `fillna(method=...)` of a lesson that imports pandas as the
     installed pandas takes it; the report's lines, one a step and call."""
-    if not _method_removed() or not any("pandas" in code for code in lesson.code):
+    if "pandas" not in imported_packages(lesson.steps) or not _method_removed():
         return []
     renames: dict[int, list[Rename]] = {}
     for number, _, code in lesson.steps:

@@ -52,6 +52,11 @@ def step_imports(steps: list[tuple[int, str, str]]) -> Iterator[tuple[int, str, 
                 yield number, where, node.lineno - 1, names
 
 
+def imported_packages(steps: list[tuple[int, str, str]]) -> set[str]:
+    """The top-level modules the steps (number, cell.where, code) import (`pandas`)."""
+    return {name.split(".")[0] for *_, names in step_imports(steps) for name in names}
+
+
 def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> str:
     """Where the first step (number, cell.where, code) that imports `module` does so, for
     a report line ("cell 3, lesson line 40: step 2"), or ""."""
