@@ -817,17 +817,30 @@ def test_a_seaborn_style_matplotlib_renamed_is_written_as_the_installed_one_name
     assert built.returncode == 0, built.stderr
 
 
-def test_fillna_with_a_method_is_written_as_pandas_3_takes_it(course_folder):
+def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     """The Python Data Science Handbook calls data.fillna(method='ffill'), which pandas 3
     no longer takes (requirements.txt pins pandas 3): ffill() does the same, and the step
-    is written so."""
+    is written so; likewise iteritems(), applymap() and read_csv's delim_whitespace. A
+    list's append, which a DataFrame's would look like, is left as it is."""
     cells = [
         "import pandas as pd\nimport numpy as np\ndata = pd.Series([1, np.nan, 2, None, 3])",
         "print(data.fillna(method='ffill'))\nprint(data.fillna(method='backfill', limit=1))",
         "print(data.fillna(0))",
+        "import io\ntable = pd.read_csv(io.StringIO('a  b\\n1  2\\n'), delim_whitespace=True)\n"
+        "for name, column in table.iteritems():\n    print(name, list(column))\n"
+        "print(table.applymap(lambda x: x * 10))\nseen = []\nseen.append(table)",
     ]
     report, lesson = imported(course_folder, cells)
     assert "print(data.ffill())\nprint(data.bfill(limit=1))" in lesson
+    assert "for name, column in table.items():" in lesson
+    assert "print(table.map(lambda x: x * 10))" in lesson
+    assert "pd.read_csv(io.StringIO('a  b\\n1  2\\n'), sep=r\"\\s+\")" in lesson
+    assert "seen.append(table)" in lesson
+    assert (
+        "step 4 calls table.iteritems(), which pandas 3 no longer takes (removed in 2.0): "
+        "the step now calls table.items(), which does the same"
+    ) in report
+    assert "step 4 calls table.applymap(lambda x: x * 10), which pandas 3" in report
     assert "print(data.fillna(0))" in lesson
     assert (
         "cell 5: step 2 calls data.fillna(method='ffill'), which pandas 3 no longer takes "
