@@ -198,3 +198,30 @@ def test_a_stored_progress_bar_is_kept_as_the_notebook_showed_it(course_folder):
     page = BeautifulSoup((course_folder.root / PAGE).read_text(), "html.parser")
     stored = page.select_one("#step-6 .output-stored .output-stderr pre")
     assert stored.get_text() == "100%|##| 2/2\nloaded\n"
+
+
+def test_a_stored_rich_display_the_fresh_run_printed_as_text_is_not_said_unshown(course_folder):
+    """rich (and Flax's visualize_array_sharding through it) shows a table as HTML in a
+    notebook and prints the same table as text elsewhere: the page shows the fresh run's
+    text and not the stored HTML as if the run had shown none of it. An image the fresh
+    run printed the text of is still unshown."""
+    table = "┏━━━━━━━━┓\n┃ CPU 0  ┃\n┗━━━━━━━━┛"
+    stored_table = new_output(
+        "display_data", data={"text/html": f"<pre>{table}</pre>", "text/plain": table + "\n"}
+    )
+    cells = [
+        new_markdown_cell("## Printed"),
+        new_code_cell(f"print({table!r})", outputs=[stored_table]),
+        new_markdown_cell("## Figure as text"),
+        new_code_cell("print('<Figure>')", outputs=[image()]),
+    ]
+    text = imported(course_folder, cells)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup((course_folder.root / PAGE).read_text(), "html.parser")
+    assert page.select_one("#step-6 .output-stored") is None
+    assert "┃ CPU 0  ┃" in page.select_one("#step-6 .output-stdout").get_text()
+    assert "step 6 shows nothing" not in built.stderr
+    assert page.select_one("#step-7 .output-stored img") is not None
+    figure_line = line_of(text, "print('<Figure>')")
+    assert f"{LESSON}:{figure_line}: step 7 shows nothing" in built.stderr

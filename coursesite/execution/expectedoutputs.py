@@ -197,11 +197,24 @@ def unshown(stored: StoredOutput, fresh: BlockOutput) -> list[str]:
         or fresh.display_bundle
         or any(shown.get("bundle") for shown in fresh.displays)  # display() on earlier lines
     )
-    if stored.displays and not rich_now:
+    if stored.displays and not rich_now and not _printed_as_text(stored.displays, fresh.stdout):
         missing.append("displays")
     elif stored.display.strip() and not fresh.display.strip():
         missing.append("value")
     return missing
+
+
+def _printed_as_text(displays: list[dict[str, str]], stdout: str) -> bool:
+    """Whether the fresh run printed each of the stored displays as its own text: a library
+    that shows a rich table in a notebook (rich, Flax's visualize_array_sharding) prints
+    the same table where there is no notebook. An image's text is not the image."""
+    printed = {line.strip() for line in stdout.splitlines()} - {""}
+    for display in displays:
+        text = display.get("text/plain", "")
+        lines = {line.strip() for line in text.splitlines()} - {""}
+        if any(kind.startswith("image/") for kind in display) or not lines <= printed or not lines:
+            return False
+    return True
 
 
 def _difference(stored: StoredOutput, fresh: BlockOutput, volatile: list[str], source: str) -> str:
