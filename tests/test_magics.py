@@ -102,6 +102,30 @@ def test_settings_magics_are_dropped_and_reported(magic):
     assert cell.notes == [f"cell 1: '{magic}' sets up IPython only: it was dropped"]
 
 
+def test_setting_the_inline_figure_format_is_dropped_and_reported():
+    """NumPyro's notebooks open with `from IPython.display import set_matplotlib_formats`,
+    which IPython 8 removed: the import stops the lesson, for a setting of a notebook's
+    inline figures that a lesson never uses."""
+    cell = cell_code(
+        "from IPython.display import set_matplotlib_formats, HTML\nimport numpy as np\n"
+        'set_matplotlib_formats("svg")\n'
+        "from matplotlib_inline.backend_inline import set_matplotlib_formats\n"
+        "matplotlib_inline.backend_inline.set_matplotlib_formats('png', 'pdf')  # print\n"
+        "print(np.pi)",
+        "cell 2",
+    )
+    assert cell.code == "from IPython.display import HTML\nimport numpy as np\nprint(np.pi)"
+    assert cell.notes[0] == (
+        "cell 2: 'set_matplotlib_formats(\"svg\")' sets the format of a notebook's inline "
+        "figures, which a lesson draws as SVG: it was dropped"
+    )
+    assert len(cell.notes) == 2
+    alone = cell_code("from IPython.display import set_matplotlib_formats, display", "c")
+    assert alone.code == "" and not alone.shown_only
+    kept = cell_code("formats = set_matplotlib_formats_like('svg')", "cell 3")
+    assert kept.code == "formats = set_matplotlib_formats_like('svg')" and not kept.notes
+
+
 def test_installs_become_requirements_and_no_code():
     cell = cell_code("!pip install -q grain numpy", "cell 1")
     assert cell.code == "" and cell.installs == ["grain", "numpy"]

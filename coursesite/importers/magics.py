@@ -62,8 +62,14 @@ _HELP = re.compile(r"^\s*(?:\?{1,2}[A-Za-z_][\w.]*\??|[A-Za-z_][\w.]*\?{1,2})\s*
 # IPython's `display()`, a builtin in notebooks, and in the build's run of a lesson.
 _DISPLAY = re.compile(r"^(\s*)display\((.*)\)\s*$")
 _DISPLAY_IMPORT = re.compile(
-    r"^(\s*)from\s+(IPython(?:\.core)?\.display(?:_functions)?)\s+import\s+\(?([\w\s,]+?),?\s*\)?\s*$"
+    r"^(\s*)from\s+(IPython(?:\.core)?\.display(?:_functions)?|matplotlib_inline\.backend_inline)"
+    r"\s+import\s+\(?([\w\s,]+?),?\s*\)?\s*$"
 )
+# The format of a notebook's inline figures (IPython 8 removed it from IPython.display; it
+# lives on in matplotlib_inline): it means nothing outside a kernel, whose figures a lesson
+# draws as SVG.
+_FIGURE_FORMATS = re.compile(r"^\s*(?:[\w.]+\.)?set_matplotlib_formats\s*\(.*\)\s*(?:#.*)?$")
+_NOTEBOOK_ONLY = {"display", "set_matplotlib_formats"}
 
 
 @dataclass
@@ -186,7 +192,7 @@ def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
     lose it, the lesson shows its source, never run. Its notes become one."""
     if _has_code(cell.code):
         return
-    shown = [line for line in lines if not _INSTALL.match(line) and not _SETTINGS.match(line)]
+    shown = [line for line in lines if not _dropped(line)]
     if not "".join(shown).strip():
         return
     cell.shown_only, cell.shown = True, "\n".join(shown).strip("\n")
@@ -204,6 +210,17 @@ def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
             else ""
         )
     )
+
+
+def _dropped(line: str) -> bool:
+    """Whether the line is one the import drops for good (with a line in the report): an
+    install, a setting of IPython's, an import of what only a kernel has."""
+    if _INSTALL.match(line) or _SETTINGS.match(line) or _FIGURE_FORMATS.match(line):
+        return True
+    if imported := _DISPLAY_IMPORT.match(line):
+        indent, module, names = imported.group(1, 2, 3)
+        return not _without_display(indent, module, names, line)
+    return False
 
 
 def _has_code(code: str) -> bool:
@@ -293,6 +310,12 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
     if imported := _DISPLAY_IMPORT.match(line):
         indent, module, names = imported.group(1, 2, 3)
         return _without_display(indent, module, names, line)
+    if _FIGURE_FORMATS.match(line):
+        cell.notes.append(
+            f"{where}: '{line.strip()}' sets the format of a notebook's inline figures, "
+            "which a lesson draws as SVG: it was dropped"
+        )
+        return []
     if _DISPLAY.match(line):
         cell.notes.append(
             f"{where}: display() is a notebook builtin; the page shows its value at its "
@@ -342,9 +365,10 @@ def _cell_magic_python(
 
 def _without_display(indent: str, module: str, names: str, line: str) -> list[str]:
     """`from IPython.display import HTML, display` without `display`: the builtin, not
-    IPython's (which outside a kernel prints only the value's text), shows the value."""
+    IPython's (which outside a kernel prints only the value's text), shows the value;
+    and without `set_matplotlib_formats`, whose calls go (_FIGURE_FORMATS)."""
     words = [word.strip() for word in names.split(",") if word.strip()]
-    kept = [word for word in words if word != "display"]
+    kept = [word for word in words if word not in _NOTEBOOK_ONLY]
     if len(kept) == len(words):
         return [line]
     return [f"{indent}from {module} import {', '.join(kept)}"] if kept else []
