@@ -137,9 +137,12 @@ def test_a_step_that_hangs_after_a_failure_still_shows_that_failure(course_folde
     divided, stopped = build_errors(course_folder, text, timeout=3)
     assert divided.message.startswith("step 2 failed: ZeroDivisionError")
     assert divided.line == line_of(text, "limit = 1 / 0")
+    # Put at the step it was in, with how long the steps before it took.
     assert stopped.message == (
-        "lesson code ran longer than 3 s and was stopped, after blocks had failed before it"
+        "lesson code ran longer than 3 s and was stopped, in step 3, after the 2 before it "
+        "had run in 0 s, after blocks had failed before it"
     )
+    assert stopped.line == line_of(text, "while 'limit' not in globals():") - 1
     assert stopped.hint.startswith("fix the failures above first")
 
 
@@ -147,7 +150,11 @@ def test_a_step_that_ends_the_process_after_a_failure_still_shows_that_failure(c
     text = with_steps("limit = 1 / 0", "import os\nos._exit(3)", "print(len(sizes))")
     divided, ended = build_errors(course_folder, text)
     assert divided.line == line_of(text, "limit = 1 / 0")
-    assert ended.message.startswith("lesson process ended without a result (exit status 3)")
+    assert ended.message.startswith(
+        "lesson process ended without a result (exit status 3), in step 3, after the 2 "
+        "before it had run in 0 s"
+    )
+    assert ended.line == line_of(text, "os._exit(3)") - 1
 
 
 def test_the_names_a_block_binds_are_every_kind_of_binding():
@@ -647,3 +654,28 @@ def test_keywords_one_installed_package_does_not_take_are_one_message_with_its_n
         "step 4 uses more that the installed numpy lacks: numpy.ones(other=) "
         f"(line {line_of(text, 'np.ones(2, other=1)')})"
     )
+
+
+def test_a_stopped_run_names_the_longest_step_before_the_one_it_was_in(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    from coursesite.errors import BuildError
+    from coursesite.execution.runningblock import RUNNING_BLOCK, at_running_block
+
+    blocks = [{"id": f"b{n}", "line": 10 * n} for n in range(1, 5)]
+    job = SimpleNamespace(
+        payload={"blocks": blocks}, labels={f"b{n}": f"step {n}" for n in range(1, 5)}
+    )
+    done = [["b1", 0.4], ["b2", 95.2], ["b3", 12.0]]
+    (tmp_path / RUNNING_BLOCK).write_text(json.dumps({"block": "b4", "done": done}))
+    stopped = at_running_block(BuildError("ran too long", "lesson.md"), tmp_path, job)
+    assert stopped.line == 40
+    assert stopped.message == (
+        "ran too long, in step 4, after the 3 before it had run in 108 s (the longest: "
+        "step 2, 95 s)"
+    )
+    # A file the lesson damaged leaves the error as it was.
+    (tmp_path / RUNNING_BLOCK).write_text('{"block": "b9"')
+    untouched = at_running_block(BuildError("ran too long", "lesson.md"), tmp_path, job)
+    assert untouched.message == "ran too long" and untouched.line is None

@@ -38,6 +38,7 @@ from coursesite.execution.lessonprocess import (
 from coursesite.execution.machineshares import memory_share, threads_per_lesson
 from coursesite.execution.mainpycheck import verify_main_py
 from coursesite.execution.probes import probes_payload
+from coursesite.execution.runningblock import at_running_block
 from coursesite.execution.runresult import damaged_result, read_result, record_from_result
 from coursesite.execution.runtimeimports import with_run_time_installs
 from coursesite.execution.sharedpaths import (
@@ -366,7 +367,7 @@ def _recorded_run(
     try:
         completed = _finish(runner, job)
     except BuildError as error:
-        stopped = _noting_endless_main_py(error, main)
+        stopped = at_running_block(_noting_endless_main_py(error, main), result_path.parent, job)
         raise after_failed_blocks(stopped, result_path.parent, job) from None
     result = read_result(result_path, completed, job)
     try:

@@ -166,8 +166,9 @@ def run_every_block(blocks, namespace, source, limit, failures):
     Should a later block then never end (or end the process), the build still reports the
     failures before it from that file (execute.py).
     """
-    outputs = []
+    outputs: list[dict] = []
     for block in blocks:
+        note_running(block, outputs)
         output, failure = run_block(block, namespace, source, limit)
         outputs.append(output)
         if failure:
@@ -179,6 +180,17 @@ def run_every_block(blocks, namespace, source, limit, failures):
 
 
 FAILURES_SO_FAR = os.path.abspath("failures-so-far.json")  # in the run's folder, as result.json
+RUNNING_BLOCK = os.path.abspath("running-block.json")
+
+
+def note_running(block, outputs):
+    """Write which block starts, and how long each before it took, to RUNNING_BLOCK: a
+    lesson stopped at its timeout or memory limit is then reported at the step it was in
+    (runningblock.py), not as a whole."""
+    done = [[output["id"], output["seconds"]] for output in outputs]
+    with open(RUNNING_BLOCK + ".part", "w", encoding="utf-8") as handle:
+        json.dump({"block": block["id"], "done": done}, handle)
+    os.replace(RUNNING_BLOCK + ".part", RUNNING_BLOCK)
 
 
 def prove_checks(job, namespace, source, limit):

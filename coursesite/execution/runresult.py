@@ -20,6 +20,7 @@ from coursesite.execution.executionrecord import (
     hardware_kind,
     record_from_json,
 )
+from coursesite.execution.runningblock import at_running_block
 
 FAILURE_KEYS = {"block", "line", "message", "traceback"}  # of each failure the runner reports
 
@@ -29,17 +30,14 @@ def read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJ
     left no result, or one whose code damaged it."""
     if not path.is_file():
         ended = exit_description(completed.returncode)
-        raise after_failed_blocks(
-            BuildError(
-                f"lesson process ended without a result ({ended})",
-                job.path,
-                hint="the code crashed the interpreter or ended it itself "
-                "(os._exit, a signal, native code); run main.py by hand to see where",
-                detail=completed.stderr[-4000:] or None,
-            ),
-            path.parent,
-            job,
+        crashed = BuildError(
+            f"lesson process ended without a result ({ended})",
+            job.path,
+            hint="the code crashed the interpreter or ended it itself "
+            "(os._exit, a signal, native code); run main.py by hand to see where",
+            detail=completed.stderr[-4000:] or None,
         )
+        raise after_failed_blocks(at_running_block(crashed, path.parent, job), path.parent, job)
     try:
         result = json.loads(path.read_text(encoding="utf-8"))
         # every failed block's (the runner goes on after one), then the checks' or values'

@@ -41,6 +41,9 @@ EDITOR_NAMESPACES = frozenset(
 # matplotlib's own additions, left out without changing what is drawn: creator metadata,
 # and the one stylesheet rule whose declarations the root element carries instead.
 DROPPED_ELEMENTS = frozenset({"metadata", "style", "title", "desc"})
+# Names for a stylesheet's rules (Graphviz's class="node"): with the SVG's own <style> left
+# out, they could only pick up the page's rules, so they go too.
+DROPPED_ATTRIBUTES = frozenset({"class"})
 PAINT_PROPERTIES = frozenset(
     """
     fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-dasharray
@@ -144,7 +147,7 @@ class _Writer:
     def attributes(self, element: ET.Element, name: str) -> dict[str, str]:
         kept: dict[str, str] = {}
         for key, value in element.attrib.items():
-            if _namespace(key) in EDITOR_NAMESPACES:
+            if _namespace(key) in EDITOR_NAMESPACES or key in DROPPED_ATTRIBUTES:
                 continue
             if key == "style":
                 for prop, declared in _declarations(value):
