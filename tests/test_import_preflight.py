@@ -472,29 +472,40 @@ def test_a_module_that_imports_one_not_installed_is_named_by_the_import(
     ) in report, report
 
 
-def test_a_version_the_code_asserts_that_is_not_installed_is_named_by_the_import(
-    course_folder,
-):
+def test_a_version_the_code_asserts_that_is_not_installed_becomes_a_comment(course_folder):
     """NumPyro's notebooks assert the version they were written for: with another one
-    installed the build stops at that line, and the import says so first."""
+    installed the build would stop at that line, though the rest may run on it. The assert
+    becomes a comment, said in the report with the version to pin; one inside a block,
+    which a comment would leave empty, is reported as stopping the build."""
     import numpy
 
     installed = numpy.__version__
     report, lesson = imported(
         course_folder,
         [
-            'import numpy as np\nassert np.__version__.startswith("0.14.0")',
+            'import numpy as np\nassert np.__version__.startswith("0.14.0")\nprint(np.e)',
             f'import numpy\nassert numpy.__version__ == "{installed}"',
             'assert np.__version__.startswith("' + installed.rsplit(".", 1)[0] + '")',
+            'if True:\n    assert np.__version__ == "1.0"',
         ],
     )
+    assert (
+        f'# written for numpy 0.14.0, and {installed} is installed: assert '
+        'np.__version__.startswith("0.14.0")\nprint(np.e)'
+    ) in lesson
     line = line_of(lesson, 'assert np.__version__.startswith("0.14.0")')
     assert (
         f"cell 3, lesson line {line}: step 1 asserts that numpy's version starts with 0.14.0, "
-        f"and {installed} is installed where you build: the build stops there; write the step "
-        f"for {installed} (its assert too), or pin numpy==0.14.0 in your requirements"
+        f"and {installed} is installed where you build: the assert became a comment, so the "
+        f"build runs the step on {installed} (the check of the stored outputs shows what "
+        "changed); pin numpy==0.14.0 in your requirements to keep the notebook's version"
     ) in report, report
-    assert report.count("asserts that") == 1  # the asserts the installed version meets
+    assert '    assert np.__version__ == "1.0"' in lesson
+    assert (
+        f"step 4 asserts that numpy's version is 1.0, and {installed} is installed where you "
+        f"build: the build stops there; write the step for {installed} (its assert too)"
+    ) in report, report
+    assert report.count("asserts that") == 2  # not the asserts the installed version meets
 
 
 def test_a_name_gone_under_a_module_reached_by_its_alias_is_drift(tmp_path, monkeypatch):

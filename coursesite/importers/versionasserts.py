@@ -1,10 +1,15 @@
 """A notebook that asserts the version of a package it imports (NumPyro's notebooks open
 with `assert numpyro.__version__.startswith("0.14.0")`) stops the build at that line when
-another version is installed where the site is built: the import says so first, with the
-version asked and the one installed, and what to do.
+another version is installed where the site is built, though the rest of its code may run
+on it as it is.
 
-Only what the assert states plainly is read: `X.__version__.startswith("v")` and
-`X.__version__ == "v"`, `X` a module the steps import by name.
+Such an assert, a statement of its own in the step, becomes a comment that keeps it
+("# written for numpyro 0.14.0, and 0.22.0 is installed: assert ..."), and the report says
+so with what to pin to keep the notebook's version: the build then runs the code on the
+installed version, and the check of the notebook's stored outputs shows what changed. One
+inside a block (an `if`) is reported, not changed. Only what the assert states plainly is
+read: `X.__version__.startswith("v")` and `X.__version__ == "v"`, `X` a module the steps
+import by name.
 """
 
 from __future__ import annotations
@@ -13,41 +18,64 @@ import ast
 
 from coursesite.execution.dependencies import distribution_version
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.renames import Rename, rename_in_lesson
 from coursesite.importers.requirements import distribution_of
 from coursesite.importers.steplines import bound_modules, lesson_line
 
 
 def version_assert_notes(lesson: ImportedLesson) -> list[str]:
-    """A line for each step's assert of a version the installed package is not."""
+    """Writes, in place, each step's assert of a version the installed package is not as
+    a comment (see the module's text); a line of the report for each."""
     trees = []
     for number, where, code in lesson.steps:
         try:
-            trees.append((number, where, ast.parse(code)))
+            trees.append((number, where, code, ast.parse(code)))
         except SyntaxError:  # the import reports it at its line
             continue
     modules: dict[str, str] = {}
-    for _, _, tree in trees:
+    for _, _, _, tree in trees:
         modules |= bound_modules(tree)
-    notes = []
-    for number, where, tree in trees:
+    notes: list[tuple[int, str]] = []
+    renames: dict[int, list[Rename]] = {}
+    for number, where, code, tree in trees:
         for node, name, wanted, whole in _version_asserts(tree):
             module = modules.get(name, "")
             installed = distribution_version(module.split(".")[0]) if module else None
-            if installed is None:
-                continue
-            if installed == wanted if whole else installed.startswith(wanted):
+            if installed is None or (
+                installed == wanted if whole else installed.startswith(wanted)
+            ):
                 continue
             line = lesson_line(lesson.text, number, node.lineno - 1)
             asked = f"is {wanted}" if whole else f"starts with {wanted}"
-            distribution = distribution_of(module.split(".")[0])
-            notes.append(
+            pin = f"{distribution_of(module.split('.')[0])}=={_release(wanted, whole)}"
+            said = (
                 f"{where}, lesson line {line}: step {number} asserts that {module}'s version "
-                f"{asked}, and {installed} is installed where you build: the build stops "
-                f"there; write the step for {installed} (its assert too), or pin "
-                f"{distribution}=={_release(wanted, whole)} in your requirements if it "
-                "installs beside the others"
+                f"{asked}, and {installed} is installed where you build"
             )
-    return notes
+            written = ast.get_source_segment(code, node)
+            if node in tree.body and written and node.lineno == node.end_lineno:
+                comment = f"# written for {module} {wanted}, and {installed} is installed: "
+                renames.setdefault(number, []).append(Rename(written, comment + written))
+                notes.append((line, f"{said}: {_commented(installed, pin)}"))
+            else:
+                notes.append((line, f"{said}: {_stopping(installed, pin)}"))
+    rename_in_lesson(lesson, renames)
+    return [note for _, note in sorted(notes, key=lambda note: note[0])]
+
+
+def _commented(installed: str, pin: str) -> str:
+    return (
+        f"the assert became a comment, so the build runs the step on {installed} (the check "
+        f"of the stored outputs shows what changed); pin {pin} in your requirements to keep "
+        "the notebook's version, if it installs beside the others"
+    )
+
+
+def _stopping(installed: str, pin: str) -> str:
+    return (
+        f"the build stops there; write the step for {installed} (its assert too), or pin "
+        f"{pin} in your requirements if it installs beside the others"
+    )
 
 
 def _release(wanted: str, whole: bool) -> str:
