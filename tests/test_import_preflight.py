@@ -490,7 +490,7 @@ def test_a_version_the_code_asserts_that_is_not_installed_becomes_a_comment(cour
         ],
     )
     assert (
-        f'# written for numpy 0.14.0, and {installed} is installed: assert '
+        f"# written for numpy 0.14.0, and {installed} is installed: assert "
         'np.__version__.startswith("0.14.0")\nprint(np.e)'
     ) in lesson
     line = line_of(lesson, 'assert np.__version__.startswith("0.14.0")')

@@ -283,7 +283,8 @@ class CappedOutput(io.TextIOBase):
 
 class TerminalLine:
     """The last line of a stream as a terminal or a notebook shows it: a carriage return
-    goes back to the line's start, and what follows is written over what is there."""
+    goes back to the line's start, and what follows is written over what is there; a
+    colour code (`\x1b[1;36m`, rich's and IPython's) colours the text and is none of it."""
 
     def __init__(self, text=""):
         self.text, self.column = text, len(text)
@@ -291,7 +292,7 @@ class TerminalLine:
     def write(self, text):
         """Write `text`; the lines it ended, as shown, each with its newline."""
         ended = []
-        for piece in _LINE_CONTROLS.split(text):
+        for piece in _LINE_CONTROLS.split(_TERMINAL_CODES.sub("", text)):
             if piece in ("\n", "\r\n"):
                 ended.append(self.text + "\n")
                 self.text, self.column = "", 0
@@ -305,6 +306,7 @@ class TerminalLine:
 
 
 _LINE_CONTROLS = re.compile(r"(\r\n|\r|\n)")
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")  # ECMA-48 control sequences
 
 
 def terminal_text(text):

@@ -226,19 +226,20 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
         if kind in ("execute_result", "display_data") and any(m.startswith("image/") for m in data):
             cell.drew = True  # a figure, or an image it displayed: the step needs its :alt:
         if kind in ("execute_result", "display_data") and any(t in data for t in RICH_TYPES):
-            cell.rich.append(
-                {
-                    mime: _text(data[mime], f"the {mime} of an output of {cell.where}")
-                    for mime in (*RICH_TYPES, "text/plain")
-                    if mime in data
-                }
-            )
+            shown = {
+                mime: _text(data[mime], f"the {mime} of an output of {cell.where}")
+                for mime in (*RICH_TYPES, "text/plain")
+                if mime in data
+            }
+            if "text/plain" in shown:  # as the notebook shows it, without colour codes
+                shown["text/plain"] = terminal_text(shown["text/plain"])
+            cell.rich.append(shown)
         if kind == "stream" and output.get("name") == "stdout":
             cell.stdout += _text(output.get("text", ""), f"an output of {cell.where}")
         elif kind == "stream" and output.get("name") == "stderr":
             cell.stderr += _text(output.get("text", ""), f"an output of {cell.where}")
         elif kind == "execute_result":
-            cell.display = str(data.get("text/plain", "")).rstrip("\n")
+            cell.display = terminal_text(str(data.get("text/plain", ""))).rstrip("\n")
         elif kind == "display_data" and any(key.startswith("image/") for key in data):
             # display(image) last: the step ends with the image as its value (lessonimport).
             cell.last_image = _text(data.get("text/plain", ""), f"an output of {cell.where}")
