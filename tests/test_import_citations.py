@@ -41,6 +41,11 @@ Lost: {cite}`nowhere2020`.
 
 Again {cite:t}`diamond1965national`.
 
+Reading, its first backtick left open as a QuantEcon lecture leaves it:
+
+* {cite}`godel1931, chapter 2
+* {cite}`auerbach1987dynamic`, chapter 11
+
 ```{code-cell} ipython3
 print("generations")
 ```
@@ -65,6 +70,8 @@ def test_citations_become_author_year_text_from_the_books_bibliography(
     assert "`{cite}` in code stays as written" in text
     assert "Lost: [nowhere2020]." in text
     assert "Again Diamond (1965)." in text  # the backtick in the code block opens no span
+    # A role ends with its list item: the open one stays text, the next is a citation.
+    assert "* {cite}`godel1931, chapter 2\n* (Auerbach and Kotlikoff, 1987), chapter 11" in text
     lost = line_of(LECTURE, "Lost:")
     assert (
         f"line {lost}: {{cite}}`nowhere2020` cites nowhere2020, but no bibliography of the "

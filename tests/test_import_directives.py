@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import authoring_example
 from coursesite.blocks.registry import BlockKind, register, unregister
 from coursesite.config.manifest import LessonEntry, LessonRef, PhaseEntry
@@ -94,6 +96,27 @@ def test_unknown_directives_are_shown_as_text_or_left_out_and_layout_is_unwrappe
     assert text == "```python norun\nx = 1\n```"
     text, _ = settle(":::{hint}\n:class: dropdown\nTry it.\n:::")
     assert text == ":::{tip}\n:class: dropdown\nTry it.\n:::"
+
+
+@pytest.mark.parametrize(
+    ("expression", "shown"),
+    [
+        ("html", True),
+        ("latex", False),
+        ("latex or epub", False),
+        ("html or latex", True),
+        ("not latex", True),
+        ("not html", False),
+        ("draft and html", True),
+        ("mytag", True),
+    ],
+)
+def test_only_keeps_its_body_where_html_shows_it(expression, shown):
+    """QuantEcon writes its reading lists twice, in {only} html and {only} latex: a page
+    is HTML, so it shows what the HTML build showed, once."""
+    text, notes = settle(f"```{{only}} {expression}\n* Hamilton, chapter 2\n```\nAfter.")
+    assert text == ("* Hamilton, chapter 2\nAfter." if shown else "After.")
+    assert ("it was left out" in notes[0]) is not shown
 
 
 def test_known_blocks_keep_the_options_their_kind_takes_and_a_name_as_target():

@@ -72,7 +72,6 @@ _CONTAINERS = {
     "pull-quote",
     "highlights",
     "compound",
-    "only",
     "centered",
     "rubric",
 }
@@ -219,6 +218,14 @@ def _replacement(
         info = "python norun" if language in _PYTHON else language
         notes.append(f"{what} became a ```{info} block: lessons run only the code of their blocks")
         return _fence(directive.body, info)
+    if name == "only":
+        if not _shown_in_html(argument):
+            notes.append(
+                f"{what} is for another output than HTML, which a page is: it was left out"
+            )
+            return []
+        notes.append(f"{what} is for the HTML output, which a page is: its body is kept")
+        return _settled(body, where, notes, glued, inside)
     if name in _CONTAINERS:
         notes.append(f"{what} is layout lessons lack: its body is kept without it")
         heading = [f"**{argument}**", ""] if argument else []
@@ -241,6 +248,22 @@ def _replacement(
         "Markdown, or delete it"
     )
     return _fence(directive.body, shown_as.get(name, "text"))
+
+
+def _shown_in_html(expression: str) -> bool:
+    """Whether Sphinx's `{only}` with this tag expression shows its body in HTML: a builder
+    name or an `or` of them must name html; `not X` is shown unless X is html; anything
+    more (an `and`, a project's own tags) is kept, as a reader may meet it."""
+    words = expression.lower().replace("(", " ").replace(")", " ").split()
+    if words[:1] == ["not"] and len(words) == 2:
+        return words[1] != "html"
+    builders = [word for word in words if word != "or"]
+    if "and" in words or not builders or not set(builders) <= _BUILDERS:
+        return True
+    return "html" in builders
+
+
+_BUILDERS = {"html", "latex", "epub", "text", "man", "texinfo", "singlehtml", "dirhtml", "pdf"}
 
 
 def _unseen_raw(output_format: str, body: str) -> str:

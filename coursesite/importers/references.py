@@ -22,7 +22,14 @@ from coursesite.importers.fences import code_lines, labels_of, regions
 from coursesite.importers.glue import Glued, pasted_role
 from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.markup.markdown import slugify
-from coursesite.markup.myst import KNOWN_ROLES, LABEL, ROLE_SOURCE, role_kind, split_role_text
+from coursesite.markup.myst import (
+    IN_PARAGRAPH_BREAK,
+    KNOWN_ROLES,
+    LABEL,
+    ROLE_SOURCE,
+    role_kind,
+    split_role_text,
+)
 
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
 # MyST's label of display math, after its closing `$$`: `$$ (eq:budget)`.
@@ -34,7 +41,9 @@ _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # a role closed with a quote) is text, and makes no code of the paragraphs after it.
 _ROLE_OR_CODE = re.compile(
     ROLE_SOURCE.pattern
-    + r"|(?<!`)(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))*?(?<!`)(?P=ticks)(?!`)"
+    + r"|(?<!`)(?P<ticks>`+)(?!`)(?:[^\n]|"
+    + IN_PARAGRAPH_BREAK
+    + r")*?(?<!`)(?P=ticks)(?!`)"
 )
 # A role written as reStructuredText writes it, :ref:`label`, which MyST shows as it is.
 _RST_ROLE = re.compile(r"(?<![\w:`{}]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)?):(`[^`\n]+`)")

@@ -30,9 +30,12 @@ LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
 """A target label: it becomes a page anchor, so it stays a plain id."""
 
 _EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\Z", re.S)
+# A line break inside a paragraph: not before a blank line, nor before a line that starts
+# another block (a list item, a heading, a quotation, a fence), which ends the paragraph.
+IN_PARAGRAPH_BREAK = r"\n(?![ \t]*(?:\n|[*+-][ \t]|\d{1,9}[.)][ \t]|#{1,6}[ \t]|>|`{3}|~{3}))"
 # A role in Markdown source: `{name}`content``, with a single backtick pair.
 # Its text may run over a line break, as a code span does, but not past its paragraph.
-ROLE_SOURCE = re.compile(r"\{([A-Za-z0-9_+:-]+)\}`((?:[^`\n]|\n(?![ \t]*\n))+)`")
+ROLE_SOURCE = re.compile(r"\{([A-Za-z0-9_+:-]+)\}`((?:[^`\n]|" + IN_PARAGRAPH_BREAK + r")+)`")
 TARGET_LINE = re.compile(r"^ {0,3}\(([^()\n]+)\)=[ \t]*\n?", re.M)
 # A role's opening: its name in braces and the backticks after it.
 _ROLE_OPENING = re.compile(r"\{([a-zA-Z0-9_+:-]+)\}(`+)")
