@@ -3,6 +3,7 @@ import names each cell that reads the network (at its line in the lesson) and ea
 an installed package lacks, and the first build says which failure is the network's."""
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from conftest import authoring_example, line_of
@@ -227,8 +228,15 @@ def test_a_network_error_is_told_by_its_class_its_cause_and_where_it_was_raised(
     # A library that caught the network's error and raised its own, quoting it, chain cut.
     quoted = "Error downloading x.gz:\nTried http://a/, got:\n<urlopen error [Errno -2] "
     assert read_the_network(raised(RuntimeError(quoted + "Name or service not known>")))
+    # NumPy's loadtxt of an address it could not fetch: its DataSource swallows the URLError.
+    import numpy
+
+    with pytest.raises(FileNotFoundError) as not_fetched:
+        numpy.loadtxt("http://127.0.0.1:9/FordA.tsv")
+    assert read_the_network(not_fetched.value)
     # A file that is not there, or a timeout the code raised itself, is no network error.
     assert not read_the_network(raised(FileNotFoundError(errno.ENOENT, "rows.csv")))
+    assert not read_the_network(raised(FileNotFoundError("data/https.tsv not found.")))
     assert not read_the_network(raised(TimeoutError("the solver took too long")))
     assert not read_the_network(raised(ValueError("bad"), KeyError("k")))
 

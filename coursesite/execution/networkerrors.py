@@ -62,6 +62,8 @@ def _network_error(error):
         return True
     if any(words in str(error) for words in QUOTED):
         return True
+    if isinstance(error, FileNotFoundError) and _names_an_address(error):
+        return True
     if isinstance(error, TimeoutError):
         frames = []
         trace = error.__traceback__
@@ -70,3 +72,13 @@ def _network_error(error):
             trace = trace.tb_next
         return any(name.endswith(SOCKET_FILES) for name in frames)
     return False
+
+
+def _names_an_address(error):
+    """A "file" not found that is a web address: NumPy's loadtxt and genfromtxt fetch one
+    through their DataSource, which swallows the URLError and says the file was not found."""
+    named = [str(error.filename or ""), str(error)]
+    return any(text.startswith(ADDRESSES) for text in named)
+
+
+ADDRESSES = ("http://", "https://", "ftp://")
