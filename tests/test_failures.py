@@ -219,6 +219,24 @@ def test_a_seaborn_style_by_its_old_name_is_matplotlibs_rename():
     assert failed(other).hint.startswith("fix the code")
 
 
+def test_a_one_element_array_taken_as_a_number_is_numpys_expired_deprecation():
+    """QuantEcon's Black-Litterman lecture draws text at mu[0] of a column vector: NumPy
+    refuses that number now, from inside Matplotlib's drawing."""
+    import numpy
+
+    with pytest.raises(TypeError) as refused:
+        float(numpy.array([[0.1]])[0])
+    message = f"the figure it drew cannot be saved as SVG: TypeError: {refused.value}"
+    hint = failed(message).hint
+    assert hint.startswith(
+        "NumPy 1.25 deprecated making a number of an array that has one element but some "
+        f"dimensions (shape (1,) or (1, 1): a row of a column vector), and NumPy "
+        f"{numpy.__version__} refuses it"
+    )
+    assert "`a.item()`" in hint
+    assert failed("TypeError: only integer scalar arrays").hint.startswith("fix the code")
+
+
 def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_first():
     """QuantEcon's tauchen takes its grid size first since 0.7: a call written before
     fails inside it, on a float."""
