@@ -308,3 +308,39 @@ def test_a_label_a_heading_above_it_took_as_its_anchor_is_renamed_with_its_refer
         "the label top-shares names a heading of the lesson already: here it is "
         "ineq-top-shares, and so are this lesson's references to it"
     ]
+
+
+def test_a_doc_reference_without_text_shows_the_title_of_the_page_beside_it(tmp_path):
+    """Sphinx shows {doc}`linear_algebra` as that page's title: a QuantEcon checkout holds
+    the other lectures beside the one imported, so the import reads the title there."""
+    from coursesite.importers.doctitles import titled_doc_roles
+    from coursesite.importers.notebooks import read_notebook
+
+    (tmp_path / "linear_algebra.md").write_text("(la)=\n# Linear Algebra\n\nText.\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "svd.ipynb").write_text(
+        '{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# 2. The SVD."]}],'
+        ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    )
+    lecture = tmp_path / "lecture.md"
+    lecture.write_text(
+        "# Circulant\n\nSee {doc}`linear_algebra`, {doc}`sub/svd`, {doc}`gone`, "
+        "{doc}`the basics <linear_algebra>` and `{doc}`linear_algebra``.\n\n"
+        "```{code-cell} ipython3\nx = 1\n```\n"
+    )
+    cells = read_notebook(lecture)
+    titled_doc_roles(cells, lecture)
+    assert (
+        cells[0]
+        .source.rstrip()
+        .endswith(
+            "See {doc}`Linear Algebra <linear_algebra>`, {doc}`The SVD <sub/svd>`, {doc}`gone`, "
+            "{doc}`the basics <linear_algebra>` and `{doc}`linear_algebra``."
+        )
+    )
+    notes: list[str] = []
+    assert (
+        settle(cells[0].source, notes)
+        .rstrip()
+        .endswith("See Linear Algebra, The SVD, gone, the basics and `{doc}`linear_algebra``.")
+    )

@@ -16,6 +16,7 @@ from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
+from coursesite.importers.doctitles import titled_doc_roles
 from coursesite.importers.footnotes import place_footnotes
 from coursesite.importers.includes import inline_includes, load_code_cells
 from coursesite.importers.installing import (
@@ -162,6 +163,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     from_checkout += place_footnotes(cells)
     from_checkout += from_project_root(cells, request.notebook)
     from_checkout += cite_from_checkout(cells, request.notebook)
+    titled_doc_roles(cells, request.notebook)
     from_checkout += own_repository_reads(cells, request.notebook)
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     lesson.notes[:0] = from_checkout
