@@ -878,3 +878,27 @@ def test_a_rewritten_call_keeps_its_backslashes_as_written():
     renamed = renamed_steps(text, [(1, "cell 1", "rows = f('a')")], {1: [rename]})
     assert renamed.steps[0][2] == "rows = g('a', sep='\\t')"
     assert "rows = g('a', sep='\\t')\n" in renamed.text
+
+
+def test_a_name_no_step_before_it_defines_is_named_by_the_import(course_folder):
+    """QuantEcon's egm lecture :load:s a model file that uses numba's float64, which the
+    lecture no longer imports: the build would stop there with a NameError, after running
+    every step before it; the import says so first, once a name. `display`, the lesson's
+    builtin, a name a function reads once a later step defines it, and a name that may
+    come from a star import are not reported."""
+    report, lesson = imported(
+        course_folder,
+        [
+            "import numpy as np\ndef total():\n    return scale * 2",
+            "data = [('a', float64)]\ndisplay(np.pi)\nmore = float64",
+            "scale = 3\nprint(total())",
+            "from math import *\nprint(tau)",
+        ],
+    )
+    line = line_of(lesson, "data = [('a', float64)]")
+    assert (
+        f"cell 5, lesson line {line}: step 2 uses float64, which no step before it defines "
+        "or imports: the build stops there with a NameError; import or define float64 in an "
+        "earlier step"
+    ) in report, report
+    assert report.count("which no step before it defines") == 1

@@ -55,6 +55,7 @@ from coursesite.importers.requirements import (
 )
 from coursesite.importers.rootpaths import from_project_root
 from coursesite.importers.steplines import first_import, lesson_line, syntax_notes
+from coursesite.importers.undefinednames import undefined_name_notes
 from coursesite.importers.versionasserts import version_assert_notes
 from coursesite.importers.versiondrift import api_drift_notes
 from coursesite.lesson.completeness import PLACEHOLDER
@@ -200,6 +201,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += style_notes(lesson)
     lesson.notes += pandas_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
+    lesson.notes += undefined_name_notes(lesson)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
     source = path.relative_to(course.root).as_posix()
     new_phase = {"id": request.phase, "slug": phase_slug, "title": title} if phase is None else {}

@@ -11,12 +11,9 @@ goes into the report, and the author decides.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from dataclasses import dataclass
 
-RUFF_SECONDS = 60
+from coursesite.importers.rufffindings import ruff_findings
 
 
 @dataclass(frozen=True)
@@ -28,41 +25,12 @@ class Migration:
 
 def numpy_migrations(steps: list[tuple[int, str, str]]) -> dict[tuple[int, int], list[Migration]]:
     """The migrations of the steps (number, cell, code), by (step, line in its code)."""
-    lines: list[str] = []
-    rows: list[tuple[int, int]] = []
-    for number, _, code in steps:
-        for offset, line in enumerate(code.splitlines()):
-            lines.append(line)
-            rows.append((number, offset))
+    codes = {number: code.splitlines() for number, _, code in steps}
     found: dict[tuple[int, int], list[Migration]] = {}
-    for violation in _ruff_violations("\n".join(lines) + "\n"):
-        row, column = violation["location"]["row"], violation["location"]["column"]
-        end = violation["end_location"]
-        if row > len(lines) or end["row"] != row:
+    for finding in ruff_findings(steps, "NPY201"):
+        if finding.end_column is None:
             continue
-        old = lines[row - 1][column - 1 : end["column"] - 1]
-        edits = (violation.get("fix") or {}).get("edits", [])
-        new = next(
-            (
-                edit["content"]
-                for edit in edits
-                if edit["location"] == {"row": row, "column": column}
-            ),
-            "",
-        )
-        found.setdefault(rows[row - 1], []).append(Migration(old, new, violation["message"]))
+        old = codes[finding.step][finding.offset][finding.column : finding.end_column]
+        migration = Migration(old, finding.fix, finding.message)
+        found.setdefault((finding.step, finding.offset), []).append(migration)
     return found
-
-
-def _ruff_violations(program: str) -> list[dict]:
-    """Ruff's NPY201 findings in `program`, none where ruff cannot be run or read it."""
-    command = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "NPY201"]
-    command += ["--output-format", "json", "--stdin-filename", "lesson.py", "-"]
-    try:
-        done = subprocess.run(
-            command, input=program, capture_output=True, text=True, timeout=RUFF_SECONDS
-        )
-        found = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return []
-    return [v for v in found if isinstance(v, dict) and v.get("code") == "NPY201"]

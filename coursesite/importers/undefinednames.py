@@ -1,0 +1,43 @@
+"""Names a step uses that no step before it defines or imports, found by the import.
+
+A notebook's kernel may hold a name no cell of the notebook defines any more (a cell run
+and then deleted, an import made in another notebook of the kernel, a file `:load:`ed that
+expects an import the lecture no longer makes): the build stops there with a NameError,
+after running every step before it. Ruff's pyflakes rule F821 finds such a name in the
+lesson's code read as main.py runs it, and the report names it at its step and line before
+any build. A name the build gives every lesson (`display`) is defined; a name that may come
+from a `from x import *` is not reported (pyflakes cannot tell).
+"""
+
+from __future__ import annotations
+
+import re
+
+from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.rufffindings import ruff_findings
+from coursesite.importers.steplines import lesson_line
+
+# What a lesson's run has as builtins beside Python's (execution/lessondisplays.py).
+LESSON_BUILTINS = ("display",)
+_NAME = re.compile(r"Undefined name `([^`]+)`")
+
+
+def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
+    """A line of the report for each name first used by a step where nothing defines it."""
+    builtins = "builtins = [" + ", ".join(f"'{name}'" for name in LESSON_BUILTINS) + "]"
+    wheres = {number: where for number, where, _ in lesson.steps}
+    notes, named = [], set()
+    for finding in ruff_findings(lesson.steps, "F821", "--config", builtins):
+        found = _NAME.fullmatch(finding.message)
+        if found is None or found.group(1) in named:
+            continue
+        name = found.group(1)
+        named.add(name)
+        line = lesson_line(lesson.text, finding.step, finding.offset)
+        notes.append(
+            f"{wheres[finding.step]}, lesson line {line}: step {finding.step} uses {name}, "
+            "which no step before it defines or imports: the build stops there with a "
+            f"NameError; import or define {name} in an earlier step (the notebook may have "
+            "had it from its kernel, or from a cell the lesson does not hold)"
+        )
+    return notes
