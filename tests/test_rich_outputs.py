@@ -188,6 +188,41 @@ Note()
     assert "<b onmouseover=x>raw</b>" in shown.get_text()  # shown as the text it is
 
 
+def test_a_representation_that_fails_is_said_on_stderr_and_the_text_shown(course_folder):
+    """graphviz's SVG needs its `dot` program: without it the representation raises, the
+    notebook shows the value's text and IPython says why on stderr; so does the page."""
+    from coursesite.pipeline import build
+
+    steps = """
+:::{step} 3. Draw the model
+```python
+class Graph:
+    def _repr_svg_(self):
+        raise RuntimeError("failed to execute 'dot': is Graphviz installed?")
+
+    def __repr__(self):
+        return "Graph(3 nodes)"
+
+
+Graph()
+```
+:::
+"""
+    course_folder.write(rich_lesson(steps))
+    progress = RecordingProgress()
+    build(course_folder.options(), progress)
+    page = BeautifulSoup(
+        next((course_folder.root / "site").rglob("count-batches/index.html")).read_text(),
+        "html.parser",
+    )
+    assert page.select_one("#step-3 .output-display pre").get_text().strip() == "Graph(3 nodes)"
+    said = page.select_one("#step-3 .output-stderr pre").get_text()
+    assert said == (
+        "_repr_svg_() of the value failed: RuntimeError: failed to execute 'dot': is "
+        "Graphviz installed?\n"
+    )
+
+
 def test_an_imshow_figure_keeps_its_raster_inline(built):
     _, _, page = built
     images = page.select("#step-6 .captured-figure svg image")

@@ -7,7 +7,6 @@ edges), and a {figure} block's data as plain JSON values.
 """
 
 import base64
-import contextlib
 import io
 import json
 import os
@@ -33,14 +32,27 @@ def rich_representations(value, limit, what="the value of its last line"):
     from `_repr_mimebundle_` or the `_repr_*_` methods; one that fails or gives None is left
     out, as IPython leaves it out. `what` names the value in that message."""
     found = {}
-    with contextlib.suppress(Exception):
-        offered = value._repr_mimebundle_(include=None, exclude=None)
-        found.update(offered[0] if isinstance(offered, tuple) else offered)
+    offers = getattr(type(value), "_repr_mimebundle_", None)
+    try:
+        if offers is not None:
+            offered = value._repr_mimebundle_(include=None, exclude=None)
+            found.update(offered[0] if isinstance(offered, tuple) else offered)
+    except Exception as error:
+        _said_failed("_repr_mimebundle_", error)
     for mime, name in REPR_METHODS.items():
-        if mime not in found:
-            with contextlib.suppress(Exception):
+        if mime not in found and getattr(type(value), name, None) is not None:
+            try:
                 found[mime] = getattr(value, name)()
+            except Exception as error:
+                _said_failed(name, error)
     return kept_bundle(found, limit, what)
+
+
+def _said_failed(method, error):
+    """A representation that raised is left out, as IPython leaves it out; and, as IPython
+    does, said on stderr, so that the author learns why the page shows only the value's
+    text (graphviz's SVG needs its `dot` program)."""
+    print(f"{method}() of the value failed: {type(error).__name__}: {error}", file=sys.stderr)
 
 
 def kept_bundle(found, limit, what):
