@@ -300,6 +300,10 @@ def test_code_that_never_ends_is_stopped_near_its_timeout_not_long_after(course_
 def test_a_crashed_interpreter_is_reported(course_folder):
     error = failure(course_folder, with_experiment("import os\nos._exit(3)"))
     assert "exit status 3" in error.message
+    # At the experiment it was in, after main.py's three blocks (the figure, two steps).
+    assert (
+        "(exit status 3), in experiment 'Drop the remainder', after the 3 before it had run"
+    ) in error.message, error
 
 
 def test_main_py_runs_after_the_lesson_when_the_code_names_an_absolute_path(

@@ -89,7 +89,7 @@ def main(job_path, result_path):
     # what they do to files does not change what the blocks after main.py show.
     after_main_py = dict(namespace)
     rest = [block for block in job["blocks"] if not block["program"]]
-    outputs += run_every_block(rest, namespace, source, limit, failures)
+    outputs += run_every_block(rest, namespace, source, limit, failures, ran=outputs)
     failure = failures[0] if failures else None
     if failure is None:
         failure = prove_checks(job, after_main_py, source, limit)
@@ -157,7 +157,7 @@ def run_blocks(blocks, namespace, source, limit):
     return outputs, None
 
 
-def run_every_block(blocks, namespace, source, limit, failures):
+def run_every_block(blocks, namespace, source, limit, failures, ran=()):
     """Each block's output, in order; the failure of every block that failed is added to
     `failures`, and written to FAILURES_SO_FAR as it happens.
 
@@ -168,7 +168,7 @@ def run_every_block(blocks, namespace, source, limit, failures):
     """
     outputs: list[dict] = []
     for block in blocks:
-        note_running(block, outputs)
+        note_running(block, [*ran, *outputs])  # `ran`: the outputs of the blocks run before
         output, failure = run_block(block, namespace, source, limit)
         outputs.append(output)
         if failure:
