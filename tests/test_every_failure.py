@@ -641,6 +641,24 @@ def test_an_attribute_a_failed_method_call_never_set_is_its_consequence(course_f
     assert own.message.startswith("step 4 failed: AttributeError")
 
 
+def test_a_method_checking_what_a_failed_call_never_did_is_its_consequence(course_folder):
+    """NumPyro's `mcmc.run(...)` failed, so `mcmc.get_samples()` asserts "`run` must be
+    called before `get_samples`": it fails only because of that call. The same check on
+    another object, which no failed step touched, is the code's own failure."""
+    mcmc = (
+        "class MCMC:\n    states = None\n    def run(self, n):\n        self.states = [1 / n]\n"
+        "    def get_samples(self):\n        assert self.states, 'run must be called first'\n"
+        "        return self.states\nmcmc = MCMC()"
+    )
+    text = with_steps(mcmc, "mcmc.run(0)", "samples = mcmc.get_samples()")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 3 failed: ZeroDivisionError")
+    assert cause.detail.startswith("step 4 failed because step 3 failed (names: mcmc)\n")
+    other = with_steps(mcmc, "mcmc.run(0)", "samples = MCMC().get_samples()")
+    _, own = build_errors(course_folder, other)
+    assert own.message.startswith("step 4 failed: AssertionError: run must be called first")
+
+
 def test_keywords_one_installed_package_does_not_take_are_one_message_with_its_names(
     course_folder,
 ):

@@ -6,7 +6,8 @@ that then fails on that name failed because of it. Said only where the names pro
 - a NameError for a name a failed block binds;
 - an AttributeError `... has no attribute 'a'` raised by an expression using `n` (`n.a`,
   `n.plot()`) where a failed block was changing `n` when it failed (`n.simulate(...)`,
-  which was to set `n.a`);
+  which was to set `n.a`), and any failure of a call of a method of `n` itself
+  (`n.get_samples()` raising "`run` must be called before `get_samples`");
 - an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, or a
   TypeError raised by an expression that uses `n` (the expression of the block's own code
   that the traceback's positions point at, not the rest of its line), where `n` is a name
@@ -100,6 +101,15 @@ class LessonFailures:
         if NOTHING_RAISED.match(message):
             first = _first_loads(block["code"])  # a name it reads before it binds it
             return self._stale(block, lambda n: n in first, 0, "expectation")
+        # A method of the very object the failed call was changing, which checks the state
+        # that call was to set (NumPyro's "`run` must be called before `get_samples`"),
+        # whatever it raises.
+        if (
+            isinstance(failing, ast.Call)
+            and isinstance(failing.func, ast.Attribute)
+            and isinstance(failing.func.value, ast.Name)
+        ):
+            return self._unfinished(failing.func.value)
         return None
 
     def _unfinished(self, failing: ast.AST) -> Consequence | None:
