@@ -777,6 +777,7 @@ def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
     assert text.count("[^smooth]: Barro's idea,\nas first written in 1979.") == 2
     assert text.count("[^local]: Known to everyone.") == 1
     assert text.index("[^smooth]: Barro") < text.index("## Model")
+    assert "## Notes" not in text  # left over nothing once its footnote moved
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     (page,) = (course_folder.root / "site").glob("*/footnoted/index.html")

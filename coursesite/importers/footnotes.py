@@ -39,6 +39,7 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
         if cell.kind == "markdown":
             _scan(index, cell.source.split("\n"), definitions, references)
     edits: dict[int, list[tuple[int, int, list[str]]]] = {}  # cell -> (at, end, lines)
+    emptied: set[tuple[int, int]] = set()  # (cell, section) a definition was taken from
     notes = []
     for label, defined in definitions.items():
         sections = references.get(label, {})
@@ -55,6 +56,7 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
         for definition in defined:
             if (definition.cell, definition.section) not in sections:
                 edits.setdefault(definition.cell, []).append((definition.first, definition.end, []))
+                emptied.add((definition.cell, definition.section))
         where = where_at(cells[first.cell], _offset(cells[first.cell].source, first.first))
         notes.append(
             f"{where}: footnote [^{label}] is written in the section that refers to it, "
@@ -64,8 +66,26 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
         lines = cells[index].source.split("\n")
         for at, end, inserted in sorted(changes, key=lambda change: change[0], reverse=True):
             lines[at:end] = inserted
-        cells[index].source = "\n".join(lines)
+        taken_from = {section for cell, section in emptied if cell == index}
+        cells[index].source = "\n".join(_without_empty_headings(lines, taken_from))
     return notes
+
+
+def _without_empty_headings(lines: list[str], sections: set[int]) -> list[str]:
+    """`lines` without the heading of the one of `sections` (numbered as _scan numbers
+    them) that ends the cell with nothing under it once its footnotes moved (QuantEcon's
+    last "## Notes"): a heading over nothing would title nothing on the page."""
+    code = code_lines("\n".join(lines))
+    headings = [n for n, line in enumerate(lines) if n not in code and _HEADING.match(line)]
+    dropped = set()
+    for section in sections:
+        if not 0 < section <= len(headings):
+            continue
+        at = headings[section - 1]
+        end = headings[section] if section < len(headings) else len(lines)
+        if not "".join(lines[at + 1 : end]).strip() and end == len(lines):
+            dropped.add(at)
+    return [line for n, line in enumerate(lines) if n not in dropped]
 
 
 def _scan(
