@@ -765,7 +765,8 @@ def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
         "The planner[^smooth] chooses, and the state[^local] is known.\n\n"
         "[^local]: Known to everyone.\n\n"
         "```{code-cell} python3\nprint('taxed')\n```\n\n"
-        "## Notes\n\n[^smooth]: Barro's idea,\nas first written in 1979.\n",
+        "## Notes\n\n[^smooth]: Barro's idea,\nas first written in 1979.\n\n"
+        "## Appendix\n\nMore on taxes.\n",
     )
     at = lines.index("[^smooth]: Barro's idea,") + 1
     assert f"line {at}: footnote [^smooth] is written in the section that refers to it" in (
@@ -778,6 +779,7 @@ def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
     assert text.count("[^local]: Known to everyone.") == 1
     assert text.index("[^smooth]: Barro") < text.index("## Model")
     assert "## Notes" not in text  # left over nothing once its footnote moved
+    assert "## Appendix\n\nMore on taxes." in text
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     (page,) = (course_folder.root / "site").glob("*/footnoted/index.html")

@@ -72,9 +72,9 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
 
 
 def _without_empty_headings(lines: list[str], sections: set[int]) -> list[str]:
-    """`lines` without the heading of the one of `sections` (numbered as _scan numbers
-    them) that ends the cell with nothing under it once its footnotes moved (QuantEcon's
-    last "## Notes"): a heading over nothing would title nothing on the page."""
+    """`lines` without the heading of each of `sections` (numbered as _scan numbers them)
+    left with nothing under it once its footnotes moved (QuantEcon's "## Notes"), nor a
+    subsection: a heading over nothing would title nothing on the page."""
     code = code_lines("\n".join(lines))
     headings = [n for n, line in enumerate(lines) if n not in code and _HEADING.match(line)]
     dropped = set()
@@ -83,7 +83,8 @@ def _without_empty_headings(lines: list[str], sections: set[int]) -> list[str]:
             continue
         at = headings[section - 1]
         end = headings[section] if section < len(headings) else len(lines)
-        if not "".join(lines[at + 1 : end]).strip() and end == len(lines):
+        under = end < len(lines) and _level(lines[end]) > _level(lines[at])  # a subsection
+        if not "".join(lines[at + 1 : end]).strip() and not under:
             dropped.add(at)
     return [line for n, line in enumerate(lines) if n not in dropped]
 
@@ -138,3 +139,7 @@ def _paragraph_end(lines: list[str], line: int) -> int:
 
 def _offset(source: str, line: int) -> int:
     return len("\n".join(source.split("\n")[:line])) + 1
+
+
+def _level(heading: str) -> int:
+    return len(heading.lstrip(" ")) - len(heading.lstrip(" ").lstrip("#"))
