@@ -884,15 +884,15 @@ def test_a_name_no_step_before_it_defines_is_named_by_the_import(course_folder):
     """QuantEcon's egm lecture :load:s a model file that uses numba's float64, which the
     lecture no longer imports: the build would stop there with a NameError, after running
     every step before it; the import says so first, once a name. `display`, the lesson's
-    builtin, a name a function reads once a later step defines it, and a name that may
-    come from a star import are not reported."""
+    builtin, and a name a function reads once a later step defines it are not reported;
+    one in a function's body (QuantEcon's methods that forgot `self`) is said as such."""
     report, lesson = imported(
         course_folder,
         [
             "import numpy as np\ndef total():\n    return scale * 2",
             "data = [('a', float64)]\ndisplay(np.pi)\nmore = float64",
             "scale = 3\nprint(total())",
-            "from math import *\nprint(tau)",
+            "class Model:\n    def inverse(c):\n        return c ** (-1 / self.gamma)",
         ],
     )
     line = line_of(lesson, "data = [('a', float64)]")
@@ -902,3 +902,8 @@ def test_a_name_no_step_before_it_defines_is_named_by_the_import(course_folder):
         "earlier step"
     ) in report, report
     assert report.count("which no step before it defines") == 1
+    # In a function's body: only a call of it fails, which the notebook may never make.
+    assert (
+        "step 4 uses self in inverse(), and nothing defines it there or in the steps: "
+        "calling it stops with a NameError; fix the name"
+    ) in report, report

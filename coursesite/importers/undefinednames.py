@@ -11,6 +11,7 @@ from a `from x import *` is not reported (pyflakes cannot tell).
 
 from __future__ import annotations
 
+import ast
 import re
 
 from coursesite.importers.importedlesson import ImportedLesson
@@ -25,7 +26,7 @@ _NAME = re.compile(r"Undefined name `([^`]+)`")
 def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
     """A line of the report for each name first used by a step where nothing defines it."""
     builtins = "builtins = [" + ", ".join(f"'{name}'" for name in LESSON_BUILTINS) + "]"
-    wheres = {number: where for number, where, _ in lesson.steps}
+    steps = {number: (where, code) for number, where, code in lesson.steps}
     notes, named = [], set()
     for finding in ruff_findings(lesson.steps, "F821", "--config", builtins):
         found = _NAME.fullmatch(finding.message)
@@ -33,11 +34,42 @@ def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
             continue
         name = found.group(1)
         named.add(name)
+        where, code = steps[finding.step]
         line = lesson_line(lesson.text, finding.step, finding.offset)
+        said = f"{where}, lesson line {line}: step {finding.step} uses {name}"
+        if function := _function_at(code, finding.offset + 1):
+            notes.append(
+                f"{said} in {function}, and nothing defines it there or in the steps: "
+                "calling it stops with a NameError; fix the name"
+            )
+            continue
         notes.append(
-            f"{wheres[finding.step]}, lesson line {line}: step {finding.step} uses {name}, "
-            "which no step before it defines or imports: the build stops there with a "
-            f"NameError; import or define {name} in an earlier step (the notebook may have "
+            f"{said}, which no step before it defines or imports: the build stops there with "
+            f"a NameError; import or define {name} in an earlier step (the notebook may have "
             "had it from its kernel, or from a cell the lesson does not hold)"
         )
     return notes
+
+
+def _function_at(code: str, line: int) -> str:
+    """The name of the innermost function of `code` whose body holds `line`, or ''."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    inside = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        and node.body
+        and _first_body_line(node) <= line <= (node.end_lineno or node.lineno)
+    ]
+    if not inside:
+        return ""
+    innermost = max(inside, key=lambda node: node.lineno)
+    return "a lambda" if isinstance(innermost, ast.Lambda) else f"{innermost.name}()"
+
+
+def _first_body_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> int:
+    body = node.body if isinstance(node.body, list) else [node.body]
+    return body[0].lineno
