@@ -68,6 +68,7 @@ class LessonFailures:
         self.order += [block["id"] for block in blocks if not block.get("program", True)]
         self.path = path
         self.failed: list[FailedBlock] = []
+        self.modules = _imported_names([block["code"] for block in blocks])
 
     def consequence(self, failure: dict) -> Consequence | None:
         """What earlier failure `failure` is a consequence of, or None; then notes it."""
@@ -108,6 +109,7 @@ class LessonFailures:
             isinstance(failing, ast.Call)
             and isinstance(failing.func, ast.Attribute)
             and isinstance(failing.func.value, ast.Name)
+            and failing.func.value.id not in self.modules  # a module holds no such state
         ):
             return self._unfinished(failing.func.value)
         return None
@@ -294,6 +296,17 @@ def import_aliases(codes: list[str]) -> dict[str, str]:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 aliases |= {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names}
     return aliases
+
+
+def _imported_names(codes: list[str]) -> set[str]:
+    """The names the `codes` bind by importing (`jax`, `jnp`, `mesh_utils`)."""
+    names = set()
+    for code in codes:
+        tree = _parsed(code)
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
 
 
 def used_names(code: str) -> set[str]:
