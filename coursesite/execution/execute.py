@@ -367,7 +367,7 @@ def _recorded_run(
     try:
         completed = _finish(runner, job)
     except BuildError as error:
-        stopped = at_running_block(_noting_endless_main_py(error, main), result_path.parent, job)
+        stopped = _noting_endless_main_py(at_running_block(error, result_path.parent, job), main)
         raise after_failed_blocks(stopped, result_path.parent, job) from None
     result = read_result(result_path, completed, job)
     try:
