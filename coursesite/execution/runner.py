@@ -110,8 +110,7 @@ def main(job_path, result_path):
         "failure": failure,  # the first: what the warm preview and the checks go by
         "failures": failures,  # every failed block's, in the order they ran
     }
-    with open(result_path, "w", encoding="utf-8") as handle:
-        json.dump(encodable(result), handle)
+    write_json(result_path, encodable(result))
     return namespace  # the warm preview runs edited blocks in it again (warmrunner.py)
 
 
@@ -158,24 +157,22 @@ def run_blocks(blocks, namespace, source, limit):
 
 
 def run_every_block(blocks, namespace, source, limit, failures, ran=()):
-    """Each block's output, in order; the failure of every block that failed is added to
-    `failures`, and written to FAILURES_SO_FAR as it happens.
-
-    A failed block does not stop the blocks after it, as a notebook's "run all" that goes
-    on after errors: one build shows the author every block that fails, not one a round.
-    Should a later block then never end (or end the process), the build still reports the
-    failures before it from that file (execute.py).
-    """
+    """Each block's output, in order; each failure is added to `failures` and written to
+    FAILURES_SO_FAR as it happens. A failed block does not stop the blocks after it, as a
+    notebook's "run all" that goes on after errors: one build shows every block that
+    fails; should a later one never end (or end the process), the build still reports the
+    failures before it from that file (execute.py)."""
     outputs: list[dict] = []
     for block in blocks:
-        note_running(block, [*ran, *outputs])  # `ran`: the outputs of the blocks run before
+        # Which block starts, and how long each before it took (`ran`: the blocks run
+        # before these): a run stopped or crashed is reported at its step (runningblock.py).
+        done = [[output["id"], output["seconds"]] for output in [*ran, *outputs]]
+        write_json(RUNNING_BLOCK, {"block": block["id"], "done": done})
         output, failure = run_block(block, namespace, source, limit)
         outputs.append(output)
         if failure:
             failures.append(failure)
-            with open(FAILURES_SO_FAR + ".part", "w", encoding="utf-8") as handle:
-                json.dump(encodable(failures), handle)
-            os.replace(FAILURES_SO_FAR + ".part", FAILURES_SO_FAR)
+            write_json(FAILURES_SO_FAR, encodable(failures))
     return outputs
 
 
@@ -183,14 +180,11 @@ FAILURES_SO_FAR = os.path.abspath("failures-so-far.json")  # in the run's folder
 RUNNING_BLOCK = os.path.abspath("running-block.json")
 
 
-def note_running(block, outputs):
-    """Write which block starts, and how long each before it took, to RUNNING_BLOCK: a
-    lesson stopped at its timeout or memory limit is then reported at the step it was in
-    (runningblock.py), not as a whole."""
-    done = [[output["id"], output["seconds"]] for output in outputs]
-    with open(RUNNING_BLOCK + ".part", "w", encoding="utf-8") as handle:
-        json.dump({"block": block["id"], "done": done}, handle)
-    os.replace(RUNNING_BLOCK + ".part", RUNNING_BLOCK)
+def write_json(path, data):
+    """`data` as JSON at `path`, whole or not at all: the build may read it at any time."""
+    with open(path + ".part", "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    os.replace(path + ".part", path)
 
 
 def prove_checks(job, namespace, source, limit):

@@ -4,7 +4,7 @@ its timeout or memory limit, or the one in which the interpreter crashed.
 Such a run leaves no record of its blocks; "lesson code ran longer than 600 s" alone sends
 the author through every step of a long tutorial to find the slow one. The runner writes,
 as each block starts, which it is and how long each block before it took
-(runner.note_running); the error is then put at that block's line and says how far the
+(runner.run_every_block); the error is then put at that block's line and says how far the
 run had got.
 """
 
