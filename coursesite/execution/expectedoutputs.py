@@ -212,7 +212,8 @@ def _printed_as_text(displays: list[dict[str, str]], stdout: str) -> bool:
     for display in displays:
         text = display.get("text/plain", "")
         lines = {line.strip() for line in text.splitlines()} - {""}
-        if any(kind.startswith("image/") for kind in display) or not lines <= printed or not lines:
+        image = any(kind.startswith("image/") for kind in display)
+        if image or not lines or not lines <= printed:
             return False
     return True
 

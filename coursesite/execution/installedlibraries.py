@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from coursesite.execution.dependencies import distribution_version
 from coursesite.execution.missingmodules import NO_MODULE, is_installed, is_third_party
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
@@ -266,7 +267,7 @@ def asked_install_hint(failure: dict) -> str:
         requirement = Requirement(line)
     except InvalidRequirement:
         return ""
-    installed = _version_of(requirement.name)
+    installed = distribution_version(requirement.name)
     if installed is not None and requirement.specifier.contains(installed, prereleases=True):
         return ""  # it is there: the failure is another's
     libraries = traced_libraries(failure)
@@ -276,15 +277,6 @@ def asked_install_hint(failure: dict) -> str:
         f"{who} for {line}, and {state} where the site is built: add the line {line} to "
         "the course's requirements, pip install it there, and build again"
     )
-
-
-def _version_of(distribution: str) -> str | None:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def library_arguments_hint(failure: dict) -> str:

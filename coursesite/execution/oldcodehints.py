@@ -6,8 +6,9 @@ that worked fails, and what to change."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
+
+from coursesite.execution.dependencies import distribution_version
 
 # matplotlib's mathtext parser refusing a label, title or text: "ValueError: \n$m - p}$\n^".
 _MATHTEXT = re.compile(r"ValueError: \s*(\$[^\n]*\$)\s*\n\s*\^[\s\S]*ParseException")
@@ -38,10 +39,11 @@ _SIZE_ONE_SCALAR = "only 0-dimensional arrays can be converted to Python scalars
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
     if _SIZE_ONE_SCALAR in message:
+        numpy = distribution_version("numpy") or "here"
         return (
             "NumPy 1.25 deprecated making a number of an array that has one element but some "
             f"dimensions (shape (1,) or (1, 1): a row of a column vector), and NumPy "
-            f"{_installed('numpy')} refuses it, where the code calls float() or int() or "
+            f"{numpy} refuses it, where the code calls float() or int() or "
             "passes such an array where a library wants a number (a position Matplotlib "
             "draws at): the code was written for an older NumPy; take the element "
             "(`a.item()`, `a[0, 0]`) or pin numpy<2 if the other packages allow it"
@@ -78,10 +80,3 @@ def old_code_hint(message: str) -> str:
             "annotations` first in the step, which leaves annotations unevaluated"
         )
     return ""
-
-
-def _installed(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "here"

@@ -104,8 +104,12 @@ def _file(name: str, notebook: Path, root: Path) -> Path | None:
 
 
 def _language(path: Path) -> str:
-    """The language a file's suffix names, for its code fence ('text' if none)."""
-    return {".py": "python", ".md": "markdown", ".yml": "yaml"}.get(path.suffix, "text")
+    """The language of a file by its name, as Pygments (which highlights the fence) names
+    it; 'text' if it knows none."""
+    from pygments.lexers import find_lexer_class_for_filename
+
+    lexer = find_lexer_class_for_filename(path.name)
+    return lexer.aliases[0] if lexer and lexer.aliases else "text"
 
 
 def _part(path: Path, options: dict[str, str]) -> str | None:

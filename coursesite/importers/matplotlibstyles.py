@@ -17,13 +17,16 @@ from coursesite.importers.renames import Rename, rename_in_lesson
 def style_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each renamed style the steps use under its installed name; the
     report's lines, one a step and style."""
+    used = [(number, where, _styles_used(code)) for number, where, code in lesson.steps]
+    if not any(name.startswith("seaborn") for *_, names in used for name in names):
+        return []  # nothing to rename: Matplotlib (a third of a second) is not imported
     version, available = _available_styles()
     if not available:
         return []
     renames: dict[int, list[Rename]] = {}
     said: list[tuple[int, str, str, str]] = []
-    for number, where, code in lesson.steps:
-        for name in _styles_used(code):
+    for number, where, names in used:
+        for name in names:
             new = _renamed_style(name, available)
             if new is None:
                 continue

@@ -26,7 +26,7 @@ _NAME = re.compile(r"Undefined name `([^`]+)`")
 def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
     """A line of the report for each name first used by a step where nothing defines it."""
     builtins = "builtins = [" + ", ".join(f"'{name}'" for name in LESSON_BUILTINS) + "]"
-    steps = {number: (where, code) for number, where, code in lesson.steps}
+    steps = {number: (where, _parsed(code)) for number, where, code in lesson.steps}
     notes, named = [], set()
     for finding in ruff_findings(lesson.steps, "F821", "--config", builtins):
         found = _NAME.fullmatch(finding.message)
@@ -34,10 +34,10 @@ def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
             continue
         name = found.group(1)
         named.add(name)
-        where, code = steps[finding.step]
+        where, tree = steps[finding.step]
         line = lesson_line(lesson.text, finding.step, finding.offset)
         said = f"{where}, lesson line {line}: step {finding.step} uses {name}"
-        if function := _function_at(code, finding.offset + 1):
+        if function := _function_at(tree, finding.offset + 1):
             notes.append(
                 f"{said} in {function}, and nothing defines it there or in the steps: "
                 "calling it stops with a NameError; fix the name"
@@ -51,12 +51,15 @@ def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
     return notes
 
 
-def _function_at(code: str, line: int) -> str:
-    """The name of the innermost function of `code` whose body holds `line`, or ''."""
+def _parsed(code: str) -> ast.Module:
     try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return ""
+        return ast.parse(code)
+    except SyntaxError:  # ruff finds nothing to name in it either
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _function_at(tree: ast.Module, line: int) -> str:
+    """The name of the innermost function of `tree` whose body holds `line`, or ''."""
     inside = [
         node
         for node in ast.walk(tree)
