@@ -39,7 +39,7 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
         if cell.kind == "markdown":
             _scan(index, cell.source.split("\n"), definitions, references)
     edits: dict[int, list[tuple[int, int, list[str]]]] = {}  # cell -> (at, end, lines)
-    emptied: set[tuple[int, int]] = set()  # (cell, section) a definition was taken from
+    emptied: dict[int, set[int]] = {}  # cell -> the sections a definition was taken from
     notes = []
     for label, defined in definitions.items():
         sections = references.get(label, {})
@@ -56,7 +56,7 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
         for definition in defined:
             if (definition.cell, definition.section) not in sections:
                 edits.setdefault(definition.cell, []).append((definition.first, definition.end, []))
-                emptied.add((definition.cell, definition.section))
+                emptied.setdefault(definition.cell, set()).add(definition.section)
         where = where_at(cells[first.cell], _offset(cells[first.cell].source, first.first))
         notes.append(
             f"{where}: footnote [^{label}] is written in the section that refers to it, "
@@ -66,8 +66,8 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
         lines = cells[index].source.split("\n")
         for at, end, inserted in sorted(changes, key=lambda change: change[0], reverse=True):
             lines[at:end] = inserted
-        taken_from = {section for cell, section in emptied if cell == index}
-        cells[index].source = "\n".join(_without_empty_headings(lines, taken_from))
+        emptied_here = emptied.get(index, set())
+        cells[index].source = "\n".join(_without_empty_headings(lines, emptied_here))
     return notes
 
 
