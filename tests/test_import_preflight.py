@@ -870,6 +870,52 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     assert built.returncode == 0, built.stderr
 
 
+def test_a_flax_optimizer_written_before_0_11_is_written_as_the_installed_flax_names_it(
+    course_folder,
+):
+    """jax-ai-stack's NNX notebooks write nnx.Optimizer(model, tx) and update(grads), which
+    Flax 0.11 refuses ("Missing required argument `wrt`"); Flax names the optimiser that
+    keeps its model ModelAndOptimizer, and the import writes that, in each step that names
+    it, base classes and `from` imports too. The lesson then builds."""
+    cells = [
+        "import jax.numpy as jnp\nimport optax\nfrom flax import nnx\n"
+        "model = nnx.Linear(2, 1, rngs=nnx.Rngs(0))\n"
+        "optimizer = nnx.Optimizer(model, optax.sgd(0.1))",
+        "def loss(m):\n    return ((m(jnp.ones((4, 2))) - 1.0) ** 2).mean()\n"
+        "before = loss(model)\noptimizer.update(nnx.grad(loss)(model))\n"
+        "print(bool(loss(model) < before))",
+        "from flax.nnx import Optimizer\nclass Counted(nnx.Optimizer):\n    pass\n"
+        "print(isinstance(Counted(model, optax.sgd(0.1)), Optimizer))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "optimizer = nnx.ModelAndOptimizer(model, optax.sgd(0.1))" in lesson
+    assert "class Counted(nnx.ModelAndOptimizer):" in lesson
+    assert "from flax.nnx import ModelAndOptimizer as Optimizer" in lesson
+    assert "nnx.Optimizer" not in lesson
+    assert (
+        "cell 3: step 1 writes nnx.Optimizer, which Flax 0.11 changed (it takes `wrt=` and "
+        "the model on each update): the step now writes nnx.ModelAndOptimizer, Flax's name "
+        "for the optimiser as the notebook used it"
+    ) in report
+    assert "step 3 writes from flax.nnx import Optimizer, which Flax 0.11" in report
+    assert "step 2 writes" not in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert page.count("<samp>True") >= 2  # the loss fell; a ModelAndOptimizer is an Optimizer
+
+
+def test_a_flax_lesson_that_passes_wrt_is_left_as_written(course_folder):
+    cells = [
+        "import optax\nfrom flax import nnx\nmodel = nnx.Linear(2, 1, rngs=nnx.Rngs(0))\n"
+        "optimizer = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)",
+        "other = nnx.Optimizer(model, optax.adam(0.1))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "optimizer = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)" in lesson
+    assert "ModelAndOptimizer" not in lesson + report
+
+
 def test_a_rewritten_call_keeps_its_backslashes_as_written():
     from coursesite.importers.renames import Rename, renamed_steps
 

@@ -17,6 +17,7 @@ from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
 from coursesite.importers.doctitles import titled_doc_roles
+from coursesite.importers.flaxmigration import flax_notes
 from coursesite.importers.footnotes import place_footnotes
 from coursesite.importers.includes import inline_includes, load_code_cells
 from coursesite.importers.installing import (
@@ -200,6 +201,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
     lesson.notes += pandas_notes(lesson)
+    lesson.notes += flax_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
     lesson.notes += undefined_name_notes(lesson)
     lesson.notes += _data_files(lesson, folder, course.root, request.notebook.parent, brought)
