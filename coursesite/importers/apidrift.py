@@ -24,6 +24,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from coursesite.importers.steplines import code_tree
+
 CHECK_SECONDS = 60
 
 # Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
@@ -241,12 +243,11 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, s
     """(step, cell, line in its code, dotted name, how the code writes it) of each name of
     an imported module the steps use, in order; names the notebook may make exist itself
     are left out."""
-    trees = []
-    for number, where, code in steps:
-        try:
-            trees.append((number, where, ast.parse(code)))
-        except SyntaxError:  # the build names the line
-            continue
+    trees = [
+        (number, where, tree)
+        for number, where, code in steps
+        if (tree := code_tree(code)) is not None  # else the build names the line
+    ]
     modules: dict[str, set[str]] = {}  # a name imports bind: what each binds it to
     bound: set[str] = set()
     assigned: set[str] = set()

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from typing import TypeGuard
 
+from coursesite.importers.steplines import code_tree
+
 # Functions that read a clock, by module; the module's own name and its aliases count.
 _CLOCKS = {
     "time": {"time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns"}
@@ -33,7 +35,7 @@ _LEAST_TEXT = 4  # letters a pattern must say literally, or it would match any l
 def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """(where, pattern) for each print of the `steps` ((where, code), in order) that prints
     a clock-made value."""
-    trees = [(where, tree) for where, code in steps if (tree := _parsed(code)) is not None]
+    trees = [(where, tree) for where, code in steps if (tree := code_tree(code)) is not None]
     clocks = _clock_names([tree for _, tree in trees])
     made: set[str] = set()
     while True:  # until no assignment makes another name clock-made
@@ -51,13 +53,6 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 if pattern and pattern not in (p for _, p in found):
                     found.append((where, pattern))
     return found
-
-
-def _parsed(code: str) -> ast.Module | None:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:

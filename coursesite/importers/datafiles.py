@@ -18,6 +18,8 @@ import ast
 import re
 from collections.abc import Collection, Iterator
 
+from coursesite.importers.steplines import code_tree
+
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
     r"read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset|"
@@ -79,13 +81,10 @@ def _calls(
     parse has none (and is left out unless `with_unparsed`: the build names its line)."""
     names: dict[str, str] = {}  # a name assigned a path: the path
     for number, where, code in steps:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            if with_unparsed:
-                yield number, where, code, iter(())
-            continue
-        yield number, where, code, _step_calls(tree, names)
+        if (tree := code_tree(code)) is not None:
+            yield number, where, code, _step_calls(tree, names)
+        elif with_unparsed:
+            yield number, where, code, iter(())
 
 
 def _step_calls(

@@ -19,7 +19,7 @@ from types import ModuleType
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
-from coursesite.importers.steplines import bound_modules, imported_packages
+from coursesite.importers.steplines import bound_modules, code_tree, imported_packages
 
 _NNX = "flax.nnx"
 
@@ -62,9 +62,7 @@ def _optimizer_renames(steps: list[tuple[int, str, str]]) -> dict[int, list[Rena
     bound: dict[str, str] = {}  # names earlier steps imported reach the later ones
     renames: dict[int, list[Rename]] = {}
     for number, _, code in steps:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
+        if (tree := code_tree(code)) is None:
             continue
         bound |= bound_modules(tree)
         for node in ast.walk(tree):

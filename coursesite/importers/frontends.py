@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import re
 
+from coursesite.importers.steplines import code_tree
+
 # A module by its full name, or a name a module offers (`tqdm.tqdm_notebook`): its twin.
 PORTABLE = {"tqdm.notebook": "tqdm.auto", "tqdm.tqdm_notebook": "tqdm.auto.tqdm"}
 MODULES = {"tqdm.notebook"}
@@ -19,9 +21,7 @@ MODULES = {"tqdm.notebook"}
 
 def portable_code(code: str) -> tuple[str, list[str]]:
     """`code` with each notebook-only name replaced by its twin; the names replaced."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:  # the build names the line
+    if (tree := code_tree(code)) is None:  # the build names the line
         return code, []
     lines = code.splitlines(keepends=True)
     replaced: list[str] = []

@@ -12,6 +12,7 @@ import ast
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
+from coursesite.importers.steplines import code_tree
 
 
 def style_notes(lesson: ImportedLesson) -> list[str]:
@@ -57,9 +58,7 @@ def _available_styles() -> tuple[str, set[str]]:
 
 def _styles_used(code: str) -> list[str]:
     """The style names the code passes to `style.use` or `style.context`, in order."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    if (tree := code_tree(code)) is None:
         return []
     names: list[str] = []
     for node in ast.walk(tree):

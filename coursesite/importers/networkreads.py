@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 
-from coursesite.importers.steplines import lesson_line
+from coursesite.importers.steplines import code_tree, lesson_line
 
 ADDRESS = re.compile(r"^(?:https?|ftp|gs|s3|hf)://", re.I)
 # Downloaders, by the full dotted name of what is called (imports resolved).
@@ -73,9 +73,7 @@ class NetworkReads:
             for number, line in enumerate(code.splitlines())
             if (match := SHELL_DOWNLOAD.match(line))
         ]
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:  # the build names the line
+        if (tree := code_tree(code)) is None:  # the build names the line
             return found
         self._learn(tree)
         seen = {number for number, _ in found}

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from coursesite.execution.missingmodules import is_installed
-from coursesite.importers.steplines import imported_packages, lesson_line
+from coursesite.importers.steplines import code_tree, imported_packages, lesson_line
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,10 @@ def needed_calls(steps: list[tuple[int, str, str]]) -> list[NeededCall]:
     """The first call of each optional need, in the steps (number, cell, code) of a lesson
     that imports the library; whether its package is installed is the caller's to ask
     (uninstalled), before pip runs and after."""
-    trees = [(number, where, _parsed(code)) for number, where, code in steps]
     imported = imported_packages(steps)
     found: dict[OptionalNeed, NeededCall] = {}
-    for number, where, tree in trees:
-        for node in ast.walk(tree):
+    for number, where, code in steps:
+        for node in ast.walk(tree) if (tree := code_tree(code)) else ():
             if not isinstance(node, ast.Call):
                 continue
             call = _called(node)
@@ -70,13 +69,6 @@ def needed_call_note(called: NeededCall, text: str, advice: str) -> str:
         f"{called.need.library}'s {called.call}, which needs {called.need.module}, an "
         f"optional package of {called.need.library}'s: {advice}"
     )
-
-
-def _parsed(code: str) -> ast.Module:
-    try:
-        return ast.parse(code)
-    except SyntaxError:  # the import's syntax notes say so
-        return ast.Module(body=[], type_ignores=[])
 
 
 def _called(node: ast.Call) -> str:

@@ -22,7 +22,7 @@ from types import ModuleType
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
-from coursesite.importers.steplines import imported_packages
+from coursesite.importers.steplines import code_tree, imported_packages
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
 
@@ -65,9 +65,7 @@ def _pandas() -> ModuleType | None:
 
 def _rewritten_calls(code: str, rewrites: list[_Rewrite]) -> Iterator[tuple[Rename, _Rewrite]]:
     """Each one-line call of the code that one of `rewrites` writes anew."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    if (tree := code_tree(code)) is None:
         return
     for node in ast.walk(tree):
         if not (

@@ -12,6 +12,7 @@ import ast
 
 from coursesite.execution.dependencies import modules_imported_by
 from coursesite.execution.missingmodules import is_installed
+from coursesite.importers.steplines import code_tree
 
 # A call that puts a folder where imports look: sys.path.append/insert/extend, addsitedir.
 _ADDS_PATH = ("sys.path.append", "sys.path.insert", "sys.path.extend", "site.addsitedir")
@@ -31,9 +32,7 @@ def modules_from_added_paths(steps: list[tuple[int, str, str]]) -> dict[str, tup
 
 
 def _adds_path(code: str) -> bool:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    if (tree := code_tree(code)) is None:
         return False
     return any(
         isinstance(node, ast.Call) and ast.unparse(node.func) in _ADDS_PATH

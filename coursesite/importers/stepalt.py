@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from coursesite.importers.datafiles import called_name
 from coursesite.importers.notebooks import Cell
+from coursesite.importers.steplines import code_tree
 from coursesite.lesson.completeness import PLACEHOLDER
 
 ALT_PLACEHOLDER = f"{PLACEHOLDER} what the figure shows"
@@ -68,9 +69,7 @@ def drawing_functions(codes: Iterable[str]) -> frozenset[str]:
 @functools.lru_cache(maxsize=4096)
 def _functions(code: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
     """Each function `code` defines: its name, its source, the names it calls."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    if (tree := code_tree(code)) is None:
         return ()
     return tuple(
         (node.name, ast.get_source_segment(code, node) or "", _called(node))
@@ -89,10 +88,7 @@ def _may_show(code: str, drawers: frozenset[str]) -> bool:
         return True
     if not drawers:
         return False
-    try:
-        return bool(_called(ast.parse(code)) & drawers)
-    except SyntaxError:
-        return False
+    return (tree := code_tree(code)) is not None and bool(_called(tree) & drawers)
 
 
 # Statements that set matplotlib up without drawing: `import matplotlib.pyplot as plt`,
@@ -104,9 +100,7 @@ def _drawing_part(code: str) -> str:
     """`code` without its top-level imports, matplotlib settings and function definitions,
     which draw nothing: a function draws when called (`drawers` tell a call of one that
     does). A class stays: its `_repr_png_` is how its instances show as images."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    if (tree := code_tree(code)) is None:
         return code
     kept = []
     for node in tree.body:

@@ -7,6 +7,7 @@ to it; the steps are written as `:::{step} N. Title` followed by a code fence.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 
 
@@ -16,6 +17,17 @@ def lesson_line(text: str, number: int, offset: int) -> int:
     start = next(at for at, line in enumerate(lines) if line.startswith(f":::{{step}} {number}. "))
     fence = next(at for at in range(start, len(lines)) if lines[at].startswith("```"))
     return fence + 2 + offset
+
+
+@functools.lru_cache(maxsize=1024)
+def code_tree(code: str) -> ast.Module | None:
+    """The syntax tree of a step's or cell's code, or None where it is not Python (the
+    import's syntax notes and the build say so). Parsed once for all the import's checks:
+    the tree is shared, so none may change it."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte in the code
+        return None
 
 
 def syntax_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
@@ -40,11 +52,7 @@ def step_imports(steps: list[tuple[int, str, str]]) -> Iterator[tuple[int, str, 
     steps (number, cell.where, code), in order: the modules an `import` names, or the
     module of a `from` import and each name it takes (`google.colab.drive`)."""
     for number, where, code in steps:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
+        for node in ast.walk(tree) if (tree := code_tree(code)) else ():
             if isinstance(node, ast.Import):
                 yield number, where, node.lineno - 1, [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

@@ -16,7 +16,7 @@ import re
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.rufffindings import ruff_findings
-from coursesite.importers.steplines import lesson_line
+from coursesite.importers.steplines import code_tree, lesson_line
 
 # What a lesson's run has as builtins beside Python's (execution/lessondisplays.py).
 LESSON_BUILTINS = ("display",)
@@ -26,7 +26,7 @@ _NAME = re.compile(r"Undefined name `([^`]+)`")
 def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
     """A line of the report for each name first used by a step where nothing defines it."""
     builtins = "builtins = [" + ", ".join(f"'{name}'" for name in LESSON_BUILTINS) + "]"
-    steps = {number: (where, _parsed(code)) for number, where, code in lesson.steps}
+    steps = {number: (where, code_tree(code)) for number, where, code in lesson.steps}
     notes, named = [], set()
     for finding in ruff_findings(lesson.steps, "F821", "--config", builtins):
         found = _NAME.fullmatch(finding.message)
@@ -51,18 +51,12 @@ def undefined_name_notes(lesson: ImportedLesson) -> list[str]:
     return notes
 
 
-def _parsed(code: str) -> ast.Module:
-    try:
-        return ast.parse(code)
-    except SyntaxError:  # ruff finds nothing to name in it either
-        return ast.Module(body=[], type_ignores=[])
-
-
-def _function_at(tree: ast.Module, line: int) -> str:
-    """The name of the innermost function of `tree` whose body holds `line`, or ''."""
+def _function_at(tree: ast.Module | None, line: int) -> str:
+    """The name of the innermost function of `tree` (None: not Python, which ruff finds
+    nothing in either) whose body holds `line`, or ''."""
     inside = [
         node
-        for node in ast.walk(tree)
+        for node in (ast.walk(tree) if tree else ())
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         and node.body
         and _first_body_line(node) <= line <= (node.end_lineno or node.lineno)

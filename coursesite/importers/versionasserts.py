@@ -20,18 +20,17 @@ from coursesite.execution.dependencies import distribution_version
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
 from coursesite.importers.requirements import distribution_of
-from coursesite.importers.steplines import bound_modules, lesson_line
+from coursesite.importers.steplines import bound_modules, code_tree, lesson_line
 
 
 def version_assert_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each step's assert of a version the installed package is not as
     a comment (see the module's text); a line of the report for each."""
-    trees = []
-    for number, where, code in lesson.steps:
-        try:
-            trees.append((number, where, code, ast.parse(code)))
-        except SyntaxError:  # the import reports it at its line
-            continue
+    trees = [
+        (number, where, code, tree)
+        for number, where, code in lesson.steps
+        if (tree := code_tree(code)) is not None  # else the import reports it at its line
+    ]
     modules: dict[str, str] = {}
     for _, _, _, tree in trees:
         modules |= bound_modules(tree)
