@@ -658,6 +658,21 @@ def test_data_services_clients_are_network_reads_by_what_they_call():
     assert found[2][1] == "yf.download()"
 
 
+def test_numpyro_example_data_sets_are_network_reads():
+    """BlackJAX's MCLMC page reads the S&P 500 with NumPyro's load_dataset, which downloads
+    it from GitHub; HF's load_dataset of the same name is one too, a local loader is not."""
+    from coursesite.importers.networkreads import NetworkReads
+
+    code = (
+        "from numpyro.examples.datasets import SP500, load_dataset\n"
+        "import numpyro.examples.datasets as examples\nfrom mylib import load_dataset as mine\n"
+        "_, fetch = load_dataset(SP500, shuffle=False)\n"
+        "more = examples.load_dataset(examples.COVTYPE)\nown = mine('rows.csv')\n"
+    )
+    found = NetworkReads().scan(code)
+    assert [line for line, _ in found] == [3, 4]
+
+
 def test_a_model_built_with_pretrained_weights_reads_the_network():
     """jax-ai-stack's PyTorch porting guide builds torchvision's MaxViT with its ImageNet
     weights, which torchvision downloads; a model built without weights reads nothing."""

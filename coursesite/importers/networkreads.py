@@ -4,12 +4,13 @@ A notebook written where the network is at hand downloads its data as it goes; t
 that builds the site may have none. Found statically, by the code's syntax tree: a call
 given an address (http, https, ftp, gs, s3, hf: a string, an f-string or a name assigned
 one), a call of a known downloader (`urlopen`, `requests.get`, `tfds.load`,
-`load_dataset`, `keras.datasets.mnist.load_data`, `from_pretrained`, ...) or data service
-(`yf.download`, pandas-datareader's `DataReader`, `wbgapi`, `sns.load_dataset`), a call with
-`download=True` (torchvision's datasets), a model builder asked for pretrained weights
-(torchvision's `weights=`, timm's `pretrained=True`, Keras's applications), and a shell
-line that downloads (`!wget`, `!curl`), which the import turned into a comment.
-lessonimport.py reports each at its line in the lesson, with what to do.
+`load_dataset`, NumPyro's example `load_dataset`, `keras.datasets.mnist.load_data`,
+`from_pretrained`, ...) or data service (`yf.download`, pandas-datareader's `DataReader`,
+`wbgapi`, `sns.load_dataset`), a call with `download=True` (torchvision's datasets), a
+model builder asked for pretrained weights (torchvision's `weights=`, timm's
+`pretrained=True`, Keras's applications), and a shell line that downloads (`!wget`,
+`!curl`), which the import turned into a comment. lessonimport.py reports each at its
+line in the lesson, with what to do.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ DOWNLOADERS = re.compile(
     r"|(?:requests|httpx)(?:\.api)?\.(?:get|post|put|patch|head|delete|request|stream)"
     r"|urllib3\.request|wget\.download|gdown\.download(?:_folder)?|pooch\.retrieve"
     r"|tensorflow_datasets\.(?:load|data_source|download\.\w+)"
-    r"|datasets\.load_dataset(?:_builder)?"
+    r"|datasets\.load_dataset(?:_builder)?|numpyro\.examples\.datasets\.load_dataset"
     r"|huggingface_hub\.(?:hf_hub_download|snapshot_download)"
     r"|kagglehub\.\w+_download"
     r"|(?:tensorflow\.)?keras\.datasets\.\w+\.load_data"
