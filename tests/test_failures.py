@@ -575,6 +575,18 @@ def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
         assert "`hardware: gpu`" in hint and ":raises:" not in hint
 
 
+def test_an_assert_that_the_machine_has_a_cuda_gpu_is_the_machine_s_lack():
+    """Flax's FP8 guide asserts a Hopper GPU in its first step (its traceback as the build
+    showed it on CPUs): the assert fails for the machine, and the hint says so; another
+    assert is the code's."""
+    frame = '  File "content/01-basics/02-fp8.md", line 57, in <module>\n'
+    gpu = frame + '    assert jtu.is_cuda_compute_capability_at_least("9.0")\nAssertionError'
+    hint = failed("AssertionError", traceback=gpu).hint
+    assert hint.startswith("the code asks for a CUDA GPU, and the machine that builds"), hint
+    total = frame + "    assert total == 4, 'four batches on the GPU'\nAssertionError"
+    assert failed("AssertionError", traceback=total).hint.startswith("an assert failed")
+
+
 def test_a_step_its_notebook_ran_names_the_installed_libraries_the_failure_went_through():
     import importlib.metadata
 

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
-from coursesite.execution.devicehints import device_count_hint
+from coursesite.execution.devicehints import NO_GPU_HINT, device_count_hint
 from coursesite.execution.installedlibraries import (
     asked_browser_hint,
     asked_install_hint,
@@ -118,9 +118,16 @@ def _build_hint(failure: dict, job: FailedJob) -> str:
     return NETWORK_HINT if failure.get("network") else ""
 
 
+# An assert that the machine has a CUDA GPU (Flax's FP8 guide:
+# `assert jtu.is_cuda_compute_capability_at_least("9.0")`) fails for the machine, not the code.
+_ASSERTS_GPU = re.compile(r"^\s*assert\b[^,\n]*(?:cuda|gpu)", re.I | re.M)  # not its message
+
+
 def _assert_hint(failure: dict, job: FailedJob) -> str:
     if _exception_class(failure["message"]) != "AssertionError":
         return ""
+    if _ASSERTS_GPU.search(failure.get("traceback") or ""):
+        return NO_GPU_HINT
     if failure["block"] in job.solution_ids:
         return (
             "the reference solution fails its own check: fix the solution, which must "
