@@ -5,12 +5,14 @@ math as math, however its lines look to a parser that has none."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.lessonimport import convert, notebook_title
 from coursesite.importers.notebooks import read_notebook
 from coursesite.importers.titles import headings
+from coursesite.markup.markdown import parse_nodes
 
 
 def code_cell(source: str, *tags: str) -> dict:
@@ -333,3 +335,30 @@ def test_the_section_that_leads_into_the_first_step_goes_above_it(tmp_path: Path
     path.write_text("# Operators\n\n## Setup\n\nFirst:\n\n```{code-cell} ipython3\nx = 1\n```\n")
     text = convert(read_notebook(path), "Operators", "o.md", "o.expected.yaml").text
     assert "## Setup\n\nFirst:" in text.split("# Build & Run")[0]
+
+
+def test_a_formula_a_cell_never_closes_does_not_run_on_into_the_next_cells(tmp_path: Path):
+    """QuantEcon's calvo_addon ends a display formula with `$$)`, which closes nothing:
+    alone, the cell reads it as a paragraph; in the lesson the next `$$` would close it,
+    and the steps between became its LaTeX (the build then found step 4 missing)."""
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Formulas\n\nA note (\n\n$$\nm - p = -a \\Bigr]$$)\n\nThen prose."),
+        code_cell("x = 1"),
+        markdown_cell("Alone: $$\nnever closed, and\n\n$$\nP = 2\n$$"),
+        code_cell("print(x)"),
+        markdown_cell("$$\nopened, never closed"),
+        code_cell("print(x + 1)"),
+    )
+    lesson = convert(read_notebook(path), "Formulas", "nb.ipynb", "nb.expected.yaml")
+    text = lesson.text
+    assert "$$\nm - p = -a \\Bigr]$$\n)\n\nThen prose." in text
+    assert "\\$\\$\nopened, never closed" in text
+    assert "Alone: $$\nnever closed" in text  # not a paragraph that opens with $$
+    formulas = [n.content for n in parse_nodes(text) if n.type == "math_block"]
+    assert [" ".join(f.split()) for f in formulas] == ["m - p = -a \\Bigr]", "P = 2"]
+    assert len(re.findall(r"^:::\{step\} \d", text, re.M)) == 3
+    notes = [note for note in lesson.notes if "a $$ formula" in note]
+    assert len(notes) == 2, lesson.notes
+    assert "closes with '$$)', where Markdown closes none" in notes[0]
+    assert "never closes: its $$ is shown as text" in notes[1]

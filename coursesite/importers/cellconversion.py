@@ -25,7 +25,7 @@ from coursesite.execution.expectedoutputs import (
 from coursesite.importers.celltags import fold_tags
 from coursesite.importers.devicecount import with_device_setup
 from coursesite.importers.directives import settle_admonitions
-from coursesite.importers.formulas import settle_math
+from coursesite.importers.formulas import close_math_blocks, settle_math
 from coursesite.importers.frontends import frontend_notes, portable_code
 from coursesite.importers.glue import Glued
 from coursesite.importers.importedlesson import ImportedLesson
@@ -103,6 +103,7 @@ class CellConversion:
         portable = settle_references(
             portable, self.labels, cell.where, notes, self.sites, self.glued, locate
         )
+        portable = close_math_blocks(portable, locate, notes)
         portable = settle_math(portable, cell.where, notes)
         portable = settle_admonitions(portable, cell.where, notes)
         text, found = _demoted(portable, self.shift)

@@ -9,6 +9,8 @@ build does not stop on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from coursesite.markup.markdown import math_to_mathml, parse_nodes
 
 _DISPLAY = {"math_inline": False, "math_inline_double": True, "math_block": True}
@@ -37,6 +39,45 @@ def settle_math(text: str, where: str, notes: list[str]) -> str:
         ticks = "``" if "`" in source else "`"
         text = text.replace(source, f"{ticks}{source}{ticks}", 1)
     return text
+
+
+def close_math_blocks(text: str, locate: Callable[[str], str], notes: list[str]) -> str:
+    """`text` (a Markdown cell) with each `$$` block it opens but never closes at a line's
+    end (QuantEcon's `... \\Bigr]$$)`) closed at its `$$`, or its `$$` made text where the
+    cell has no other. Alone, a cell reads such a block as a paragraph; in a lesson the next
+    `$$` of a later cell would close it, and every step between would become its formula."""
+    lines = text.split("\n")
+    for node in reversed(parse_nodes(text)):  # from the end: earlier line numbers hold
+        if node.type != "paragraph" or not node.map:
+            continue
+        first, end = node.map
+        if not lines[first].lstrip().startswith("$$"):
+            continue
+        closed, said = _closed(lines[first:end])
+        notes.append(f"{locate(lines[first])}: a $$ formula {said}")
+        lines[first:end] = closed
+    return "\n".join(lines)
+
+
+def _closed(block: list[str]) -> tuple[list[str], str]:
+    """The paragraph `block` that opens with `$$`, as a formula closed at the next `$$`
+    (what follows it on that line goes on the next), or with its `$$` as text."""
+    opening = block[0].index("$$") + 2
+    for at, line in enumerate(block):
+        close = line.find("$$", opening if at == 0 else 0)
+        if close < 0:
+            continue
+        after = line[close + 2 :].strip()
+        closed = [*block[:at], line[: close + 2], *([after] if after else []), *block[at + 1 :]]
+        return closed, (
+            f"closes with {line[close:].strip()!r}, where Markdown closes none: it ends at "
+            "its $$ now, and what followed it is the next line"
+        )
+    escaped = block[0].replace("$$", "\\$\\$", 1)
+    return [escaped, *block[1:]], (
+        "never closes: its $$ is shown as text, as the notebook showed it (else a later "
+        "cell's $$ would close it)"
+    )
 
 
 def _shows(latex: str, display: bool) -> bool:
