@@ -402,6 +402,21 @@ def test_what_a_library_calls_optional_yet_needs_joins_the_install_line_and_main
     assert "HELLO" in page
 
 
+def test_tensorflow_s_summary_writer_needs_tensorboard():
+    """jax-ai-stack's TensorBoard tutorial writes summaries with TensorFlow 2.21, which no
+    longer installs TensorBoard: the build stopped at tf.summary.image (TBNotInstalledError).
+    A `summary` of another library is no TensorFlow call."""
+    from coursesite.importers.optionalneeds import needed_calls
+
+    steps = [
+        (1, "cell 2", "import numpy as np\nlog = np.summary.create_file_writer('a')"),
+        (2, "cell 3", "import tensorflow as tf\nwriter = tf.summary.create_file_writer('runs')"),
+    ]
+    [called] = needed_calls(steps)
+    assert (called.need.module, called.need.requirement) == ("tensorboard", "tensorboard")
+    assert (called.call, called.number, called.offset) == ("create_file_writer", 2, 1)
+
+
 def test_a_package_a_library_needs_for_a_call_but_does_not_ask_for_is_installed_too(
     course_folder, scratch_python, wheels, tmp_path
 ):

@@ -19,7 +19,12 @@ from types import ModuleType
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
-from coursesite.importers.steplines import bound_modules, code_tree, imported_packages
+from coursesite.importers.steplines import (
+    bound_modules,
+    code_tree,
+    dotted_name,
+    imported_packages,
+)
 
 _NNX = "flax.nnx"
 
@@ -82,7 +87,7 @@ def _rename(code: str, node: ast.AST, bound: dict[str, str]) -> Rename | None:
         return Rename(f"from {_NNX} import Optimizer", f"from {_NNX} import ModelAndOptimizer")
     if isinstance(node, ast.Attribute) and node.attr == "Optimizer":
         owner = ast.get_source_segment(code, node.value)
-        if owner and _dotted(node.value, bound) == _NNX:
+        if owner and dotted_name(node.value, bound) == _NNX:
             return Rename(f"{owner}.Optimizer", f"{owner}.ModelAndOptimizer")
     return None
 
@@ -90,13 +95,4 @@ def _rename(code: str, node: ast.AST, bound: dict[str, str]) -> Rename | None:
 def _passes_wrt(node: ast.AST, bound: dict[str, str]) -> bool:
     if not isinstance(node, ast.Call) or not any(k.arg == "wrt" for k in node.keywords):
         return False
-    return _dotted(node.func, bound) == f"{_NNX}.Optimizer"
-
-
-def _dotted(node: ast.expr, bound: dict[str, str]) -> str | None:
-    """The module path an expression names (`nnx` -> flax.nnx, `flax.nnx` -> flax.nnx)."""
-    if isinstance(node, ast.Name):
-        return bound.get(node.id)
-    if isinstance(node, ast.Attribute) and (owner := _dotted(node.value, bound)):
-        return f"{owner}.{node.attr}"
-    return None
+    return dotted_name(node.func, bound) == f"{_NNX}.Optimizer"

@@ -1,8 +1,9 @@
 """Packages a library needs for one of its calls without asking for them when it is
 installed: its optional dependencies. Plotly's image export needs kaleido, pandas' Excel
-files need openpyxl. A notebook's kernel had them; the build would fail at the call, in the
-library's own words (Plotly: "Image export requires the Kaleido package"). With `--install`
-the import installs them with the rest; without, it names each at the step that calls.
+files need openpyxl, TensorFlow's summaries TensorBoard. A notebook's kernel had them; the
+build would fail at the call, in the library's own words (Plotly: "Image export requires
+the Kaleido package"). With `--install` the import installs them with the rest; without, it
+names each at the step that calls.
 """
 
 from __future__ import annotations
@@ -11,13 +12,19 @@ import ast
 from dataclasses import dataclass
 
 from coursesite.execution.missingmodules import is_installed
-from coursesite.importers.steplines import code_tree, imported_packages, lesson_line
+from coursesite.importers.steplines import (
+    bound_modules,
+    code_tree,
+    dotted_name,
+    imported_packages,
+    lesson_line,
+)
 
 
 @dataclass(frozen=True)
 class OptionalNeed:
     library: str  # the module the code imports
-    calls: frozenset[str]  # its functions and methods that need the package
+    calls: frozenset[str]  # its methods that need the package, or functions by full name
     module: str  # the package's module, installed or not
     requirement: str  # the line pip installs it from
 
@@ -27,6 +34,13 @@ OPTIONAL_NEEDS = (
     OptionalNeed("pandas", frozenset({"to_excel", "read_excel"}), "openpyxl", "openpyxl"),
     OptionalNeed("pandas", frozenset({"to_parquet", "read_parquet"}), "pyarrow", "pyarrow"),
     OptionalNeed("pandas", frozenset({"to_markdown"}), "tabulate", "tabulate"),
+    # TensorFlow 2.20 left TensorBoard out of its dependencies; its summaries still need it.
+    OptionalNeed(
+        "tensorflow",
+        frozenset({"tensorflow.summary.create_file_writer"}),
+        "tensorboard",
+        "tensorboard",
+    ),
 )
 
 
@@ -45,13 +59,17 @@ def needed_calls(steps: list[tuple[int, str, str]]) -> list[NeededCall]:
     (uninstalled), before pip runs and after."""
     imported = imported_packages(steps)
     found: dict[OptionalNeed, NeededCall] = {}
+    bound: dict[str, str] = {}  # names earlier steps imported reach the later ones
     for number, where, code in steps:
-        for node in ast.walk(tree) if (tree := code_tree(code)) else ():
+        bound |= bound_modules(tree) if (tree := code_tree(code)) else {}
+        for node in ast.walk(tree) if tree else ():
             if not isinstance(node, ast.Call):
                 continue
-            call = _called(node)
+            call, full = _called(node), dotted_name(node.func, bound)
             for need in OPTIONAL_NEEDS:
-                if call in need.calls and need.library in imported and need not in found:
+                if need in found or need.library not in imported:
+                    continue
+                if call in need.calls or full in need.calls:
                     found[need] = NeededCall(need, call, number, where, node.lineno - 1)
     return list(found.values())
 

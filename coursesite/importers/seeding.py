@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from coursesite.importers.steplines import bound_modules
+from coursesite.importers.steplines import bound_modules, dotted_name
 
 _NUMPY_DRAWS = frozenset(
     "rand randn randint random random_sample ranf sample choice shuffle permutation normal "
@@ -92,25 +92,13 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
     return "\n".join([*lines[:at], *added, *lines[at:]]), notes
 
 
-def _dotted(node: ast.expr, names: dict[str, str]) -> str:
-    """The full name a call's function stands for ('np.random.normal' -> 'numpy.random.
-    normal'), or '' for anything but a chain of attributes on an imported name."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in names:
-        return ""
-    return ".".join([names[node.id], *reversed(parts)])
-
-
 def _calls(
     tree: ast.AST, names: dict[str, str], generator: Generator, seeding: bool = False
 ) -> bool:
     wanted = {generator.seed} if seeding else generator.draws
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            dotted = _dotted(node.func, names)
+            dotted = dotted_name(node.func, names)
             module, _, function = dotted.rpartition(".")
             if module == generator.module and function in wanted:
                 return True
@@ -155,7 +143,7 @@ def _seeded_makers(
         if isinstance(node, ast.Call)
         and not node.args
         and not node.keywords
-        and _dotted(node.func, names) in _UNSEEDED_MAKERS
+        and dotted_name(node.func, names) in _UNSEEDED_MAKERS
         and node.end_lineno == node.lineno
     ]
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset), reverse=True):

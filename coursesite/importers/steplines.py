@@ -89,3 +89,16 @@ def bound_modules(tree: ast.Module) -> dict[str, str]:
             for alias in node.names:
                 names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return names
+
+
+def dotted_name(node: ast.expr, bound: dict[str, str]) -> str:
+    """The full name an expression stands for, the names imports `bound` resolved
+    (`np.random.normal` -> 'numpy.random.normal'), or '' for anything but a chain of
+    attributes on an imported name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in bound:
+        return ""
+    return ".".join([bound[node.id], *reversed(parts)])
