@@ -575,6 +575,17 @@ def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
         assert "`hardware: gpu`" in hint and ":raises:" not in hint
 
 
+def test_a_figure_set_in_latex_where_there_is_none_says_what_the_machine_lacks():
+    said = (  # Matplotlib 3.11, saving a figure of QuantEcon's five_preferences
+        "the figure it drew cannot be saved as SVG: RuntimeError: Failed to process string "
+        "with tex because latex could not be found"
+    )
+    hint = failed(said).hint
+    assert hint.startswith("Matplotlib is told to set text with LaTeX (text.usetex)"), hint
+    assert "texlive-latex-extra" in hint
+    assert failed("RuntimeError: could not be found").hint.startswith("fix the code")
+
+
 def test_an_assert_that_the_machine_has_a_cuda_gpu_is_the_machine_s_lack():
     """Flax's FP8 guide asserts a Hopper GPU in its first step (its traceback as the build
     showed it on CPUs): the assert fails for the machine, and the hint says so; another

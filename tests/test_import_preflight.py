@@ -2,6 +2,9 @@
 import names each cell that reads the network (at its line in the lesson) and each name
 an installed package lacks, and the first build says which failure is the network's."""
 
+import os
+from pathlib import Path
+
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -849,6 +852,45 @@ def test_a_seaborn_style_matplotlib_renamed_is_written_as_the_installed_one_name
     assert "'ggplot'" not in report
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+USETEX_CELLS = [
+    "import matplotlib.pyplot as plt\nplt.rc('text', usetex=True)\n"
+    "plt.rcParams.update({'font.size': 9, 'text.usetex': True})",
+    "fig, ax = plt.subplots()\nax.plot([0, 1], [1, 0], label=r'$\\alpha_t$')\nax.legend()",
+]
+
+
+def test_latex_text_where_no_latex_is_installed_is_written_off(course_folder, monkeypatch):
+    """QuantEcon's five_preferences sets plt.rc('text', usetex=True); without a `latex`
+    program every figure fails to save. The import turns it off, and the figure builds
+    with mathtext's alpha."""
+    folders = os.environ["PATH"].split(os.pathsep)
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join(f for f in folders if not (Path(f) / "latex").exists())
+    )
+    report, lesson = imported(course_folder, USETEX_CELLS)
+    assert "plt.rc('text', usetex=False)" in lesson
+    assert "plt.rcParams.update({'font.size': 9, 'text.usetex': False})" in lesson
+    assert (
+        "cell 3: step 1 sets Matplotlib's text to LaTeX (usetex=True), and no `latex` program "
+        "is installed here, where every figure would fail to save: the step now writes "
+        "usetex=False"
+    ) in report
+    assert "step 1 sets Matplotlib's text to LaTeX ('text.usetex': True)" in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
+def test_latex_text_where_latex_is_installed_is_left_on(course_folder, monkeypatch, tmp_path):
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "latex").write_text("#!/bin/sh\n")
+    (programs / "latex").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{programs}{os.pathsep}{os.environ['PATH']}")
+    report, lesson = imported(course_folder, USETEX_CELLS)
+    assert "plt.rc('text', usetex=True)" in lesson and "usetex=False" not in lesson
+    assert "LaTeX" not in report
 
 
 def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):

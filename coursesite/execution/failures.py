@@ -162,6 +162,18 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
         or retired_hint(failure)
         or refused_arguments_hint(failure)
         or _keyboard_hint(failure)
+        or _latex_hint(message)
+    )
+
+
+def _latex_hint(message: str) -> str:
+    if "because latex could not be found" not in message:  # Matplotlib's words
+        return ""
+    return (
+        "Matplotlib is told to set text with LaTeX (text.usetex), and the machine that "
+        "builds the site has no `latex` program: install TeX Live there (Debian: "
+        "texlive-latex-extra cm-super dvipng), or turn usetex off and let Matplotlib's "
+        "mathtext draw the $...$ labels (`build.py import` does so where latex is missing)"
     )
 
 

@@ -35,6 +35,7 @@ from coursesite.importers.lessonimport import (
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.matplotlibstyles import style_notes
+from coursesite.importers.matplotlibtex import usetex_notes
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.optionalneeds import (
     NeededCall,
@@ -200,6 +201,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _hosted_only(lesson)
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
+    lesson.notes += usetex_notes(lesson)
     lesson.notes += pandas_notes(lesson)
     lesson.notes += flax_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
