@@ -161,8 +161,24 @@ def test_a_name_gone_with_nothing_like_it_left_is_reported_not_guessed(course_fo
         "does not have"
     ) in report, report
     assert "write it for the installed version, or add the version it was written for" in report
+    assert "spelled almost alike" not in report
     built = course_folder.cli("-q")
     assert f"01-downloads.md:{line}: step 2 failed: AttributeError" in built.stderr
+
+
+def test_a_name_spelled_almost_as_one_the_package_has_is_said_as_a_misspelling(course_folder):
+    """QuantEcon's calvo_addon calls np.linespace: no NumPy ever had it, so "written for
+    another version" alone misleads; the report names linspace. A name with nothing spelled
+    like it (above) is not given one."""
+    cells = ["import numpy as np", "xs = np.linespace(0, 100, 1)"]
+    report, lesson = imported(course_folder, cells)
+    line = line_of(lesson, "np.linespace")
+    assert (
+        f"lesson line {line}: step 2 uses numpy.linespace, which the installed numpy does not "
+        "have, and has numpy.linspace, a name spelled almost alike: if the notebook misspells "
+        "it, write numpy.linspace; else write it for the installed version"
+    ) in report, report
+    assert "np.linespace(0, 100, 1)" in lesson  # a guess is not written
 
 
 def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(course_folder):

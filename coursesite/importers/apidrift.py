@@ -31,7 +31,7 @@ CHECK_SECONDS = 60
 # Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
 # them is missing (JSON) on stdout. What the packages print on import goes to stderr.
 _CHECK = r"""
-import ast, importlib, importlib.metadata, importlib.util, json, re, sys, types
+import ast, difflib, importlib, importlib.metadata, importlib.util, json, re, sys, types
 names, out = json.load(sys.stdin), sys.stdout
 sys.stdout = sys.stderr
 distributions = importlib.metadata.packages_distributions()
@@ -142,6 +142,14 @@ def suggested(lacked):
             return ""
     return dotted
 
+def close(lacked):
+    # A name of the same module spelled almost alike: a misspelling (`np.linespace`) is no
+    # other version's name.
+    owner, _, name = lacked.rpartition(".")
+    names = [n for n in dir(sys.modules.get(owner)) if not n.startswith("_")]
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.85)
+    return owner + "." + found[0] if owner in sys.modules and found else ""
+
 def version(top):
     for distribution in distributions.get(top, []):
         try:
@@ -161,7 +169,7 @@ for path, lacked in gone.items():
         top = path.split(".")[0]
         package, installed = version(top)
         instead = suggested(lacked) or elsewhere(top, lacked.rsplit(".", 1)[1])
-        found[path] = [lacked, package, installed, instead]
+        found[path] = [lacked, package, installed, instead, "" if instead else close(lacked)]
 json.dump({"gone": found, "needs": needs}, out)
 """
 
@@ -177,6 +185,7 @@ class Drift:
     instead: str  # a name the installed package has with the same last part, or ''
     written: str = ""  # the use as the code writes it: `jx.tree_map`, `from jax import tree_map`
     path: str = ""  # the dotted name that use is
+    close: str = ""  # a name of the same module spelled almost alike (a misspelling?), or ''
 
 
 @dataclass
@@ -228,9 +237,11 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
     for number, where, offset, path, written in uses:
         if path in found and (number, found[path][0]) not in seen:
             seen.add((number, found[path][0]))
-            gone, package, installed, instead = found[path]
+            gone, package, installed, instead, close = found[path]
             check.drifts.append(
-                Drift(number, where, offset, gone, package, installed, instead, written, path)
+                Drift(
+                    number, where, offset, gone, package, installed, instead, written, path, close
+                )
             )
         elif path in needs and (number, needs[path][0]) not in seen:
             seen.add((number, needs[path][0]))

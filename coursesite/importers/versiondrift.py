@@ -47,6 +47,12 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
             notes.append(f"{gone}; the step now uses {now}, where the installed one has it")
         elif migration:
             notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
+        elif drift.close:
+            notes.append(
+                f"{gone.partition(': written for')[0]}, and has {drift.close}, a name spelled "
+                f"almost alike: if the notebook misspells it, write {drift.close}; else "
+                f"{_drift_todo(drift, lesson)}"
+            )
         else:
             notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
     return (notes if check.stopped else notes[1:]) + lacking
