@@ -594,6 +594,10 @@ def test_an_assert_that_the_machine_has_a_cuda_gpu_is_the_machine_s_lack():
     gpu = frame + '    assert jtu.is_cuda_compute_capability_at_least("9.0")\nAssertionError'
     hint = failed("AssertionError", traceback=gpu).hint
     assert hint.startswith("the code asks for a CUDA GPU, and the machine that builds"), hint
+    numpyro = (  # NumPyro's benchmark notebook: numpyro.set_platform("gpu"), under JAX 0.10
+        "AssertionError: Invalid platform 'gpu'. Valid platforms are: cpu, cuda, rocm, tpu, METAL."
+    )
+    assert failed(numpyro).hint == hint
     total = frame + "    assert total == 4, 'four batches on the GPU'\nAssertionError"
     assert failed("AssertionError", traceback=total).hint.startswith("an assert failed")
 

@@ -28,9 +28,11 @@ ONLY_ON = re.compile(r"translation rule for primitive '([\w.-]+)' not found for 
 
 
 # Libraries' words for code that asks for a CUDA GPU where there is none: PyTorch's
-# (`.to("cuda")`, `.cuda()`), JAX's (`jax.devices("cuda")`), TensorFlow's and CuPy's.
+# (`.to("cuda")`, `.cuda()`), JAX's (`jax.devices("cuda")`, `jax.config.update(
+# "jax_platforms", "gpu")`: NumPyro's `set_platform("gpu")`), TensorFlow's and CuPy's.
 NO_GPU = re.compile(
     r"Found no NVIDIA driver|Torch not compiled with CUDA enabled|Unknown backend:? '?(?:cuda|gpu)|"
+    r"Invalid platform '(?:cuda|gpu)'|"
     r"no CUDA-capable device|CUDA driver version is insufficient|No CUDA GPUs are available|"
     r"Backend '(?:cuda|gpu)' failed to initialize",
     re.I,

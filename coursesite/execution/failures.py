@@ -16,7 +16,7 @@ from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
-from coursesite.execution.devicehints import NO_GPU_HINT, device_count_hint
+from coursesite.execution.devicehints import NO_GPU, NO_GPU_HINT, device_count_hint
 from coursesite.execution.installedlibraries import (
     asked_browser_hint,
     asked_install_hint,
@@ -126,7 +126,7 @@ _ASSERTS_GPU = re.compile(r"^\s*assert\b[^,\n]*(?:cuda|gpu)", re.I | re.M)  # no
 def _assert_hint(failure: dict, job: FailedJob) -> str:
     if _exception_class(failure["message"]) != "AssertionError":
         return ""
-    if _ASSERTS_GPU.search(failure.get("traceback") or ""):
+    if _ASSERTS_GPU.search(failure.get("traceback") or "") or NO_GPU.search(failure["message"]):
         return NO_GPU_HINT
     if failure["block"] in job.solution_ids:
         return (
