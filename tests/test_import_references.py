@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from coursesite.config.manifest import ReferenceSite
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
+from coursesite.importers.reportnotes import grouped_notes
 
 CELLS = [
     "(autodiff-linear logistic regression)=\n## Logistic regression\n\n(plain-label)=\n## Plain",
@@ -292,6 +293,12 @@ def test_references_to_a_labelled_formula_reach_it_and_say_equation():
     assert settle_references(cells[1], labels, "cell 2", notes) == (
         "By {ref}`(prodfn) <eq:prodfn>`, {ref}`(budget line) <budget-line>` and in-code."
     )
+    # QuantEcon's lectures refer to forty formulas: the report says so once, at each line.
+    said = [note for note in grouped_notes(notes) if "{eq} became {ref}" in note]
+    assert said == [
+        "cell 2: {eq} became {ref}, which shows the target's title or label in place of its "
+        "number: lessons number no equations, figures or tables"
+    ]
 
 
 def test_a_label_a_heading_above_it_took_as_its_anchor_is_renamed_with_its_references():

@@ -299,9 +299,9 @@ def _role(
         shown = shown or labels.shown.get(target)
         to = labels.anchors[target]
         ref = f"{{ref}}`{shown} <{to}>`" if shown else f"{{ref}}`{to}`"
-        notes.append(
-            f"{where}: {match.group(0)} became {ref}, which shows the target's title or "
-            "label: lessons number no equations, figures or tables"
+        notes.append(  # one text for all, so that the report says it once, at every line
+            f"{where}: {{{name}}} became {{ref}}, which shows the target's title or label in "
+            "place of its number: lessons number no equations, figures or tables"
         )
         return ref
     if name in ("ref", "prf:ref"):
