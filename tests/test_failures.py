@@ -575,6 +575,23 @@ def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
         assert "`hardware: gpu`" in hint and ":raises:" not in hint
 
 
+def test_a_flax_model_of_transformers_4_says_transformers_5_removed_it():
+    """Flax's transfer-learning guide imports FlaxCLIPModel, which transformers 5 removed
+    with every Flax and TensorFlow model: "written for another version" is true, but the
+    version to pin is known. Another name transformers lacks is not said so."""
+    said = (
+        "ImportError: cannot import name 'FlaxCLIPModel' from 'transformers' "
+        "(/venv/lib/python3.11/site-packages/transformers/__init__.py)"
+    )
+    hint = failed(said).hint
+    assert hint.startswith("transformers 5 removed its Flax and TensorFlow models, "), hint
+    assert "FlaxCLIPModel among them" in hint and "pin transformers<5" in hint
+    attribute = "AttributeError: module 'transformers' has no attribute 'TFBertModel'"
+    assert "TFBertModel among them" in failed(attribute).hint
+    other = "ImportError: cannot import name 'FlaxNothing' from 'flaxlike' (/x.py)"
+    assert not failed(other).hint.startswith("transformers 5")
+
+
 def test_a_figure_set_in_latex_where_there_is_none_says_what_the_machine_lacks():
     said = (  # Matplotlib 3.11, saving a figure of QuantEcon's five_preferences
         "the figure it drew cannot be saved as SVG: RuntimeError: Failed to process string "

@@ -677,6 +677,18 @@ def test_data_services_clients_are_network_reads_by_what_they_call():
     assert found[2][1] == "yf.download()"
 
 
+def test_a_tiktoken_encoding_is_a_network_read():
+    """jax-ai-stack's LoRA tutorial stopped at tiktoken.get_encoding('gpt2'): tiktoken
+    downloads the vocabulary the first time; encoding text with it is no read."""
+    from coursesite.importers.networkreads import NetworkReads
+
+    code = (
+        "import tiktoken\ntokenizer = tiktoken.get_encoding('gpt2')\n"
+        "ids = tokenizer.encode('Once upon a time')\n"
+    )
+    assert [line for line, _ in NetworkReads().scan(code)] == [1]
+
+
 def test_numpyro_example_data_sets_are_network_reads():
     """BlackJAX's MCLMC page reads the S&P 500 with NumPyro's load_dataset, which downloads
     it from GitHub; HF's load_dataset of the same name is one too, a local loader is not."""

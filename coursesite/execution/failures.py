@@ -153,12 +153,12 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
     a device count, a keyboard."""
     message = failure["message"]
     return (
-        library_hint(failure)
+        old_code_hint(message)
+        or library_hint(failure)
         or asked_install_hint(failure)
         or asked_browser_hint(failure)
         or device_count_hint(message)
         or keyword_hint(failure)
-        or old_code_hint(message)
         or retired_hint(failure)
         or refused_arguments_hint(failure)
         or _keyboard_hint(failure)

@@ -31,6 +31,14 @@ _FLAX_STATIC = re.compile(
 _SEABORN_STYLE = re.compile(r"OSError: '(seaborn(?:-[\w-]+)?)' is not a valid package style")
 
 
+# transformers 5 removed every Flax and TensorFlow model class (FlaxCLIPModel, TFBertModel).
+_TRANSFORMERS_FRAMEWORK = re.compile(
+    r"(?:cannot import name|module 'transformers' has no attribute) '((?:Flax|TF)[A-Z]\w*)'"
+    r"(?: from 'transformers\b|$)",
+    re.M,
+)
+
+
 # NumPy 1.25 deprecated taking an array of one element but some dimensions as a number
 # (float(a) of shape (1,)); newer NumPy refuses, from float() and from a library doing it.
 _SIZE_ONE_SCALAR = "only 0-dimensional arrays can be converted to Python scalars"
@@ -38,6 +46,12 @@ _SIZE_ONE_SCALAR = "only 0-dimensional arrays can be converted to Python scalars
 
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
+    if removed := _TRANSFORMERS_FRAMEWORK.search(message):
+        return (
+            f"transformers 5 removed its Flax and TensorFlow models, {removed.group(1)} among "
+            "them (they are PyTorch's only now): the code was written for transformers 4; pin "
+            "transformers<5 if the other packages allow it, or use the PyTorch model"
+        )
     if _SIZE_ONE_SCALAR in message:
         numpy = distribution_version("numpy") or "here"
         return (

@@ -42,6 +42,8 @@ DOWNLOADERS = re.compile(
     r"|seaborn\.load_dataset|statsmodels\.(?:api\.)?datasets\.get_rdataset"
     r"|nltk\.download|gensim\.downloader\.load|tensorflow_hub\.(?:load|KerasLayer)"
     r"|transformers\.pipeline|sentence_transformers\.SentenceTransformer"
+    # tiktoken fetches an encoding's vocabulary from OpenAI's storage on first use.
+    r"|tiktoken\.(?:get_encoding|encoding_for_model)"
     r")$"
 )
 # Methods that download whatever object they are called on.
