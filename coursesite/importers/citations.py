@@ -67,6 +67,7 @@ def cite_from_checkout(cells: list[Cell], notebook: Path) -> list[str]:
     bibliography = Bibliography.of_checkout(notebook)
     notes = list(bibliography.problems)
     cited: dict[str, Entry] = {}
+    unfound: dict[str, list[str]] = {}  # a key no bibliography holds: where it is cited
     for cell in cells:
         if cell.kind != "markdown":
             continue
@@ -75,16 +76,20 @@ def cite_from_checkout(cells: list[Cell], notebook: Path) -> list[str]:
             if match.group(1) not in _ROLES:
                 return match.group(0)
             shown, unknown = _citation(match.group(1), match.group(2), bibliography, cited)
-            where = where_in(cell, match.group(0))
-            if unknown:
-                notes.append(
-                    f"{where}: {match.group(0)} cites {', '.join(unknown)}, but "
-                    + _missing_because(bibliography)
-                    + f": it became '{shown}'"
-                )
+            for key in unknown:
+                unfound.setdefault(key, []).append(where_in(cell, match.group(0)))
             return shown
 
         cell.source = in_prose(cell.source, lambda p: outside_code(ROLE_SOURCE, p, cited_text))
+    if unfound:  # one line for all: QuantEcon's lectures cite dozens of works
+        places = sorted(
+            {place for found in unfound.values() for place in found},
+            key=lambda place: int(number) if (number := place.rpartition(" ")[2]).isdigit() else 0,
+        )
+        notes.append(
+            f"{', '.join(places)}: {{cite}} names {', '.join(unfound)}, but "
+            f"{_missing_because(bibliography)}: each is shown as its key in brackets"
+        )
     if cited:  # after every cell: a heading above a code cell would become its title
         listed = "## References\n\n" + "\n".join(_references(cited))
         cells.append(Cell("markdown", listed, "the works cited"))
