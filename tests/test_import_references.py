@@ -291,8 +291,11 @@ def test_references_to_a_labelled_formula_reach_it_and_say_equation():
     notes: list[str] = []
     assert "$$  (budget-line)" in settle_references(cells[0], labels, "cell 1", notes)
     assert settle_references(cells[1], labels, "cell 2", notes) == (
-        "By {ref}`(prodfn) <eq:prodfn>`, {ref}`(budget line) <budget-line>` and in-code."
+        "By {ref}`(prodfn) <eq:prodfn>`, {ref}`(budget line) <budget-line>` and in code."
     )
+    # A formula of another page (QuantEcon's calvo_abreu cites calvo's eq_old6): no role
+    # lessons lack, a label this notebook has not.
+    assert "cell 2: {eq}`in-code` points at a label outside this notebook" in notes[-1]
     # QuantEcon's lectures refer to forty formulas: the report says so once, at each line.
     said = [note for note in grouped_notes(notes) if "{eq} became {ref}" in note]
     assert said == [

@@ -304,7 +304,7 @@ def _role(
             "place of its number: lessons number no equations, figures or tables"
         )
         return ref
-    if name in ("ref", "prf:ref"):
+    if name in ("ref", "prf:ref", "eq", "numref"):  # {eq} of another page's formula too
         anchor = labels.anchors.get(target)
         text = text or labels.shown.get(target)
         if anchor is not None:
