@@ -415,6 +415,9 @@ def test_tensorflow_s_summary_writer_needs_tensorboard():
     [called] = needed_calls(steps)
     assert (called.need.module, called.need.requirement) == ("tensorboard", "tensorboard")
     assert (called.call, called.number, called.offset) == ("create_file_writer", 2, 1)
+    # NumPyro's model_rendering: render_model draws with graphviz, which numpyro lacks.
+    drawing = [(1, "cell 6", "import numpyro\nnumpyro.render_model(model, model_args=(x,))")]
+    assert [called.need.module for called in needed_calls(drawing)] == ["graphviz"]
 
 
 def test_a_package_a_library_needs_for_a_call_but_does_not_ask_for_is_installed_too(

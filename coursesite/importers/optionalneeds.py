@@ -1,9 +1,9 @@
 """Packages a library needs for one of its calls without asking for them when it is
 installed: its optional dependencies. Plotly's image export needs kaleido, pandas' Excel
-files need openpyxl, TensorFlow's summaries TensorBoard. A notebook's kernel had them; the
-build would fail at the call, in the library's own words (Plotly: "Image export requires
-the Kaleido package"). With `--install` the import installs them with the rest; without, it
-names each at the step that calls.
+files need openpyxl, NumPyro's model drawings graphviz, TensorFlow's summaries TensorBoard.
+A notebook's kernel had them; the build would fail at the call, in the library's own words
+(Plotly: "Image export requires the Kaleido package"). With `--install` the import installs
+them with the rest; without, it names each at the step that calls.
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ OPTIONAL_NEEDS = (
     OptionalNeed("pandas", frozenset({"to_excel", "read_excel"}), "openpyxl", "openpyxl"),
     OptionalNeed("pandas", frozenset({"to_parquet", "read_parquet"}), "pyarrow", "pyarrow"),
     OptionalNeed("pandas", frozenset({"to_markdown"}), "tabulate", "tabulate"),
+    OptionalNeed(
+        "numpyro",
+        frozenset({"numpyro.render_model", "numpyro.infer.inspect.render_model"}),
+        "graphviz",
+        "graphviz",
+    ),
     # TensorFlow 2.20 left TensorBoard out of its dependencies; its summaries still need it.
     OptionalNeed(
         "tensorflow",
