@@ -59,3 +59,25 @@ def test_what_timeit_measures_is_a_clock_read_too():
         ("cell 12", r"^JAX time: .*$"),
         ("cell 13", r"^took .* seconds$"),
     ]
+
+
+def test_draws_seeded_with_today_s_date_are_volatile_where_printed():
+    """BlackJAX's slice-sampling page seeds JAX with today's date: what it prints of its
+    draws differs from day to day, as a timing does; a draw of a fixed key does not."""
+    cells = [
+        (
+            "line 59",
+            "from datetime import date\nimport jax\n"
+            "key = jax.random.key(int(date.today().strftime('%Y%m%d')))",
+        ),
+        (
+            "line 70",
+            "draws = jax.random.normal(key, (3,))\nprint(f'mean of the draws = {draws.mean()}')",
+        ),
+        (
+            "line 80",
+            "fixed = jax.random.normal(jax.random.key(0), (3,))\n"
+            "print(f'fixed mean = {fixed.mean()}')",
+        ),
+    ]
+    assert clock_patterns(cells) == [("line 70", r"^mean of the draws = .*$")]

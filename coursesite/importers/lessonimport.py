@@ -94,8 +94,8 @@ def _lesson_text(conversion: CellConversion, title: str) -> str:
     front = front_matter(title, summary, conversion.understand, number, expected)
     clocked = clock_patterns([(where, code) for _, where, code in lesson.steps])
     lesson.notes += [
-        f"{where}: it prints what the clock measured, which differs on every run: its line "
-        f"is volatile ({pattern})"
+        f"{where}: it prints what the clock measured, or a value made from it (a seed of "
+        f"today's date), which differs from run to run: its line is volatile ({pattern})"
         for where, pattern in clocked
     ]
     volatile = (TIMING_VOLATILE if lesson.timed else []) + [pattern for _, pattern in clocked]
