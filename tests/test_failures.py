@@ -601,6 +601,11 @@ def test_a_figure_set_in_latex_where_there_is_none_says_what_the_machine_lacks()
     assert hint.startswith("Matplotlib is told to set text with LaTeX (text.usetex)"), hint
     assert "texlive-latex-extra" in hint
     assert failed("RuntimeError: could not be found").hint.startswith("fix the code")
+    dot = (  # graphviz 0.21, rendering NumPyro's model drawing to a file
+        "ExecutableNotFound: failed to execute PosixPath('dot'), make sure the Graphviz "
+        "executables are on your systems' PATH"
+    )
+    assert failed(dot).hint.startswith("the graphviz package draws with Graphviz's `dot`")
 
 
 def test_an_assert_that_the_machine_has_a_cuda_gpu_is_the_machine_s_lack():

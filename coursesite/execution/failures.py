@@ -162,19 +162,26 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
         or retired_hint(failure)
         or refused_arguments_hint(failure)
         or _keyboard_hint(failure)
-        or _latex_hint(message)
+        or next((hint for said, hint in _MISSING_PROGRAMS.items() if said in message), "")
     )
 
 
-def _latex_hint(message: str) -> str:
-    if "because latex could not be found" not in message:  # Matplotlib's words
-        return ""
-    return (
+# Programs a library runs that the machine that builds the site lacks, in the library's
+# words: no pip install brings them.
+_MISSING_PROGRAMS = {
+    "because latex could not be found": (  # Matplotlib, told text.usetex
         "Matplotlib is told to set text with LaTeX (text.usetex), and the machine that "
         "builds the site has no `latex` program: install TeX Live there (Debian: "
         "texlive-latex-extra cm-super dvipng), or turn usetex off and let Matplotlib's "
         "mathtext draw the $...$ labels (`build.py import` does so where latex is missing)"
-    )
+    ),
+    "make sure the Graphviz executables are on your systems' PATH": (  # graphviz's package
+        "the graphviz package draws with Graphviz's `dot` program, which the machine that "
+        "builds the site lacks (pip installs the package, not the program): install "
+        "Graphviz there (Debian: graphviz), or show the drawing's step without running it, "
+        "in a ```python norun fence"
+    ),
+}
 
 
 def _undefined_hint(failure: dict, job: FailedJob) -> str:
