@@ -81,3 +81,22 @@ def test_draws_seeded_with_today_s_date_are_volatile_where_printed():
         ),
     ]
     assert clock_patterns(cells) == [("line 70", r"^mean of the draws = .*$")]
+
+
+def test_a_name_made_from_the_clock_later_leaves_an_earlier_print_of_it_alone():
+    """QuantEcon's classification lecture prints an AUC, and many cells later fetches data
+    up to `datetime.date.today()` into names it reuses: the earlier print is the same every
+    run, and was marked volatile (its check then ignored)."""
+    cells = [
+        ("line 10", "auc = 0.93\nprint(f'Initial AUC value is {auc:.4f}')"),
+        (
+            "line 20",
+            "import datetime\nend = datetime.date.today()\nauc = len(str(end)) / 100\n"
+            "print(f'AUC up to {end} is {auc}')",
+        ),
+        ("line 30", "print(f'Final AUC value is {auc:.4f}')"),
+    ]
+    assert clock_patterns(cells) == [
+        ("line 20", r"^AUC up to .* is .*$"),
+        ("line 30", r"^Final AUC value is .*$"),
+    ]

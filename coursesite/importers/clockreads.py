@@ -34,25 +34,35 @@ _LEAST_TEXT = 4  # letters a pattern must say literally, or it would match any l
 
 def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """(where, pattern) for each print of the `steps` ((where, code), in order) that prints
-    a clock-made value."""
+    a clock-made value: one the step or a step before it made from a clock (a name a later
+    step assigns from the clock, `end = date.today()`, is not yet clock-made)."""
     trees = [(where, tree) for where, code in steps if (tree := code_tree(code)) is not None]
     clocks = _clock_names([tree for _, tree in trees])
     made: set[str] = set()
-    while True:  # until no assignment makes another name clock-made
-        before = len(made)
-        for _, tree in trees:
-            for node in ast.walk(tree):
-                made |= _assigned_from_clock(node, clocks, made)
-        if len(made) == before:
-            break
     found: list[tuple[str, str]] = []
-    for where, tree in trees:
+    for at, (where, tree) in enumerate(trees):
+        made = _clock_made([tree for _, tree in trees[: at + 1]], clocks, made)
         for node in ast.walk(tree):
             if _is_print(node) and _reads(node, clocks, made):
                 pattern = _pattern(node)
                 if pattern and pattern not in (p for _, p in found):
                     found.append((where, pattern))
     return found
+
+
+def _clock_made(
+    trees: list[ast.Module], clocks: tuple[set[str], set[str]], made: set[str]
+) -> set[str]:
+    """`made` and every name the `trees` assign from a clock or a clock-made name, until no
+    assignment makes another (a chain may run backwards through a function's body)."""
+    made = set(made)
+    while True:
+        before = len(made)
+        for tree in trees:
+            for node in ast.walk(tree):
+                made |= _assigned_from_clock(node, clocks, made)
+        if len(made) == before:
+            return made
 
 
 def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
