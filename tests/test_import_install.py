@@ -80,6 +80,15 @@ def wheels(tmp_path_factory) -> Path:
     wheel(folder, "leaky-ci", "2.0", "from hiddendep_ci import SHOUT\n")
     wheel(folder, "hiddendep-ci", "0.5", "SHOUT = 'HELLO'\n")
     wheel(folder, "brittle-ci", "1.0", "raise ImportError('brittle-ci needs libbrittle.so')\n")
+    # Asks a web service as it is imported, as QuantEcon's qeds asks the Census API.
+    wheel(
+        folder,
+        "census-ci",
+        "1.0",
+        "raise ConnectionError(\"HTTPSConnectionPool(host='api.example.org', port=443): Max "
+        "retries exceeded (Failed to resolve 'api.example.org' ([Errno -2] Name or service "
+        'not known))")\n',
+    )
     # Imports a module it calls optional inside a function, then fails without it (as
     # Plotly's px.data does without pandas).
     wheel(
@@ -366,12 +375,16 @@ def test_a_package_that_installs_but_does_not_import_is_named_before_any_build(
 ):
     course_folder.write(authoring_example())
     root = course_folder.root
-    greetings_notebook(root / "greetings.ipynb", ["import brittle_ci"])
+    greetings_notebook(root / "greetings.ipynb", ["import brittle_ci", "import census_ci"])
     done = import_installing(scratch_python, root, wheels)
     assert done.returncode == 0, done.stderr
     assert (
         "pip installed brittle_ci's package, but importing brittle_ci fails here "
         "(ImportError: brittle-ci needs libbrittle.so)"
+    ) in done.stdout
+    assert (
+        "pip installed census_ci's package, but importing census_ci reads the network, which "
+        "fails here (ConnectionError: HTTPSConnectionPool(host='api.example.org'"
     ) in done.stdout
 
 

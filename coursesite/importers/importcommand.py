@@ -13,6 +13,7 @@ from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
+from coursesite.execution.networkerrors import QUOTED
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
@@ -284,10 +285,18 @@ def _unimportable(
             "a step may use what this release lacks"
         )
     for module, failure in installation.unimportable.items():
+        said = f"pip installed {module}'s package, but importing {module} "
+        if any(words in failure for words in QUOTED):  # qeds asks the Census API as it loads
+            notes.append(
+                f"{said}reads the network, which fails here ({failure}): every step that "
+                "imports it will fail where the site is built without a network; build it "
+                "where there is one, or show those steps without running them (norun)"
+            )
+            continue
         notes.append(
-            f"pip installed {module}'s package, but importing {module} fails here ({failure}): "
-            "every step that imports it will fail; install what the message names, or the "
-            "versions the notebook was written for, and import again"
+            f"{said}fails here ({failure}): every step that imports it will fail; install "
+            "what the message names, or the versions the notebook was written for, and "
+            "import again"
         )
     return notes
 
