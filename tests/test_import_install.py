@@ -431,6 +431,9 @@ def test_tensorflow_s_summary_writer_needs_tensorboard():
     # NumPyro's model_rendering: render_model draws with graphviz, which numpyro lacks.
     drawing = [(1, "cell 6", "import numpyro\nnumpyro.render_model(model, model_args=(x,))")]
     assert [called.need.module for called in needed_calls(drawing)] == ["graphviz"]
+    # jax-ai-stack's data loaders: tfds.load reaches etils, which imports importlib_resources.
+    loading = [(1, "cell 2", "import tensorflow_datasets as tfds\nds = tfds.load('mnist')")]
+    assert [called.need.module for called in needed_calls(loading)] == ["importlib_resources"]
 
 
 def test_a_package_a_library_needs_for_a_call_but_does_not_ask_for_is_installed_too(

@@ -40,6 +40,14 @@ OPTIONAL_NEEDS = (
         "graphviz",
         "graphviz",
     ),
+    # tensorflow-datasets' builders read their resources through etils, which imports
+    # importlib_resources without asking pip for it (jax-ai-stack's data-loader guides).
+    OptionalNeed(
+        "tensorflow_datasets",
+        frozenset(f"tensorflow_datasets.{name}" for name in ("load", "builder", "data_source")),
+        "importlib_resources",
+        "importlib_resources",
+    ),
     # TensorFlow 2.20 left TensorBoard out of its dependencies; its summaries still need it.
     OptionalNeed(
         "tensorflow",
