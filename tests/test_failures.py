@@ -575,6 +575,28 @@ def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
         assert "`hardware: gpu`" in hint and ":raises:" not in hint
 
 
+def test_a_library_that_reaches_into_another_s_removed_internals_is_said_as_a_mismatch():
+    """BlackJAX's change-of-variable page imports tensorflow-probability 0.25, whose JAX
+    substrate reads jax.interpreters.xla.pytype_aval_mappings, gone from jax 0.10: not the
+    page's code written for another jax, but two installed libraries that do not go
+    together. The page's own use of a gone name is still the code's."""
+    import importlib.metadata
+
+    said = "AttributeError: module 'jax.interpreters.xla' has no attribute 'pytype_aval_mappings'"
+    inside = library_traceback(
+        "import tensorflow_probability.substrates.jax as tfp",
+        "tensorflow_probability/python/internal/backend/jax/compat.py",
+    )
+    jax = importlib.metadata.version("jax")
+    assert failed(said, traceback=inside).hint.startswith(
+        "the installed tensorflow_probability uses jax.interpreters.xla.pytype_aval_mappings, "
+        f"which the installed jax (installed: {jax}) lacks: it was made for another jax, and "
+        "the two do not go together"
+    )
+    own = library_traceback("print(jax.interpreters.xla.pytype_aval_mappings)")
+    assert failed(said, traceback=own).hint.startswith("the installed jax has no ")
+
+
 def test_a_flax_model_of_transformers_4_says_transformers_5_removed_it():
     """Flax's transfer-learning guide imports FlaxCLIPModel, which transformers 5 removed
     with every Flax and TensorFlow model: "written for another version" is true, but the

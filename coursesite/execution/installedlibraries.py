@@ -86,6 +86,13 @@ def library_hint(failure: dict) -> str:
     message, traceback = failure["message"], failure.get("traceback", "")
     if lacked := lacked_by_installed(failure):
         noun = "module " if "No module named" in message else ""
+        if (user := _failing_library(traceback)) and user != lacked.package:
+            return (  # tensorflow-probability 0.25 reaching into jax 0.10's internals
+                f"the installed {installed_version(user)} uses {lacked.name}, which the "
+                f"installed {installed_version(lacked.package)} lacks: it was made for "
+                f"another {lacked.package}, and the two do not go together; install a {user} "
+                f"made for this {lacked.package}, or the {lacked.package} it was made for"
+            )
         return (
             f"the installed {lacked.package} has no {noun}{lacked.name}: "
             f"{another_version(lacked.package)}"
@@ -199,6 +206,13 @@ def keyword_hint(failure: dict) -> str:
         f"{function} of the installed {drift.package} takes no keyword {keyword}: "
         f"{another_version(drift.package)}"
     )
+
+
+def _failing_library(traceback: str) -> str:
+    """The installed library whose code the traceback's last frame is in, or ''."""
+    frames = re.findall(r'File "[^"]*"', traceback or "")
+    found = _LIBRARY_FRAME.match(frames[-1]) if frames else None
+    return found.group(1) if found else ""
 
 
 def another_version(package: str) -> str:
