@@ -347,13 +347,14 @@ def test_a_formula_a_cell_never_closes_does_not_run_on_into_the_next_cells(tmp_p
         code_cell("x = 1"),
         markdown_cell("Alone: $$\nnever closed, and\n\n$$\nP = 2\n$$"),
         code_cell("print(x)"),
-        markdown_cell("$$\nopened, never closed"),
+        markdown_cell("$$\nopened, never closed\n\n$$x$$ is inline, and stays so"),
         code_cell("print(x + 1)"),
     )
     lesson = convert(read_notebook(path), "Formulas", "nb.ipynb", "nb.expected.yaml")
     text = lesson.text
     assert "$$\nm - p = -a \\Bigr]$$\n)\n\nThen prose." in text
     assert "\\$\\$\nopened, never closed" in text
+    assert "$$x$$ is inline, and stays so" in text
     assert "Alone: $$\nnever closed" in text  # not a paragraph that opens with $$
     formulas = [n.content for n in parse_nodes(text) if n.type == "math_block"]
     assert [" ".join(f.split()) for f in formulas] == ["m - p = -a \\Bigr]", "P = 2"]

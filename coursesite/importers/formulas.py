@@ -51,8 +51,9 @@ def close_math_blocks(text: str, locate: Callable[[str], str], notes: list[str])
         if node.type != "paragraph" or not node.map:
             continue
         first, end = node.map
-        if not lines[first].lstrip().startswith("$$"):
-            continue
+        opening = lines[first].lstrip()
+        if not opening.startswith("$$") or "$$" in opening[2:]:
+            continue  # `$$a$$ and b` is inline math in any text: it opens no block
         closed, said = _closed(lines[first:end])
         notes.append(f"{locate(lines[first])}: a $$ formula {said}")
         lines[first:end] = closed
@@ -62,9 +63,8 @@ def close_math_blocks(text: str, locate: Callable[[str], str], notes: list[str])
 def _closed(block: list[str]) -> tuple[list[str], str]:
     """The paragraph `block` that opens with `$$`, as a formula closed at the next `$$`
     (what follows it on that line goes on the next), or with its `$$` as text."""
-    opening = block[0].index("$$") + 2
-    for at, line in enumerate(block):
-        close = line.find("$$", opening if at == 0 else 0)
+    for at, line in enumerate(block[1:], start=1):
+        close = line.find("$$")
         if close < 0:
             continue
         after = line[close + 2 :].strip()
