@@ -166,6 +166,32 @@ def test_a_name_gone_with_nothing_like_it_left_is_reported_not_guessed(course_fo
     assert f"01-downloads.md:{line}: step 2 failed: AttributeError" in built.stderr
 
 
+def test_a_step_that_asks_jax_for_a_gpu_it_lacks_is_named_before_any_build(course_folder):
+    """NumPyro's benchmark notebook starts with numpyro.set_platform("gpu"); JAX's own
+    spellings are jax.config.update("jax_platforms", "cuda") and jax.devices("gpu"). JAX
+    here has CPUs only: each is named at its line. Asking for the CPU is not."""
+    import jax
+
+    assert jax.default_backend() == "cpu"  # what this test is about: a machine without one
+    cells = [
+        "import jax\nfrom jax import config\njax.config.update('jax_platforms', 'cuda')",
+        "jax.config.update('jax_enable_x64', True)\nprint(jax.devices('cpu'))",
+        "gpus = jax.devices('gpu')",
+    ]
+    report, lesson = imported(course_folder, cells)
+    said = [line for line in report.splitlines() if "asks JAX for" in line]
+    assert len(said) == 2, said
+    at = line_of(lesson, "jax.config.update('jax_platforms', 'cuda')")
+    assert said[0].endswith(
+        f"cell 3, lesson line {at}: step 1 asks JAX for cuda devices "
+        "(jax.config.update('jax_platforms', 'cuda')), which JAX here does not have: where "
+        "the site is built without them the step fails, and the steps that need it with it; "
+        "declare the hardware (`hardware: gpu` in the front matter) and build where it is, "
+        "or write the step for the CPU"
+    )
+    assert "step 3 asks JAX for gpu devices (jax.devices('gpu'))" in said[1]
+
+
 def test_a_name_spelled_almost_as_one_the_package_has_is_said_as_a_misspelling(course_folder):
     """QuantEcon's calvo_addon calls np.linespace: no NumPy ever had it, so "written for
     another version" alone misleads; the report names linspace. A name with nothing spelled

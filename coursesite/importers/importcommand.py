@@ -14,6 +14,7 @@ from pathlib import Path
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.execution.networkerrors import QUOTED
+from coursesite.importers.acceleratorrequests import accelerator_notes
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
@@ -199,7 +200,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += _unimportable(installation, lesson, modules)
     lesson.notes += _missing_modules(lesson, own, installation.refused)
     lesson.notes += _optional_needs(lesson, uninstalled(calls))
-    lesson.notes += _hosted_only(lesson)
+    lesson.notes += _hosted_only(lesson) + accelerator_notes(lesson)
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
     lesson.notes += usetex_notes(lesson)
