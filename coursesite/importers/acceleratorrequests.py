@@ -14,11 +14,10 @@ import ast
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.steplines import (
-    bound_modules,
-    code_tree,
     dotted_name,
     imported_packages,
     lesson_line,
+    step_nodes,
 )
 
 _ACCELERATORS = {"gpu", "cuda", "rocm", "tpu"}
@@ -32,23 +31,19 @@ def accelerator_notes(lesson: ImportedLesson) -> list[str]:
     if not imported_packages(lesson.steps) & {"jax", "numpyro"}:
         return []
     notes: list[str] = []
-    bound: dict[str, str] = {}  # names earlier steps imported reach the later ones
-    for number, where, code in lesson.steps:
-        tree = code_tree(code)
-        bound |= bound_modules(tree) if tree else {}
-        for node in ast.walk(tree) if tree else ():
-            if not isinstance(node, ast.Call) or not (platform := _asked_platform(node, bound)):
-                continue
-            if not _jax_has(platform):
-                written = ast.get_source_segment(code, node) or platform
-                line = lesson_line(lesson.text, number, node.lineno - 1)
-                notes.append(
-                    f"{where}, lesson line {line}: step {number} asks JAX for {platform} "
-                    f"devices ({written}), which JAX here does not have: where the site is "
-                    "built without them the step fails, and the steps that need it with it; "
-                    "declare the hardware (`hardware: gpu` in the front matter) and build "
-                    "where it is, or write the step for the CPU"
-                )
+    for number, where, code, node, bound in step_nodes(lesson.steps):
+        if not isinstance(node, ast.Call) or not (platform := _asked_platform(node, bound)):
+            continue
+        if not _jax_has(platform):
+            written = ast.get_source_segment(code, node) or platform
+            line = lesson_line(lesson.text, number, node.lineno - 1)
+            notes.append(
+                f"{where}, lesson line {line}: step {number} asks JAX for {platform} devices "
+                f"({written}), which JAX here does not have: where the site is built without "
+                "them the step fails, and the steps that need it with it; declare the "
+                "hardware (`hardware: gpu` in the front matter) and build where it is, or "
+                "write the step for the CPU"
+            )
     return notes
 
 

@@ -19,12 +19,7 @@ from types import ModuleType
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.renames import Rename, rename_in_lesson
-from coursesite.importers.steplines import (
-    bound_modules,
-    code_tree,
-    dotted_name,
-    imported_packages,
-)
+from coursesite.importers.steplines import dotted_name, imported_packages, step_nodes
 
 _NNX = "flax.nnx"
 
@@ -64,17 +59,12 @@ def _requires_wrt(nnx: ModuleType | None) -> bool:
 def _optimizer_renames(steps: list[tuple[int, str, str]]) -> dict[int, list[Rename]] | None:
     """Each step's renames of `flax.nnx.Optimizer`, as the step writes it (`nnx.Optimizer`,
     `from flax.nnx import Optimizer`); None when any call of it passes `wrt=`."""
-    bound: dict[str, str] = {}  # names earlier steps imported reach the later ones
     renames: dict[int, list[Rename]] = {}
-    for number, _, code in steps:
-        if (tree := code_tree(code)) is None:
-            continue
-        bound |= bound_modules(tree)
-        for node in ast.walk(tree):
-            if _passes_wrt(node, bound):
-                return None
-            if (rename := _rename(code, node, bound)) and rename not in renames.get(number, []):
-                renames.setdefault(number, []).append(rename)
+    for number, _, code, node, bound in step_nodes(steps):
+        if _passes_wrt(node, bound):
+            return None
+        if (rename := _rename(code, node, bound)) and rename not in renames.get(number, []):
+            renames.setdefault(number, []).append(rename)
     return renames
 
 

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 
 from coursesite.execution.missingmodules import is_installed
 from coursesite.importers.steplines import (
-    bound_modules,
-    code_tree,
     dotted_name,
     imported_packages,
     lesson_line,
+    step_nodes,
 )
 
 
@@ -73,18 +72,15 @@ def needed_calls(steps: list[tuple[int, str, str]]) -> list[NeededCall]:
     (uninstalled), before pip runs and after."""
     imported = imported_packages(steps)
     found: dict[OptionalNeed, NeededCall] = {}
-    bound: dict[str, str] = {}  # names earlier steps imported reach the later ones
-    for number, where, code in steps:
-        bound |= bound_modules(tree) if (tree := code_tree(code)) else {}
-        for node in ast.walk(tree) if tree else ():
-            if not isinstance(node, ast.Call):
+    for number, where, _, node, bound in step_nodes(steps):
+        if not isinstance(node, ast.Call):
+            continue
+        call, full = _called(node), dotted_name(node.func, bound)
+        for need in OPTIONAL_NEEDS:
+            if need in found or need.library not in imported:
                 continue
-            call, full = _called(node), dotted_name(node.func, bound)
-            for need in OPTIONAL_NEEDS:
-                if need in found or need.library not in imported:
-                    continue
-                if call in need.calls or full in need.calls:
-                    found[need] = NeededCall(need, call, number, where, node.lineno - 1)
+            if call in need.calls or full in need.calls:
+                found[need] = NeededCall(need, call, number, where, node.lineno - 1)
     return list(found.values())
 
 

@@ -102,3 +102,18 @@ def dotted_name(node: ast.expr, bound: dict[str, str]) -> str:
     if not isinstance(node, ast.Name) or node.id not in bound:
         return ""
     return ".".join([bound[node.id], *reversed(parts)])
+
+
+def step_nodes(
+    steps: list[tuple[int, str, str]],
+) -> Iterator[tuple[int, str, str, ast.AST, dict[str, str]]]:
+    """(number, cell.where, code, node, bound) for each node of each step (number,
+    cell.where, code) that is Python, in step order; `bound`: what the names imports bind
+    stand for (bound_modules), in that step and the steps before it."""
+    bound: dict[str, str] = {}
+    for number, where, code in steps:
+        if (tree := code_tree(code)) is None:
+            continue
+        bound = bound | bound_modules(tree)
+        for node in ast.walk(tree):
+            yield number, where, code, node, bound
