@@ -192,6 +192,21 @@ def test_a_step_that_asks_jax_for_a_gpu_it_lacks_is_named_before_any_build(cours
     assert "step 3 asks JAX for gpu devices (jax.devices('gpu'))" in said[1]
 
 
+def test_why_the_packages_could_not_be_checked_is_said():
+    """jax-ai-stack's data-loader guide imports torch, tensorflow and grain: the check's
+    interpreter ended without an answer, and the report said only that. It now says what
+    ended it: the signal, or its last words."""
+    import subprocess
+
+    from coursesite.importers.apidrift import _why
+
+    killed = subprocess.CompletedProcess([], -11, "", "Fatal Python error: Segmentation fault")
+    assert _why(killed) == " (the interpreter that imported them was killed by SIGSEGV)"
+    raised = subprocess.CompletedProcess([], 1, "", "Traceback ...\n  x\nRuntimeError: boom\n\n")
+    assert _why(raised) == " (RuntimeError: boom)"
+    assert _why(subprocess.CompletedProcess([], 1, "", "")) == ""
+
+
 def test_a_name_spelled_almost_as_one_the_package_has_is_said_as_a_misspelling(course_folder):
     """QuantEcon's calvo_addon calls np.linespace: no NumPy ever had it, so "written for
     another version" alone misleads; the report names linspace. A name with nothing spelled

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -231,7 +232,7 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
         except ValueError:
             answer = None
     if not isinstance(answer, dict):
-        return ApiCheck([], [], "the packages could not be imported to check them")
+        return ApiCheck([], [], f"the packages could not be imported to check them{_why(checked)}")
     found, needs = answer["gone"], answer["needs"]
     check, seen = ApiCheck([], []), set()
     for number, where, offset, path, written in uses:
@@ -248,6 +249,19 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
             module, lacked = needs[path]
             check.lacking.append(LackingModule(number, where, offset, module, lacked))
     return check
+
+
+def _why(checked: subprocess.CompletedProcess) -> str:
+    """What ended the interpreter that imported the packages, for the report: the signal
+    that killed it (two such libraries in one process can crash it), or its last line."""
+    if checked.returncode < 0:
+        try:
+            name = signal.Signals(-checked.returncode).name
+        except ValueError:
+            name = f"signal {-checked.returncode}"
+        return f" (the interpreter that imported them was killed by {name})"
+    said = [line.strip() for line in checked.stderr.splitlines() if line.strip()]
+    return f" ({said[-1][:200]})" if said else ""
 
 
 def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, str]]:
