@@ -198,13 +198,13 @@ def test_why_the_packages_could_not_be_checked_is_said():
     ended it: the signal, or its last words."""
     import subprocess
 
-    from coursesite.importers.apidrift import _why
+    from coursesite.importers.apidrift import why_unchecked
 
     killed = subprocess.CompletedProcess([], -11, "", "Fatal Python error: Segmentation fault")
-    assert _why(killed) == " (the interpreter that imported them was killed by SIGSEGV)"
+    assert why_unchecked(killed) == " (the interpreter that imported them was killed by SIGSEGV)"
     raised = subprocess.CompletedProcess([], 1, "", "Traceback ...\n  x\nRuntimeError: boom\n\n")
-    assert _why(raised) == " (RuntimeError: boom)"
-    assert _why(subprocess.CompletedProcess([], 1, "", "")) == ""
+    assert why_unchecked(raised) == " (RuntimeError: boom)"
+    assert why_unchecked(subprocess.CompletedProcess([], 1, "", "")) == ""
 
 
 def test_a_name_spelled_almost_as_one_the_package_has_is_said_as_a_misspelling(course_folder):

@@ -232,7 +232,9 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
         except ValueError:
             answer = None
     if not isinstance(answer, dict):
-        return ApiCheck([], [], f"the packages could not be imported to check them{_why(checked)}")
+        return ApiCheck(
+            [], [], f"the packages could not be imported to check them{why_unchecked(checked)}"
+        )
     found, needs = answer["gone"], answer["needs"]
     check, seen = ApiCheck([], []), set()
     for number, where, offset, path, written in uses:
@@ -251,7 +253,7 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
     return check
 
 
-def _why(checked: subprocess.CompletedProcess) -> str:
+def why_unchecked(checked: subprocess.CompletedProcess) -> str:
     """What ended the interpreter that imported the packages, for the report: the signal
     that killed it (two such libraries in one process can crash it), or its last line."""
     if checked.returncode < 0:
