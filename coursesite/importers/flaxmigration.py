@@ -52,7 +52,10 @@ def _nnx() -> ModuleType | None:
 def _requires_wrt(nnx: ModuleType | None) -> bool:
     if nnx is None or not hasattr(nnx, "ModelAndOptimizer"):
         return False
-    wrt = inspect.signature(nnx.Optimizer.__init__).parameters.get("wrt")
+    try:
+        wrt = inspect.signature(nnx.Optimizer.__init__).parameters.get("wrt")
+    except (TypeError, ValueError):  # a signature Python cannot read: say nothing
+        return False
     return wrt is not None and wrt.default is inspect.Parameter.empty
 
 
