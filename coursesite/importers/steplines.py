@@ -1,7 +1,10 @@
-"""Where a line of an imported step's code sits in the lesson file the import wrote.
+"""An imported lesson's steps as the import's checks read them: where a line of a step's
+code sits in the lesson file the import wrote, and the code as Python.
 
 The import's report names each finding at its lesson line, so the author can go straight
-to it; the steps are written as `:::{step} N. Title` followed by a code fence.
+to it; the steps are written as `:::{step} N. Title` followed by a code fence. Each step's
+code is parsed once for every check (code_tree), and walked with what the names its
+imports and the steps' before it bind stand for (step_nodes, dotted_name).
 """
 
 from __future__ import annotations
