@@ -47,6 +47,23 @@ NO_GPU_HINT = (
 )
 
 
+# An assert that the machine has a CUDA GPU (Flax's FP8 guide:
+# `assert jtu.is_cuda_compute_capability_at_least("9.0")`), as the traceback quotes it;
+# not the assert's message, after its comma.
+ASSERTS_GPU = re.compile(r"^\s*assert\b[^,\n]*(?:cuda|gpu)", re.I | re.M)
+
+
+def no_gpu_hint(failure: dict) -> str:
+    """NO_GPU_HINT for a failure that asks for a CUDA GPU the machine lacks, in a library's
+    words or by an assert that one is there; ''."""
+    asserted = re.match(r"(?:\w+\.)*AssertionError\b", failure["message"])
+    if NO_GPU.search(failure["message"]) or (
+        asserted and ASSERTS_GPU.search(failure.get("traceback") or "")
+    ):
+        return NO_GPU_HINT
+    return ""
+
+
 # Hints that name a lack of the machine, whatever words each library says it in: every
 # step that meets one fails for that one cause (blockfailures.py groups them as one).
 MACHINE_CAUSES = frozenset({NO_GPU_HINT})
@@ -54,9 +71,7 @@ MACHINE_CAUSES = frozenset({NO_GPU_HINT})
 
 def device_count_hint(message: str) -> str:
     """The hint for a failure `message` that says the code needs more devices, or
-    devices of another kind; ''."""
-    if NO_GPU.search(message):
-        return NO_GPU_HINT
+    devices of another kind (a GPU it lacks: no_gpu_hint); ''."""
     if only := ONLY_ON.search(message):
         return (
             f"{only.group(1)} runs only on an accelerator, and JAX has only CPUs here: declare "

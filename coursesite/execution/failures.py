@@ -16,7 +16,7 @@ from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
-from coursesite.execution.devicehints import NO_GPU, NO_GPU_HINT, device_count_hint
+from coursesite.execution.devicehints import device_count_hint, no_gpu_hint
 from coursesite.execution.installedlibraries import (
     asked_browser_hint,
     asked_install_hint,
@@ -118,16 +118,18 @@ def _build_hint(failure: dict, job: FailedJob) -> str:
     return NETWORK_HINT if failure.get("network") else ""
 
 
-# An assert that the machine has a CUDA GPU (Flax's FP8 guide:
-# `assert jtu.is_cuda_compute_capability_at_least("9.0")`) fails for the machine, not the code.
-_ASSERTS_GPU = re.compile(r"^\s*assert\b[^,\n]*(?:cuda|gpu)", re.I | re.M)  # not its message
+def _machine_hint(failure: dict, job: FailedJob) -> str:
+    """For what the machine that builds the site lacks, whatever the code raised (an
+    assert that a GPU is there fails for the machine, not the code): a GPU, a program."""
+    message = failure["message"]
+    return no_gpu_hint(failure) or next(
+        (hint for said, hint in _MISSING_PROGRAMS.items() if said in message), ""
+    )
 
 
 def _assert_hint(failure: dict, job: FailedJob) -> str:
     if _exception_class(failure["message"]) != "AssertionError":
         return ""
-    if _ASSERTS_GPU.search(failure.get("traceback") or "") or NO_GPU.search(failure["message"]):
-        return NO_GPU_HINT
     if failure["block"] in job.solution_ids:
         return (
             "the reference solution fails its own check: fix the solution, which must "
@@ -149,8 +151,8 @@ def _solution_hint(failure: dict, job: FailedJob) -> str:
 
 
 def _environment_hint(failure: dict, job: FailedJob) -> str:
-    """For what the machine, not the code, lacks or has otherwise: a package, a version,
-    a device count, a keyboard."""
+    """For what the environment, not the code, lacks or has otherwise: a package, a
+    version, a device count, a keyboard."""
     message = failure["message"]
     return (
         old_code_hint(message)
@@ -162,7 +164,6 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
         or retired_hint(failure)
         or refused_arguments_hint(failure)
         or _keyboard_hint(failure)
-        or next((hint for said, hint in _MISSING_PROGRAMS.items() if said in message), "")
     )
 
 
@@ -264,6 +265,7 @@ def _declare(exception: str) -> str:
 _HINT_RULES = (
     _memory_hint,
     _build_hint,
+    _machine_hint,
     _assert_hint,
     _solution_hint,
     _environment_hint,

@@ -46,6 +46,8 @@ def close_math_blocks(text: str, locate: Callable[[str], str], notes: list[str])
     end (QuantEcon's `... \\Bigr]$$)`) closed at its `$$`, or its `$$` made text where the
     cell has no other. Alone, a cell reads such a block as a paragraph; in a lesson the next
     `$$` of a later cell would close it, and every step between would become its formula."""
+    if "$$" not in text:  # most cells: nothing to parse for
+        return text
     lines = text.split("\n")
     for node in reversed(parse_nodes(text)):  # from the end: earlier line numbers hold
         if node.type != "paragraph" or not node.map:
