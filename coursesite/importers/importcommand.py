@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursesite.config.manifest import PHASE_ID, Course
 from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
-from coursesite.execution.networkerrors import QUOTED
 from coursesite.importers.acceleratorrequests import accelerator_notes
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
@@ -26,7 +24,6 @@ from coursesite.importers.installing import (
     Installation,
     install,
     pin_requirements,
-    requirements_to_install,
 )
 from coursesite.importers.lessonimport import (
     ImportedLesson,
@@ -38,11 +35,18 @@ from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.matplotlibstyles import style_notes
 from coursesite.importers.matplotlibtex import usetex_notes
+from coursesite.importers.moduleneeds import (
+    added_path_notes,
+    hosted_only_notes,
+    installed_here,
+    missing_module_notes,
+    optional_need_notes,
+    own_modules,
+    to_install,
+    unimportable_notes,
+)
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.optionalneeds import (
-    NeededCall,
-    OptionalNeed,
-    needed_call_note,
     needed_calls,
     uninstalled,
 )
@@ -51,14 +55,8 @@ from coursesite.importers.pandasmigration import pandas_notes
 from coursesite.importers.pathmodules import modules_from_added_paths
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
-from coursesite.importers.requirements import (
-    distribution_of,
-    not_installed_advice,
-    requirement_line,
-    requirement_name,
-)
 from coursesite.importers.rootpaths import from_project_root
-from coursesite.importers.steplines import first_import, lesson_line, syntax_notes
+from coursesite.importers.steplines import lesson_line, syntax_notes
 from coursesite.importers.undefinednames import undefined_name_notes
 from coursesite.importers.versionasserts import version_assert_notes
 from coursesite.importers.versiondrift import api_drift_notes
@@ -190,17 +188,19 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             "(import again with --slug to choose another)"
         )
     lesson.notes += _over_output_limit(lesson, course.settings.output_limit)
-    own = _own_modules(lesson, folder, request.notebook.parent)
+    own = own_modules(lesson, folder, request.notebook.parent)
     from_paths = modules_from_added_paths(lesson.steps)
-    lesson.notes += _from_added_paths(from_paths)
+    lesson.notes += added_path_notes(from_paths)
     own |= set(from_paths)  # no package to install: pip's namesakes are other projects
     calls = needed_calls(lesson.steps)  # of a library's optional packages
-    requirements, modules = _to_install(request, lesson, own, uninstalled(calls))
+    requirements, modules = (
+        to_install(lesson, own, uninstalled(calls)) if request.install else ([], [])
+    )
     installation = install(requirements, modules)
-    lesson.notes += _unimportable(installation, lesson, modules)
-    lesson.notes += _missing_modules(lesson, own, installation.refused)
-    lesson.notes += _optional_needs(lesson, uninstalled(calls))
-    lesson.notes += _hosted_only(lesson) + accelerator_notes(lesson)
+    lesson.notes += unimportable_notes(installation, lesson, modules)
+    lesson.notes += missing_module_notes(lesson, own, installation.refused)
+    lesson.notes += optional_need_notes(lesson, uninstalled(calls))
+    lesson.notes += hosted_only_notes(lesson) + accelerator_notes(lesson)
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
     lesson.notes += usetex_notes(lesson)
@@ -231,114 +231,6 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     return PlannedLesson(lesson, path, expected_path, images, manifest, slug, installation)
 
 
-def _to_install(
-    request: ImportRequest, lesson: ImportedLesson, own: set[str], calls: list[NeededCall]
-) -> tuple[list[str], list[str]]:
-    """With --install, what pip installs and the modules it is for (the code imports them
-    and nobody has installed them), before the checks below look for missing modules and
-    names; else nothing.
-
-    The notebook's own `!pip install` lines that name nothing installed here go first,
-    whatever modules they provide (nvidia-cutlass-dsl provides `cutlass`): a module's name
-    is pip's to try only when no such line is left to provide it, and install() tries it
-    after them for a module they did not provide."""
-    if not request.install:
-        return [], []
-    wanted = requirements_to_install(lesson.code, own, lesson.installs)
-    for called in calls:  # a library's optional package it calls for
-        wanted.setdefault(called.need.module, _need_line(called.need, lesson.installs))
-    lines = [install.strip("'\"") for install in lesson.installs]
-    unnamed = [line for line in lines if line not in wanted.values() and not _installed_here(line)]
-    named = [line for line in wanted.values() if line in lines or not unnamed]
-    return list(dict.fromkeys(unnamed + named)), list(wanted)
-
-
-def _unimportable(
-    installation: Installation, lesson: ImportedLesson, modules: list[str]
-) -> list[str]:
-    """What the build would fail on though pip installed it: a module that does not import;
-    or pip did not: a refused requirement, at the first step that imports its module (one
-    of `modules`, those it was asked for)."""
-    notes = []
-    if installation.undeclared:
-        notes.append(
-            f"pip installed {', '.join(installation.undeclared)} too: what was installed "
-            "imports it without asking for it"
-        )
-    for requirement, why in installation.refused.items():
-        wanted = [
-            m
-            for m in modules
-            if requirement_line(distribution_of(m), lesson.installs) == requirement
-        ]
-        at = first_import(lesson.text, lesson.steps, wanted[0]) if wanted else ""
-        notes.append(
-            (f"{at} imports {wanted[0]}: " if at else "")
-            + f"the code needs {requirement}, which pip did not install (every step "
-            f"that imports it will fail): {why}"
-        )
-    for requirement, (name, version) in installation.released.items():
-        release = f"{name} {version}".strip()
-        notes.append(
-            f"pip could not install {requirement}, the notebook's requirement by address "
-            f"(the machine may not reach it): it installed {release} from the package index "
-            f"instead; the notebook asked for another build of {name} (its repository's), so "
-            "a step may use what this release lacks"
-        )
-    for module, failure in installation.unimportable.items():
-        said = f"pip installed {module}'s package, but importing {module} "
-        if any(words in failure for words in QUOTED):  # qeds asks the Census API as it loads
-            notes.append(
-                f"{said}reads the network, which fails here ({failure}): every step that "
-                "imports it will fail where the site is built without a network; build it "
-                "where there is one, or show those steps without running them (norun)"
-            )
-            continue
-        notes.append(
-            f"{said}fails here ({failure}): every step that imports it will fail; install "
-            "what the message names, or the versions the notebook was written for, and "
-            "import again"
-        )
-    return notes
-
-
-def _from_added_paths(found: dict[str, tuple[int, str]]) -> list[str]:
-    """What the build fails on for want of a folder the code puts on sys.path."""
-    steps: dict[tuple[int, str], list[str]] = {}
-    for module, step in found.items():
-        steps.setdefault(step, []).append(module)
-    return [
-        f"{where}: step {number} puts a folder on sys.path and imports {', '.join(modules)} "
-        "from it, which no package here provides and the build's folder lacks: save those "
-        "modules beside the notebook and import again (the import brings them along), or "
-        "install the package they come from; the step fails until then"
-        for (number, where), modules in steps.items()
-    ]
-
-
-def _own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:
-    """The modules the code imports that are the notebook's own: beside the lesson or
-    beside the notebook, or written by the code (%%writefile), never a package to install
-    or check."""
-    from coursesite.execution.dependencies import local_module_file, modules_imported_by
-
-    return {
-        name
-        for name in modules_imported_by(tuple(lesson.code))
-        if local_module_file(name, folder) or local_module_file(name, beside)
-    } | _written_modules(lesson)
-
-
-def _written_modules(lesson: ImportedLesson) -> set[str]:
-    from coursesite.importers.datafiles import files_written
-
-    return {
-        name.removesuffix(".py")
-        for name in files_written(lesson.steps)
-        if name.endswith(".py") and "/" not in name
-    }
-
-
 def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
     """What the build would refuse: a step that prints more than the page can show."""
     return [
@@ -347,55 +239,6 @@ def _over_output_limit(lesson: ImportedLesson, limit: int) -> list[str]:
         "count, the first lines), or raise output_limit in lessons.yaml"
         for where, size in lesson.printed.items()
         if size > limit
-    ]
-
-
-def _missing_modules(lesson: ImportedLesson, own: set[str], refused: Collection[str]) -> list[str]:
-    """What the build would fail on for want of a module, said before any build: a package
-    not installed (asked as the build asks, execution/missingmodules.py, so that import and
-    build agree), but those pip was asked for and `refused`. The notebook's `own` modules
-    are beside the lesson, or brought there."""
-    from coursesite.execution.missingmodules import missing_modules
-
-    blocks = [{"id": str(number), "code": code} for number, code in enumerate(lesson.code)]
-    notes = []
-    for module in sorted(missing_modules(blocks, own)):
-        line = requirement_line(distribution_of(module), lesson.installs)
-        if line in refused:  # said with pip's reason (_unimportable)
-            continue
-        at = first_import(lesson.text, lesson.steps, module) or "the code"
-        notes.append(f"{at} imports {module}, which is {not_installed_advice(line)}")
-    return notes
-
-
-def _optional_needs(lesson: ImportedLesson, calls: list[NeededCall]) -> list[str]:
-    """What the build would fail on at a library's call that needs a package the library
-    does not ask for (optionalneeds.py), still not installed."""
-    return [
-        needed_call_note(
-            called, lesson.text, not_installed_advice(_need_line(called.need, lesson.installs))
-        )
-        for called in calls
-    ]
-
-
-def _need_line(need: OptionalNeed, installs: list[str]) -> str:
-    """The notebook's own requirement for the package (its `!pip install` line), else the
-    table's."""
-    distribution = distribution_of(need.module)
-    own = requirement_line(distribution, installs)
-    return own if own != distribution else need.requirement
-
-
-def _hosted_only(lesson: ImportedLesson) -> list[str]:
-    """What the build would fail on wherever it runs: imports of a notebook service's own
-    modules (google.colab), each at its line in the lesson."""
-    from coursesite.importers.hostedmodules import hosted_hint, hosted_imports
-
-    return [
-        f"{where}, lesson line {lesson_line(lesson.text, number, offset)}: step {number} "
-        f"imports it; {hosted_hint(module)}"
-        for number, where, offset, module in hosted_imports(lesson.steps)
     ]
 
 
@@ -450,17 +293,6 @@ def _data_files(
     return notes
 
 
-def _installed_here(requirement: str) -> bool:
-    """Whether a `!pip install` requirement's distribution is installed (at any version)."""
-    import importlib.metadata
-
-    try:
-        importlib.metadata.version(requirement_name(requirement))
-    except (importlib.metadata.PackageNotFoundError, ValueError):
-        return False
-    return True
-
-
 def _free_slug(slug: str, taken: set[str]) -> str:
     candidate, number = slug, 2
     while candidate in taken:
@@ -480,7 +312,7 @@ def _report(
     if lesson.images:
         lines.append(f"  saved {len(lesson.images)} image(s) pasted into the notebook in images/")
     if lesson.installs:
-        missing = [line for line in lesson.installs if not _installed_here(line)]
+        missing = [line for line in lesson.installs if not installed_here(line)]
         lines.append(f"  the notebook installs: {' '.join(lesson.installs)}")
         lines.append(
             f"    not installed where you build: {' '.join(missing)} (install them before the "
