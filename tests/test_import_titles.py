@@ -9,7 +9,7 @@ import re
 from bs4 import BeautifulSoup
 
 from conftest import authoring_example
-from coursesite.importers.titles import step_title, summary_of
+from coursesite.importers.titles import licence_notice, step_title, summary_of
 from coursesite.markup.markdown import plain_text
 
 
@@ -130,6 +130,40 @@ def test_a_title_is_the_first_heading_of_the_highest_level_before_any_prose():
     assert notebook_title(_cells("# Quickstart with Optax.", "!code x = 1"), "q") == (
         "Quickstart with Optax"
     )
+
+
+def test_a_licence_notice_before_the_title_is_kept_but_never_the_title_or_summary():
+    from coursesite.importers.lessonimport import convert, notebook_title
+
+    apache = (
+        'Licensed under the Apache License, Version 2.0 (the "License");\n'
+        "you may not use this file except in compliance with the License."
+    )
+    google = _cells(
+        f"Copyright 2023 Google LLC\n\n{apache}",
+        "# ResNet on CIFAR with Flax.\n\nIn this notebook, we train a residual network.",
+        "!code print(1)",
+    )
+    title = notebook_title(google, "resnet flax")
+    assert title == "ResNet on CIFAR with Flax"
+    imported = convert(google, title, "nb.md", "nb.expected.yaml")
+    assert "summary: In this notebook, we train a residual network.\n" in imported.text
+    assert "Copyright 2023 Google LLC" in imported.text and apache in imported.text
+    assert not any("no heading" in note for note in imported.notes)
+    # TensorFlow's: a small heading of copyright over a cell of licence comments.
+    tensorflow = _cells(
+        "##### Copyright 2019 The TensorFlow Authors.",
+        f"!code #@title {apache.replace(chr(10), chr(10) + '# ')}",
+        "# Load images\n\nThis tutorial shows how to load images.",
+        "!code print(1)",
+    )
+    assert notebook_title(tensorflow, "images") == "Load images"
+    mit = _cells("© 2020 Ada\n\nLicensed under the MIT License.", "## Sorting", "Prose.")
+    assert notebook_title(mit, "x") == "Sorting"
+    # Prose that only mentions a copyright is prose: no title is taken from after it.
+    assert notebook_title(_cells("The copyright law is old.", "# A"), "x") == "X"
+    assert not licence_notice(_cells("!code # Licensed under the MIT License\nx = 1")[0])
+    assert licence_notice(_cells("!code # Licensed under the MIT License")[0])
 
 
 def test_a_notebook_without_prose_gets_a_summary_never_a_todo():

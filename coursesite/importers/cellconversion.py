@@ -36,7 +36,7 @@ from coursesite.importers.portableprose import portable_prose
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.seeding import seeded
 from coursesite.importers.stepalt import alt_notes, drawing_functions, step_alt, stored_anything
-from coursesite.importers.titles import heading_title, headings, step_title
+from coursesite.importers.titles import heading_title, headings, licence_notice, step_title
 from coursesite.markup.myst import TARGET_LINE
 
 
@@ -107,6 +107,9 @@ class CellConversion:
         portable = settle_math(portable, cell.where, notes)
         portable = settle_admonitions(portable, cell.where, notes)
         text, found = _demoted(portable, self.shift)
+        if licence_notice(cell):  # kept where it is; no summary, title or heading of steps
+            self._section.append(text)
+            return
         # A heading right above the code is the block's title, not a section of its own.
         last_line = text.rpartition("\n")[2]
         text, closing = _closing_heading(text)

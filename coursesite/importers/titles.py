@@ -50,6 +50,12 @@ _NUMBERED_ITEM = re.compile(r"^\s{0,3}\d{1,9}[.)]\s+")
 _REFERENCE_LINK = re.compile(
     r"(?<![\w\])!`$\\])\[([^\]\n^]*[A-Za-z][^\]\n]*)\](?:\[[^\]\n]*\])?(?![(:\[])"
 )
+# A copyright and licence notice a notebook opens with ("Copyright 2023 Google LLC" and
+# the Apache License's paragraphs; TensorFlow's "##### Copyright 2019 The TensorFlow
+# Authors." over a cell of `#@title Licensed under ...` comments) is no prose of its own:
+# neither its title's nor its summary's. It stays in the lesson, where it was.
+_COPYRIGHT = re.compile(r"^\s*(?:#{1,6}\s+|#@title\s+)?(?:copyright\b|©)", re.I)
+_LICENCE = re.compile(r"\blicen[cs]e|all rights reserved", re.I)
 TITLE_WORDS = 8
 
 
@@ -101,6 +107,19 @@ def _role_text(role: re.Match[str]) -> str:
 
 
 SUMMARY_LENGTH = 160
+
+
+def licence_notice(cell: Cell) -> bool:
+    """Whether a cell is a copyright or licence notice alone: Markdown that opens with a
+    copyright line, or code that is only comments naming a licence."""
+    lines = [line for line in cell.source.splitlines() if line.strip()]
+    if not lines:
+        return False
+    if cell.kind == "code":
+        return all(line.lstrip().startswith("#") for line in lines) and bool(
+            _LICENCE.search(cell.source)
+        )
+    return bool(_COPYRIGHT.match(lines[0]))
 
 
 def summary_of(texts: list[str]) -> str:
@@ -233,19 +252,20 @@ class TitleHeading:
 
 def title_heading(cells: list[Cell]) -> TitleHeading | None:
     """The first level-1 heading of the first Markdown cell; else the first heading of the
-    notebook's highest level that comes before any prose or code (a label, a comment or a
-    badge may come first: `(intro)=` over `## Introduction`)."""
-    found = [
-        (n, h) for n, c in enumerate(cells) if c.kind == "markdown" for h in headings(c.source)
-    ]
+    notebook's highest level that comes before any prose or code (a label, a comment, a
+    badge or a licence notice may come first: `(intro)=` over `## Introduction`)."""
+    prose = [c.kind == "markdown" and not licence_notice(c) for c in cells]
+    found = [(n, h) for n, c in enumerate(cells) if prose[n] for h in headings(c.source)]
     if not found:
         return None
     top = min(level for _, (_, level, _) in found)
-    first_markdown = next(n for n, cell in enumerate(cells) if cell.kind == "markdown")
+    first_markdown = prose.index(True)
     for lines, level, text in headings(cells[first_markdown].source):
         if level == 1:
             return TitleHeading(first_markdown, lines, level, text)
     for number, cell in enumerate(cells):
+        if licence_notice(cell):
+            continue
         if cell.kind != "markdown":
             return None
         source = cell.source.splitlines()
