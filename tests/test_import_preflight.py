@@ -1042,6 +1042,36 @@ def test_a_flax_lesson_that_passes_wrt_is_left_as_written(course_folder):
     assert "ModelAndOptimizer" not in lesson + report
 
 
+def test_colabs_old_tpu_setup_is_written_as_the_installed_jax_runs_it(course_folder):
+    """jaxopt's notebooks open with `try: import jax.tools.colab_tpu; setup_tpu()` under an
+    `except (KeyError, RuntimeError)`, which JAX 0.4 broke by dropping the module: the
+    first step failed and took every later one with it. The import binds `jax` as that
+    line did and leaves the setup out (`pass` where it was all its block held)."""
+    cells = [
+        "import datetime\n# activate TPUs if available\ntry:\n    import jax.tools.colab_tpu\n"
+        "    jax.tools.colab_tpu.setup_tpu()\nexcept (KeyError, RuntimeError):\n"
+        "    print('TPU not found')\nprint('sum', jax.numpy.ones(3).sum())",
+        "from jax.tools import colab_tpu\ncolab_tpu.setup_tpu()",
+        "if True:\n    jax.tools.colab_tpu.setup_tpu()  # the driver\nprint('devices', "
+        "len(jax.devices()))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "try:\n    import jax\nexcept (KeyError, RuntimeError):" in lesson
+    assert "```python\npass\n```" in lesson
+    assert "if True:\n    pass\nprint('devices'" in lesson
+    assert "colab_tpu" not in lesson
+    for cell, step in (3, 1), (5, 2), (7, 3):
+        assert (
+            f"cell {cell}: step {step} sets up Colab's TPU driver (jax.tools.colab_tpu), which "
+            "JAX dropped in 0.4"
+        ) in report
+    assert "which the installed jax does not have" not in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert "<samp>sum 3.0" in page and "<samp>TPU not found" not in page
+
+
 def test_a_rewritten_call_keeps_its_backslashes_as_written():
     from coursesite.importers.renames import Rename, renamed_steps
 

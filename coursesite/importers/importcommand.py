@@ -15,6 +15,7 @@ from coursesite.config.manifestedit import ManifestLayoutError, with_lesson
 from coursesite.importers.acceleratorrequests import accelerator_notes
 from coursesite.importers.beside import COPY_LIMIT, Brought, bring_from_beside
 from coursesite.importers.citations import cite_from_checkout
+from coursesite.importers.colabtpu import colab_tpu_notes
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
 from coursesite.importers.doctitles import titled_doc_roles
 from coursesite.importers.flaxmigration import flax_notes
@@ -201,6 +202,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += missing_module_notes(lesson, own, installation.refused)
     lesson.notes += optional_need_notes(lesson, uninstalled(calls))
     lesson.notes += hosted_only_notes(lesson) + accelerator_notes(lesson)
+    lesson.notes += colab_tpu_notes(lesson)  # before the check of names: it is settled
     lesson.notes += api_drift_notes(lesson, own)
     lesson.notes += style_notes(lesson)
     lesson.notes += usetex_notes(lesson)
