@@ -1,4 +1,5 @@
-"""Read a Jupyter notebook (.ipynb) or a MyST/jupytext Markdown notebook into cells.
+"""Read a Jupyter notebook (.ipynb), a MyST/jupytext Markdown notebook or a jupytext
+percent script (pyscripts) into cells.
 
 Only what a lesson can use is kept: each cell's source, and for code cells the output the
 notebook stored (printed text, messages on stderr, the value of a bare last expression, the
@@ -23,9 +24,18 @@ from markdown_it.token import Token
 from coursesite.config.yamlmodel import yaml_error
 from coursesite.errors import BuildError, decode_utf8
 from coursesite.execution.fdcapture import terminal_text
+from coursesite.importers.celloptions import (
+    dropped_options,
+    figure_alt,
+    figure_label,
+    unread_options,
+)
 from coursesite.importers.jupytextmarkdown import python_fences
 
-NOTEBOOK_HINT = "give a Jupyter notebook (.ipynb, nbformat 4) or a MyST Markdown notebook"
+NOTEBOOK_HINT = (
+    "give a Jupyter notebook (.ipynb, nbformat 4), a MyST Markdown notebook (.md) or a "
+    "Python script in jupytext's percent format (.py)"
+)
 
 
 @dataclass
@@ -86,6 +96,11 @@ def read_notebook(path: Path) -> list[Cell]:
         return _ipynb_cells(text, path)
     if path.suffix in (".md", ".myst"):
         return _myst_cells(text, path)
+    if path.suffix == ".py":  # jupytext's percent format: its cells named by their lines
+        from coursesite.importers.pyscripts import percent_notebook
+
+        notebook, places = percent_notebook(text, path)
+        return _checked_cells(notebook, path, places)
     raise BuildError(f"'{path.suffix}' is not a notebook file type", path, hint=NOTEBOOK_HINT)
 
 
@@ -134,7 +149,7 @@ def _text(value: object, where: str) -> str:
     return value
 
 
-def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
+def _checked_cells(notebook: dict, path: Path, places: list[str] | None = None) -> list[Cell]:
     metadata = _mapping(notebook.get("metadata", {}), "metadata")
     kernelspec = _mapping(metadata.get("kernelspec", {}), "metadata.kernelspec")
     language_info = _mapping(metadata.get("language_info", {}), "metadata.language_info")
@@ -150,7 +165,7 @@ def _checked_cells(notebook: dict, path: Path) -> list[Cell]:
     if not isinstance(listed, list):
         raise _Malformed(f"cells is {type(listed).__name__}, not a list")
     for number, cell in enumerate(listed, start=1):
-        where = f"cell {number}"
+        where = places[number - 1] if places else f"cell {number}"
         cell = _mapping(cell, where)
         if cell.get("cell_type") not in ("markdown", "code"):
             continue  # raw cells hold no lesson content (nbconvert templates and the like)
@@ -415,59 +430,9 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
         tags=tags,
         alt=figure_alt(options),
         figure_label=figure_label(options),
-        dropped=dropped_options(options) + _unread_options(options),
+        dropped=dropped_options(options) + unread_options(options),
         load=load.strip() if isinstance(load, str) else "",
     )
-
-
-# MyST-NB's cell options a lesson has a place for (figure_alt), and the code cell's own
-# options the import reads (`load`: includes.load_code_cells).
-_MYST_NB_KEPT = ("image", "figure")
-_CELL_OPTIONS_READ = ("tags", "load", "mystnb", *_MYST_NB_KEPT)
-
-
-def dropped_options(options: dict) -> list[str]:
-    """MyST-NB's cell options (`mystnb: {code_prompt_show: ...}`) a lesson has no place
-    for, described for the import report."""
-    mystnb = options.get("mystnb")
-    return [
-        f"MyST-NB's option mystnb.{key}, which lessons lack: it was dropped"
-        for key in (mystnb if isinstance(mystnb, dict) else {})
-        if key not in _MYST_NB_KEPT
-    ]
-
-
-def _unread_options(options: dict) -> list[str]:
-    """A {code-cell}'s options the import has no use for (`:linenos:`), for the report."""
-    return [
-        f"the {{code-cell}} option {key}, which lessons lack: it was dropped"
-        for key in options
-        if key not in _CELL_OPTIONS_READ
-    ]
-
-
-def figure_alt(options: dict) -> str:
-    """The text alternative MyST-NB's cell options give the figure a cell draws: the
-    image's `alt`, else the figure's `caption` (`mystnb: {image: {alt}, figure: {caption}}`,
-    or the older top-level `image:`/`figure:`)."""
-    mystnb = options.get("mystnb")
-    for where in (mystnb if isinstance(mystnb, dict) else {}, options):
-        for key, field_name in (("image", "alt"), ("figure", "caption")):
-            entry = where.get(key)
-            if isinstance(entry, dict) and isinstance(entry.get(field_name), str):
-                return " ".join(entry[field_name].split())
-    return ""
-
-
-def figure_label(options: dict) -> str:
-    """The label MyST-NB's cell options give the figure a cell draws, which {numref} and
-    {ref} reach (`mystnb: {figure: {name}}`, or the older top-level `figure:`)."""
-    mystnb = options.get("mystnb")
-    for where in (mystnb if isinstance(mystnb, dict) else {}, options):
-        figure = where.get("figure")
-        if isinstance(figure, dict) and isinstance(figure.get("name"), str):
-            return figure["name"].strip()
-    return ""
 
 
 def _yaml(text: str, path: Path, line: int) -> object:

@@ -2,7 +2,7 @@
 
 A step's `:alt:` describes every image it shows: a figure it draws, an image it displays
 (IPython's `Image` or `SVG`, a Pillow image, an object's `_repr_png_`), an image its
-notebook stored. The import takes it from the cell's MyST-NB options (notebooks.figure_alt)
+notebook stored. The import takes it from the cell's MyST-NB options (celloptions.figure_alt)
 or writes the TODO placeholder, which the build accepts and `build.py check` lists; it never
 writes one the build would refuse: options describing an image that the cell's stored run
 did not show, or whose code shows none where nothing is stored (a caption on a table), are
