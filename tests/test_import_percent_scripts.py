@@ -89,3 +89,49 @@ def test_a_percent_script_imports_as_a_lesson_that_builds(course_folder):
     assert built.returncode == 0, built.stderr
     page = next((course_folder.root / "site").glob("*/regression-with-sums/index.html"))
     assert "<samp>total 14 3" in page.read_text()
+
+
+def test_a_package_of_the_checkout_the_script_imports_is_brought_and_the_lesson_builds(
+    course_folder,
+):
+    """GPJax's examples import `examples.utils` (their own folder, from the repository's
+    root), whose `use_mpl_style` loads `gpjax.mplstyle` beside it: both are brought under
+    examples/ beside the lesson and listed, never installed as pip's `examples`. A folder
+    holding a project of its own (its pyproject.toml) is the library: not brought."""
+    from coursesite.importers.ownpackages import own_package_files
+
+    course_folder.write(authoring_example())
+    examples = course_folder.root / "checkout" / "examples"
+    (examples / "plots").mkdir(parents=True)
+    (examples / "utils.py").write_text(
+        "from pathlib import Path\n\n\ndef greeting():\n"
+        '    return (Path(__file__).parent / "greeting.txt").read_text().strip()\n'
+    )
+    (examples / "greeting.txt").write_text("hello from the checkout\n")
+    (examples / "unused.txt").write_text("not named by any module\n")
+    (examples / "plots" / "__init__.py").write_text("")
+    (examples / "plots" / "lines.py").write_text("WIDTH = 3\n")
+    library = course_folder.root / "checkout" / "examples" / "mylib"
+    library.mkdir()
+    (library / "pyproject.toml").write_text("[project]\nname = 'mylib'\n")
+    (library / "core.py").write_text("VALUE = 1\n")
+    (examples / "hello.py").write_text(
+        "# %% [markdown]\n# # Greetings\n#\n# This example greets from a module of its own.\n"
+        "\n# %%\nfrom examples.utils import greeting\nfrom examples.plots.lines import WIDTH\n"
+        "\nprint(greeting(), WIDTH)\n"
+    )
+    assert own_package_files(["import mylib.core", "import os"], examples) == {}
+    done = course_folder.cli("import", "checkout/examples/hello.py", "--phase", "02")
+    assert done.returncode == 0, done.stderr
+    assert "the code imports examples, a package of the notebook's own checkout" in done.stdout
+    assert "not installed where you build" not in done.stdout
+    folder = course_folder.root / "content" / "02-greetings"
+    text = (folder / "01-greetings.md").read_text()
+    assert "files:\n  - examples/plots/__init__.py\n  - examples/plots/lines.py\n" in text
+    assert "  - examples/utils.py\n  - examples/greeting.txt\n---" in text
+    assert not (folder / "examples" / "unused.txt").exists()
+    assert (folder / "examples" / "greeting.txt").read_text() == "hello from the checkout\n"
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = next((course_folder.root / "site").glob("*/greetings/index.html"))
+    assert "<samp>hello from the checkout 3" in page.read_text()

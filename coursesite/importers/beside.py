@@ -17,6 +17,7 @@ from pathlib import Path
 
 from coursesite.execution.dependencies import local_module_file, modules_imported_by
 from coursesite.importers.datafiles import data_reads, writes_without_folder
+from coursesite.importers.ownpackages import own_package_files
 from coursesite.outputs.assets import RefusedAsset, read_regular
 
 # A data file larger than this is the author's to bring (or to make smaller): an import
@@ -32,6 +33,7 @@ class Brought:
     copies: dict[Path, bytes] = field(default_factory=dict)  # course path -> content
     read: list[str] = field(default_factory=list)  # names or patterns (`img_*.png`) settled
     listed: list[str] = field(default_factory=list)  # the front matter's files:
+    packages: list[str] = field(default_factory=list)  # the notebook's own, brought
     notes: list[str] = field(default_factory=list)
 
 
@@ -59,6 +61,14 @@ def bring_from_beside(
             )
     for _, where, _, _, made_in in writes_without_folder(steps, brought.listed):
         _bring_folder(brought, beside, folder, made_in, where)
+    for package, (base, names) in own_package_files(code, beside).items():
+        if _copied_and_listed(brought, base, folder, names):
+            brought.packages.append(package)
+            brought.notes.append(
+                f"the code imports {package}, a package of the notebook's own checkout (no "
+                f"pip install provides it): {', '.join(names)} copied beside the lesson and "
+                "listed in files:"
+            )
     for module in sorted(modules_imported_by(tuple(code))):
         source = local_module_file(module, beside)
         if source and not local_module_file(module, folder):

@@ -192,7 +192,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     own = own_modules(lesson, folder, request.notebook.parent)
     from_paths = modules_from_added_paths(lesson.steps)
     lesson.notes += added_path_notes(from_paths)
-    own |= set(from_paths)  # no package to install: pip's namesakes are other projects
+    own |= set(from_paths) | set(brought.packages)  # pip's namesakes are other projects
     calls = needed_calls(lesson.steps)  # of a library's optional packages
     requirements, modules = (
         to_install(lesson, own, uninstalled(calls)) if request.install else ([], [])

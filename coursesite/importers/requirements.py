@@ -19,6 +19,7 @@ DISTRIBUTIONS = {
     "acme": "dm-acme",
     "attr": "attrs",
     "bs4": "beautifulsoup4",
+    "cola": "cola-ml",
     "cv2": "opencv-python",
     "dateutil": "python-dateutil",
     "docx": "python-docx",
