@@ -1072,6 +1072,24 @@ def test_colabs_old_tpu_setup_is_written_as_the_installed_jax_runs_it(course_fol
     assert "<samp>sum 3.0" in page and "<samp>TPU not found" not in page
 
 
+def test_a_show_given_its_figure_is_written_as_every_backend_takes_it(course_folder):
+    """statsmodels' ARIMA notebook writes `plt.show(plot_acf(ts_diff, lags=30))`: the inline
+    backend takes the figure as its `close`; Agg (the build's main.py) and a reader's
+    backend refuse it with TypeError."""
+    cells = [
+        "import matplotlib.pyplot as plt\ndef draw(n):\n    fig, ax = plt.subplots()\n"
+        "    ax.plot(range(n))\n    return fig",
+        "plt.show(draw(3))  # the line\nfigure = draw(2)\nplt.show(figure)\nprint('drawn')",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "draw(3)\nplt.show()  # the line\nfigure = draw(2)\nplt.show()\n" in lesson
+    assert (
+        "cell 5: plt.show(x) is given what to show, which only a notebook's inline backend takes"
+    ) in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+
+
 def test_a_rewritten_call_keeps_its_backslashes_as_written():
     from coursesite.importers.renames import Rename, renamed_steps
 

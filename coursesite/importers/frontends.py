@@ -19,8 +19,15 @@ PORTABLE = {"tqdm.notebook": "tqdm.auto", "tqdm.tqdm_notebook": "tqdm.auto.tqdm"
 MODULES = {"tqdm.notebook"}
 
 
+# `plt.show(fig)`: the inline backend's show takes `close` first, so a notebook's
+# `plt.show(plot_acf(x))` draws and shows; every other backend's show takes no positional
+# argument and raises TypeError, in the build's main.py and in a reader's run.
+_SHOW = ("plt.show", "pyplot.show", "matplotlib.pyplot.show")
+
+
 def portable_code(code: str) -> tuple[str, list[str]]:
-    """`code` with each notebook-only name replaced by its twin; the names replaced."""
+    """`code` with each notebook-only name replaced by its twin, and each `plt.show(x)`
+    written as `x` then `plt.show()`; the names replaced."""
     if (tree := code_tree(code)) is None:  # the build names the line
         return code, []
     lines = code.splitlines(keepends=True)
@@ -31,7 +38,38 @@ def portable_code(code: str) -> tuple[str, list[str]]:
         for name, old, new in _replacements(node):
             if _rewrite(lines, node, old, new):
                 replaced.append(name)
-    return "".join(lines), list(dict.fromkeys(replaced))
+    shows = sorted(_shows_given_a_value(tree, lines), key=lambda node: -node.lineno)
+    for show in shows:  # from the last: the lines above stay where they are
+        lines[show.lineno - 1] = _show_after(show, lines[show.lineno - 1])
+    return "".join(lines), list(dict.fromkeys(replaced + (["plt.show(x)"] if shows else [])))
+
+
+def _shows_given_a_value(tree: ast.Module, lines: list[str]) -> list[ast.Expr]:
+    """The statements `plt.show(x)` alone on a line of their own."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Expr) and isinstance(call := node.value, ast.Call)):
+            continue
+        if ast.unparse(call.func) not in _SHOW or len(call.args) != 1 or call.keywords:
+            continue
+        line = lines[node.lineno - 1].encode()  # offsets count UTF-8 bytes
+        after = line[node.end_col_offset or 0 :].strip()
+        alone = not line[: node.col_offset].strip() and (not after or after.startswith(b"#"))
+        if node.end_lineno == node.lineno and alone and not isinstance(call.args[0], ast.Starred):
+            found.append(node)
+    return found
+
+
+def _show_after(show: ast.Expr, line: str) -> str:
+    """`x` (when it is a call: what it draws), then the show of no argument."""
+    call = show.value
+    assert isinstance(call, ast.Call)
+    start, end = show.col_offset, show.end_col_offset or 0
+    raw, value = line.encode(), call.args[0]
+    indent, rest = raw[:start].decode(), raw[end:].decode()
+    written = raw[value.col_offset : value.end_col_offset].decode()  # as the author wrote it
+    shown = f"{indent}{written}\n" if isinstance(value, ast.Call) else ""
+    return f"{shown}{indent}{ast.unparse(call.func)}(){rest}"
 
 
 def _replacements(node: ast.AST) -> list[tuple[str, str, str]]:
@@ -69,7 +107,11 @@ def _rewrite(lines: list[str], node: ast.stmt | ast.expr, old: str, new: str) ->
 
 def frontend_notes(where: str, replaced: list[str]) -> list[str]:
     return [
-        f"{where}: {name} draws in a notebook's front end and fails anywhere else: it became "
-        f"{PORTABLE[name]}, the same progress bar wherever it runs"
+        f"{where}: plt.show(x) is given what to show, which only a notebook's inline "
+        "backend takes (as its `close`), and every other backend refuses (TypeError): it "
+        "became x (when x draws it) and then plt.show()"
+        if name == "plt.show(x)"
+        else f"{where}: {name} draws in a notebook's front end and fails anywhere else: it "
+        f"became {PORTABLE[name]}, the same progress bar wherever it runs"
         for name in replaced
     ]
