@@ -996,6 +996,34 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     assert built.returncode == 0, built.stderr
 
 
+def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_them(
+    course_folder,
+):
+    """QuantEcon's geometric series lecture draws with fig.gca(projection='3d'), whose
+    arguments Matplotlib 3.6 removed; hist(normed=) went in 3.1. The lesson then builds,
+    with the axes the notebook asked for."""
+    cells = [
+        "import matplotlib.pyplot as plt\nfig = plt.figure()\nax = fig.gca(projection='3d')\n"
+        "ax.plot([0, 1], [0, 1], [0, 1])\nprint(ax.name, fig.gca() is ax)",
+        "plt.figure()\nround_axes = plt.gca(projection='polar')\nprint(round_axes.name)\n"
+        "counts, edges, bars = plt.hist([1, 2, 2, 3], bins=2, normed=True)\n"
+        "print(float(counts.sum() * (edges[1] - edges[0])))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "ax = fig.add_subplot(projection='3d')" in lesson
+    assert "round_axes = plt.subplot(projection='polar')" in lesson
+    assert "plt.hist([1, 2, 2, 3], bins=2, density=True)" in lesson
+    assert (
+        "cell 3: step 1 calls fig.gca(projection='3d'), which Matplotlib no longer takes (its "
+        "arguments went in 3.6): the step now calls fig.add_subplot(projection='3d')"
+    ) in report
+    assert "step 2 calls plt.hist([1, 2, 2, 3], bins=2, normed=True), which Matplotlib" in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert "<samp>3d True" in page and "<samp>polar" in page and "1.0" in page
+
+
 def test_a_flax_optimizer_written_before_0_11_is_written_as_the_installed_flax_names_it(
     course_folder,
 ):

@@ -34,6 +34,7 @@ from coursesite.importers.lessonimport import (
 )
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
+from coursesite.importers.matplotlibmigration import matplotlib_notes
 from coursesite.importers.matplotlibstyles import style_notes
 from coursesite.importers.matplotlibtex import usetex_notes
 from coursesite.importers.moduleneeds import (
@@ -207,6 +208,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += style_notes(lesson)
     lesson.notes += usetex_notes(lesson)
     lesson.notes += pandas_notes(lesson)
+    lesson.notes += matplotlib_notes(lesson)
     lesson.notes += flax_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
     lesson.notes += undefined_name_notes(lesson)

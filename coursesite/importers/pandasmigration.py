@@ -16,22 +16,22 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from types import ModuleType
 
+from coursesite.importers.callrewrites import (
+    CallRewrite,
+    call_of,
+    kept_keywords,
+    keyword_of,
+    renamed_keyword,
+    renamed_method,
+    rewrite_calls,
+)
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.renames import Rename, rename_in_lesson
-from coursesite.importers.steplines import code_tree, imported_packages
+from coursesite.importers.steplines import imported_packages
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
-
-
-@dataclass(frozen=True)
-class _Rewrite:
-    since: str  # "(deprecated in 2.1)"
-    removed: Callable[[ModuleType], bool]  # whether the installed pandas lacks it
-    rewrite: Callable[[str, ast.Call], str | None]  # the call as pandas takes it now
 
 
 def pandas_notes(lesson: ImportedLesson) -> list[str]:
@@ -40,19 +40,10 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     call."""
     if "pandas" not in imported_packages(lesson.steps) or (pandas := _pandas()) is None:
         return []
-    rewrites = [rewrite for rewrite in _REWRITES if rewrite.removed(pandas)]
-    renames: dict[int, list[Rename]] = {}
-    reasons: dict[Rename, str] = {}
-    for number, _, code in lesson.steps:
-        for rename, rewrite in _rewritten_calls(code, rewrites):
-            renames.setdefault(number, []).append(rename)
-            reasons[rename] = rewrite.since
-    applied = rename_in_lesson(lesson, renames)
-    wheres = {number: where for number, where, _ in lesson.steps}
     return [
-        f"{wheres[number]}: step {number} calls {rename.old}, which pandas 3 no longer takes "
-        f"{reasons[rename]}: the step now calls {rename.new}, which does the same"
-        for number, rename in sorted(applied, key=lambda applied: applied[0])
+        f"{done.where}: step {done.step} calls {done.rename.old}, which pandas 3 no longer "
+        f"takes {done.since}: the step now calls {done.rename.new}, which does the same"
+        for done in rewrite_calls(lesson, pandas, _REWRITES)
     ]
 
 
@@ -63,41 +54,9 @@ def _pandas() -> ModuleType | None:
         return None
 
 
-def _rewritten_calls(code: str, rewrites: list[_Rewrite]) -> Iterator[tuple[Rename, _Rewrite]]:
-    """Each one-line call of the code that one of `rewrites` writes anew."""
-    if (tree := code_tree(code)) is None:
-        return
-    for node in ast.walk(tree):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.lineno == node.end_lineno
-        ):
-            continue
-        written = ast.get_source_segment(code, node)
-        for rewrite in rewrites:
-            if written and (new := rewrite.rewrite(code, node)) and new != written:
-                yield Rename(written, new), rewrite
-                break
-
-
-def _keywords(node: ast.Call, *, dropping: ast.keyword) -> list[str]:
-    return [ast.unparse(k) for k in node.keywords if k is not dropping]
-
-
-def _call(code: str, node: ast.Call, name: str, arguments: list[str]) -> str | None:
-    assert isinstance(node.func, ast.Attribute)
-    owner = ast.get_source_segment(code, node.func.value)
-    return None if owner is None else f"{owner}.{name}({', '.join(arguments)})"
-
-
-def _keyword(node: ast.Call, name: str) -> ast.keyword | None:
-    return next((k for k in node.keywords if k.arg == name), None)
-
-
 def _fillna(code: str, node: ast.Call) -> str | None:
     assert isinstance(node.func, ast.Attribute)
-    method = _keyword(node, "method")
+    method = keyword_of(node, "method")
     if node.func.attr != "fillna" or node.args or method is None:
         return None
     if not isinstance(method.value, ast.Constant):
@@ -105,34 +64,7 @@ def _fillna(code: str, node: ast.Call) -> str | None:
     filler = _FILLERS.get(str(method.value.value))
     if filler is None:
         return None
-    return _call(code, node, filler, _keywords(node, dropping=method))
-
-
-def _renamed_method(old: str, new: str) -> Callable[[str, ast.Call], str | None]:
-    def rewrite(code: str, node: ast.Call) -> str | None:
-        assert isinstance(node.func, ast.Attribute)
-        function = ast.get_source_segment(code, node.func)
-        written = ast.get_source_segment(code, node)
-        if node.func.attr != old or function is None or written is None:
-            return None
-        return function.removesuffix(old) + new + written[len(function) :]
-
-    return rewrite
-
-
-def _renamed_keyword(
-    methods: tuple[str, ...], old: str, new: Callable[[ast.keyword], str | None]
-) -> Callable[[str, ast.Call], str | None]:
-    def rewrite(code: str, node: ast.Call) -> str | None:
-        assert isinstance(node.func, ast.Attribute)
-        keyword = _keyword(node, old)
-        if node.func.attr not in methods or keyword is None or (written := new(keyword)) is None:
-            return None
-        arguments = [ast.unparse(argument) for argument in node.args]
-        kept = _keywords(node, dropping=keyword)
-        return _call(code, node, node.func.attr, [*arguments, *kept, written])
-
-    return rewrite
+    return call_of(code, node, filler, kept_keywords(node, dropping=method))
 
 
 def _whitespace_separator(keyword: ast.keyword) -> str | None:
@@ -155,20 +87,20 @@ def _has(name: str) -> Callable[[ModuleType], bool]:
 
 
 _REWRITES = [
-    _Rewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
-    _Rewrite("(removed in 2.0)", _has("iteritems"), _renamed_method("iteritems", "items")),
-    _Rewrite("(renamed map in 2.1)", _has("applymap"), _renamed_method("applymap", "map")),
-    _Rewrite(
+    CallRewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
+    CallRewrite("(removed in 2.0)", _has("iteritems"), renamed_method("iteritems", "items")),
+    CallRewrite("(renamed map in 2.1)", _has("applymap"), renamed_method("applymap", "map")),
+    CallRewrite(
         "(deprecated in 2.2)",
         _takes("read_csv", "delim_whitespace"),
-        _renamed_keyword(
+        renamed_keyword(
             ("read_csv", "read_table", "read_fwf"), "delim_whitespace", _whitespace_separator
         ),
     ),
-    _Rewrite(
+    CallRewrite(
         "(renamed lineterminator in 1.5)",
         _takes("DataFrame.to_csv", "line_terminator"),
-        _renamed_keyword(
+        renamed_keyword(
             ("to_csv",), "line_terminator", lambda k: f"lineterminator={ast.unparse(k.value)}"
         ),
     ),

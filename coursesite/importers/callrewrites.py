@@ -1,0 +1,121 @@
+"""Calls of a library written anew as its installed version takes them: the machinery the
+migrations of pandas (pandasmigration) and Matplotlib (matplotlibmigration) share.
+
+A rewrite knows the call it rewrites (by method name, on any object: only calls no other
+library of a notebook makes are rewritten), whether the installed library removed the old
+form, and the new text. Each one-line call of a step that a rewrite writes anew is written
+in the step's code and the lesson's text (renames.rename_in_lesson), and the migration
+says so in the report.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import ModuleType
+
+from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.renames import Rename, rename_in_lesson
+from coursesite.importers.steplines import code_tree
+
+
+@dataclass(frozen=True)
+class CallRewrite:
+    since: str  # "(deprecated in 2.1)"
+    removed: Callable[[ModuleType], bool]  # whether the installed library lacks the old call
+    rewrite: Callable[[str, ast.Call], str | None]  # the call as the library takes it now
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    where: str  # the cell
+    step: int
+    rename: Rename
+    since: str
+
+
+def rewrite_calls(
+    lesson: ImportedLesson, library: ModuleType, rewrites: list[CallRewrite]
+) -> list[Rewritten]:
+    """Writes, in place, each call of the lesson's steps that the installed `library` no
+    longer takes as `rewrites` say it takes it now; what was written, by step."""
+    current = [rewrite for rewrite in rewrites if rewrite.removed(library)]
+    renames: dict[int, list[Rename]] = {}
+    reasons: dict[Rename, str] = {}
+    for number, _, code in lesson.steps:
+        for rename, rewrite in _rewritten_calls(code, current):
+            renames.setdefault(number, []).append(rename)
+            reasons[rename] = rewrite.since
+    applied = rename_in_lesson(lesson, renames)
+    wheres = {number: where for number, where, _ in lesson.steps}
+    return [
+        Rewritten(wheres[number], number, rename, reasons[rename])
+        for number, rename in sorted(applied, key=lambda applied: applied[0])
+    ]
+
+
+def _rewritten_calls(
+    code: str, rewrites: list[CallRewrite]
+) -> Iterator[tuple[Rename, CallRewrite]]:
+    """Each one-line call of the code that one of `rewrites` writes anew."""
+    if (tree := code_tree(code)) is None:
+        return
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.lineno == node.end_lineno
+        ):
+            continue
+        written = ast.get_source_segment(code, node)
+        for rewrite in rewrites:
+            if written and (new := rewrite.rewrite(code, node)) and new != written:
+                yield Rename(written, new), rewrite
+                break
+
+
+def kept_keywords(node: ast.Call, *, dropping: ast.keyword) -> list[str]:
+    return [ast.unparse(k) for k in node.keywords if k is not dropping]
+
+
+def call_of(code: str, node: ast.Call, name: str, arguments: list[str]) -> str | None:
+    """`owner.name(arguments)`, on the object the call was made on, as written."""
+    assert isinstance(node.func, ast.Attribute)
+    owner = ast.get_source_segment(code, node.func.value)
+    return None if owner is None else f"{owner}.{name}({', '.join(arguments)})"
+
+
+def keyword_of(node: ast.Call, name: str) -> ast.keyword | None:
+    return next((k for k in node.keywords if k.arg == name), None)
+
+
+def renamed_method(old: str, new: str) -> Callable[[str, ast.Call], str | None]:
+    """`X.old(...)` written `X.new(...)`, its arguments as written."""
+
+    def rewrite(code: str, node: ast.Call) -> str | None:
+        assert isinstance(node.func, ast.Attribute)
+        function = ast.get_source_segment(code, node.func)
+        written = ast.get_source_segment(code, node)
+        if node.func.attr != old or function is None or written is None:
+            return None
+        return function.removesuffix(old) + new + written[len(function) :]
+
+    return rewrite
+
+
+def renamed_keyword(
+    methods: tuple[str, ...], old: str, new: Callable[[ast.keyword], str | None]
+) -> Callable[[str, ast.Call], str | None]:
+    """`X.method(..., old=v)` of one of `methods` written with `new(keyword)` in its place."""
+
+    def rewrite(code: str, node: ast.Call) -> str | None:
+        assert isinstance(node.func, ast.Attribute)
+        keyword = keyword_of(node, old)
+        if node.func.attr not in methods or keyword is None or (written := new(keyword)) is None:
+            return None
+        arguments = [ast.unparse(argument) for argument in node.args]
+        kept = kept_keywords(node, dropping=keyword)
+        return call_of(code, node, node.func.attr, [*arguments, *kept, written])
+
+    return rewrite

@@ -1,0 +1,75 @@
+"""Matplotlib calls a notebook makes as Matplotlib before 3.6 took them.
+
+`fig.gca(projection='3d')` made (or found) the figure's axes of that projection; Matplotlib
+3.4 deprecated gca's arguments and 3.6 removed them, so a notebook of that age (QuantEcon's
+geometric series lecture) fails with "gca() got an unexpected keyword argument
+'projection'". `fig.add_subplot(projection='3d')` makes those axes, and
+`plt.subplot(projection='3d')` on pyplot's current figure. `hist(normed=True)`, which 3.1
+removed, is `hist(density=True)`. Where the installed Matplotlib lacks the old call, the
+import writes the new one, and says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from types import ModuleType
+
+from coursesite.importers.callrewrites import CallRewrite, call_of, renamed_keyword, rewrite_calls
+from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.steplines import imported_packages
+
+_PYPLOT = ("plt", "pyplot", "matplotlib.pyplot")
+
+
+def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
+    """Writes, in place, each call of a lesson that imports Matplotlib that the installed
+    Matplotlib no longer takes as it takes it now; the report's lines."""
+    if "matplotlib" not in imported_packages(lesson.steps) or (found := _matplotlib()) is None:
+        return []
+    return [
+        f"{done.where}: step {done.step} calls {done.rename.old}, which Matplotlib no longer "
+        f"takes {done.since}: the step now calls {done.rename.new}, which does the same"
+        for done in rewrite_calls(lesson, found, _REWRITES)
+    ]
+
+
+def _matplotlib() -> ModuleType | None:
+    """Matplotlib, with the modules of its figures and axes loaded."""
+    try:
+        importlib.import_module("matplotlib.axes")
+        importlib.import_module("matplotlib.figure")
+        return importlib.import_module("matplotlib")
+    except Exception:  # no Matplotlib here, or one that fails to import (the build says)
+        return None
+
+
+def _gca(code: str, node: ast.Call) -> str | None:
+    """`fig.gca(projection='3d')` as `fig.add_subplot(projection='3d')`; pyplot's as
+    `plt.subplot(...)`, which finds the current figure's axes of those arguments or makes
+    them, as gca did."""
+    assert isinstance(node.func, ast.Attribute)
+    if node.func.attr != "gca" or node.args or not node.keywords:
+        return None
+    owner = ast.get_source_segment(code, node.func.value)
+    name = "subplot" if owner in _PYPLOT else "add_subplot"
+    return call_of(code, node, name, [ast.unparse(keyword) for keyword in node.keywords])
+
+
+def _gca_takes_nothing(matplotlib: ModuleType) -> bool:
+    return set(inspect.signature(matplotlib.figure.FigureBase.gca).parameters) <= {"self"}
+
+
+def _hist_lacks_normed(matplotlib: ModuleType) -> bool:
+    return "normed" not in inspect.signature(matplotlib.axes.Axes.hist).parameters
+
+
+_REWRITES = [
+    CallRewrite("(its arguments went in 3.6)", _gca_takes_nothing, _gca),
+    CallRewrite(
+        "(normed= went in 3.1)",
+        _hist_lacks_normed,
+        renamed_keyword(("hist",), "normed", lambda k: f"density={ast.unparse(k.value)}"),
+    ),
+]
