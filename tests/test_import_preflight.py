@@ -392,6 +392,28 @@ def test_a_file_named_from_the_working_folder_is_a_data_file_the_lesson_needs():
     ]
 
 
+def test_a_path_a_functions_parameter_defaults_to_is_a_file_its_body_reads():
+    """QuantEcon's Hansen-Singleton lecture loads `csv_path="stock_prices...csv"` in a
+    function of its own: the build stopped at its FileNotFoundError, the import had not
+    seen the read. A default that is no path, or a parameter read only by a write, is no
+    data file."""
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import pandas as pd\n"
+        "def load(csv_path='returns.csv', *, sheet='ab', out='made.csv', limit=3):\n"
+        "    frame = pd.read_csv(csv_path)\n"
+        "    frame.to_csv(out)\n"
+        "    return frame\n"
+        "def later(first, name='notes.txt'):\n"
+        "    return open(name).read()\n"
+    )
+    assert data_reads([(3, "cell 4", code)]) == [
+        (3, "cell 4", 2, "returns.csv"),
+        (3, "cell 4", 6, "notes.txt"),
+    ]
+
+
 def test_a_write_into_a_folder_no_step_makes_is_named_with_the_line_that_makes_it(
     course_folder,
 ):

@@ -93,7 +93,9 @@ def _step_calls(
     for node in _in_order(tree):
         if isinstance(node, ast.Assign):
             _remember(node, names)
-        else:
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _remember_defaults(node.args, names)
+        elif isinstance(node, ast.Call):
             yield node, names
 
 
@@ -105,10 +107,28 @@ def _specific(name: str) -> bool:
     return "*" not in name or stem.strip("*") != "" or (folder != "" and "*" not in folder)
 
 
-def _in_order(tree: ast.Module) -> list[ast.Call | ast.Assign]:
-    """The calls and assignments of `tree`, in the order they are written."""
-    nodes = [node for node in ast.walk(tree) if isinstance(node, (ast.Call, ast.Assign))]
+def _in_order(tree: ast.Module) -> list[ast.stmt | ast.expr]:
+    """The calls, assignments and function definitions of `tree`, in the order they are
+    written."""
+    kinds = (ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef)
+    nodes: list[ast.stmt | ast.expr] = [n for n in ast.walk(tree) if isinstance(n, kinds)]
     return sorted(nodes, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _remember_defaults(arguments: ast.arguments, names: dict[str, str]) -> None:
+    """A parameter whose default is a path (`def load(csv_path="returns.csv")`, QuantEcon's
+    loaders) is that path in the body, which reads it: `pd.read_csv(csv_path)`."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = [
+        *zip(
+            positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+        ),
+        *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
+    ]
+    for parameter, default in pairs:
+        path = _path(default, names) if default is not None else None
+        if path is not None:
+            names[parameter.arg] = path
 
 
 def _remember(assign: ast.Assign, names: dict[str, str]) -> None:
