@@ -265,6 +265,24 @@ def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_f
     assert declared.startswith("the block declares ':raises: ValueError'")
 
 
+def test_a_type_error_names_the_library_the_line_calls_not_one_it_went_through():
+    """GPJax's `gpx.likelihoods.Gaussian(num_datapoints=n)` is bound by equinox's metaclass
+    and jaxtyping, whose frames come first: the library to look at is the one the line
+    calls, by the name the lesson imported it as."""
+    traced = library_traceback(
+        "likelihood = mpl.figure.Figure(num_datapoints=n)",
+        "numpy/_module.py",
+        "numpy/_decorator.py",
+    )
+    message = "TypeError: got an unexpected keyword argument 'num_datapoints'"
+    hint = failed(message, traceback=traced, aliases={"mpl": "matplotlib"}).hint
+    matplotlib = importlib.metadata.version("matplotlib")
+    assert hint.startswith(f"raised inside matplotlib (installed: {matplotlib}), on the")
+    # A name the lesson did not import from an installed library: the first one traced.
+    unknown = failed(message, traceback=traced.replace("mpl.", "mine."), aliases={}).hint
+    assert unknown.startswith("raised inside numpy (installed: ")
+
+
 def test_a_keyword_an_installed_function_lacks_is_another_version_not_the_code():
     quoted = (
         'Traceback (most recent call last):\n  File "lesson.md", line 168, in <module>\n'

@@ -300,10 +300,36 @@ def library_arguments_hint(failure: dict) -> str:
     frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
     if not frames or not failure["message"].startswith("TypeError:"):
         return ""
-    library = frames[0]
+    # What the line calls (GPJax's `gpx.likelihoods.Gaussian(...)`), not the first library
+    # the call went through (equinox's metaclass, which binds GPJax's arguments).
+    library = _package_the_line_calls(failure) or frames[0]
     return (
         f"raised inside {installed_version(library)}, on the arguments this line passes: "
         f"code written for another version of {library} may pass what it now takes in "
         "another order or form (see the signature of what the line calls in the version "
         "installed); else fix the code"
     )
+
+
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)(?:\.\w+)*\s*\(")
+
+
+def _package_the_line_calls(failure: dict) -> str:
+    """The installed third-party package the failing line of the lesson calls into, by the
+    names the lesson imported (`gpx` for gpjax), or ''."""
+    aliases = failure.get("aliases", {})
+    for head in _CALLED.findall(_failing_line(failure.get("traceback") or "")):
+        if is_third_party(package := aliases.get(head, head).split(".")[0]):
+            return package
+    return ""
+
+
+def _failing_line(traceback: str) -> str:
+    """The code the traceback quotes under its last frame in the lesson's own code."""
+    lines, found = traceback.splitlines(), ""
+    for at, line in enumerate(lines[:-1]):
+        frame = line.strip()
+        own = not _LIBRARY_FRAME.match(frame) and "/lib/python" not in frame
+        if frame.startswith('File "') and own:
+            found = lines[at + 1].strip()
+    return found
