@@ -100,3 +100,22 @@ def test_a_name_made_from_the_clock_later_leaves_an_earlier_print_of_it_alone():
         ("line 20", r"^AUC up to .* is .*$"),
         ("line 30", r"^Final AUC value is .*$"),
     ]
+
+
+def test_statsmodels_summary_tables_print_the_date_and_time_they_ran():
+    """statsmodels' ARIMA notebook prints `res.summary()`, whose "Date:" and "Time:" rows
+    are the clock's: main.py, run with its clock ahead, failed on them."""
+    cells = [
+        ("cell 2", "import numpy as np\nimport statsmodels.api as sm\ny = np.arange(5.0)"),
+        ("cell 3", "res = sm.OLS(y, np.ones(5)).fit()\nprint(res.params)"),
+        ("cell 4", "print(res.summary())\nres.summary()"),
+    ]
+    assert clock_patterns(cells) == [("cell 4", "^Date: "), ("cell 4", "^Time: ")]
+    date, time = (re.compile(pattern) for _, pattern in clock_patterns(cells))
+    assert date.search("Date:                Sat, 05 Dec 2026   AIC                 12.3")
+    assert time.search("Time:                        09:27:43   BIC                 13.1")
+    assert not date.search("Dep. Variable:      y   R-squared:        0.000")
+    # A summary() of anything else, in a lesson without statsmodels, is no clock.
+    assert (
+        clock_patterns([("cell 2", "import pandas as pd\nprint(pd.Series([1]).summary())")]) == []
+    )

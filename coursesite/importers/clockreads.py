@@ -7,7 +7,8 @@ name is clock-made when it is assigned from an expression that reads a clock
 (`time.time()`, `perf_counter()`, `timeit.repeat(...)`, `datetime.now()`, QuantEcon's
 `qe.toc()`) or uses a
 clock-made name, in any cell; a `print` that uses one gets a `volatile:` pattern made of
-its text: what it says literally, and `.*` where a value goes.
+its text: what it says literally, and `.*` where a value goes. A library's table that
+prints the date and time it ran (statsmodels' `summary()`) gets patterns of those rows.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ _CLOCKS = {
     "quantecon": {"toc", "tac", "loop_timer"},
 }
 _EVERY_CLOCK = set().union(*_CLOCKS.values())
+# Methods whose printed tables carry the date and time they ran, by the package of the
+# lesson's imports they come from: statsmodels' results print "Date:" and "Time:" rows.
+_STAMPED_TABLES = {"statsmodels": ("summary", ("^Date: ", "^Time: "))}
 _CLASSES = {"datetime", "date"}  # datetime.datetime.now(), date.today()
 _LEAST_TEXT = 4  # letters a pattern must say literally, or it would match any line
 
@@ -37,9 +41,9 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     a clock-made value: one the step or a step before it made from a clock (a name a later
     step assigns from the clock, `end = date.today()`, is not yet clock-made)."""
     trees = [(where, tree) for where, code in steps if (tree := code_tree(code)) is not None]
+    found = _stamped_tables(trees)
     clocks = _clock_names([tree for _, tree in trees])
     made: set[str] = set()
-    found: list[tuple[str, str]] = []
     for at, (where, tree) in enumerate(trees):
         made = _clock_made([tree for _, tree in trees[: at + 1]], clocks, made)
         for node in ast.walk(tree):
@@ -48,6 +52,34 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 if pattern and pattern not in (p for _, p in found):
                     found.append((where, pattern))
     return found
+
+
+def _stamped_tables(trees: list[tuple[str, ast.Module]]) -> list[tuple[str, str]]:
+    """(where, pattern) for the rows of the first table a library prints with the date and
+    time it ran (`results.summary()` of a lesson that imports statsmodels)."""
+    imported = {
+        alias.name.split(".")[0] if isinstance(node, ast.Import) else (node.module or "")
+        for _, tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    found = []
+    for package, (method, patterns) in _STAMPED_TABLES.items():
+        if not any(name.split(".")[0] == package for name in imported):
+            continue
+        where = next((w for w, tree in trees if _calls_method(tree, method)), None)
+        found += [(where, pattern) for pattern in patterns] if where else []
+    return found
+
+
+def _calls_method(tree: ast.Module, method: str) -> bool:
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+        for node in ast.walk(tree)
+    )
 
 
 def _clock_made(
