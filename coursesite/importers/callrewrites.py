@@ -35,6 +35,17 @@ class Rewritten:
     since: str
 
 
+def rewrite_notes(
+    lesson: ImportedLesson, library: ModuleType, rewrites: list[CallRewrite], named: str
+) -> list[str]:
+    """rewrite_calls, said in the report a line a step and call (`named`: "pandas 3")."""
+    return [
+        f"{done.where}: step {done.step} calls {done.rename.old}, which {named} no longer "
+        f"takes {done.since}: the step now calls {done.rename.new}, which does the same"
+        for done in rewrite_calls(lesson, library, rewrites)
+    ]
+
+
 def rewrite_calls(
     lesson: ImportedLesson, library: ModuleType, rewrites: list[CallRewrite]
 ) -> list[Rewritten]:

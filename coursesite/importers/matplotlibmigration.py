@@ -16,7 +16,7 @@ import importlib
 import inspect
 from types import ModuleType
 
-from coursesite.importers.callrewrites import CallRewrite, call_of, renamed_keyword, rewrite_calls
+from coursesite.importers.callrewrites import CallRewrite, call_of, renamed_keyword, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.steplines import imported_packages
 
@@ -28,11 +28,7 @@ def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
     Matplotlib no longer takes as it takes it now; the report's lines."""
     if "matplotlib" not in imported_packages(lesson.steps) or (found := _matplotlib()) is None:
         return []
-    return [
-        f"{done.where}: step {done.step} calls {done.rename.old}, which Matplotlib no longer "
-        f"takes {done.since}: the step now calls {done.rename.new}, which does the same"
-        for done in rewrite_calls(lesson, found, _REWRITES)
-    ]
+    return rewrite_notes(lesson, found, _REWRITES, "Matplotlib")
 
 
 def _matplotlib() -> ModuleType | None:

@@ -26,7 +26,7 @@ from coursesite.importers.callrewrites import (
     keyword_of,
     renamed_keyword,
     renamed_method,
-    rewrite_calls,
+    rewrite_notes,
 )
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.steplines import imported_packages
@@ -40,11 +40,7 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     call."""
     if "pandas" not in imported_packages(lesson.steps) or (pandas := _pandas()) is None:
         return []
-    return [
-        f"{done.where}: step {done.step} calls {done.rename.old}, which pandas 3 no longer "
-        f"takes {done.since}: the step now calls {done.rename.new}, which does the same"
-        for done in rewrite_calls(lesson, pandas, _REWRITES)
-    ]
+    return rewrite_notes(lesson, pandas, _REWRITES, "pandas 3")
 
 
 def _pandas() -> ModuleType | None:
