@@ -38,7 +38,7 @@ def colab_tpu_notes(lesson: ImportedLesson) -> list[str]:
     if not edits:
         return []
     text = lesson.text.splitlines(keepends=True)
-    steps = dict((number, (where, code)) for number, where, code in lesson.steps)
+    steps = {number: (where, code) for number, where, code in lesson.steps}
     for number in sorted(edits, reverse=True):  # a later step's lines first: earlier stay put
         where, code = steps[number]
         start = lesson_line(lesson.text, number, 0) - 1
@@ -48,7 +48,7 @@ def colab_tpu_notes(lesson: ImportedLesson) -> list[str]:
             new = [f"{indent}{edit.written}\n"] if edit.written else []
             lines[edit.first : edit.last + 1] = new
             text[start + edit.first : start + edit.last + 1] = new
-        steps[number] = (where, "".join(lines) or "pass\n")
+        steps[number] = (where, "".join(lines))  # never empty: its block keeps a `pass`
     lesson.text = "".join(text)
     lesson.steps = [(number, *steps[number]) for number, _, _ in lesson.steps]
     lesson.code = [code for _, _, code in lesson.steps]
