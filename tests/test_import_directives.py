@@ -786,6 +786,37 @@ def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(
     assert page.read_text().count("as first written in 1979.") == 2
 
 
+def test_a_footnote_mark_defined_nowhere_is_its_text_as_myst_shows_it(
+    course_folder, tmp_path: Path
+):
+    """nx-guides' assortativity guide writes its references as `[^1] M. E. J. Newman, ...`,
+    a definition without its colon: MyST shows the text; the build refused a footnote with
+    no definition. A mark in code, or one defined, is left alone."""
+    result, lines = imported_page(
+        course_folder,
+        tmp_path / "marks.md",
+        "# Marks\n\nMixing is measured[^2] here.\n\n"
+        "```{code-cell} python3\nprint('[^1] in code')\n```\n\n"
+        "Kept[^kept] too.\n\n[^kept]: A real note.\n\n"
+        "[^1] M. E. J. Newman, Mixing patterns in networks\n\n[^2] Foster and others\n",
+    )
+    at = lines.index("Mixing is measured[^2] here.") + 1
+    assert (
+        f"line {at}: [^2] marks a footnote the notebook defines nowhere (a definition is a line "
+        "'[^2]: the note'): it is shown as the text [^2], as MyST shows it"
+    ) in result.stdout
+    (lesson,) = (course_folder.root / "content").glob("02-*/01-*.md")
+    text = lesson.read_text()
+    assert "Mixing is measured\\[^2] here." in text
+    assert "\\[^1] M. E. J. Newman" in text and "print('[^1] in code')" in text
+    assert "Kept[^kept] too." in text
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    (page,) = (course_folder.root / "site").glob("*/marks/index.html")
+    html = page.read_text()
+    assert "[^1] M. E. J. Newman" in html and "measured[^2] here" in html
+
+
 def test_a_literalinclude_of_a_file_in_the_checkout_is_shown_as_its_code(tmp_path: Path):
     """QuantEcon's amss shows its model's source with Sphinx's {literalinclude}: the file's
     text, as code in its language (Python is shown, never run), `:lines:` taken."""
@@ -816,3 +847,13 @@ def test_a_literalinclude_of_a_file_in_the_checkout_is_shown_as_its_code(tmp_pat
         "line 13: {literalinclude} /_static/table.csv: the text of _static/table.csv is shown "
         "as code",
     ]
+
+
+def test_a_loose_footnote_mark_is_refused_and_an_escaped_one_is_text(tmp_path: Path):
+    loose = authoring_example().replace(
+        "# Understand\n\n", "# Understand\n\nA mark [^9] here.\n\n", 1
+    )
+    with pytest.raises(AssertionError, match=r"footnote \[\^9\] has no definition"):
+        parsed_lesson(loose, tmp_path / "loose", "loose")
+    escaped = loose.replace("A mark [^9]", "A mark \\[^9]")
+    assert parsed_lesson(escaped, tmp_path / "escaped", "escaped")

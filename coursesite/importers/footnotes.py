@@ -68,7 +68,31 @@ def place_footnotes(cells: list[Cell]) -> list[str]:
             lines[at:end] = inserted
         emptied_here = emptied.get(index, set())
         cells[index].source = "\n".join(_without_empty_headings(lines, emptied_here))
+    for label in sorted(references.keys() - definitions.keys()):
+        notes += _marks_as_text(cells, label, references[label])
     return notes
+
+
+def _marks_as_text(
+    cells: list[Cell], label: str, sections: dict[tuple[int, int], int]
+) -> list[str]:
+    """A mark `[^label]` the notebook defines nowhere (nx-guides' `[^1] M. E. J. Newman,
+    ...`, a definition without its colon) is text where MyST shows it: written escaped, so
+    that the build reads no footnote to look for."""
+    mark = re.compile(rf"(?<!\\)\[\^{re.escape(label)}\](?!:)")
+    for index in dict.fromkeys(cell for cell, _ in sections):
+        lines = cells[index].source.split("\n")
+        code = code_lines(cells[index].source)
+        lines = [
+            line if n in code else mark.sub(rf"\\[^{label}]", line) for n, line in enumerate(lines)
+        ]
+        cells[index].source = "\n".join(lines)
+    (index, _), line = next(iter(sections.items()))
+    where = where_at(cells[index], _offset(cells[index].source, line))
+    return [
+        f"{where}: [^{label}] marks a footnote the notebook defines nowhere (a definition is "
+        f"a line '[^{label}]: the note'): it is shown as the text [^{label}], as MyST shows it"
+    ]
 
 
 def _without_empty_headings(lines: list[str], sections: set[int]) -> list[str]:

@@ -23,6 +23,11 @@ BLOCK_RE = re.compile(r"^\{([A-Za-z-]+)\}\s*(.*)$")
 _LOOSE_FOOTNOTE = re.compile(r"\[\^([^\]\s]+)\]")
 
 
+def _unescaped(mark: str, written: str) -> bool:
+    """Whether `written` has `mark` (`[^1]`) as a mark, not escaped as text (`\\[^1]`)."""
+    return re.search(r"(?<!\\)" + re.escape(mark), written) is not None
+
+
 def walk_with_lines(
     nodes: list[SyntaxTreeNode], offset: int
 ) -> Iterator[tuple[SyntaxTreeNode, int]]:
@@ -172,14 +177,18 @@ class MystScanner:
         """Each footnote and its references in one prose: the page renders them together."""
         refs: dict[str, int] = {}
         definitions: dict[str, int] = {}
+        written = ""  # the inline source the text is of: an escaped mark `\[^1]` is text
         for node, at in walk_with_lines(nodes, offset):
-            if node.type == "footnote_ref":
+            if node.type == "inline":
+                written = node.content
+            elif node.type == "footnote_ref":
                 refs.setdefault(node.meta["label"], at)
             elif node.type == "footnote_reference":
                 definitions.setdefault(node.meta["label"], at)
             elif node.type == "text":
                 for match in _LOOSE_FOOTNOTE.finditer(node.content):
-                    refs.setdefault(match.group(1), at)
+                    if _unescaped(match.group(0), written):
+                        refs.setdefault(match.group(1), at)
         for label, line in refs.items():
             if label not in definitions:
                 self.error(
