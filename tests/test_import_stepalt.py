@@ -19,6 +19,8 @@ from coursesite.importers.stepalt import ALT_PLACEHOLDER, alt_notes, drawing_fun
         "sns.lineplot(data=frame)",
         "chart = make_chart(rows)\nchart.show()",
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
+        "nx.draw_planar(graph,\n    with_labels=True,\n)",  # NetworkX draws with matplotlib
+        "nx.draw(graph)",
     ],
 )
 def test_code_that_plots_through_a_library_may_draw(code):
@@ -31,6 +33,7 @@ def test_code_that_plots_through_a_library_may_draw(code):
         "import matplotlib.pyplot as plt\nplt.rcParams['figure.figsize'] = (11, 5)",
         "total = sum(values)\nprint(total)",
         "plotted = len(rows)\nshowing = plotted > 2",
+        "card = random_draw(deck)\ndrawn = card",
         "def plot_path(path):\n    plt.plot(path)\n    plt.show()",
     ],
 )

@@ -25,12 +25,13 @@ ALT_PLACEHOLDER = f"{PLACEHOLDER} what the figure shows"
 
 # Code that plots or shows an image: where a notebook stores no outputs for a cell (a MyST
 # notebook never does), this is all there is to tell whether it draws. Any call named for a
-# plot (SymPy's `plot(f)` and `plot3d_parametric_line(...)`, seaborn's `lineplot`) and any
-# `.show()` may draw through a library's own matplotlib: a placeholder where nothing is
-# drawn costs a line of `build.py check`, a missing one a refused build.
+# plot (SymPy's `plot(f)` and `plot3d_parametric_line(...)`, seaborn's `lineplot`), any
+# draw (NetworkX's `nx.draw_planar(G)`) and any `.show()` may draw through a library's own
+# matplotlib: a placeholder where nothing is drawn costs a line of `build.py check`, a
+# missing one a refused build.
 _SHOWS_IMAGE = re.compile(
     r"\b(?:plt|pyplot|matplotlib|Image|SVG)\b|\.(?:plot|imshow|scatter|hist|bar)\("
-    r"|_repr_(?:png|jpeg|svg)_|\b\w*plot\w*\s*\(|\.show\(\)"
+    r"|_repr_(?:png|jpeg|svg)_|\b\w*plot\w*\s*\(|\bdraw(?:_\w+)?\s*\(|\.show\(\)"
 )
 
 
