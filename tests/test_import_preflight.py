@@ -392,6 +392,28 @@ def test_a_file_named_from_the_working_folder_is_a_data_file_the_lesson_needs():
     ]
 
 
+def test_a_file_without_an_extension_is_read_by_its_path_or_by_open():
+    """nx-guides' assortativity guide unpickles `open("data/pos", "rb")`: a file without an
+    extension that the build then missed. A mode or other words are no files."""
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import pickle\nimport numpy as np\n"
+        "with open('data/pos', 'rb') as fp:\n    pos = pickle.load(fp)\n"
+        "notes = open('README').read()\n"
+        "license = open(mode='r', file='LICENSE').read()\n"
+        "table = np.loadtxt('tables/first', delimiter=',')\n"
+        "same = np.loadtxt('plain', delimiter=',')\n"
+        "open('out', 'w').write('x')\n"
+    )
+    assert data_reads([(2, "cell 3", code)]) == [
+        (2, "cell 3", 2, "data/pos"),
+        (2, "cell 3", 4, "README"),
+        (2, "cell 3", 5, "LICENSE"),
+        (2, "cell 3", 6, "tables/first"),
+    ]
+
+
 def test_a_path_a_functions_parameter_defaults_to_is_a_file_its_body_reads():
     """QuantEcon's Hansen-Singleton lecture loads `csv_path="stock_prices...csv"` in a
     function of its own: the build stopped at its FileNotFoundError, the import had not

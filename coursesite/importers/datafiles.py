@@ -56,10 +56,30 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
             if not _reads(node):
                 continue
             for name in sorted(given):
-                if FILE_NAME.match(name) and _specific(name) and not _made(name, written):
+                if _file_like(name, node, names) and _specific(name) and not _made(name, written):
                     found.append((number, where, node.lineno - 1, name))
                     written.add(name)  # one line for each file, at its first read
     return found
+
+
+# A relative path with a folder, or what `open()` is given, names a file though it has no
+# extension (nx-guides' `open("data/pos", "rb")`, a pickle).
+_PLAIN_PATH = re.compile(r"^(?![/~])[\w.-]+(?:/[\w.*-]+)*$")
+
+
+def _file_like(name: str, call: ast.Call, names: dict[str, str]) -> bool:
+    if FILE_NAME.match(name):
+        return True
+    if _PLAIN_PATH.match(name) is None or name.strip(".") == "":
+        return False
+    return "/" in name or (called_name(call) == "open" and name == _opened(call, names))
+
+
+def _opened(call: ast.Call, names: dict[str, str]) -> str | None:
+    """The file `open()` is given: its first argument, or `file=` (never its `mode`)."""
+    given = next((k.value for k in call.keywords if k.arg == "file"), None)
+    given = call.args[0] if call.args else given
+    return _path(given, names) if given is not None else None
 
 
 def files_written(steps: list[tuple[int, str, str]]) -> set[str]:
