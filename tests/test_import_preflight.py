@@ -1068,6 +1068,26 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
     assert "<samp>3d True" in page and "<samp>polar" in page and "1.0" in page
 
 
+def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):
+    """nx-guides' communities guide prints nx.info(G), which NetworkX 3.0 removed: a
+    graph's text is what it said. The matrix converters are the array ones."""
+    cells = [
+        "import networkx as nx\ngraph = nx.path_graph(4)\nprint(nx.info(graph))",
+        "matrix = nx.to_numpy_matrix(graph)\nprint(matrix.shape)\nframe = object()\n"
+        "print(hasattr(frame, 'info'))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "print(str(graph))" in lesson and "nx.to_numpy_array(graph)" in lesson
+    assert (
+        "cell 3: step 1 calls nx.info(graph), which NetworkX 3 no longer takes (removed in "
+        "3.0; a graph's text is what it said): the step now calls str(graph)"
+    ) in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert "<samp>Graph with 4 nodes and 3 edges" in page and "(4, 4)" in page
+
+
 def test_a_flax_optimizer_written_before_0_11_is_written_as_the_installed_flax_names_it(
     course_folder,
 ):

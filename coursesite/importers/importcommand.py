@@ -48,6 +48,7 @@ from coursesite.importers.moduleneeds import (
     unimportable_notes,
 )
 from coursesite.importers.networkreads import network_notes
+from coursesite.importers.networkxmigration import networkx_notes
 from coursesite.importers.optionalneeds import (
     needed_calls,
     uninstalled,
@@ -209,6 +210,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += usetex_notes(lesson)
     lesson.notes += pandas_notes(lesson)
     lesson.notes += matplotlib_notes(lesson)
+    lesson.notes += networkx_notes(lesson)
     lesson.notes += flax_notes(lesson)
     lesson.notes += version_assert_notes(lesson)
     lesson.notes += undefined_name_notes(lesson)

@@ -1,0 +1,67 @@
+"""NetworkX calls a notebook makes as NetworkX 2 took them.
+
+NetworkX 3.0 removed functions that tutorials of its 2.x years call everywhere, each with
+its replacement in NetworkX's migration guide: `nx.info(G)` is `str(G)` (a graph's text is
+what info said since 2.6), and the NumPy and SciPy matrix converters are the array ones
+(`to_numpy_matrix` is `to_numpy_array`, `from_scipy_sparse_matrix`
+`from_scipy_sparse_array`). A notebook of that age fails the build with "module
+'networkx' has no attribute 'info'"; so, where the installed NetworkX lacks the old call,
+the import writes the new one, and says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Callable
+from types import ModuleType
+
+from coursesite.importers.callrewrites import CallRewrite, renamed_method, rewrite_notes
+from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.steplines import imported_packages
+
+_NETWORKX = ("nx", "networkx")
+_ARRAYS = {
+    "to_numpy_matrix": "to_numpy_array",
+    "from_numpy_matrix": "from_numpy_array",
+    "to_scipy_sparse_matrix": "to_scipy_sparse_array",
+    "from_scipy_sparse_matrix": "from_scipy_sparse_array",
+}
+
+
+def networkx_notes(lesson: ImportedLesson) -> list[str]:
+    """Writes, in place, each call of a lesson that imports NetworkX that the installed
+    NetworkX no longer has as NetworkX 3 writes it; the report's lines."""
+    if "networkx" not in imported_packages(lesson.steps) or (found := _networkx()) is None:
+        return []
+    return rewrite_notes(lesson, found, _REWRITES, "NetworkX 3")
+
+
+def _networkx() -> ModuleType | None:
+    try:
+        return importlib.import_module("networkx")
+    except Exception:  # no NetworkX here, or one that fails to import (the build says)
+        return None
+
+
+def _info(code: str, node: ast.Call) -> str | None:
+    """`nx.info(G)` as `str(G)`."""
+    assert isinstance(node.func, ast.Attribute)
+    owner = ast.get_source_segment(code, node.func.value)
+    if node.func.attr != "info" or owner not in _NETWORKX or len(node.args) != 1:
+        return None
+    graph = ast.get_source_segment(code, node.args[0])
+    return None if graph is None or node.keywords else f"str({graph})"
+
+
+def _lacks(name: str) -> Callable[[ModuleType], bool]:
+    return lambda networkx: not hasattr(networkx, name)
+
+
+_REWRITES = [
+    CallRewrite("(removed in 3.0; a graph's text is what it said)", _lacks("info"), _info),
+    *(
+        CallRewrite("(removed in 3.0)", _lacks(old), renamed_method(old, new))
+        for old, new in _ARRAYS.items()
+    ),
+]
