@@ -33,7 +33,7 @@ def percent_notebook(text: str, path: Path) -> tuple[dict, list[str]]:
         notebook = jupytext.reads(text, fmt="py:percent")
     except Exception as problem:  # jupytext raises its own errors and YAML's for the header
         raise BuildError(
-            f"jupytext cannot read the script: {str(problem).splitlines()[0]}",
+            f"jupytext cannot read the script: {(str(problem) or repr(problem)).splitlines()[0]}",
             path,
             hint=PERCENT_HINT,
         ) from None
