@@ -13,11 +13,11 @@ writes `ModelAndOptimizer` for each `Optimizer` of `flax.nnx` the lesson names, 
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from types import ModuleType
 
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.installedlibrary import installed_library
 from coursesite.importers.renames import Rename, rename_in_lesson
 from coursesite.importers.steplines import dotted_name, imported_packages, step_nodes
 
@@ -27,7 +27,7 @@ _NNX = "flax.nnx"
 def flax_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, `ModelAndOptimizer` for each `flax.nnx.Optimizer` of a lesson that
     never passes `wrt=`, where the installed Flax requires it; the report's lines."""
-    if "flax" not in imported_packages(lesson.steps) or not _requires_wrt(_nnx()):
+    if "flax" not in imported_packages(lesson.steps) or not _requires_wrt(installed_library(_NNX)):
         return []
     renames = _optimizer_renames(lesson.steps)
     if renames is None:
@@ -40,13 +40,6 @@ def flax_notes(lesson: ImportedLesson) -> list[str]:
         f"{rename.new}, Flax's name for the optimiser as the notebook used it"
         for number, rename in sorted(applied, key=lambda applied: applied[0])
     ]
-
-
-def _nnx() -> ModuleType | None:
-    try:
-        return importlib.import_module(_NNX)
-    except Exception:  # no Flax here, or one that fails to import (the build says): nothing
-        return None
 
 
 def _requires_wrt(nnx: ModuleType | None) -> bool:

@@ -12,12 +12,12 @@ import writes the new one, and says so.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from types import ModuleType
 
 from coursesite.importers.callrewrites import CallRewrite, call_of, renamed_keyword, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.installedlibrary import installed_library
 from coursesite.importers.steplines import imported_packages
 
 _PYPLOT = ("plt", "pyplot", "matplotlib.pyplot")
@@ -33,12 +33,8 @@ def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
 
 def _matplotlib() -> ModuleType | None:
     """Matplotlib, with the modules of its figures and axes loaded."""
-    try:
-        importlib.import_module("matplotlib.axes")
-        importlib.import_module("matplotlib.figure")
-        return importlib.import_module("matplotlib")
-    except Exception:  # no Matplotlib here, or one that fails to import (the build says)
-        return None
+    loaded = [installed_library(f"matplotlib.{part}") for part in ("axes", "figure")]
+    return installed_library("matplotlib") if all(loaded) else None
 
 
 def _gca(code: str, node: ast.Call) -> str | None:

@@ -12,12 +12,12 @@ the import writes the new one, and says so.
 from __future__ import annotations
 
 import ast
-import importlib
 from collections.abc import Callable
 from types import ModuleType
 
 from coursesite.importers.callrewrites import CallRewrite, renamed_method, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.installedlibrary import installed_library
 from coursesite.importers.steplines import imported_packages
 
 _NETWORKX = ("nx", "networkx")
@@ -32,16 +32,12 @@ _ARRAYS = {
 def networkx_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports NetworkX that the installed
     NetworkX no longer has as NetworkX 3 writes it; the report's lines."""
-    if "networkx" not in imported_packages(lesson.steps) or (found := _networkx()) is None:
+    if (
+        "networkx" not in imported_packages(lesson.steps)
+        or (found := installed_library("networkx")) is None
+    ):
         return []
     return rewrite_notes(lesson, found, _REWRITES, "NetworkX 3")
-
-
-def _networkx() -> ModuleType | None:
-    try:
-        return importlib.import_module("networkx")
-    except Exception:  # no NetworkX here, or one that fails to import (the build says)
-        return None
 
 
 def _info(code: str, node: ast.Call) -> str | None:

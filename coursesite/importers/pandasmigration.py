@@ -14,7 +14,6 @@ be (`X.append(row)`) is left to the build's hint.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from collections.abc import Callable
 from types import ModuleType
@@ -29,6 +28,7 @@ from coursesite.importers.callrewrites import (
     rewrite_notes,
 )
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.installedlibrary import installed_library
 from coursesite.importers.steplines import imported_packages
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
@@ -38,16 +38,12 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports pandas that the installed
     pandas no longer takes as pandas now takes it; the report's lines, one a step and
     call."""
-    if "pandas" not in imported_packages(lesson.steps) or (pandas := _pandas()) is None:
+    if (
+        "pandas" not in imported_packages(lesson.steps)
+        or (pandas := installed_library("pandas")) is None
+    ):
         return []
     return rewrite_notes(lesson, pandas, _REWRITES, "pandas 3")
-
-
-def _pandas() -> ModuleType | None:
-    try:
-        return importlib.import_module("pandas")
-    except Exception:  # no pandas here, or one that fails to import (the build says): none
-        return None
 
 
 def _fillna(code: str, node: ast.Call) -> str | None:
