@@ -688,3 +688,22 @@ def test_a_step_its_notebook_ran_names_the_installed_libraries_the_failure_went_
     assert failure_error(failure, {"blocks": []}, Job()).hint.startswith("fix the code")
     declared = {**failure, "declared": "TypeError"}
     assert not failure_error(declared, {"blocks": []}, job).hint.startswith("train_rnn")
+
+
+def test_a_line_that_varies_gets_a_volatile_pattern_of_what_both_runs_share():
+    """Orbax's checkpoint format guide lists an OCDBT checkpoint's files, whose names are
+    new on every run: the hint gives the pattern that matches both runs' line, cut back to
+    whole words, and none when they share too little to tell the line from others."""
+    import re
+
+    from coursesite.execution.failures import volatile_suggestion
+
+    first = "..........b86baa203b6133d257b0cbb62cd48035"
+    second = "..........1e187a85ad85d2b6dbb6c2a7b99d815b"
+    pattern = volatile_suggestion(first, second)
+    assert pattern == r"^\.\.\.\.\.\.\.\.\.\..*$"
+    assert re.search(pattern, first) and re.search(pattern, second)
+    timed = volatile_suggestion("Time: 09:27:43   BIC 13.1", "Time: 09:28:01   BIC 13.1")
+    assert timed == r"^Time: 09:.*   BIC 13\.1$"  # `09:2` would cut a word
+    assert volatile_suggestion("abc", "xyz") == ""
+    assert volatile_suggestion("id 12", "id 13") == ""  # "id " says too little

@@ -10,6 +10,7 @@ the lesson defines gets the names it does define.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Protocol
@@ -396,7 +397,7 @@ def main_py_drift_error(
         min(len(expected), len(actual)),
     )
     step, start = _step_at(outputs, first)
-    where = ""
+    where, hint = "", NONDETERMINISM_HINT
     if step is not None:
         before = expected[first] if first < len(expected) else "(nothing)"
         after = actual[first] if first < len(actual) else "(nothing)"
@@ -404,13 +405,47 @@ def main_py_drift_error(
             f", first in the output of {job.labels.get(step, step)}, its line "
             f"{first - start + 1}: {before!r} became {after!r}"
         )
+        if pattern := volatile_suggestion(before, after):
+            hint += f"; for this line: volatile: ['{pattern}']"
     return BuildError(
         f"the downloadable main.py prints something else than the build steps did{where}",
         job.path,
         job.step_lines.get(step) if step is not None else None,
-        hint=NONDETERMINISM_HINT,
+        hint=hint,
         detail=difference,
     )
+
+
+def volatile_suggestion(before: str, after: str) -> str:
+    """A `volatile:` pattern for a line printed as `before` once and `after` the next time
+    (an OCDBT checkpoint's file names, a timestamp): what the two share at each end,
+    cut back to whole words, literally, and `.*` between; "" when they share too little
+    to tell the line from others."""
+    shared = _whole_words(_shared_start(before, after), at_end=True)
+    rest = len(shared)
+    ending = _shared_start(before[rest:][::-1], after[rest:][::-1])[::-1]
+    ending = _whole_words(ending, at_end=False)
+    if len((shared + ending).replace(" ", "")) < 3:
+        return ""
+    return f"^{_literal(shared)}.*{_literal(ending)}$"
+
+
+def _shared_start(first: str, second: str) -> str:
+    """The characters two texts start with alike."""
+    pairs = zip(first, second, strict=False)  # as far as the shorter goes
+    return "".join(a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
+
+
+def _whole_words(text: str, at_end: bool) -> str:
+    """`text` without a word it cuts at its end (`at_end`) or at its start."""
+    if at_end:
+        return re.sub(r"\w+$", "", text)
+    return re.sub(r"^\w+", "", text)
+
+
+def _literal(text: str) -> str:
+    """`text` as a pattern that matches it, spaces left as spaces: the author reads it."""
+    return re.escape(text).replace("\\ ", " ")
 
 
 def _step_at(outputs: dict[str, str], line: int) -> tuple[str | None, int]:
