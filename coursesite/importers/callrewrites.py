@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.installedlibrary import installed_library
 from coursesite.importers.renames import Rename, rename_in_lesson
-from coursesite.importers.steplines import code_tree
+from coursesite.importers.steplines import code_tree, imported_packages
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,19 @@ class Rewritten:
 
 
 def rewrite_notes(
-    lesson: ImportedLesson, library: ModuleType, rewrites: list[CallRewrite], named: str
+    lesson: ImportedLesson,
+    package: str,
+    rewrites: list[CallRewrite],
+    named: str,
+    load: Callable[[], ModuleType | None] | None = None,
 ) -> list[str]:
-    """rewrite_calls, said in the report a line a step and call (`named`: "pandas 3")."""
+    """rewrite_calls for a lesson that imports `package`, against the installed one (as
+    `load` loads it), said in the report a line a step and call (`named`: "pandas 3")."""
+    if package not in imported_packages(lesson.steps):
+        return []
+    library = load() if load else installed_library(package)
+    if library is None:
+        return []
     return [
         f"{done.where}: step {done.step} calls {done.rename.old}, which {named} no longer "
         f"takes {done.since}: the step now calls {done.rename.new}, which does the same"

@@ -18,7 +18,6 @@ from types import ModuleType
 from coursesite.importers.callrewrites import CallRewrite, call_of, renamed_keyword, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.installedlibrary import installed_library
-from coursesite.importers.steplines import imported_packages
 
 _PYPLOT = ("plt", "pyplot", "matplotlib.pyplot")
 
@@ -26,9 +25,7 @@ _PYPLOT = ("plt", "pyplot", "matplotlib.pyplot")
 def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports Matplotlib that the installed
     Matplotlib no longer takes as it takes it now; the report's lines."""
-    if "matplotlib" not in imported_packages(lesson.steps) or (found := _matplotlib()) is None:
-        return []
-    return rewrite_notes(lesson, found, _REWRITES, "Matplotlib")
+    return rewrite_notes(lesson, "matplotlib", _REWRITES, "Matplotlib", load=_matplotlib)
 
 
 def _matplotlib() -> ModuleType | None:

@@ -17,8 +17,6 @@ from types import ModuleType
 
 from coursesite.importers.callrewrites import CallRewrite, renamed_method, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.installedlibrary import installed_library
-from coursesite.importers.steplines import imported_packages
 
 _NETWORKX = ("nx", "networkx")
 _ARRAYS = {
@@ -32,12 +30,7 @@ _ARRAYS = {
 def networkx_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports NetworkX that the installed
     NetworkX no longer has as NetworkX 3 writes it; the report's lines."""
-    if (
-        "networkx" not in imported_packages(lesson.steps)
-        or (found := installed_library("networkx")) is None
-    ):
-        return []
-    return rewrite_notes(lesson, found, _REWRITES, "NetworkX 3")
+    return rewrite_notes(lesson, "networkx", _REWRITES, "NetworkX 3")
 
 
 def _info(code: str, node: ast.Call) -> str | None:

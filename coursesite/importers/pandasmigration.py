@@ -28,8 +28,6 @@ from coursesite.importers.callrewrites import (
     rewrite_notes,
 )
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.installedlibrary import installed_library
-from coursesite.importers.steplines import imported_packages
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
 
@@ -38,12 +36,7 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports pandas that the installed
     pandas no longer takes as pandas now takes it; the report's lines, one a step and
     call."""
-    if (
-        "pandas" not in imported_packages(lesson.steps)
-        or (pandas := installed_library("pandas")) is None
-    ):
-        return []
-    return rewrite_notes(lesson, pandas, _REWRITES, "pandas 3")
+    return rewrite_notes(lesson, "pandas", _REWRITES, "pandas 3")
 
 
 def _fillna(code: str, node: ast.Call) -> str | None:
