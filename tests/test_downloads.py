@@ -361,7 +361,7 @@ def test_a_main_py_that_behaves_differently_alone_fails_the_build(course_folder)
     assert error.line == line_of(text, "batches = [ids[i:i + 4]")  # the step's code
     assert "seed every random generator" in error.hint
     # The hint's pattern for the line, written into the front matter, is what it takes.
-    suggested = error.hint.split("for this line: volatile: ")[1]
+    suggested = error.hint.split("for the lines that differ: volatile: ")[1]
     assert suggested == "['^Batch sizes: \\[4, 4, 3\\] .*$']"
     course_folder.write(text.replace("---\n", f"---\nvolatile: {suggested}\n", 1))
     build(course_folder.options(), RecordingProgress())

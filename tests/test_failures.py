@@ -707,3 +707,14 @@ def test_a_line_that_varies_gets_a_volatile_pattern_of_what_both_runs_share():
     assert timed == r"^Time: 09:.*   BIC 13\.1$"  # `09:2` would cut a word
     assert volatile_suggestion("abc", "xyz") == ""
     assert volatile_suggestion("id 12", "id 13") == ""  # "id " says too little
+
+
+def test_every_line_that_varies_gets_its_pattern_once():
+    """The checkpoint listing's file names vary at two depths: one pattern each, in order,
+    and none for a line a pattern already takes or that says too little."""
+    from coursesite.execution.failures import volatile_suggestions
+
+    expected = ["tree:", "....a1b2c3", "....d4e5f6", "...9f8e7d6c", "id 12", "done"]
+    actual = ["tree:", "....0a0b0c", "....1d1e1f", "...00ff00ff", "id 13", "done"]
+    assert volatile_suggestions(expected, actual) == [r"^\.\.\.\..*$", r"^\.\.\..*$"]
+    assert volatile_suggestions(["same"], ["same"]) == []

@@ -10,6 +10,7 @@ the lesson defines gets the names it does define.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from pathlib import Path
@@ -405,8 +406,10 @@ def main_py_drift_error(
             f", first in the output of {job.labels.get(step, step)}, its line "
             f"{first - start + 1}: {before!r} became {after!r}"
         )
-        if pattern := volatile_suggestion(before, after):
-            hint += f"; for this line: volatile: ['{pattern}']"
+    if patterns := volatile_suggestions(expected, actual):
+        # YAML's single quotes take a backslash as it is, and a quote doubled.
+        quoted = ", ".join("'" + pattern.replace("'", "''") + "'" for pattern in patterns)
+        hint += f"; for the lines that differ: volatile: [{quoted}]"
     return BuildError(
         f"the downloadable main.py prints something else than the build steps did{where}",
         job.path,
@@ -414,6 +417,23 @@ def main_py_drift_error(
         hint=hint,
         detail=difference,
     )
+
+
+def volatile_suggestions(expected: list[str], actual: list[str]) -> list[str]:
+    """The `volatile:` patterns that take the lines a second run printed otherwise, in
+    their order, one for lines alike (volatile_suggestion; Orbax's listing of a checkpoint
+    has new file names at two depths): at most five, none for a line they share too little
+    of."""
+    patterns: list[str] = []
+    matcher = difflib.SequenceMatcher(None, expected, actual, autojunk=False)
+    for kind, first, end, other, _ in matcher.get_opcodes():
+        if kind != "replace":
+            continue
+        for before, after in zip(expected[first:end], actual[other:], strict=False):
+            taken = any(re.search(p, before) and re.search(p, after) for p in patterns)
+            if not taken and (pattern := volatile_suggestion(before, after)):
+                patterns.append(pattern)
+    return patterns[:5]
 
 
 def volatile_suggestion(before: str, after: str) -> str:
