@@ -17,7 +17,12 @@ import importlib.util
 from dataclasses import dataclass
 
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.steplines import dotted_name, lesson_line, step_nodes
+from coursesite.importers.steplines import (
+    alone_on_its_lines,
+    dotted_name,
+    lesson_line,
+    step_nodes,
+)
 
 _MODULE = "jax.tools.colab_tpu"
 
@@ -79,7 +84,7 @@ def _edits(lesson: ImportedLesson) -> dict[int, list[_Edit]]:
             found = [
                 statement
                 for statement in block
-                if _is_setup(statement, bound) and _alone_on_its_lines(statement, lines)
+                if _is_setup(statement, bound) and alone_on_its_lines(statement, lines)
             ]
             kept = len(block) - len(found)
             for statement in found:
@@ -110,12 +115,3 @@ def _is_setup(statement: ast.stmt, bound: dict[str, str]) -> bool:
 def _binds_jax(statement: ast.stmt) -> bool:
     """`import jax.tools.colab_tpu` binds `jax`, which later lines may use."""
     return isinstance(statement, ast.Import) and all(not a.asname for a in statement.names)
-
-
-def _alone_on_its_lines(statement: ast.stmt, lines: list[str]) -> bool:
-    """No other statement shares its lines (`import os; setup_tpu()`): those are left."""
-    assert statement.end_lineno is not None and statement.end_col_offset is not None
-    # Offsets count UTF-8 bytes.
-    before = lines[statement.lineno - 1].encode()[: statement.col_offset]
-    after = lines[statement.end_lineno - 1].encode()[statement.end_col_offset :].strip()
-    return not before.strip() and (not after or after.startswith(b"#"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from coursesite.importers.steplines import code_tree
+from coursesite.importers.steplines import alone_on_its_lines, code_tree
 
 # A module by its full name, or a name a module offers (`tqdm.tqdm_notebook`): its twin.
 PORTABLE = {"tqdm.notebook": "tqdm.auto", "tqdm.tqdm_notebook": "tqdm.auto.tqdm"}
@@ -52,10 +52,8 @@ def _shows_given_a_value(tree: ast.Module, lines: list[str]) -> list[ast.Expr]:
             continue
         if ast.unparse(call.func) not in _SHOW or len(call.args) != 1 or call.keywords:
             continue
-        line = lines[node.lineno - 1].encode()  # offsets count UTF-8 bytes
-        after = line[node.end_col_offset or 0 :].strip()
-        alone = not line[: node.col_offset].strip() and (not after or after.startswith(b"#"))
-        if node.end_lineno == node.lineno and alone and not isinstance(call.args[0], ast.Starred):
+        one_line = node.end_lineno == node.lineno and alone_on_its_lines(node, lines)
+        if one_line and not isinstance(call.args[0], ast.Starred):
             found.append(node)
     return found
 

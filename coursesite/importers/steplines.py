@@ -120,3 +120,13 @@ def step_nodes(
         bound = bound | bound_modules(tree)
         for node in ast.walk(tree):
             yield number, where, code, node, bound
+
+
+def alone_on_its_lines(statement: ast.stmt, lines: list[str]) -> bool:
+    """Whether no other statement shares the lines of `statement` (`import os; f()`), a
+    comment after it aside: a rewrite of it may take its lines whole."""
+    assert statement.end_lineno is not None and statement.end_col_offset is not None
+    # Offsets count UTF-8 bytes.
+    before = lines[statement.lineno - 1].encode()[: statement.col_offset]
+    after = lines[statement.end_lineno - 1].encode()[statement.end_col_offset :].strip()
+    return not before.strip() and (not after or after.startswith(b"#"))
