@@ -426,10 +426,11 @@ def volatile_suggestions(expected: list[str], actual: list[str]) -> list[str]:
     of."""
     patterns: list[str] = []
     matcher = difflib.SequenceMatcher(None, expected, actual, autojunk=False)
-    for kind, first, end, other, _ in matcher.get_opcodes():
+    for kind, first, end, other, other_end in matcher.get_opcodes():
         if kind != "replace":
             continue
-        for before, after in zip(expected[first:end], actual[other:], strict=False):
+        replaced = zip(expected[first:end], actual[other:other_end], strict=False)
+        for before, after in replaced:
             taken = any(re.search(p, before) and re.search(p, after) for p in patterns)
             if not taken and (pattern := volatile_suggestion(before, after)):
                 patterns.append(pattern)
