@@ -154,6 +154,12 @@ _VOLATILE_BY_RULE = re.compile(
 _ADDRESSES = range(2**44, 2**47)
 
 
+def literal_pattern(text: str) -> str:
+    """A `volatile:` pattern that matches `text` as it is, spaces left as spaces: an author
+    reads it in the front matter."""
+    return re.escape(text).replace("\\ ", " ")
+
+
 def mask_volatile(text: str, volatile: list[str]) -> list[str]:
     """Output lines, with lines matching any `volatile` pattern replaced by a marker and
     what varies by rule (addresses, temporary paths, process ids) masked where it stands."""

@@ -19,6 +19,7 @@ from typing import Protocol
 from coursesite.errors import BuildError, did_you_mean
 from coursesite.execution.consequences import UNDEFINED_NAME
 from coursesite.execution.devicehints import device_count_hint, no_gpu_hint
+from coursesite.execution.executionrecord import literal_pattern
 from coursesite.execution.installedlibraries import (
     asked_browser_hint,
     asked_install_hint,
@@ -448,7 +449,7 @@ def volatile_suggestion(before: str, after: str) -> str:
     ending = _whole_words(ending, at_end=False)
     if len((shared + ending).replace(" ", "")) < 3:
         return ""
-    return f"^{_literal(shared)}.*{_literal(ending)}$"
+    return f"^{literal_pattern(shared)}.*{literal_pattern(ending)}$"
 
 
 def _shared_start(first: str, second: str) -> str:
@@ -462,11 +463,6 @@ def _whole_words(text: str, at_end: bool) -> str:
     if at_end:
         return re.sub(r"\w+$", "", text)
     return re.sub(r"^\w+", "", text)
-
-
-def _literal(text: str) -> str:
-    """`text` as a pattern that matches it, spaces left as spaces: the author reads it."""
-    return re.escape(text).replace("\\ ", " ")
 
 
 def _step_at(outputs: dict[str, str], line: int) -> tuple[str | None, int]:

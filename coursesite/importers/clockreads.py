@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterator
 from typing import TypeGuard
 
-from coursesite.importers.steplines import code_tree
+from coursesite.execution.executionrecord import literal_pattern
+from coursesite.importers.steplines import bound_modules, code_tree
 
 # Functions that read a clock, by module; the module's own name and its aliases count.
 _CLOCKS = {
@@ -58,15 +59,11 @@ def _stamped_tables(trees: list[tuple[str, ast.Module]]) -> list[tuple[str, str]
     """(where, pattern) for the rows of the first table a library prints with the date and
     time it ran (`results.summary()` of a lesson that imports statsmodels)."""
     imported = {
-        alias.name.split(".")[0] if isinstance(node, ast.Import) else (node.module or "")
-        for _, tree in trees
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in node.names
+        module.split(".")[0] for _, tree in trees for module in bound_modules(tree).values()
     }
     found = []
     for package, (method, patterns) in _STAMPED_TABLES.items():
-        if not any(name.split(".")[0] == package for name in imported):
+        if package not in imported:
             continue
         where = next((w for w, tree in trees if _calls_method(tree, method)), None)
         found += [(where, pattern) for pattern in patterns] if where else []
@@ -172,7 +169,7 @@ def _pattern(call: ast.Call) -> str:
     if not (isinstance(sep, ast.Constant) and isinstance(end, ast.Constant)) or end.value != "\n":
         return ""  # a line made of more than this call: no pattern can tell it
     parts = [_argument_pattern(argument) for argument in call.args]
-    pattern = _escaped(str(sep.value)).join(parts)
+    pattern = literal_pattern(str(sep.value)).join(parts)
     pattern = re.sub(r"(?:\.\*)+", ".*", pattern)
     literal = re.sub(r"\\(.)", r"\1", pattern.replace(".*", ""))
     if "\n" in literal or sum(ch.isalpha() for ch in literal) < _LEAST_TEXT:
@@ -182,15 +179,10 @@ def _pattern(call: ast.Call) -> str:
 
 def _argument_pattern(argument: ast.expr) -> str:
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
-        return _escaped(argument.value)
+        return literal_pattern(argument.value)
     if isinstance(argument, ast.JoinedStr):
         return "".join(
-            _escaped(str(part.value)) if isinstance(part, ast.Constant) else ".*"
+            literal_pattern(str(part.value)) if isinstance(part, ast.Constant) else ".*"
             for part in argument.values
         )
     return ".*"
-
-
-def _escaped(text: str) -> str:
-    """`text` as a pattern that matches it, spaces left as they are: the author reads it."""
-    return re.escape(text).replace("\\ ", " ")

@@ -84,7 +84,8 @@ def _marks_as_text(
         lines = cells[index].source.split("\n")
         code = code_lines(cells[index].source)
         lines = [
-            line if n in code else mark.sub(rf"\\[^{label}]", line) for n, line in enumerate(lines)
+            line if n in code else mark.sub(lambda found: "\\" + found[0], line)
+            for n, line in enumerate(lines)
         ]
         cells[index].source = "\n".join(lines)
     (index, _), line = next(iter(sections.items()))

@@ -33,6 +33,8 @@ def own_package_files(code: list[str], beside: Path) -> dict[str, tuple[Path, li
             continue
         names = found.setdefault(top, (base, []))[1]
         for path in _module_files(base, dotted):
+            if path.relative_to(base).as_posix() in names:
+                continue  # read already, through another import of its package
             for name in [path, *_named_beside(path)]:
                 relative = name.relative_to(base).as_posix()
                 if relative not in names:
