@@ -289,15 +289,6 @@ def test_a_magic_that_was_a_blocks_only_line_leaves_a_block_that_compiles():
     assert "pass" not in kept.code
 
 
-def test_a_cell_whose_own_code_is_not_python_is_named_at_import():
-    cell = cell_code("This cell holds prose, it's not code.\nSee the guide.", "cell 6")
-    assert cell.notes == [
-        "cell 6: its code is not Python (unterminated string literal (detected at line 1), at "
-        "its line 1): the build refuses it; fix it, or make the cell Markdown if it is prose"
-    ]
-    assert not cell_code("x = 1", "cell 7").notes
-
-
 def test_writefile_run_and_capture_become_the_python_that_does_the_same(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     written = cell_code(

@@ -33,6 +33,7 @@ from coursesite.importers.magics import CellCode, cell_code
 from coursesite.importers.mystdirectives import directive_images, settle_directives
 from coursesite.importers.notebooks import Cell, where_in
 from coursesite.importers.portableprose import portable_prose
+from coursesite.importers.python2 import PYTHON2_NOTE, as_python3
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.seeding import seeded
 from coursesite.importers.stepalt import alt_notes, drawing_functions, step_alt, stored_anything
@@ -296,6 +297,11 @@ def _stored(cell: Cell, expected_name: str, lesson: ImportedLesson) -> StoredOut
 def _lesson_code(cell: Cell, lesson: ImportedLesson) -> CellCode:
     earlier = "\n".join(lesson.code)
     converted = cell_code(cell.source, cell.where, earlier)
+    if lesson.python2 and not converted.shown_only:
+        written = as_python3(converted.code)
+        if written != converted.code:
+            converted.code = written
+            lesson.notes.append(f"{cell.where}: {PYTHON2_NOTE}")
     if not converted.shown_only:
         converted.code, seeds = seeded(converted.code, earlier, cell.where)
         converted.code, replaced = portable_code(converted.code)

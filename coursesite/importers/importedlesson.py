@@ -22,4 +22,5 @@ class ImportedLesson:
     printed: dict[str, int] = field(default_factory=dict)  # cell.where: longest stored output
     steps: list[tuple[int, str, str]] = field(default_factory=list)  # (number, cell.where, code)
     figure_labels: set[str] = field(default_factory=set)  # the figures' names given a target
+    python2: bool = False  # written for Python 2: every cell goes through 2to3's fixers
     devices: DeviceNeed = field(default_factory=DeviceNeed)  # made by the first step, on CPUs

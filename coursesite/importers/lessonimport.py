@@ -24,6 +24,7 @@ from coursesite.importers.lessontext import front_matter, lesson_text, title_sum
 from coursesite.importers.magics import TIMING_VOLATILE
 from coursesite.importers.mystdirectives import keeps_title
 from coursesite.importers.notebooks import Cell
+from coursesite.importers.python2 import is_python2
 from coursesite.importers.references import NotebookLabels, OtherSites
 from coursesite.importers.titles import (
     heading_title,
@@ -55,6 +56,7 @@ def convert(
     for cell in cells:
         if cell.kind == "code" and cell.figure_label:
             labels.add_figure(cell.figure_label, cell.alt)
+    lesson.python2 = is_python2([cell.source for cell in cells if cell.kind == "code"])
     lesson.devices = DeviceNeed.of(cells)
     lesson.notes += device_note(lesson.devices)
     conversion = CellConversion(

@@ -170,21 +170,7 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     helpers = _IPYTHON_TIME if "timeit" in cell.modules else []
     cell.code = "\n".join(imports + helpers + kept).strip("\n")
     _shown_only(cell, lines, where)
-    if not cell.shown_only:
-        cell.notes += _syntax_notes(cell.code, where)
     return cell
-
-
-def _syntax_notes(code: str, where: str) -> list[str]:
-    """The notebook's own code that is no Python (a cell of prose marked as code), said
-    at import: the build refuses it at the lesson's line, as any syntax error."""
-    error = _syntax_error(code)
-    if not isinstance(error, SyntaxError):
-        return []
-    return [
-        f"{where}: its code is not Python ({error.msg}, at its line {error.lineno}): the "
-        "build refuses it; fix it, or make the cell Markdown if it is prose"
-    ]
 
 
 def _shown_only(cell: CellCode, lines: list[str], where: str) -> None:
@@ -231,16 +217,11 @@ def _has_code(code: str) -> bool:
 
 
 def _compiles(code: str) -> bool:
-    return _syntax_error(code) is None
-
-
-def _syntax_error(code: str) -> SyntaxError | ValueError | None:
-    """What stops `code` compiling (a ValueError for a null byte), or None."""
     try:
         compile(code, "<cell>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        return error
-    return None
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte
+        return False
+    return True
 
 
 def _compiling(converted: list[tuple[str, list[str]]], where: str, cell: CellCode) -> list[str]:

@@ -44,8 +44,9 @@ def syntax_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
             line = lesson_line(text, number, max(0, (problem.lineno or 1) - 1))
             notes.append(
                 f"{where}, lesson line {line}: step {number} is not valid Python "
-                f"({problem.msg}), which the build refuses: fix it there (a code fence "
-                "closed with fewer backticks than opened it runs on into the prose)"
+                f"({problem.msg}), which the build refuses: fix it there, or make the cell "
+                "Markdown if it is prose (in MyST, a code fence closed with fewer backticks "
+                "than opened it runs on into the prose)"
             )
     return notes
 
