@@ -199,7 +199,7 @@ def test_a_step_that_binds_display_gets_no_definition():
     assert not needs_display(["from IPython.display import display", "display(1)"])
     assert not needs_display(["def display(v):\n    print(v)", "display(1)"])
     assert not needs_display(["print(1)"])
-    timed = "timer = timeit.Timer('display(x)', globals=globals())"  # %timeit display(x)
+    timed = "ipython_timer = timeit.Timer('display(x)', globals=globals())"  # %timeit display(x)
     assert needs_display([timed]) and not needs_display(["print('display(x) shows x')"])
 
 

@@ -194,7 +194,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert ":::{step} 2. Make the records" in text and ":::{step} 3. Batch them" in text
     assert "sizes = [len(ids[i:i + 4])" in text and "%" not in text and "!pip" not in text
     # %time keeps its meaning: the cell prints its timings, which the lesson marks volatile.
-    assert "import time\nstarted, cpu_started = time.perf_counter()" in text
+    assert "import time\nipython_wall, ipython_cpu = time.perf_counter()" in text
     assert "volatile:" in text and "%time became a timing" in imported.stdout
     # A last display(), a notebook builtin, ends the step with the value it shows.
     assert ":::{step} 4. Show sizes\n```python\nsizes\n```" in text

@@ -41,6 +41,28 @@ IPYTHON_TIMEIT = re.compile(
 )
 
 
+def test_timeit_o_gives_what_ipythons_timeit_result_holds_and_q_prints_nothing():
+    """tinygp's benchmarks: `results = %timeit -o f(x)` in a loop, then
+    `times.append(results.average)`."""
+    source = (
+        "times = []\nfor n in (1, 2):\n    results = %timeit -o -n3 -r2 f(n)\n"
+        "    times.append(results.average)\nquiet = %timeit -q -o -n1 -r4 f(0)\n"
+        "nothing = %timeit -n1 -r1 f(0)\nvalue = %time f(5)\n"
+        "print(len(times), quiet.repeat, len(quiet.all_runs), quiet.loops, nothing, value)\n"
+        "print(0 < results.best <= results.average <= results.worst, results.timings[0] > 0)"
+    )
+    namespace = {"f": lambda x: x + 1}
+    cell = cell_code(source, "cell 9")
+    with contextlib.redirect_stdout(io.StringIO()) as output:
+        exec(compile(cell.code, "cell", "exec"), namespace)
+    lines = output.getvalue().splitlines()
+    assert [IPYTHON_TIMEIT.fullmatch(line) is not None for line in lines[:3]] == [True] * 3
+    assert lines[0].endswith("(mean ± std. dev. of 2 runs, 3 loops each)")
+    assert lines[2].endswith("(mean ± std. dev. of 1 run, 1 loop each)")  # -q printed none
+    assert [volatile(line) for line in lines[3:5]] == [True, True]  # %time's two lines
+    assert lines[5:] == ["2 4 4 1 None 6", "True True"]
+
+
 def test_timeit_prints_units_and_counts_as_ipython_does():
     namespace = {"f": lambda x: x, "x": 1}
     cell = cell_code("%timeit -n1 -r1 f(x)", "cell 2")

@@ -51,8 +51,11 @@ _SETTINGS = re.compile(
     r"^\s*%(?:matplotlib|load_ext|autoreload|config|xmode|precision|pprint|colors|"
     r"reload_ext|aimport)\b"
 )
-_TIMEIT = re.compile(r"^(\s*)%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$")
-_TIME = re.compile(r"^(\s*)%time\s+(.+)$")
+# `results = %timeit -o f(x)` (tinygp's benchmarks): the name -o's TimeitResult goes to.
+_TIMEIT = re.compile(
+    r"^(\s*)(?:([A-Za-z_]\w*)\s*=\s*)?%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$"
+)
+_TIME = re.compile(r"^(\s*)(?:([A-Za-z_]\w*)\s*=\s*)?%time\s+(.+)$")
 _CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
 # IPython's %%file is its older name for %%writefile.
 _WRITTEN_FILE = re.compile(r"^\s*%%(?:writefile|file)\b")
@@ -281,13 +284,18 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
         cell.notes.append(f"{where}: '{line.strip()}' sets up IPython only: it was dropped")
         return []
     if timed := _TIMEIT.match(line):
-        indent, options, statement = timed.groups()
+        indent, result, options, statement = timed.groups()
         cell.notes.append(f"{where}: %timeit became a timing with Python's timeit")
-        return [indent + row for row in _timeit(repr(statement.strip()), options, cell)]
+        rows = _timeit(repr(statement.strip()), options, cell, result or "")
+        return [indent + row for row in rows]
     if timed := _TIME.match(line):
-        indent, statement = timed.groups()
+        indent, result, statement = timed.groups()
         cell.notes.append(f"{where}: %time became a timing with Python's time")
-        return [indent + row for row in _time([statement], cell)]
+        # `x = %time f()` binds what the statement gives, as IPython does.
+        return [
+            indent + row
+            for row in _time([f"{result} = {statement}" if result else statement], cell)
+        ]
     if imported := _DISPLAY_IMPORT.match(line):
         indent, module, names = imported.group(1, 2, 3)
         return _without_display(indent, module, names, line)
@@ -355,24 +363,45 @@ def _without_display(indent: str, module: str, names: str, line: str) -> list[st
     return [f"{indent}from {module} import {', '.join(kept)}"] if kept else []
 
 
-def _timeit(statement: str, options: str, cell: CellCode) -> list[str]:
+def _timeit(statement: str, options: str, cell: CellCode, result: str = "") -> list[str]:
     """Lines that time `statement` (a Python string literal) as %timeit does: -r runs (7)
     of -n loops (as many as fill 0.2 s), printed per loop as IPython prints them,
-    `1.33 s ± 12.1 ms per loop (mean ± std. dev. of 7 runs, 1 loop each)`."""
+    `1.33 s ± 12.1 ms per loop (mean ± std. dev. of 7 runs, 1 loop each)`, unless -q; with
+    -o, `result` is given what IPython's TimeitResult holds, under its names. The names the
+    timing binds start `ipython_`: the notebook's own (`times`, `timer`) stay its own."""
     cell.timed = True
     cell.modules.update(("timeit", "statistics"))
     loops = re.search(r"-n\s*(\d+)", options)
     runs = re.search(r"-r\s*(\d+)", options)
     repeat = int(runs.group(1)) if runs else 7
-    return [
-        f"timer = timeit.Timer({statement}, globals=globals())",
-        f"loops = {loops.group(1)}" if loops else "loops = timer.autorange()[0]",
-        f"times = [t / loops for t in timer.repeat(repeat={repeat}, number=loops)]",
-        'print(f"{ipython_time(statistics.mean(times))} ± "',
-        '      f"{ipython_time(statistics.pstdev(times))} per loop "',
-        f'      f"(mean ± std. dev. of {repeat} run{"s" * (repeat != 1)}, "',
-        """      f"{loops:,} loop{'s' * (loops != 1)} each)")""",
+    rows = [
+        f"ipython_timer = timeit.Timer({statement}, globals=globals())",
+        f"ipython_loops = {loops.group(1)}"
+        if loops
+        else "ipython_loops = ipython_timer.autorange()[0]",
+        f"ipython_runs = ipython_timer.repeat(repeat={repeat}, number=ipython_loops)",
+        "ipython_times = [t / ipython_loops for t in ipython_runs]",
     ]
+    if not re.search(r"-q\b", options):
+        rows += [
+            'print(f"{ipython_time(statistics.mean(ipython_times))} ± "',
+            '      f"{ipython_time(statistics.pstdev(ipython_times))} per loop "',
+            f'      f"(mean ± std. dev. of {repeat} run{"s" * (repeat != 1)}, "',
+            """      f"{ipython_loops:,} loop{'s' * (ipython_loops != 1)} each)")""",
+        ]
+    if result and re.search(r"-o\b", options):
+        cell.modules.add("types")
+        rows += [
+            f"{result} = types.SimpleNamespace(",
+            f"    loops=ipython_loops, repeat={repeat}, timings=ipython_times,",
+            "    all_runs=[t * ipython_loops for t in ipython_times],",
+            "    average=statistics.mean(ipython_times), stdev=statistics.pstdev(ipython_times),",
+            "    best=min(ipython_times), worst=max(ipython_times),",
+            ")",
+        ]
+    elif result:  # without -o, %timeit gives None
+        rows.append(f"{result} = None")
+    return rows
 
 
 def _time(body: list[str], cell: CellCode) -> list[str]:
@@ -380,10 +409,10 @@ def _time(body: list[str], cell: CellCode) -> list[str]:
     cell.timed = True
     cell.modules.add("time")
     return [
-        "started, cpu_started = time.perf_counter(), time.process_time()",
+        "ipython_wall, ipython_cpu = time.perf_counter(), time.process_time()",
         *body,
-        'print(f"CPU times: total: {(time.process_time() - cpu_started) * 1e3:.2f} ms")',
-        'print(f"Wall time: {(time.perf_counter() - started) * 1e3:.2f} ms")',
+        'print(f"CPU times: total: {(time.process_time() - ipython_cpu) * 1e3:.2f} ms")',
+        'print(f"Wall time: {(time.perf_counter() - ipython_wall) * 1e3:.2f} ms")',
     ]
 
 
