@@ -152,6 +152,30 @@ def test_a_moved_name_is_written_under_the_notebooks_own_alias_and_import_form(c
     assert built.returncode == 0, built.stderr
 
 
+def test_a_module_that_became_a_name_of_its_package_is_imported_from_the_package(
+    course_folder,
+):
+    """tinygp's tutorials (and JAX notebooks before 0.4.25): `from jax.config import
+    config`, which fails now that jax.config is an object of jax, no module; `from jax
+    import config` gives the same object. A module gone for good stays a report line."""
+    cells = [
+        "from jax.config import config\nconfig.update('jax_enable_x64', True)",
+        "import jax.numpy as jnp\nprint(jnp.ones(1).dtype)",
+        "from jax.experimental.maps import Mesh",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "from jax import config\nconfig.update('jax_enable_x64', True)" in lesson
+    at = line_of(lesson, "from jax import config")
+    assert (
+        f"cell 3, lesson line {at}: step 1 uses jax.config, which the installed jax has as a "
+        "name, not a module a `from` import reads: written for another version of jax"
+    ) in report, report
+    assert "the step now uses from jax import config, where the installed one has it" in report
+    maps = line_of(lesson, "from jax.experimental.maps import Mesh")
+    assert f"lesson line {maps}: step 3 uses jax.experimental.maps, which the installed" in report
+    assert "from jax.experimental.maps import Mesh" in lesson
+
+
 def test_a_name_gone_with_nothing_like_it_left_is_reported_not_guessed(course_folder):
     cells = ["import jax", "print(jax.no_such_function_ci(1))"]
     report, lesson = imported(course_folder, cells)

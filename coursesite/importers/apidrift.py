@@ -33,12 +33,15 @@ CHECK_SECONDS = 60
 # them is missing (JSON) on stdout. What the packages print on import goes to stderr.
 _CHECK = r"""
 import ast, difflib, importlib, importlib.metadata, importlib.util, json, re, sys, types
-names, out = json.load(sys.stdin), sys.stdout
+asked, out = json.load(sys.stdin), sys.stdout
+names, imported_from = asked["names"], asked["imported_from"]
 sys.stdout = sys.stderr
 distributions = importlib.metadata.packages_distributions()
 
 def missing(path):
     parts = path.split(".")
+    if path in imported_from and not_a_module(imported_from[path]):
+        return imported_from[path]
     try:
         found = importlib.import_module(parts[0])
     except ImportError as error:
@@ -73,6 +76,19 @@ def missing(path):
         except BaseException:
             return None
     return None
+
+def not_a_module(module):
+    # `from jax.config import config`: jax.config is a name of jax now, no module a `from`
+    # import can import, as Python imports it (a package that fails otherwise is the
+    # build's to report).
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        parent, _, name = module.rpartition(".")
+        return error.name == module and hasattr(sys.modules.get(parent), name)
+    except BaseException:
+        pass
+    return False
 
 needs = {}  # a dotted name -> [the module the code imports, the module it lacks]
 
@@ -216,11 +232,14 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
     paths = sorted({use[3] for use in uses if use[3].split(".")[0] not in local})
     if not paths:
         return ApiCheck([], [])
+    imported_from = {
+        path: written.split()[1] for *_, path, written in uses if written.startswith("from ")
+    }
     with tempfile.TemporaryDirectory() as empty:  # no module of the notebook's is imported
         try:
             checked = subprocess.run(
                 [sys.executable, "-c", _CHECK],
-                input=json.dumps(paths),
+                input=json.dumps({"names": paths, "imported_from": imported_from}),
                 capture_output=True,
                 text=True,
                 cwd=empty,

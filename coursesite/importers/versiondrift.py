@@ -37,13 +37,19 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
     notes = [f"the names the code uses of installed packages were not checked: {check.stopped}"]
     for drift, migration, rename in rewrites:
         line = lesson_line(lesson.text, drift.number, drift.offset)
+        lacks = (
+            "has as a name, not a module a `from` import reads"
+            if drift.instead == drift.missing
+            else "does not have"
+        )
         gone = (
             f"{drift.where}, lesson line {line}: step {drift.number} uses {drift.missing}, "
-            f"which the installed {drift.missing.split('.')[0]} does not have: written for "
+            f"which the installed {drift.missing.split('.')[0]} {lacks}: written for "
             f"another version of {drift.package} (installed: {drift.version})"
         )
         if rename and (drift.number, rename) in applied:
             now = migration.new if migration else drift.instead
+            now = rename.new if now == drift.missing else now
             notes.append(f"{gone}; the step now uses {now}, where the installed one has it")
         elif migration:
             notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
