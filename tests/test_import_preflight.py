@@ -1042,8 +1042,16 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
         "import io\ntable = pd.read_csv(io.StringIO('a  b\\n1  2\\n'), delim_whitespace=True)\n"
         "for name, column in table.iteritems():\n    print(name, list(column))\n"
         "print(table.applymap(lambda x: x * 10))\nseen = []\nseen.append(table)",
+        # statsmodels' discrete_choice: `dta.ix[1000]`, gone since pandas 1.0.
+        "print(table.ix[0, 'b'], list(table.ix[0]))\nprint(np.ix_([0], [1])[1].shape)",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "print(table.loc[0, 'b'], list(table.loc[0]))\nprint(np.ix_([0], [1])" in lesson
+    assert (
+        "step 5 calls table.ix[0, 'b'], which pandas 3 no longer takes (removed in 1.0): the "
+        "step now calls table.loc[0, 'b'], which does the same where the index holds the "
+        "labels .ix was given (where it took them as positions, write .iloc)"
+    ) in report
     assert "print(data.ffill())\nprint(data.bfill(limit=1))" in lesson
     assert "for name, column in table.items():" in lesson
     assert "print(table.map(lambda x: x * 10))" in lesson

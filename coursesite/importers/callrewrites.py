@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.installedlibrary import installed_library
@@ -25,7 +26,11 @@ from coursesite.importers.steplines import code_tree, imported_packages
 class CallRewrite:
     since: str  # "(deprecated in 2.1)"
     removed: Callable[[ModuleType], bool]  # whether the installed library lacks the old call
-    rewrite: Callable[[str, ast.Call], str | None]  # the call as the library takes it now
+    rewrite: Callable[[str, Any], str | None]  # the call as the library takes it now
+    # What the call becomes does: "which does the same", or what it does otherwise.
+    same: str = "which does the same"
+    # What it rewrites: a call `X.f(...)`, or an indexing `X.ix[...]` (ast.Subscript).
+    of: type[ast.expr] = ast.Call
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Rewritten:
     step: int
     rename: Rename
     since: str
+    same: str
 
 
 def rewrite_notes(
@@ -52,7 +58,7 @@ def rewrite_notes(
         return []
     return [
         f"{done.where}: step {done.step} calls {done.rename.old}, which {named} no longer "
-        f"takes {done.since}: the step now calls {done.rename.new}, which does the same"
+        f"takes {done.since}: the step now calls {done.rename.new}, {done.same}"
         for done in rewrite_calls(lesson, library, rewrites)
     ]
 
@@ -64,15 +70,15 @@ def rewrite_calls(
     longer takes as `rewrites` say it takes it now; what was written, by step."""
     current = [rewrite for rewrite in rewrites if rewrite.removed(library)]
     renames: dict[int, list[Rename]] = {}
-    reasons: dict[Rename, str] = {}
+    reasons: dict[Rename, CallRewrite] = {}
     for number, _, code in lesson.steps:
         for rename, rewrite in _rewritten_calls(code, current):
             renames.setdefault(number, []).append(rename)
-            reasons[rename] = rewrite.since
+            reasons[rename] = rewrite
     applied = rename_in_lesson(lesson, renames)
     wheres = {number: where for number, where, _ in lesson.steps}
     return [
-        Rewritten(wheres[number], number, rename, reasons[rename])
+        Rewritten(wheres[number], number, rename, reasons[rename].since, reasons[rename].same)
         for number, rename in sorted(applied, key=lambda applied: applied[0])
     ]
 
@@ -84,14 +90,15 @@ def _rewritten_calls(
     if (tree := code_tree(code)) is None:
         return
     for node in ast.walk(tree):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.lineno == node.end_lineno
-        ):
+        if not isinstance(node, (ast.Call, ast.Subscript)):
             continue
+        on = node.func if isinstance(node, ast.Call) else node.value
+        if not (isinstance(on, ast.Attribute) and node.lineno == node.end_lineno):
+            continue  # a call or indexing of an attribute, on one line, is rewritten
         written = ast.get_source_segment(code, node)
         for rewrite in rewrites:
+            if not isinstance(node, rewrite.of):
+                continue
             if written and (new := rewrite.rewrite(code, node)) and new != written:
                 yield Rename(written, new), rewrite
                 break

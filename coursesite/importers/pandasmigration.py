@@ -3,7 +3,8 @@
 pandas removed, between 2.0 and 3.0, calls that older notebooks make everywhere, each with
 a replacement that does the same: `fillna(method='ffill')` is `ffill()` (and `'bfill'`
 `bfill()`), `iteritems()` is `items()`, `DataFrame.applymap` is `map`, `read_csv`'s
-`delim_whitespace=True` is `sep=r"\\s+"`, `to_csv`'s `line_terminator` is `lineterminator`.
+`delim_whitespace=True` is `sep=r"\\s+"`, `to_csv`'s `line_terminator` is `lineterminator`;
+`.ix[...]`, gone since 1.0, is `.loc[...]` where its keys are labels, as they mostly were.
 A notebook of that age fails the build with an AttributeError or "got an unexpected
 keyword argument"; so, where the installed pandas lacks the old call, the import writes
 the one it takes, and says so. A call only pandas makes is rewritten (`X.iteritems()` of
@@ -67,11 +68,29 @@ def _takes(function: str, keyword: str) -> Callable[[ModuleType], bool]:
     return removed
 
 
+def _ix(code: str, node: ast.Subscript) -> str | None:
+    """`frame.ix[rows, columns]` as `frame.loc[rows, columns]`."""
+    assert isinstance(node.value, ast.Attribute)
+    owner = ast.get_source_segment(code, node.value.value)
+    key = ast.get_source_segment(code, node.slice)
+    if node.value.attr != "ix" or owner is None or key is None:
+        return None
+    return f"{owner}.loc[{key}]"
+
+
 def _has(name: str) -> Callable[[ModuleType], bool]:
     return lambda pandas: not hasattr(pandas.DataFrame, name) and not hasattr(pandas.Series, name)
 
 
 _REWRITES = [
+    CallRewrite(
+        "(removed in 1.0)",
+        _has("ix"),
+        _ix,
+        "which does the same where the index holds the labels .ix was given (where it "
+        "took them as positions, write .iloc)",
+        of=ast.Subscript,
+    ),
     CallRewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
     CallRewrite("(removed in 2.0)", _has("iteritems"), renamed_method("iteritems", "items")),
     CallRewrite("(renamed map in 2.1)", _has("applymap"), renamed_method("applymap", "map")),
