@@ -44,6 +44,18 @@ def test_an_imported_notebook_lists_them_under_volatile(tmp_path: Path):
     assert any("it prints what the clock measured" in note for note in imported.notes)
 
 
+def test_what_a_timer_block_measured_is_clock_made():
+    """QuantEcon's fault-tree lecture: `with qe.Timer() as timer_numpy:` ..., then
+    `time_numpy = timer_numpy.elapsed`, and prints the ratio of two such times."""
+    cells = [
+        ("cell 4", "import quantecon as qe\nwith qe.Timer() as slow:\n    total = sum(range(9))"),
+        ("cell 5", "with qe.Timer() as fast, open('f') as handle:\n    pass\nspent = slow.elapsed"),
+        ("cell 6", "print(f'Speedup factor: {spent / fast.elapsed:.1f}x')\nprint(f'Sum: {total}')"),
+        ("cell 7", "print(f'Lines of the file: {handle}')"),
+    ]
+    assert clock_patterns(cells) == [("cell 6", r"^Speedup factor: .*x$")]
+
+
 def test_what_timeit_measures_is_a_clock_read_too():
     """Lineax's least squares: `time_jax = timeit.repeat(...)`, then `print("JAX time:",
     min(time_jax))`, which main.py's run printed otherwise and the build refused."""

@@ -5,9 +5,10 @@ start`) and prints what it found, often worked further (`ratio = numpy_time / ja
 such a line differs on every run, so the build's check of `main.py` would fail on it. A
 name is clock-made when it is assigned from an expression that reads a clock
 (`time.time()`, `perf_counter()`, `timeit.repeat(...)`, `datetime.now()`, QuantEcon's
-`qe.toc()`) or uses a
-clock-made name, in any cell; a `print` that uses one gets a `volatile:` pattern made of
-its text: what it says literally, and `.*` where a value goes. A library's table that
+`qe.toc()`), is what `with qe.Timer() as timer` binds (a timer, whose `elapsed` is what
+it measured), or uses a clock-made name, in any cell; a `print` that uses one gets a
+`volatile:` pattern made of its text: what it says literally, and `.*` where a value
+goes. A library's table that
 prints the date and time it ran (statsmodels' `summary()`) gets patterns of those rows.
 """
 
@@ -138,6 +139,13 @@ def _reads(node: ast.AST, clocks: tuple[set[str], set[str]], made: set[str]) -> 
 def _assigned_from_clock(
     node: ast.AST, clocks: tuple[set[str], set[str]], made: set[str]
 ) -> set[str]:
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return {
+            name.id
+            for item in node.items
+            if _is_timer(item.context_expr) and item.optional_vars is not None
+            for name in _names(item.optional_vars)
+        }
     if isinstance(node, ast.Assign):
         value, targets = node.value, node.targets
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -147,6 +155,16 @@ def _assigned_from_clock(
     if not _reads(value, clocks, made):
         return set()
     return {name.id for target in targets for name in _names(target)}
+
+
+def _is_timer(node: ast.expr) -> bool:
+    """`qe.Timer()`, `codetiming.Timer(...)`: a context manager that measures the time its
+    block took, which `with ... as timer` binds (`timer.elapsed`)."""
+    if not isinstance(node, ast.Call):
+        return False
+    function = node.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    return name.lower().endswith("timer")
 
 
 def _names(target: ast.AST) -> Iterator[ast.Name]:
