@@ -201,10 +201,16 @@ def test_a_step_that_asks_jax_for_a_gpu_it_lacks_is_named_before_any_build(cours
         "import jax\nfrom jax import config\njax.config.update('jax_platforms', 'cuda')",
         "jax.config.update('jax_enable_x64', True)\nprint(jax.devices('cpu'))",
         "gpus = jax.devices('gpu')",
+        # tinygp's benchmarks compile for each backend.
+        "from functools import partial\non_cpu = jax.jit(abs, backend='cpu')\n"
+        "on_gpu = jax.jit(abs, backend='gpu')\n@partial(jax.jit, backend='gpu')\n"
+        "def f(x):\n    return x",
     ]
     report, lesson = imported(course_folder, cells)
     said = [line for line in report.splitlines() if "asks JAX for" in line]
-    assert len(said) == 2, said
+    assert len(said) == 4, said
+    assert f"lesson line {line_of(lesson, 'on_gpu =')}: step 4 asks JAX for gpu" in said[2]
+    assert "step 4 asks JAX for gpu devices (partial(jax.jit, backend='gpu'))" in said[3]
     at = line_of(lesson, "jax.config.update('jax_platforms', 'cuda')")
     assert said[0].endswith(
         f"cell 3, lesson line {at}: step 1 asks JAX for cuda devices "

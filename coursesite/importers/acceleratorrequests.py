@@ -1,7 +1,8 @@
 """Code that asks JAX for an accelerator by name, where JAX has none.
 
 NumPyro's notebooks start with `numpyro.set_platform("gpu")`, others with
-`jax.config.update("jax_platforms", "cuda")` or `jax.devices("gpu")`. Where JAX sees only
+`jax.config.update("jax_platforms", "cuda")` or `jax.devices("gpu")`, or compile for one
+(`jax.jit(f, backend="gpu")`). Where JAX sees only
 CPUs each fails at once ("Invalid platform 'gpu'", "Unknown backend"), and every step after
 it that needs what it set up. The import names each at its line before any build, when
 the JAX installed here lacks that platform: the machine that builds the site may be
@@ -56,12 +57,24 @@ def _asked_platform(node: ast.Call, bound: dict[str, str]) -> str:
             return ""
     elif called in _PLATFORM_CALLS and arguments:
         platform = arguments[0]
+    elif backend := _backend_keyword(node, called, bound):
+        platform = backend
     else:
         return ""
     if not isinstance(platform, ast.Constant) or not isinstance(platform.value, str):
         return ""
     names = [name.strip().lower() for name in platform.value.split(",")]
     return platform.value if names and all(name in _ACCELERATORS for name in names) else ""
+
+
+def _backend_keyword(node: ast.Call, called: str, bound: dict[str, str]) -> ast.expr | None:
+    """The `backend=` of a JAX transformation (`jax.jit(f, backend="gpu")`), also through
+    `partial(jax.jit, backend="gpu")` (tinygp's benchmarks), or None."""
+    if called in ("functools.partial", "partial") and node.args:
+        called = dotted_name(node.args[0], bound)
+    if not called.startswith("jax."):
+        return None
+    return next((k.value for k in node.keywords if k.arg == "backend"), None)
 
 
 def _jax_has(platform: str) -> bool:
