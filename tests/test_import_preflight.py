@@ -1078,6 +1078,42 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     assert built.returncode == 0, built.stderr
 
 
+def _distribution(site, module: str, requires: str) -> None:
+    """An installed distribution of one module, which requires `requires`."""
+    (site / module).mkdir(parents=True)
+    (site / module / "__init__.py").write_text(
+        "import pandas\n\n\ndef frame():\n    return pandas.DataFrame({'a': [1, 2]})\n"
+    )
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    name = module.replace("_", "-")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nRequires-Dist: {requires}\n"
+    )
+    (info / "top_level.txt").write_text(f"{module}\n")
+
+
+def test_pandas_rewrites_reach_frames_a_library_built_on_pandas_hands_out(
+    course_folder, tmp_path, monkeypatch
+):
+    """statsmodels' discrete_choice never imports pandas: `dta =
+    sm.datasets.fair.load_pandas().data`, then `dta.ix[1000]`. A library installed with a
+    dependency on pandas brings its objects; one without such a dependency does not."""
+    site = tmp_path / "site"
+    _distribution(site, "zz_frames", "pandas>=2")
+    _distribution(site, "zz_plain", "pandas; extra == 'frames'")  # only if asked
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    report, lesson = imported(
+        course_folder, ["import zz_frames\ndta = zz_frames.frame()\nprint(dta.ix[1])"]
+    )
+    assert "print(dta.loc[1])" in lesson, report
+    (course_folder.root / "content" / "02-downloads").rename(tmp_path / "first")
+    report, lesson = imported(
+        course_folder, ["import zz_plain\ndta = zz_plain.frame()\nprint(dta.ix[1])"]
+    )
+    assert "print(dta.ix[1])" in lesson and "loc" not in lesson
+
+
 def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_them(
     course_folder,
 ):

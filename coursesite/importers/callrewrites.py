@@ -1,7 +1,9 @@
 """Calls of a library written anew as its installed version takes them: the machinery the
 migrations of pandas (pandasmigration) and Matplotlib (matplotlibmigration) share.
 
-A rewrite knows the call it rewrites (by method name, on any object: only calls no other
+A migration applies to a lesson that imports its library, or a library installed with a
+dependency on it (statsmodels hands out pandas' DataFrames). A rewrite knows the call it
+rewrites (by method name, on any object: only calls no other
 library of a notebook makes are rewritten), whether the installed library removed the old
 form, and the new text. Each one-line call of a step that a rewrite writes anew is written
 in the step's code and the lesson's text (renames.rename_in_lesson), and the migration
@@ -11,10 +13,13 @@ says so in the report.
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.installedlibrary import installed_library
@@ -49,9 +54,9 @@ def rewrite_notes(
     named: str,
     load: Callable[[], ModuleType | None] | None = None,
 ) -> list[str]:
-    """rewrite_calls for a lesson that imports `package`, against the installed one (as
+    """rewrite_calls for a lesson that uses `package`, against the installed one (as
     `load` loads it), said in the report a line a step and call (`named`: "pandas 3")."""
-    if package not in imported_packages(lesson.steps):
+    if not _uses(imported_packages(lesson.steps), package):
         return []
     library = load() if load else installed_library(package)
     if library is None:
@@ -61,6 +66,28 @@ def rewrite_notes(
         f"takes {done.since}: the step now calls {done.rename.new}, {done.same}"
         for done in rewrite_calls(lesson, library, rewrites)
     ]
+
+
+def _uses(imported: set[str], package: str) -> bool:
+    """Whether code that imports the modules `imported` works with `package`'s objects: it
+    imports it, or a package installed with a dependency on it (statsmodels' datasets are
+    pandas' DataFrames: `dta.ix[1000]` in a notebook that never imports pandas)."""
+    if package in imported:
+        return True
+    providers = importlib.metadata.packages_distributions()
+    for distribution in {name for module in imported for name in providers.get(module, [])}:
+        try:
+            needs = importlib.metadata.requires(distribution) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for line in needs:
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if "extra" not in str(requirement.marker or "") and requirement.name == package:
+                return True
+    return False
 
 
 def rewrite_calls(
