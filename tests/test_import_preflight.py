@@ -153,17 +153,32 @@ def test_a_moved_name_is_written_under_the_notebooks_own_alias_and_import_form(c
 
 
 def test_a_module_that_became_a_name_of_its_package_is_imported_from_the_package(
-    course_folder,
+    course_folder, tmp_path, monkeypatch
 ):
     """tinygp's tutorials (and JAX notebooks before 0.4.25): `from jax.config import
     config`, which fails now that jax.config is an object of jax, no module; `from jax
-    import config` gives the same object. A module gone for good stays a report line."""
+    import config` gives the same object. dynamax's `from
+    dynamax.linear_gaussian_ssm.linear_gaussian_ssm import LinearGaussianSSM`: the module
+    is gone, the package above it has the name. A module gone for good stays a report
+    line."""
+    package = tmp_path / "site" / "zz_models"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from zz_models.core import Model\n")
+    (package / "core.py").write_text("class Model:\n    pass\n")
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
     cells = [
         "from jax.config import config\nconfig.update('jax_enable_x64', True)",
         "import jax.numpy as jnp\nprint(jnp.ones(1).dtype)",
         "from jax.experimental.maps import Mesh",
+        "from zz_models.models.linear import Model",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "\nfrom zz_models import Model\n" in lesson, report
+    assert (
+        "step 4 uses zz_models.models, which the installed zz_models does not have: written "
+        "for another version of zz_models (installed: unknown); the step now uses "
+        "zz_models.Model, where the installed one has it"
+    ) in report
     assert "from jax import config\nconfig.update('jax_enable_x64', True)" in lesson
     at = line_of(lesson, "from jax import config")
     assert (

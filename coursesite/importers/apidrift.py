@@ -90,6 +90,20 @@ def not_a_module(module):
         pass
     return False
 
+def imported_above(path, lacked):
+    # `from dynamax.linear_gaussian_ssm.linear_gaussian_ssm import LinearGaussianSSM`, whose
+    # module is gone, or `from jax.config import config`, whose module is now a name: the
+    # name, where the nearest package above the module has it.
+    module = imported_from.get(path, "")
+    if not module or not (module + ".").startswith(lacked + "."):
+        return ""
+    name, parts = path.rpartition(".")[2], module.split(".")
+    for depth in range(len(parts) - 1, 0, -1):
+        above = sys.modules.get(".".join(parts[:depth]))
+        if above is not None and hasattr(above, name):
+            return ".".join(parts[:depth]) + "." + name
+    return ""
+
 needs = {}  # a dotted name -> [the module the code imports, the module it lacks]
 
 def lacking(path, module, error):
@@ -185,7 +199,11 @@ for path, lacked in gone.items():
     if lacked:
         top = path.split(".")[0]
         package, installed = version(top)
-        instead = suggested(lacked) or elsewhere(top, lacked.rsplit(".", 1)[1])
+        instead = (
+            imported_above(path, lacked)
+            or suggested(lacked)
+            or elsewhere(top, lacked.rsplit(".", 1)[1])
+        )
         found[path] = [lacked, package, installed, instead, "" if instead else close(lacked)]
 json.dump({"gone": found, "needs": needs}, out)
 """

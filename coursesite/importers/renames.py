@@ -29,11 +29,15 @@ class Rename:
 
 def rename_of(drift: Drift) -> Rename | None:
     """How to write the use `drift` names for the installed package, if it can be said."""
-    if drift.written.startswith("from ") and drift.instead == drift.missing:
-        # `from jax.config import config`: the module is a name of its parent now.
-        parent, _, name = drift.missing.rpartition(".")
-        imported = drift.path.rpartition(".")[2]
-        return Rename(drift.written, f"from {parent} import {name}") if imported == name else None
+    imported = drift.path.rpartition(".")[2]
+    if drift.written.startswith("from ") and drift.instead.endswith("." + imported):
+        module = drift.path.rpartition(".")[0]
+        if (module + ".").startswith(drift.missing + "."):
+            # The module it imports from is gone, and a package above has the name (the
+            # checker looked): `from jax.config import config` is `from jax import config`.
+            return Rename(
+                drift.written, f"from {drift.instead.rpartition('.')[0]} import {imported}"
+            )
     if not drift.instead or not drift.written or drift.instead == drift.missing:
         return None
     if drift.missing != drift.path:  # a module on the way is gone: what is under it is unknown
