@@ -346,16 +346,21 @@ def test_what_an_installed_package_imports_undeclared_is_installed_too(
     assert built.returncode == 0, built.stderr
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["greetings-ci@git+file://{root}/no-such-repository", "git+file://{root}/greetings-ci.git"],
+)
 def test_a_requirement_by_an_address_pip_cannot_reach_is_installed_from_its_release(
-    course_folder, scratch_python, wheels
+    course_folder, scratch_python, wheels, written
 ):
-    """NumPyro's notebooks install `numpyro@git+https://github.com/pyro-ppl/numpyro`: where
-    the machine cannot reach the repository, the release on the package index takes its
-    place, and the report says the notebook asked for another build."""
+    """NumPyro's notebooks install `numpyro@git+https://github.com/pyro-ppl/numpyro`, and
+    dynamax's `git+https://github.com/probml/dynamax.git`, a repository alone, named as
+    its project: where the machine cannot reach the repository, the release on the package
+    index takes its place, and the report says the notebook asked for another build."""
     course_folder.write(authoring_example())
     root = course_folder.root
     (root / "requirements.txt").write_text("numpy==2.0.0\n")
-    address = f"greetings-ci@git+file://{root}/no-such-repository"
+    address = written.format(root=root)
     greetings_notebook(
         root / "greetings.ipynb",
         [f"!pip install {address}\nimport greetings_ci", "print(greetings_ci.greet('Ada'))"],

@@ -101,11 +101,16 @@ def install(requirements: list[str], modules: Sequence[str] = ()) -> Installatio
 
 def _released_instead(installation: Installation) -> None:
     """For each refused requirement that names its distribution by an address (a git
-    repository, an archive: `numpyro@git+https://github.com/...`, `git+...#egg=numpyro`),
+    repository, an archive: `numpyro@git+https://github.com/...`, `git+...#egg=numpyro`;
+    a repository alone is named as its project: `git+https://github.com/probml/dynamax.git`),
     which the machine may not reach, the distribution's release from the package index,
     installed in its place; said in `released` (the notebook wanted another build of it)."""
     for requirement in list(installation.refused):
-        named = _ADDRESSED.match(requirement.strip()) or _EGG.search(requirement)
+        named = (
+            _ADDRESSED.match(requirement.strip())
+            or _EGG.search(requirement)
+            or _REPOSITORY.match(requirement.strip())
+        )
         if named is None:
             continue
         release = _installed_each([named.group("name")])
@@ -124,6 +129,12 @@ def _released_instead(installation: Installation) -> None:
 # PEP 508's `name[extras] @ url`, and pip's older `git+url#egg=name`.
 _ADDRESSED = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*\S")
 _EGG = re.compile(r"^(?:git|hg|svn|bzr)\+\S*#(?:\S*&)?egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+# A repository alone, `git+https://github.com/probml/dynamax.git`: named as its project,
+# as most are (the release's name is checked: pip refuses a name the index lacks).
+_REPOSITORY = re.compile(
+    r"^(?:git|hg)\+[a-z]+://[^\s#]*/(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)(?:\.git)?"
+    r"(?:@[^\s#/]*)?/?$"
+)
 
 
 def _merge(installation: Installation, more: Installation) -> None:
