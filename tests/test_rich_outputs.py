@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup
 from conftest import CourseFolder, RecordingProgress, authoring_example, build_errors, line_of
 
 PNG_ALT = "A four by two grid of grey levels, darkest at the top left."
-IMSHOW_ALT = "A heat map of a three by four grid, brighter to the right."
+IMSHOW_ALT = "Two heat maps of a three by four grid, brighter to the right, the second sharp."
 
 RICH_STEPS = f"""
 :::{{step}} 3. Show a table
@@ -75,8 +75,10 @@ Formula()
 ```python
 import matplotlib.pyplot as plt
 
-fig, axes = plt.subplots()
-axes.imshow(np.arange(12).reshape(3, 4))
+fig, (smooth, sharp) = plt.subplots(1, 2)
+smooth.imshow(np.arange(12).reshape(3, 4))
+# Drawn pixel for pixel: matplotlib's SVG says so in a style (image-rendering: pixelated).
+sharp.imshow(np.arange(12).reshape(3, 4), interpolation="none")
 ```
 :::
 
@@ -226,10 +228,12 @@ Graph()
 def test_an_imshow_figure_keeps_its_raster_inline(built):
     _, _, page = built
     images = page.select("#step-6 .captured-figure svg image")
-    assert len(images) == 1
-    href = images[0]["href"]
-    assert href.startswith("data:image/png;base64,")
-    assert base64.b64decode(href.partition(",")[2]).startswith(b"\x89PNG")
+    assert len(images) == 2
+    for image in images:
+        href = image["href"]
+        assert href.startswith("data:image/png;base64,")
+        assert base64.b64decode(href.partition(",")[2]).startswith(b"\x89PNG")
+    assert images[1]["image-rendering"] == "pixelated" and not images[0].get("image-rendering")
 
 
 def test_the_page_passes_the_markup_audit_and_a_data_url_elsewhere_does_not(built):

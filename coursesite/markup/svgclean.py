@@ -51,6 +51,7 @@ PAINT_PROPERTIES = frozenset(
     clip-rule font-size font-family font-weight font-style font-stretch text-anchor
     dominant-baseline alignment-baseline letter-spacing stop-color stop-opacity
     marker-start marker-mid marker-end visibility display font-variant text-decoration
+    image-rendering
     """.split()
 )
 GEOMETRY_ATTRIBUTES = frozenset(
