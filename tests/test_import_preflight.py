@@ -191,6 +191,36 @@ def test_a_module_that_became_a_name_of_its_package_is_imported_from_the_package
     assert "from jax.experimental.maps import Mesh" in lesson
 
 
+def test_a_keyword_the_installed_function_does_not_take_is_named_before_any_build(
+    course_folder,
+):
+    """tinygp's tutorials call `tinygp.kernels.ExpSineSquared(period=2.5)`, a keyword
+    tinygp 0.3 renamed: the build failed there with a TypeError; the import now names it
+    at its line, by the installed signature. A function that takes **kwargs takes any
+    keyword; a keyword a migration writes anew (read_csv's delim_whitespace) is settled."""
+    import numpy
+
+    cells = [
+        "import numpy as np\nimport matplotlib.pyplot as plt\nimport pandas as pd\nimport io",
+        "grid = np.linspace(0, 1, num=3, points=2)\nplt.plot(grid, grid, colour='red')",
+        "table = pd.read_csv(io.StringIO('a  b\\n1  2\\n'), delim_whitespace=True)",
+        "more = np.linspace(0, 1, points=4)",
+    ]
+    report, lesson = imported(course_folder, cells)
+    said = [line for line in report.splitlines() if "does not take" in line]
+    assert len(said) == 2, report  # once a step and keyword
+    at = line_of(lesson, "grid = np.linspace")
+    assert said[0].endswith(
+        f"cell 5, lesson line {at}: step 2 calls numpy.linspace(points=), which the "
+        f"installed numpy does not take: written for another version of numpy (installed: "
+        f"{numpy.__version__}); write the call as the installed version takes it (see the "
+        "signature of numpy.linspace), or add the version it was written for to your "
+        "requirements (numpy==...)"
+    )
+    assert "step 4 calls numpy.linspace(points=)" in said[1]
+    assert "colour" not in report and "delim_whitespace=), which" not in report
+
+
 def test_a_name_gone_with_nothing_like_it_left_is_reported_not_guessed(course_folder):
     cells = ["import jax", "print(jax.no_such_function_ci(1))"]
     report, lesson = imported(course_folder, cells)

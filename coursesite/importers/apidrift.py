@@ -12,7 +12,8 @@ a chain is followed through modules and classes only, whose attributes are fixed
 a module imports only if another package is there (`grain.checkpoint.CheckpointSave` needs
 orbax), or under a submodule that cannot be imported for lack of another module, is no
 drift: the missing package is what to report, and the import reports it where the notebook
-imports it.
+imports it. A call of such a name is checked against its installed signature too: a keyword
+it takes in no way (no parameter of that name, no **kwargs) is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from coursesite.importers.steplines import code_tree
 
@@ -32,9 +33,10 @@ CHECK_SECONDS = 60
 # Run in the separate interpreter: reads the dotted names (JSON) on stdin, writes what of
 # them is missing (JSON) on stdout. What the packages print on import goes to stderr.
 _CHECK = r"""
-import ast, difflib, importlib, importlib.metadata, importlib.util, json, re, sys, types
+import ast, difflib, importlib, importlib.metadata, importlib.util, inspect, json, re, sys
+import types
 asked, out = json.load(sys.stdin), sys.stdout
-names, imported_from = asked["names"], asked["imported_from"]
+names, imported_from, called = asked["names"], asked["imported_from"], asked["called"]
 sys.stdout = sys.stderr
 distributions = importlib.metadata.packages_distributions()
 
@@ -181,6 +183,21 @@ def close(lacked):
     found = difflib.get_close_matches(name, names, n=1, cutoff=0.85)
     return owner + "." + found[0] if owner in sys.modules and found else ""
 
+def refused_keywords(path, given):
+    # The keywords of `given` that what `path` names, as installed, takes in no way: its
+    # signature has no parameter of that name and no **kwargs.
+    found = sys.modules.get(path.split(".")[0])
+    for part in path.split(".")[1:]:
+        found = getattr(found, part, None)
+    try:
+        parameters = inspect.signature(found).parameters.values() if callable(found) else ()
+    except BaseException:  # no signature to read (a builtin): nothing to say
+        return []
+    if not parameters or any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return []
+    names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
+    return [keyword for keyword in given if keyword not in names]
+
 def version(top):
     for distribution in distributions.get(top, []):
         try:
@@ -205,7 +222,13 @@ for path, lacked in gone.items():
             or elsewhere(top, lacked.rsplit(".", 1)[1])
         )
         found[path] = [lacked, package, installed, instead, "" if instead else close(lacked)]
-json.dump({"gone": found, "needs": needs}, out)
+refused = {}  # a dotted name called -> {a keyword it does not take: [package, version]}
+for path, given in called.items():
+    if path in gone and not gone[path]:
+        unknown = refused_keywords(path, given)
+        if unknown:
+            refused[path] = {keyword: version(path.split(".")[0]) for keyword in unknown}
+json.dump({"gone": found, "needs": needs, "refused": refused}, out)
 """
 
 
@@ -237,10 +260,25 @@ class LackingModule:
 
 
 @dataclass
+class RefusedKeyword:
+    """A keyword a call gives that what it calls, as installed, does not take
+    (`ExpSineSquared(period=)` of tinygp 0.1): the build fails there with a TypeError."""
+
+    number: int  # the step
+    where: str  # the cell
+    offset: int  # the line in the step's code, from 0
+    called: str  # the dotted name called
+    keyword: str
+    package: str  # its distribution
+    version: str  # installed
+
+
+@dataclass
 class ApiCheck:
     drifts: list[Drift]
     lacking: list[LackingModule]
     stopped: str = ""  # what stopped the check ('' if nothing did)
+    refused: list[RefusedKeyword] = field(default_factory=list)
 
 
 def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
@@ -251,13 +289,19 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
     if not paths:
         return ApiCheck([], [])
     imported_from = {
-        path: written.split()[1] for *_, path, written in uses if written.startswith("from ")
+        path: written.split()[1] for *_, path, written, _ in uses if written.startswith("from ")
     }
+    keywords: dict[str, set[str]] = {}
+    for *_, path, _, given in uses:
+        keywords.setdefault(path, set()).update(given)
+    called = {path: sorted(given) for path, given in keywords.items() if given}
     with tempfile.TemporaryDirectory() as empty:  # no module of the notebook's is imported
         try:
             checked = subprocess.run(
                 [sys.executable, "-c", _CHECK],
-                input=json.dumps({"names": paths, "imported_from": imported_from}),
+                input=json.dumps(
+                    {"names": paths, "imported_from": imported_from, "called": called}
+                ),
                 capture_output=True,
                 text=True,
                 cwd=empty,
@@ -272,9 +316,13 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
         return ApiCheck(
             [], [], f"the packages could not be imported to check them{why_unchecked(checked)}"
         )
-    found, needs = answer["gone"], answer["needs"]
+    found, needs, refused = answer["gone"], answer["needs"], answer["refused"]
     check, seen = ApiCheck([], []), set()
-    for number, where, offset, path, written in uses:
+    for number, where, offset, path, written, given in uses:
+        for keyword in (k for k in refused.get(path, ()) if k in given):
+            package, installed = refused[path][keyword]
+            refusal = RefusedKeyword(number, where, offset, path, keyword, package, installed)
+            check.refused += [] if refusal in check.refused else [refusal]
         if path in found and (number, found[path][0]) not in seen:
             seen.add((number, found[path][0]))
             gone, package, installed, instead, close = found[path]
@@ -303,10 +351,12 @@ def why_unchecked(checked: subprocess.CompletedProcess) -> str:
     return f" ({said[-1][:200]})" if said else ""
 
 
-def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, str]]:
-    """(step, cell, line in its code, dotted name, how the code writes it) of each name of
-    an imported module the steps use, in order; names the notebook may make exist itself
-    are left out."""
+def _uses(
+    steps: list[tuple[int, str, str]],
+) -> list[tuple[int, str, int, str, str, tuple[str, ...]]]:
+    """(step, cell, line in its code, dotted name, how the code writes it, the keywords a
+    call of it gives) of each name of an imported module the steps use, in order; names the
+    notebook may make exist itself are left out."""
     trees = [
         (number, where, tree)
         for number, where, code in steps
@@ -340,14 +390,20 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, s
         for name, targets in modules.items()
         if len(targets) == 1 and name not in bound
     }
-    uses = []
+    uses: list[tuple[int, str, int, str, str, tuple[str, ...]]] = []
     for number, where, tree in trees:
         guarded = _guarded(tree)
         inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        keywords = {  # the keywords each called name is given
+            id(n.func): tuple(k.arg for k in n.keywords if k.arg)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Import) and id(node) not in guarded:
                 uses += [  # a package alone too: it may lack a module it imports
-                    (number, where, node.lineno - 1, a.name, f"import {a.name}") for a in node.names
+                    (number, where, node.lineno - 1, a.name, f"import {a.name}", ())
+                    for a in node.names
                 ]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 if id(node) in guarded:
@@ -356,7 +412,7 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, s
                     if alias.name != "*":
                         written = f"from {node.module} import {alias.name}"
                         path = f"{node.module}.{alias.name}"
-                        uses.append((number, where, node.lineno - 1, path, written))
+                        uses.append((number, where, node.lineno - 1, path, written, ()))
             elif isinstance(node, ast.Attribute) and id(node) not in inner:
                 written = ast.unparse(node)
                 root = written.split(".")[0]
@@ -369,7 +425,8 @@ def _uses(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, str, s
                 if node.attr in asked:
                     continue
                 path = known[root] + written[len(root) :]
-                uses.append((number, where, node.lineno - 1, path, written))
+                given = keywords.get(id(node), ())
+                uses.append((number, where, node.lineno - 1, path, written, given))
     return sorted(uses, key=lambda use: (use[0], use[2]))
 
 

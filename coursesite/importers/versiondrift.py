@@ -6,7 +6,7 @@ with what to do.
 
 from __future__ import annotations
 
-from coursesite.importers.apidrift import Drift, LackingModule, api_drift
+from coursesite.importers.apidrift import Drift, LackingModule, RefusedKeyword, api_drift
 from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.numpymigration import Migration, numpy_migrations
@@ -61,7 +61,20 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
             )
         else:
             notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
-    return (notes if check.stopped else notes[1:]) + lacking
+    refused = [_refused(refusal, lesson) for refusal in check.refused]
+    return (notes if check.stopped else notes[1:]) + lacking + refused
+
+
+def _refused(refusal: RefusedKeyword, lesson: ImportedLesson) -> str:
+    """The build would fail with a TypeError where the call gives this keyword."""
+    line = lesson_line(lesson.text, refusal.number, refusal.offset)
+    return (
+        f"{refusal.where}, lesson line {line}: step {refusal.number} calls {refusal.called}"
+        f"({refusal.keyword}=), which the installed {refusal.called.split('.')[0]} does not "
+        f"take: written for another version of {refusal.package} (installed: "
+        f"{refusal.version}); write the call as the installed version takes it (see the "
+        f"signature of {refusal.called}), or {_pin(refusal.package, lesson)}"
+    )
 
 
 def _lacking(module: LackingModule, lesson: ImportedLesson) -> str:
@@ -104,16 +117,18 @@ def _renamed_as(drift: Drift, migration: Migration | None) -> Rename | None:
     return rename_of(drift)
 
 
+def _pin(package: str, lesson: ImportedLesson) -> str:
+    """How to get the version of `package` the notebook was written for."""
+    if package == "Python":
+        return "run it with the Python it was written for"
+    wanted = requirement_line(package, lesson.installs)
+    if wanted == package:
+        return f"add the version it was written for to your requirements ({package}==...)"
+    return f"install the version the notebook installs (the line {wanted})"
+
+
 def _drift_todo(drift: Drift, lesson: ImportedLesson) -> str:
-    if drift.package == "Python":
-        pin = "run it with the Python it was written for"
-    else:
-        wanted = requirement_line(drift.package, lesson.installs)
-        pin = (
-            f"add the version it was written for to your requirements ({drift.package}==...)"
-            if wanted == drift.package
-            else f"install the version the notebook installs (the line {wanted})"
-        )
+    pin = _pin(drift.package, lesson)
     use = (
         f"the installed version has {drift.instead}: use it"
         if drift.instead
