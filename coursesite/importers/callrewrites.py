@@ -2,10 +2,10 @@
 migrations of pandas (pandasmigration) and Matplotlib (matplotlibmigration) share.
 
 A migration applies to a lesson that imports its library, or a library installed with a
-dependency on it (statsmodels hands out pandas' DataFrames). A rewrite knows the call it
-rewrites (by method name, on any object: only calls no other
-library of a notebook makes are rewritten), whether the installed library removed the old
-form, and the new text. Each one-line call of a step that a rewrite writes anew is written
+dependency on it (statsmodels hands out pandas' DataFrames). A rewrite knows the call (or
+indexing, pandas' `.ix[...]`) it rewrites (by method name, on any object: only calls no
+other library of a notebook makes are rewritten), whether the installed library removed
+the old form, and the new text. Each one-line call of a step that a rewrite writes anew is written
 in the step's code and the lesson's text (renames.rename_in_lesson), and the migration
 says so in the report.
 """
@@ -32,7 +32,7 @@ class CallRewrite:
     since: str  # "(deprecated in 2.1)"
     removed: Callable[[ModuleType], bool]  # whether the installed library lacks the old call
     rewrite: Callable[[str, Any], str | None]  # the call as the library takes it now
-    # What the call becomes does: "which does the same", or what it does otherwise.
+    # What the new form does, said in the report: "which does the same", or how it differs.
     same: str = "which does the same"
     # What it rewrites: a call `X.f(...)`, or an indexing `X.ix[...]` (ast.Subscript).
     of: type[ast.expr] = ast.Call
@@ -56,7 +56,7 @@ def rewrite_notes(
 ) -> list[str]:
     """rewrite_calls for a lesson that uses `package`, against the installed one (as
     `load` loads it), said in the report a line a step and call (`named`: "pandas 3")."""
-    if not _uses(imported_packages(lesson.steps), package):
+    if not _uses_objects_of(imported_packages(lesson.steps), package):
         return []
     library = load() if load else installed_library(package)
     if library is None:
@@ -68,7 +68,7 @@ def rewrite_notes(
     ]
 
 
-def _uses(imported: set[str], package: str) -> bool:
+def _uses_objects_of(imported: set[str], package: str) -> bool:
     """Whether code that imports the modules `imported` works with `package`'s objects: it
     imports it, or a package installed with a dependency on it (statsmodels' datasets are
     pandas' DataFrames: `dta.ix[1000]` in a notebook that never imports pandas)."""

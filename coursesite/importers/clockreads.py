@@ -8,8 +8,8 @@ name is clock-made when it is assigned from an expression that reads a clock
 `qe.toc()`), is what `with qe.Timer() as timer` binds (a timer, whose `elapsed` is what
 it measured), or uses a clock-made name, in any cell; a `print` that uses one gets a
 `volatile:` pattern made of its text: what it says literally, and `.*` where a value
-goes. A library's table that
-prints the date and time it ran (statsmodels' `summary()`) gets patterns of those rows.
+goes. A library's table that prints the date and time it ran (statsmodels' `summary()`)
+gets patterns of those rows.
 """
 
 from __future__ import annotations
