@@ -1,0 +1,231 @@
+"""Run by apidrift.py in an interpreter of its own, where the notebook's packages are
+imported: reads the dotted names the code uses (JSON) on stdin, writes what of them the
+installed packages lack (JSON) on stdout. What the packages print as they import goes to
+stderr. Run as a script (`python -P installednames.py`), so that no module beside it, and
+none of the notebook's, is imported in a package's place.
+"""
+
+import ast
+import difflib
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import json
+import re
+import sys
+import types
+
+imported_from: dict[str, str] = {}  # a dotted name -> the module a `from` import reads it from
+needs: dict[str, list[str]] = {}  # a dotted name -> [the module the code imports, the one it lacks]
+distributions: dict[str, list[str]] = {}
+
+
+def missing(path):
+    parts = path.split(".")
+    if path in imported_from and not_a_module(imported_from[path]):
+        return imported_from[path]
+    try:
+        found = importlib.import_module(parts[0])
+    except ImportError as error:
+        if error.name and error.name != parts[0]:
+            lacking(path, parts[0], error)
+        return None  # not installed (the import reports it), or it lacks another module
+    except BaseException:
+        return None  # broken: the build reports it
+    for at in range(1, len(parts)):
+        if not isinstance(found, (types.ModuleType, type)):
+            return None
+        try:
+            if hasattr(found, parts[at]):
+                found = getattr(found, parts[at])
+                continue
+        except BaseException:
+            return None
+        if not isinstance(found, types.ModuleType):
+            return None  # a class may get attributes as it is used: say nothing wrong
+        if optional(found, parts[at]):
+            return None  # imported only if another package is there: not this version's
+        # By the module's own name: the chain may have reached it by an attribute that is
+        # no module path (`from orbax.checkpoint import v1`: orbax.checkpoint.experimental.v1).
+        submodule = found.__name__ + "." + parts[at]
+        try:
+            found = importlib.import_module(submodule)
+        except ImportError as error:
+            if error.name and error.name != submodule:
+                lacking(path, ".".join(parts[: at + 1]), error)
+                return None  # no drift: the submodule needs another module
+            return ".".join(parts[: at + 1])
+        except BaseException:
+            return None
+    return None
+
+
+def not_a_module(module):
+    # `from jax.config import config`: jax.config is a name of jax now, no module a `from`
+    # import can import, as Python imports it (a package that fails otherwise is the
+    # build's to report).
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        parent, _, name = module.rpartition(".")
+        return error.name == module and hasattr(sys.modules.get(parent), name)
+    except BaseException:
+        pass
+    return False
+
+
+def imported_above(path, lacked):
+    # `from dynamax.linear_gaussian_ssm.linear_gaussian_ssm import LinearGaussianSSM`, whose
+    # module is gone, or `from jax.config import config`, whose module is now a name: the
+    # name, where the nearest package above the module has it.
+    module = imported_from.get(path, "")
+    if not module or not (module + ".").startswith(lacked + "."):
+        return ""
+    name, parts = path.rpartition(".")[2], module.split(".")
+    for depth in range(len(parts) - 1, 0, -1):
+        above = sys.modules.get(".".join(parts[:depth]))
+        if above is not None and hasattr(above, name):
+            return ".".join(parts[:depth]) + "." + name
+    return ""
+
+
+def lacking(path, module, error):
+    # A module the code imports fails for want of another that is not installed at all
+    # (orbax's training helpers import tensorflow_datasets): the build would fail there.
+    lacked = error.name or ""
+    top = lacked.split(".")[0]
+    if isinstance(error, ModuleNotFoundError) and top and importlib.util.find_spec(top) is None:
+        needs[path] = [module, lacked]
+
+
+def optional(module, name):
+    # Whether the module imports the name under a try that catches ImportError.
+    try:
+        with open(module.__file__, encoding="utf-8") as source:
+            tree = ast.parse(source.read())
+    except BaseException:
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try):
+            continue
+        caught = [ast.unparse(handler.type) if handler.type else "" for handler in node.handlers]
+        words = ("", "ImportError", "ModuleNotFoundError", "Exception", "BaseException")
+        if not any(text in words for text in caught):
+            continue
+        for inner in node.body:
+            for statement in ast.walk(inner):
+                if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                    for alias in statement.names:
+                        if (alias.asname or alias.name).split(".")[0] == name:
+                            return True
+    return False
+
+
+def elsewhere(top, name):
+    module = sys.modules.get(top)
+    if module is None:
+        return ""
+    if hasattr(module, name):
+        return top + "." + name
+    for attribute in sorted(dir(module)):
+        inner = getattr(module, attribute, None)
+        public = isinstance(inner, types.ModuleType) and not attribute.startswith("_")
+        if public and hasattr(inner, name):
+            return top + "." + attribute + "." + name
+    return ""
+
+
+def suggested(lacked):
+    # What the package's own message says to use instead: NumPy 2's "`np.unicode_` was
+    # removed in the NumPy 2.0 release. Use `np.str_` instead.", the alias standing for
+    # the package; a name it has, or "".
+    owner, _, name = lacked.rpartition(".")
+    module = sys.modules.get(owner)
+    if module is None:
+        return ""
+    try:
+        getattr(module, name)
+        return ""
+    except AttributeError as error:
+        said = re.search(r"\b[Uu]se `([A-Za-z_][\w.]*)` instead", str(error))
+    except BaseException:
+        return ""
+    if not said:
+        return ""
+    first, _, rest = said.group(1).partition(".")
+    dotted = owner.split(".")[0] + "." + rest if rest else owner + "." + first
+    found = sys.modules.get(dotted.split(".")[0])
+    for part in dotted.split(".")[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return ""
+    return dotted
+
+
+def close(lacked):
+    # A name of the same module spelled almost alike: a misspelling (`np.linespace`) is no
+    # other version's name.
+    owner, _, name = lacked.rpartition(".")
+    names = [n for n in dir(sys.modules.get(owner)) if not n.startswith("_")]
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.85)
+    return owner + "." + found[0] if owner in sys.modules and found else ""
+
+
+def refused_keywords(path, given):
+    # The keywords of `given` that what `path` names, as installed, takes in no way: its
+    # signature has no parameter of that name and no **kwargs.
+    found = sys.modules.get(path.split(".")[0])
+    for part in path.split(".")[1:]:
+        found = getattr(found, part, None)
+    try:
+        parameters = inspect.signature(found).parameters.values() if callable(found) else ()
+    except BaseException:  # no signature to read (a builtin): nothing to say
+        return []
+    if not parameters or any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return []
+    names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
+    return [keyword for keyword in given if keyword not in names]
+
+
+def version(top):
+    for distribution in distributions.get(top, []):
+        try:
+            return distribution, importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    if top in sys.stdlib_module_names:
+        return "Python", ".".join(map(str, sys.version_info[:3]))
+    return top, str(getattr(sys.modules.get(top), "__version__", "unknown"))
+
+
+def main() -> None:
+    asked, out = json.load(sys.stdin), sys.stdout
+    sys.stdout = sys.stderr
+    imported_from.update(asked["imported_from"])
+    distributions.update(importlib.metadata.packages_distributions())
+    gone = {path: missing(path) for path in asked["names"]}
+    found = {}
+    # Where else a name is, asked once every name was looked up: the submodules the code's
+    # other names imported (matplotlib.pyplot, for matplotlib.cm.get_cmap) are loaded by then.
+    for path, lacked in gone.items():
+        if lacked:
+            top = path.split(".")[0]
+            package, installed = version(top)
+            instead = (
+                imported_above(path, lacked)
+                or suggested(lacked)
+                or elsewhere(top, lacked.rsplit(".", 1)[1])
+            )
+            found[path] = [lacked, package, installed, instead, "" if instead else close(lacked)]
+    refused = {}  # a dotted name called -> {a keyword it does not take: [package, version]}
+    for path, given in asked["called"].items():
+        if path in gone and not gone[path]:
+            unknown = refused_keywords(path, given)
+            if unknown:
+                refused[path] = {keyword: version(path.split(".")[0]) for keyword in unknown}
+    json.dump({"gone": found, "needs": needs, "refused": refused}, out)
+
+
+if __name__ == "__main__":
+    main()
