@@ -56,6 +56,34 @@ def test_what_a_timer_block_measured_is_clock_made():
     assert clock_patterns(cells) == [("cell 6", r"^Speedup factor: .*x$")]
 
 
+def test_what_numba_draws_in_parallel_threads_differs_as_a_clock_does():
+    """QuantEcon's inventory dynamics: `@njit(parallel=True)` simulates firms in `prange`,
+    each drawing `np.random.randn()`; a thread's generator is its own, no seed reaches
+    it, and the printed frequency of stock-outs differed between the build and main.py.
+    A serial compiled function draws from numba's generator, which only a seed set in
+    compiled code reaches: a clock until the notebook seeds it there."""
+    cells = [
+        ("cell 3", "from numba import njit, prange\nimport numpy as np\nimport numba"),
+        (
+            "cell 4",
+            "@njit(parallel=True)\ndef stockouts(n):\n    total = 0\n"
+            "    for i in prange(n):\n        total += np.random.randn() > 1\n    return total\n"
+            "@numba.njit\ndef serial(n):\n    return np.random.randn(n).sum()\n"
+            "@njit(parallel=True)\ndef doubled(x):\n    return 2 * x",
+        ),
+        ("cell 5", "freq = stockouts(100) / 100\nprint(f'Frequency of stock outs = {freq}')"),
+        ("cell 6", "print(f'Serial draws: {serial(3)}')\nprint(f'Twice: {doubled(2)}')"),
+    ]
+    assert clock_patterns(cells) == [
+        ("cell 5", r"^Frequency of stock outs = .*$"),
+        ("cell 6", r"^Serial draws: .*$"),
+    ]
+    seeding = ("cell 7", "@njit\ndef seed(s):\n    np.random.seed(s)\nseed(0)")
+    assert clock_patterns([*cells[:2], seeding, *cells[2:]]) == [
+        ("cell 5", r"^Frequency of stock outs = .*$")
+    ]
+
+
 def test_what_timeit_measures_is_a_clock_read_too():
     """Lineax's least squares: `time_jax = timeit.repeat(...)`, then `print("JAX time:",
     min(time_jax))`, which main.py's run printed otherwise and the build refused."""

@@ -6,7 +6,9 @@ such a line differs on every run, so the build's check of `main.py` would fail o
 name is clock-made when it is assigned from an expression that reads a clock
 (`time.time()`, `perf_counter()`, `timeit.repeat(...)`, `datetime.now()`, QuantEcon's
 `qe.toc()`), is what `with qe.Timer() as timer` binds (a timer, whose `elapsed` is what
-it measured), or uses a clock-made name, in any cell; a `print` that uses one gets a
+it measured), is what a numba function returns that draws random numbers no seed reaches
+(in parallel threads, or unseeded in compiled code), or uses a clock-made name, in any
+cell; a `print` that uses one gets a
 `volatile:` pattern made of its text: what it says literally, and `.*` where a value
 goes. A library's table that prints the date and time it ran (statsmodels' `summary()`)
 gets patterns of those rows.
@@ -97,8 +99,9 @@ def _clock_made(
 
 def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
     """The names a clock module goes by (`time`, `qe`) and the clock functions imported
-    by name (`perf_counter`)."""
-    modules, functions = set(_CLOCKS) | _CLASSES, set()
+    by name (`perf_counter`), with the notebook's functions whose results differ on every
+    run as a clock's do (_parallel_draws)."""
+    modules, functions = set(_CLOCKS) | _CLASSES, _parallel_draws(trees)
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -112,6 +115,56 @@ def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
                     elif alias.name in _CLASSES:
                         modules.add(alias.asname or alias.name)
     return modules, functions
+
+
+def _parallel_draws(trees: list[ast.Module]) -> set[str]:
+    """The functions a notebook compiles with numba that draw random numbers where no seed
+    reaches: numba's generator is its own, which only a seed set in compiled code sets, and
+    in parallel threads (`@njit(parallel=True)`, `prange`) each thread's is its own again.
+    What they return differs on every run (QuantEcon's inventory dynamics: a frequency of
+    stock-outs over firms simulated in `prange`)."""
+    compiled = {
+        node: parallel
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        for parallel in [_compiled(node)]
+        if parallel is not None
+    }
+    seeded = any(_draws(inner, "seed") for node in compiled for inner in ast.walk(node))
+    return {
+        node.name
+        for node, parallel in compiled.items()
+        if (parallel or not seeded) and any(_draws(inner) for inner in ast.walk(node))
+    }
+
+
+def _compiled(function: ast.FunctionDef) -> bool | None:
+    """Whether numba compiles the function to run in parallel threads (`@njit(parallel=
+    True)`), False for `@njit`, `@numba.jit(nopython=True)`; None where it does not."""
+    for decorator in function.decorator_list:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+        if name in ("njit", "jit"):
+            keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
+            return any(
+                k.arg == "parallel" and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in keywords
+            )
+    return None
+
+
+def _draws(node: ast.AST, what: str = "") -> bool:
+    """A call of `np.random.<what>` (any, when `what` is ''): numba compiles NumPy's
+    generator calls."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == "random"
+        and (what in ("", node.func.attr))
+        and (what == "seed" or node.func.attr != "seed")
+    )
 
 
 def _is_clock_call(node: ast.AST, clocks: tuple[set[str], set[str]]) -> bool:

@@ -97,7 +97,8 @@ def _lesson_text(conversion: CellConversion, title: str) -> str:
     clocked = clock_patterns([(where, code) for _, where, code in lesson.steps])
     lesson.notes += [
         f"{where}: it prints what the clock measured, or a value made from it (a seed of "
-        f"today's date), which differs from run to run: its line is volatile ({pattern})"
+        "today's date, random numbers numba draws where no seed reaches), which differs from "
+        f"run to run: its line is volatile ({pattern})"
         for where, pattern in clocked
     ]
     volatile = (TIMING_VOLATILE if lesson.timed else []) + [pattern for _, pattern in clocked]
