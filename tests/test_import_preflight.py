@@ -205,10 +205,13 @@ def test_a_keyword_the_installed_function_does_not_take_is_named_before_any_buil
         "grid = np.linspace(0, 1, num=3, points=2)\nplt.plot(grid, grid, colour='red')",
         "table = pd.read_csv(io.StringIO('a  b\\n1  2\\n'), delim_whitespace=True)",
         "more = np.linspace(0, 1, points=4)",
+        # statsmodels' `datasets.spector.load(as_pandas=False)`: a function of no parameters.
+        "import random\nrandom.getstate(version=2)",
     ]
     report, lesson = imported(course_folder, cells)
     said = [line for line in report.splitlines() if "does not take" in line]
-    assert len(said) == 2, report  # once a step and keyword
+    assert len(said) == 3, report  # once a step and keyword
+    assert "step 5 calls random.getstate(version=), which the installed random" in said[2]
     at = line_of(lesson, "grid = np.linspace")
     assert said[0].endswith(
         f"cell 5, lesson line {at}: step 2 calls numpy.linspace(points=), which the "

@@ -178,11 +178,13 @@ def refused_keywords(path, given):
     found = sys.modules.get(path.split(".")[0])
     for part in path.split(".")[1:]:
         found = getattr(found, part, None)
+    if not callable(found):
+        return []
     try:
-        parameters = inspect.signature(found).parameters.values() if callable(found) else ()
+        parameters = inspect.signature(found).parameters.values()
     except BaseException:  # no signature to read (a builtin): nothing to say
         return []
-    if not parameters or any(p.kind == p.VAR_KEYWORD for p in parameters):
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
         return []
     names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
     return [keyword for keyword in given if keyword not in names]
