@@ -85,3 +85,26 @@ def test_scipys_distributions_draw_from_numpys_global_generator():
     given = "draws = X.rvs(size=100, random_state=rng)"
     assert seeded(given, earlier, "c") == (given, [])
     assert seeded("draws = X.rvs(3)", "import numpy as np\nX = Model()", "c")[1] == []  # no SciPy
+
+
+def test_a_function_numba_compiles_gets_numbas_own_generator_seeded():
+    """numba draws from a generator of its own, which only compiled code seeds: a serial
+    `@njit` simulation printed other numbers on every run though NumPy's was seeded. The
+    one line that seeds it is compiled code; a notebook that seeds it itself, or compiles
+    nothing that draws, is left as it is."""
+    step = (
+        "import numpy as np\nfrom numba import njit\nimport numba\n\n@njit\ndef walk(n):\n"
+        "    return np.random.randn(n).sum()"
+    )
+    code, notes = seeded(step, "", "cell 4")
+    assert code.splitlines()[3:5] == [
+        "np.random.seed(0)",
+        "numba.njit(lambda seed: np.random.seed(seed))(0)",
+    ]
+    assert "cell 4: a function numba compiles draws from numba's own generator" in notes[1]
+    again, _ = seeded("total = walk(3)", code, "cell 5")
+    assert again == "total = walk(3)"  # seeded once, in compiled code
+    own = "@numba.njit\ndef start(s):\n    np.random.seed(s)\nstart(1)"
+    assert "lambda" not in seeded(step, f"import numba\nimport numpy as np\n{own}", "c")[0]
+    plain = "import numpy as np\nimport numba\n\n@numba.njit\ndef double(x):\n    return 2 * x"
+    assert seeded(plain, "", "c") == (plain, [])

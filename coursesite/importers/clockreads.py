@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import TypeGuard
 
 from coursesite.execution.executionrecord import literal_pattern
+from coursesite.importers.seeding import compiled_draws, compiled_seeds
 from coursesite.importers.steplines import bound_modules, code_tree
 
 # Functions that read a clock, by module; the module's own name and its aliases count.
@@ -119,52 +120,17 @@ def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
 
 def _parallel_draws(trees: list[ast.Module]) -> set[str]:
     """The functions a notebook compiles with numba that draw random numbers where no seed
-    reaches: numba's generator is its own, which only a seed set in compiled code sets, and
-    in parallel threads (`@njit(parallel=True)`, `prange`) each thread's is its own again.
-    What they return differs on every run (QuantEcon's inventory dynamics: a frequency of
-    stock-outs over firms simulated in `prange`)."""
-    compiled = {
-        node: parallel
-        for tree in trees
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef)
-        for parallel in [_compiled(node)]
-        if parallel is not None
-    }
-    seeded = any(_draws(inner, "seed") for node in compiled for inner in ast.walk(node))
+    reaches: numba's generator is its own, which only a seed set in compiled code sets
+    (seeding.py adds one), and in parallel threads (`@njit(parallel=True)`, `prange`) each
+    thread's is its own again. What they return differs on every run (QuantEcon's inventory
+    dynamics: a frequency of stock-outs over firms simulated in `prange`)."""
+    seeded = any(compiled_seeds(tree) for tree in trees)
     return {
-        node.name
-        for node, parallel in compiled.items()
-        if (parallel or not seeded) and any(_draws(inner) for inner in ast.walk(node))
+        function.name
+        for tree in trees
+        for function, parallel in compiled_draws(tree).items()
+        if parallel or not seeded
     }
-
-
-def _compiled(function: ast.FunctionDef) -> bool | None:
-    """Whether numba compiles the function to run in parallel threads (`@njit(parallel=
-    True)`), False for `@njit`, `@numba.jit(nopython=True)`; None where it does not."""
-    for decorator in function.decorator_list:
-        called = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
-        if name in ("njit", "jit"):
-            keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
-            return any(
-                k.arg == "parallel" and isinstance(k.value, ast.Constant) and k.value.value is True
-                for k in keywords
-            )
-    return None
-
-
-def _draws(node: ast.AST, what: str = "") -> bool:
-    """A call of `np.random.<what>` (any, when `what` is ''): numba compiles NumPy's
-    generator calls."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Attribute)
-        and node.func.value.attr == "random"
-        and (what in ("", node.func.attr))
-        and (what == "seed" or node.func.attr != "seed")
-    )
 
 
 def _is_clock_call(node: ast.AST, clocks: tuple[set[str], set[str]]) -> bool:

@@ -7,8 +7,11 @@ disagree). The import settles it where the notebook leaves the choice open: the 
 that draws from an unseeded global generator (NumPy's, Python's `random`, torch's, and
 Keras's, which any call into Keras may draw from: a layer's initial weights) gets
 the seed call at its top, after the step's own imports, and a generator made without a
-seed (`np.random.default_rng()`) gets seed 0. Each change is a line of the import report.
-A notebook that seeds a generator itself keeps its own seed.
+seed (`np.random.default_rng()`) gets seed 0. numba's generator, from which the functions
+it compiles draw, is seeded only by compiled code: a step that compiles one that draws gets
+a compiled seed call too (threads of `prange` stay unseeded: clockreads.py marks what they
+give volatile). Each change is a line of the import report. A notebook that seeds a
+generator itself keeps its own seed.
 """
 
 from __future__ import annotations
@@ -84,6 +87,14 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
             f"would print other numbers than the page shows: {seeds[-1][-1]} was added at "
             "the top of its step"
         )
+    if numba_seed := _numba_seed(tree, before, names):
+        seeds.append([numba_seed])
+        notes.append(
+            f"{where}: a function numba compiles draws from numba's own generator, which "
+            f"only compiled code seeds, so every run would print other numbers than the page "
+            f"shows: {numba_seed} was added at the top of its step (draws in parallel threads "
+            "stay unseeded: what they give is marked volatile)"
+        )
     if not seeds:
         return code, notes
     lines = code.splitlines()
@@ -107,6 +118,71 @@ def _calls(
             if not seeding and _method_draw(node, names, generator):
                 return True
     return False
+
+
+def _numba_seed(tree: ast.Module, before: ast.Module, names: dict[str, str]) -> str:
+    """The line that seeds numba's generator (`numba.njit(lambda seed:
+    np.random.seed(seed))(0)`) when the step compiles a function that draws from it and
+    nothing compiled seeds it yet; or ''."""
+    numba = next((name for name, module in names.items() if module == "numba"), "")
+    numpy = next((name for name, module in names.items() if module == "numpy"), "")
+    if not (numba and numpy) or compiled_seeds(before) or compiled_seeds(tree):
+        return ""
+    if not any(compiled_draws(tree)):
+        return ""
+    return f"{numba}.njit(lambda seed: {numpy}.random.seed(seed))(0)"
+
+
+def compiled_draws(tree: ast.AST) -> dict[ast.FunctionDef, bool]:
+    """The functions of `tree` numba compiles that draw random numbers, each with whether
+    it runs in parallel threads (`@njit(parallel=True)`), where no seed reaches."""
+    return {
+        node: parallel
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        for parallel in [_compiled(node.decorator_list)]
+        if parallel is not None and any(_random_call(inner) for inner in ast.walk(node))
+    }
+
+
+def compiled_seeds(tree: ast.AST) -> bool:
+    """Whether compiled code seeds numba's generator: `np.random.seed` in a function numba
+    compiles, or in a lambda given to `njit`."""
+    for node in ast.walk(tree):
+        compiled = isinstance(node, ast.FunctionDef) and _compiled(node.decorator_list) is not None
+        lambdas = isinstance(node, ast.Call) and _compiled([node.func]) is not None
+        if (compiled or lambdas) and any(_random_call(n, "seed") for n in ast.walk(node)):
+            return True
+    return False
+
+
+def _compiled(decorators: list[ast.expr]) -> bool | None:
+    """Whether numba compiles with these decorators to run in parallel threads
+    (`@njit(parallel=True)`); False for `@njit`, `@numba.jit(nopython=True)`; None for
+    no numba decorator."""
+    for decorator in decorators:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+        if name in ("njit", "jit"):
+            keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
+            return any(
+                k.arg == "parallel" and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in keywords
+            )
+    return None
+
+
+def _random_call(node: ast.AST, what: str = "") -> bool:
+    """A call of `np.random.<what>`, a draw when `what` is '' (numba compiles NumPy's
+    generator calls into its own generator's)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == "random"
+        and node.func.attr == (what or node.func.attr)
+        and (what == "seed" or node.func.attr != "seed")
+    )
 
 
 def _method_draw(call: ast.Call, names: dict[str, str], generator: Generator) -> bool:
