@@ -73,6 +73,14 @@ def test_what_numba_draws_in_parallel_threads_differs_as_a_clock_does():
         ),
         ("cell 5", "freq = stockouts(100) / 100\nprint(f'Frequency of stock outs = {freq}')"),
         ("cell 6", "print(f'Serial draws: {serial(3)}')\nprint(f'Twice: {doubled(2)}')"),
+        # jax.jit traces, it does not compile with numba: its keys make its draws repeat.
+        (
+            "cell 8",
+            "import jax\nfrom jax import jit\n@jit\ndef noise(key):\n"
+            "    return jax.random.normal(key)\n@jax.jit\ndef host(x):\n"
+            "    return x + np.random.randn()\nprint(f'Noise: {noise(jax.random.key(0))}')\n"
+            "print(f'Host: {host(1.0)}')",
+        ),
     ]
     assert clock_patterns(cells) == [
         ("cell 5", r"^Frequency of stock outs = .*$"),

@@ -124,11 +124,12 @@ def _parallel_draws(trees: list[ast.Module]) -> set[str]:
     (seeding.py adds one), and in parallel threads (`@njit(parallel=True)`, `prange`) each
     thread's is its own again. What they return differs on every run (QuantEcon's inventory
     dynamics: a frequency of stock-outs over firms simulated in `prange`)."""
-    seeded = any(compiled_seeds(tree) for tree in trees)
+    names = {name: module for tree in trees for name, module in bound_modules(tree).items()}
+    seeded = any(compiled_seeds(tree, names) for tree in trees)
     return {
         function.name
         for tree in trees
-        for function, parallel in compiled_draws(tree).items()
+        for function, parallel in compiled_draws(tree, names).items()
         if parallel or not seeded
     }
 

@@ -126,44 +126,49 @@ def _numba_seed(tree: ast.Module, before: ast.Module, names: dict[str, str]) -> 
     nothing compiled seeds it yet; or ''."""
     numba = next((name for name, module in names.items() if module == "numba"), "")
     numpy = next((name for name, module in names.items() if module == "numpy"), "")
-    if not (numba and numpy) or compiled_seeds(before) or compiled_seeds(tree):
+    if not (numba and numpy) or compiled_seeds(before, names) or compiled_seeds(tree, names):
         return ""
-    if not any(compiled_draws(tree)):
+    if not any(compiled_draws(tree, names)):
         return ""
     return f"{numba}.njit(lambda seed: {numpy}.random.seed(seed))(0)"
 
 
-def compiled_draws(tree: ast.AST) -> dict[ast.FunctionDef, bool]:
+def compiled_draws(tree: ast.AST, names: dict[str, str]) -> dict[ast.FunctionDef, bool]:
     """The functions of `tree` numba compiles that draw random numbers, each with whether
-    it runs in parallel threads (`@njit(parallel=True)`), where no seed reaches."""
+    it runs in parallel threads (`@njit(parallel=True)`), where no seed reaches; `names`:
+    what the imports bind (bound_modules)."""
     return {
         node: parallel
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef)
-        for parallel in [_compiled(node.decorator_list)]
-        if parallel is not None and any(_random_call(inner) for inner in ast.walk(node))
+        for parallel in [_compiled(node.decorator_list, names)]
+        if parallel is not None and any(_numpy_random(n, names) for n in ast.walk(node))
     }
 
 
-def compiled_seeds(tree: ast.AST) -> bool:
+def compiled_seeds(tree: ast.AST, names: dict[str, str]) -> bool:
     """Whether compiled code seeds numba's generator: `np.random.seed` in a function numba
     compiles, or in a lambda given to `njit`."""
     for node in ast.walk(tree):
-        compiled = isinstance(node, ast.FunctionDef) and _compiled(node.decorator_list) is not None
-        lambdas = isinstance(node, ast.Call) and _compiled([node.func]) is not None
-        if (compiled or lambdas) and any(_random_call(n, "seed") for n in ast.walk(node)):
+        compiled = (
+            isinstance(node, ast.FunctionDef) and _compiled(node.decorator_list, names) is not None
+        )
+        lambdas = isinstance(node, ast.Call) and _compiled([node.func], names) is not None
+        if (compiled or lambdas) and any(_numpy_random(n, names, "seed") for n in ast.walk(node)):
             return True
     return False
 
 
-def _compiled(decorators: list[ast.expr]) -> bool | None:
+_NUMBA_COMPILERS = ("numba.njit", "numba.jit")  # jax.jit traces: its draws are NumPy's own
+
+
+def _compiled(decorators: list[ast.expr], names: dict[str, str]) -> bool | None:
     """Whether numba compiles with these decorators to run in parallel threads
     (`@njit(parallel=True)`); False for `@njit`, `@numba.jit(nopython=True)`; None for
     no numba decorator."""
     for decorator in decorators:
         called = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
-        if name in ("njit", "jit"):
+        if dotted_name(called, names) in _NUMBA_COMPILERS:
             keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
             return any(
                 k.arg == "parallel" and isinstance(k.value, ast.Constant) and k.value.value is True
@@ -172,17 +177,13 @@ def _compiled(decorators: list[ast.expr]) -> bool | None:
     return None
 
 
-def _random_call(node: ast.AST, what: str = "") -> bool:
+def _numpy_random(node: ast.AST, names: dict[str, str], what: str = "") -> bool:
     """A call of `np.random.<what>`, a draw when `what` is '' (numba compiles NumPy's
     generator calls into its own generator's)."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Attribute)
-        and node.func.value.attr == "random"
-        and node.func.attr == (what or node.func.attr)
-        and (what == "seed" or node.func.attr != "seed")
-    )
+    if not isinstance(node, ast.Call):
+        return False
+    module, _, function = dotted_name(node.func, names).rpartition(".")
+    return module == "numpy.random" and (function == what if what else function != "seed")
 
 
 def _method_draw(call: ast.Call, names: dict[str, str], generator: Generator) -> bool:
