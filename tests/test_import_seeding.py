@@ -108,3 +108,9 @@ def test_a_function_numba_compiles_gets_numbas_own_generator_seeded():
     assert "lambda" not in seeded(step, f"import numba\nimport numpy as np\n{own}", "c")[0]
     plain = "import numpy as np\nimport numba\n\n@numba.njit\ndef double(x):\n    return 2 * x"
     assert seeded(plain, "", "c") == (plain, [])
+    # QuantEcon's inventory dynamics: a `@jitclass` whose update method draws.
+    firm = (
+        "import numpy as np\nimport numba\nfrom numba.experimental import jitclass\n\n"
+        "@jitclass([])\nclass Firm:\n    def update(self, x):\n        return x + np.random.randn()"
+    )
+    assert "numba.njit(lambda seed: np.random.seed(seed))(0)" in seeded(firm, "", "c")[0]

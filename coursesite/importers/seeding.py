@@ -8,10 +8,10 @@ that draws from an unseeded global generator (NumPy's, Python's `random`, torch'
 Keras's, which any call into Keras may draw from: a layer's initial weights) gets
 the seed call at its top, after the step's own imports, and a generator made without a
 seed (`np.random.default_rng()`) gets seed 0. numba's generator, from which the functions
-it compiles draw, is seeded only by compiled code: a step that compiles one that draws gets
-a compiled seed call too (threads of `prange` stay unseeded: clockreads.py marks what they
-give volatile). Each change is a line of the import report. A notebook that seeds a
-generator itself keeps its own seed.
+and `@jitclass` methods it compiles draw, is seeded only by compiled code: a step that
+compiles one that draws gets a compiled seed call too (threads of `prange` stay unseeded:
+clockreads.py marks what they give volatile). Each change is a line of the import report.
+A notebook that seeds a generator itself keeps its own seed.
 """
 
 from __future__ import annotations
@@ -137,13 +137,31 @@ def compiled_draws(tree: ast.AST, names: dict[str, str]) -> dict[ast.FunctionDef
     """The functions of `tree` numba compiles that draw random numbers, each with whether
     it runs in parallel threads (`@njit(parallel=True)`), where no seed reaches; `names`:
     what the imports bind (bound_modules)."""
-    return {
-        node: parallel
+    methods = {  # a `@jitclass`'s methods are compiled as `@njit` functions are
+        method: False
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and _jitclass(node, names)
+        for method in node.body
+        if isinstance(method, ast.FunctionDef)
+    }
+    functions = {
+        node: _compiled(node.decorator_list, names)
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef)
-        for parallel in [_compiled(node.decorator_list, names)]
+    }
+    return {
+        node: bool(parallel)
+        for node, parallel in (functions | methods).items()
         if parallel is not None and any(_numpy_random(n, names) for n in ast.walk(node))
     }
+
+
+def _jitclass(node: ast.ClassDef, names: dict[str, str]) -> bool:
+    """Whether numba compiles the class (`@jitclass(spec)`, numba.experimental's)."""
+    return any(
+        dotted_name(d.func if isinstance(d, ast.Call) else d, names) in _NUMBA_CLASSES
+        for d in node.decorator_list
+    )
 
 
 def compiled_seeds(tree: ast.AST, names: dict[str, str]) -> bool:
@@ -152,7 +170,7 @@ def compiled_seeds(tree: ast.AST, names: dict[str, str]) -> bool:
     for node in ast.walk(tree):
         compiled = (
             isinstance(node, ast.FunctionDef) and _compiled(node.decorator_list, names) is not None
-        )
+        ) or (isinstance(node, ast.ClassDef) and _jitclass(node, names))
         lambdas = isinstance(node, ast.Call) and _compiled([node.func], names) is not None
         if (compiled or lambdas) and any(_numpy_random(n, names, "seed") for n in ast.walk(node)):
             return True
@@ -160,6 +178,7 @@ def compiled_seeds(tree: ast.AST, names: dict[str, str]) -> bool:
 
 
 _NUMBA_COMPILERS = ("numba.njit", "numba.jit")  # jax.jit traces: its draws are NumPy's own
+_NUMBA_CLASSES = ("numba.experimental.jitclass", "numba.jitclass")
 
 
 def _compiled(decorators: list[ast.expr], names: dict[str, str]) -> bool | None:
