@@ -11,10 +11,11 @@ no fixer can see is said too: `/` between two integers divides exactly now.
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 from typing import TYPE_CHECKING
+
+from coursesite.importers.steplines import code_tree
 
 if TYPE_CHECKING:
     from fissix.refactor import RefactoringTool
@@ -35,7 +36,7 @@ def is_python2(sources: list[str]) -> bool:
     once 2to3's fixers have written it."""
     for source in sources:
         code = "\n".join(line for line in source.splitlines() if not _IPYTHON_LINE.match(line))
-        if not _compiles(code) and _compiles(as_python3(code)):
+        if code_tree(code) is None and code_tree(as_python3(code)) is not None:
             return True
     return False
 
@@ -57,11 +58,3 @@ def _fixers() -> RefactoringTool:
 
     # The default set, as `2to3` runs it: explicit fixers (idioms, ws_comma) only on request.
     return RefactoringTool(get_fixers_from_package("fissix.fixes"))
-
-
-def _compiles(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):  # ValueError: a NUL byte
-        return False
-    return True
