@@ -13,6 +13,7 @@ says so in the report.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -72,9 +73,16 @@ def _uses_objects_of(imported: set[str], package: str) -> bool:
     """Whether code that imports the modules `imported` works with `package`'s objects: it
     imports it, or a package installed with a dependency on it (statsmodels' datasets are
     pandas' DataFrames: `dta.ix[1000]` in a notebook that never imports pandas)."""
-    if package in imported:
-        return True
+    return package in imported or package in _dependencies_of(frozenset(imported))
+
+
+@functools.lru_cache(maxsize=8)
+def _dependencies_of(imported: frozenset[str]) -> frozenset[str]:
+    """The distributions that those providing the modules `imported` require (extras left
+    out). Cached: every migration of one import asks it, and reading the installed
+    distributions' metadata takes a tenth of a second."""
     providers = importlib.metadata.packages_distributions()
+    required: set[str] = set()
     for distribution in {name for module in imported for name in providers.get(module, [])}:
         try:
             needs = importlib.metadata.requires(distribution) or []
@@ -85,9 +93,9 @@ def _uses_objects_of(imported: set[str], package: str) -> bool:
                 requirement = Requirement(line)
             except InvalidRequirement:
                 continue
-            if "extra" not in str(requirement.marker or "") and requirement.name == package:
-                return True
-    return False
+            if "extra" not in str(requirement.marker or ""):
+                required.add(requirement.name)
+    return frozenset(required)
 
 
 def rewrite_calls(

@@ -46,8 +46,9 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     a clock-made value: one the step or a step before it made from a clock (a name a later
     step assigns from the clock, `end = date.today()`, is not yet clock-made)."""
     trees = [(where, tree) for where, code in steps if (tree := code_tree(code)) is not None]
-    found = _stamped_tables(trees)
-    clocks = _clock_names([tree for _, tree in trees])
+    names = {name: module for _, tree in trees for name, module in bound_modules(tree).items()}
+    found = _stamped_tables(trees, names)
+    clocks = _clock_names([tree for _, tree in trees], names)
     made: set[str] = set()
     for at, (where, tree) in enumerate(trees):
         made = _clock_made([tree for _, tree in trees[: at + 1]], clocks, made)
@@ -59,12 +60,13 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return found
 
 
-def _stamped_tables(trees: list[tuple[str, ast.Module]]) -> list[tuple[str, str]]:
+def _stamped_tables(
+    trees: list[tuple[str, ast.Module]], names: dict[str, str]
+) -> list[tuple[str, str]]:
     """(where, pattern) for the rows of the first table a library prints with the date and
-    time it ran (`results.summary()` of a lesson that imports statsmodels)."""
-    imported = {
-        module.split(".")[0] for _, tree in trees for module in bound_modules(tree).values()
-    }
+    time it ran (`results.summary()` of a lesson that imports statsmodels); `names`: what
+    the imports bind (bound_modules)."""
+    imported = {module.split(".")[0] for module in names.values()}
     found = []
     for package, (method, patterns) in _STAMPED_TABLES.items():
         if package not in imported:
@@ -98,11 +100,11 @@ def _clock_made(
             return made
 
 
-def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
+def _clock_names(trees: list[ast.Module], names: dict[str, str]) -> tuple[set[str], set[str]]:
     """The names a clock module goes by (`time`, `qe`) and the clock functions imported
     by name (`perf_counter`), with the notebook's functions whose results differ on every
     run as a clock's do (_parallel_draws)."""
-    modules, functions = set(_CLOCKS) | _CLASSES, _parallel_draws(trees)
+    modules, functions = set(_CLOCKS) | _CLASSES, _parallel_draws(trees, names)
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -118,13 +120,12 @@ def _clock_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
     return modules, functions
 
 
-def _parallel_draws(trees: list[ast.Module]) -> set[str]:
+def _parallel_draws(trees: list[ast.Module], names: dict[str, str]) -> set[str]:
     """The functions a notebook compiles with numba that draw random numbers where no seed
     reaches: numba's generator is its own, which only a seed set in compiled code sets
     (seeding.py adds one), and in parallel threads (`@njit(parallel=True)`, `prange`) each
     thread's is its own again. What they return differs on every run (QuantEcon's inventory
     dynamics: a frequency of stock-outs over firms simulated in `prange`)."""
-    names = {name: module for tree in trees for name, module in bound_modules(tree).items()}
     seeded = any(compiled_seeds(tree, names) for tree in trees)
     return {
         function.name

@@ -23,8 +23,8 @@ distributions: dict[str, list[str]] = {}
 
 def missing(path):
     parts = path.split(".")
-    if path in imported_from and not_a_module(imported_from[path]):
-        return imported_from[path]
+    if path in imported_from and (gone := unimportable(imported_from[path])):
+        return gone
     try:
         found = importlib.import_module(parts[0])
     except ImportError as error:
@@ -61,18 +61,20 @@ def missing(path):
     return None
 
 
-def not_a_module(module):
-    # `from jax.config import config`: jax.config is a name of jax now, no module a `from`
-    # import can import, as Python imports it (a package that fails otherwise is the
-    # build's to report).
+def unimportable(module):
+    # A from-import's module Python cannot import, though its package is installed: gone
+    # (dynamax's `...linear_gaussian_ssm.linear_gaussian_ssm`), or a name of the package
+    # now (`from jax.config import config`), which no walk of attributes would tell.
+    # imported_above says where the name is now.
     try:
         importlib.import_module(module)
     except ModuleNotFoundError as error:
-        parent, _, name = module.rpartition(".")
-        return error.name == module and hasattr(sys.modules.get(parent), name)
+        lacked = error.name or ""
+        if "." in lacked and (module + ".").startswith(lacked + "."):
+            return lacked
     except BaseException:
-        pass
-    return False
+        pass  # a package that fails to import is the build's to report
+    return None
 
 
 def imported_above(path, lacked):
