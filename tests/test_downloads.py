@@ -540,3 +540,44 @@ def test_a_step_that_prints_matplotlibs_settings_prints_the_same_in_main_py(cour
         "{'svg.fonttype': 'none', 'figure.figsize': [4.5, 3.0]}"
         in (recorded_stdout(folder)["step-2"])
     )
+
+
+def test_a_step_tagged_nbval_ignore_output_may_print_other_lines_in_main_py(course_folder):
+    """A table of timings has no text a `volatile:` pattern could tell its rows by: the
+    step's tag says its output differs on every run. Its lines match any lines, as many;
+    the other steps' output is still compared."""
+    table = "import os\nfor row in range(3):\n    print('|', row, '|', os.urandom(6).hex(), '|')\n"
+    varying = authoring_example().replace("ids = np.arange(11)\n", "ids = np.arange(11)\n" + table)
+    course_folder.write(varying)
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    assert "first in the output of step 1, its line 1" in caught.value.errors[0].message
+    tagged = varying.replace(
+        ":::{step} 1. Make the records\n",
+        ":::{step} 1. Make the records\n:tags: [nbval-ignore-output]\n",
+    )
+    course_folder.write(tagged)
+    build(course_folder.options(), RecordingProgress())
+    page = next((course_folder.root / "site").rglob("count-batches/index.html")).read_text()
+    assert "the output of step 1 differs on every run (tagged" in page
+    # The notebook download keeps the tag, for nbval (and this tool's import) to read.
+    [notebook] = (course_folder.root / "site").rglob("lesson.ipynb")
+    cells = [c for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+    assert [c["metadata"].get("tags") for c in cells[:2]] == [["nbval-ignore-output"], None]
+    # The rows, not their number: a step that prints one more line in main.py is found.
+    course_folder.write(tagged.replace("range(3)", "range(3 + os.path.exists('job.json'))"))
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    assert (
+        "main.py prints something else than the build steps did" in caught.value.errors[0].message
+    )
+    # Another step's output is compared as before.
+    course_folder.write(
+        tagged.replace(
+            'print("Batch sizes:", sizes)',
+            'print("Batch sizes:", sizes, os.path.exists("job.json"))',
+        )
+    )
+    with pytest.raises(BuildErrors) as caught:
+        build(course_folder.options(), RecordingProgress())
+    assert "first in the output of step 2, its line 1" in caught.value.errors[0].message

@@ -23,11 +23,14 @@ CELLS = [
 
 def test_prints_of_clock_made_values_get_their_texts_pattern_and_others_none():
     found = clock_patterns(CELLS)
+    # "": `print(ratio)`, `print(f'{elapsed}')` say no text a pattern could tell them by.
     assert found == [
         ("cell 5", r"^JAX is .* times faster\.$"),
         ("cell 6", r"^took .* seconds$"),
+        ("cell 6", ""),
+        ("cell 7", ""),
     ]
-    faster, took = (re.compile(pattern) for _, pattern in found)
+    faster, took = (re.compile(pattern) for _, pattern in found[:2])
     assert faster.search("JAX is 0.0021 times faster.")
     assert took.search("took 1.5 seconds")
     assert not faster.search("total: 36") and not took.search("total: 36")
@@ -167,3 +170,49 @@ def test_statsmodels_summary_tables_print_the_date_and_time_they_ran():
     assert (
         clock_patterns([("cell 2", "import pandas as pd\nprint(pd.Series([1]).summary())")]) == []
     )
+
+
+def test_a_table_of_timings_tags_its_step_as_output_that_varies(tmp_path: Path):
+    """QuantEcon's fault-tree lecture: each row of `results` holds a time
+    (`results.append([p, f"{timer.elapsed:.4f}"])`), then `print(tabulate(results, ...))`
+    prints a grid whose rows differ on every run and say no text of their own."""
+    cells = [
+        ("cell 2", "import time\nfrom tabulate import tabulate\nresults, sizes = [], []"),
+        (
+            "cell 3",
+            "for p in range(3):\n    start = time.perf_counter()\n    sizes.append(2 ** p)\n"
+            "    results.append([p, f'{time.perf_counter() - start:.4f}'])\n"
+            "print('Timings:')\nprint(tabulate(results, headers=['p', 'Time (s)']))",
+        ),
+        ("cell 4", "print(tabulate([sizes]))\nsizes"),
+        ("cell 5", "spent = time.perf_counter() - start\nspent"),
+    ]
+    assert clock_patterns(cells) == [("cell 3", ""), ("cell 5", "")]
+    notebook = tmp_path / "timed.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Timed\n\nWe time.\n\n"
+        + "\n\n".join(
+            f"```{{code-cell}} python3\n:tags: [hide-input]\n{code}\n```" for _, code in cells
+        )
+    )
+    imported = convert(read_notebook(notebook), "Timed", "timed.md", "t.expected.yaml")
+    steps = re.findall(r":::\{step\} (\d)\. [^\n]*\n((?::.*\n)*)", imported.text)
+    assert steps == [
+        ("1", ":tags: [hide-input]\n"),
+        ("2", ":tags: [hide-input, nbval-ignore-output]\n"),
+        ("3", ":tags: [hide-input]\n"),
+        ("4", ":tags: [hide-input, nbval-ignore-output]\n"),
+    ]
+    assert "volatile:" not in imported.text
+    tagged = [note.split(":")[0] for note in imported.notes if "tagged nbval-ignore" in note]
+    assert tagged == ["line 18", "line 34"]  # the code cells of cell 3 and cell 5
+
+
+def test_a_cell_nbval_ignores_the_output_of_keeps_the_tag(tmp_path: Path):
+    notebook = tmp_path / "tagged.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Tagged\n\nText.\n\n"
+        "```{code-cell} python3\n:tags: [nbval-ignore-output, nbval-skip]\nimport os\n```\n"
+    )
+    imported = convert(read_notebook(notebook), "Tagged", "tagged.md", "t.expected.yaml")
+    assert "\n:tags: [nbval-ignore-output]\n```python\nimport os\n" in imported.text

@@ -194,6 +194,10 @@ def test_fold_tags_are_read_and_unknown_ones_named(course_folder):
     lesson = parse_lesson(course_folder.write(tagged).lessons[0])
     step = next(block for block in lesson.runnable_blocks() if block.id == "step-2")
     assert step.code.tags == ("hide-input", "hide-output")
+    assert lesson.output_varies() == frozenset()
+    varying = tagged.replace("hide-input]", "nbval-ignore-output]")
+    lesson = parse_lesson(course_folder.write(varying).lessons[0])
+    assert lesson.output_varies() == {"step-2"}
     removing = tagged.replace("[hide-output, hide-input]", "[remove-output]")
     [error] = parse_errors(course_folder, removing)
     assert (

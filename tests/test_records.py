@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 import yaml
@@ -169,6 +170,31 @@ def test_volatile_lines_never_count_as_drift(course_folder):
     course_folder.write(text)
     build(course_folder.options(), RecordingProgress())
     assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
+
+
+def test_a_step_tagged_nbval_ignore_output_never_counts_as_drift_but_for_what_it_raised(
+    course_folder,
+):
+    table = "import os\nfor row in range(3):\n    print(row, os.urandom(6).hex())\n"
+    text = authoring_example().replace("ids = np.arange(11)\n", "ids = np.arange(11)\n" + table)
+    tag = ":tags: [nbval-ignore-output]\n"
+    opening = ":::{step} 1. Make the records\n"
+    tagged = text.replace(opening, opening + tag)
+    course_folder.write(tagged)
+    build(course_folder.options(), RecordingProgress())
+    assert check_drift(course_folder.options(), RecordingProgress(), accept=False) == []
+    # Untagged, other rows are drift.
+    committed = records.load(course_folder.root / "records", "count-batches").record
+    step = committed.blocks["step-1"]
+    rows = step.stdout.replace(step.stdout.split()[1], "other")
+    fresh = replace(committed, blocks={**committed.blocks, "step-1": replace(step, stdout=rows)})
+    assert records.drift(committed, fresh, [], frozenset({"step-1"})) == ""
+    assert "+0 other" in records.drift(committed, fresh, [])
+    # What the step raised (or that it now raises) is compared still.
+    raising = tagged.replace(tag, tag + ":raises: ZeroDivisionError\n")
+    course_folder.write(raising.replace(table, table + "1 / 0\n"))
+    [(_, diff)] = check_drift(course_folder.options(), RecordingProgress(), accept=False)
+    assert "+raised: ZeroDivisionError" in diff, diff
 
 
 def test_check_command_exits_1_on_drift(recorded):

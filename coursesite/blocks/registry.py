@@ -23,6 +23,7 @@ from coursesite.errors import BuildError, did_you_mean
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.lesson.frontmatter import written_name
 from coursesite.lesson.model import (
+    OUTPUT_VARIES,
     Attempt,
     Code,
     LessonImage,
@@ -41,6 +42,7 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 # MyST-NB's tags for what a page folds of a block: its code, its output.
 FOLD_TAGS = ("hide-input", "hide-output")
+BLOCK_TAGS = (*FOLD_TAGS, OUTPUT_VARIES)
 
 
 @dataclass
@@ -363,24 +365,26 @@ class BlockContext:
             code.line,
             raw.options.get("raises") or None,
             placeholder_label(raw) if todo else alt,
-            self.fold_tags(raw),
+            self.block_tags(raw),
             todo,
         )
 
-    def fold_tags(self, raw: RawBlock) -> tuple[str, ...]:
-        """The block's `:tags:`, MyST-NB's names for what a page folds: its code
-        (hide-input) or its output (hide-output)."""
+    def block_tags(self, raw: RawBlock) -> tuple[str, ...]:
+        """The block's `:tags:`: MyST-NB's names for what a page folds, its code
+        (hide-input) or its output (hide-output), and nbval's for output that differs on
+        every run (nbval-ignore-output)."""
         words = [word for word in re.split(r"[\s,\[\]]+", raw.options.get("tags", "")) if word]
         for word in words:
-            if word not in FOLD_TAGS:
+            if word not in BLOCK_TAGS:
                 self.error(
                     f"unknown tag '{word}' in :tags: of {{{raw.kind}}}"
-                    f"{did_you_mean(word.replace('remove', 'hide'), FOLD_TAGS)}",
+                    f"{did_you_mean(word.replace('remove', 'hide'), BLOCK_TAGS)}",
                     raw.line,
-                    "a block's :tags: fold its code (hide-input) or its output (hide-output); "
-                    "a page never removes them: readers can open what is folded",
+                    "a block's :tags: fold its code (hide-input) or its output (hide-output), "
+                    "or say its output differs on every run (nbval-ignore-output); a page "
+                    "never removes them: readers can open what is folded",
                 )
-        return tuple(word for word in FOLD_TAGS if word in words)
+        return tuple(word for word in BLOCK_TAGS if word in words)
 
     def check_compiles(self, code: Code) -> None:
         try:

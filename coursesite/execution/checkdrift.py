@@ -56,10 +56,13 @@ def _drift(item: LessonBuild, options: BuildOptions, accept: bool) -> tuple[str,
     except BuildError as problem:
         committed, difference = None, str(problem)
     else:
+        lesson = item.parsed()
         difference = (
             "no committed record"
             if committed is None
-            else records.drift(committed.record, item.ran(), item.parsed().front.volatile)
+            else records.drift(
+                committed.record, item.ran(), lesson.front.volatile, lesson.output_varies()
+            )
         )
     if committed is not None:
         full = options.cache / "drift" / item.slug / "record.diff"

@@ -81,6 +81,7 @@ class LessonJob:
     shares_paths: bool = False  # its code names absolute paths: main.py runs after it
     scratch: tuple[str, ...] = ()  # places under the temporary folder its runs make
     expected_outputs: str = ""  # the notebook's stored outputs, by their name in `inputs`
+    output_varies: frozenset[str] = frozenset()  # blocks tagged nbval-ignore-output
 
     @functools.cached_property
     def stored_runs(self) -> dict[str, str]:
@@ -167,6 +168,7 @@ def prepare_job(
             **{a.check_id: a.label for a in lesson.attempts},
         },
         volatile=list(lesson.front.volatile),
+        output_varies=lesson.output_varies(),
         timeout=settings.timeout_seconds,
         memory_mb=settings.memory_limit_mb or 0,  # 0: memory_share, where it runs
         hidden=hidden_for(installs),

@@ -129,7 +129,7 @@ def same_run(
     if (
         committed is None
         or staleness(committed, key)
-        or drift(committed.record, record, lesson.front.volatile)
+        or drift(committed.record, record, lesson.front.volatile, lesson.output_varies())
     ):
         return None
     return committed
@@ -193,7 +193,7 @@ def restore_from_version_control(
         committed is None
         or staleness(committed, key)
         or _kinds(committed.record) != _kinds(record)
-        or drift(committed.record, record, lesson.front.volatile)
+        or drift(committed.record, record, lesson.front.volatile, lesson.output_varies())
     ):
         return False
     if not path.is_file() or path.read_bytes() != shown.stdout:
@@ -206,12 +206,19 @@ def staleness(frozen: FrozenRecord, key: CacheKey) -> str:
     return explain_miss(frozen.code, code_parts(key))
 
 
-def comparable_output(record: ExecutionRecord, volatile: list[str]) -> list[str]:
+def comparable_output(
+    record: ExecutionRecord, volatile: list[str], varying: frozenset[str] = frozenset()
+) -> list[str]:
     """The record's output as lines, block by block, with volatile lines masked: what it
-    printed, the value it displayed, what it raised and its figure's data."""
+    printed, the value it displayed, what it raised and its figure's data; of the blocks
+    `varying` (tagged nbval-ignore-output), only what they raised."""
     lines = []
     for block in record.blocks.values():
         lines.append(f"--- {block.id}")
+        if block.id in varying:
+            lines.append("(its output differs on every run: nbval-ignore-output)")
+            lines += [f"raised: {block.raised.type}"] if block.raised else []
+            continue
         for stream, text in (("", block.stdout), ("stderr: ", block.stderr)):
             lines.extend(stream + line for line in mask_volatile(text, volatile))
         lines.extend("Out: " + line for line in mask_volatile(block.display, volatile))
@@ -227,12 +234,18 @@ def comparable_output(record: ExecutionRecord, volatile: list[str]) -> list[str]
     return lines
 
 
-def drift(committed: ExecutionRecord, fresh: ExecutionRecord, volatile: list[str]) -> str:
-    """A unified diff of committed against fresh output; '' when they agree."""
+def drift(
+    committed: ExecutionRecord,
+    fresh: ExecutionRecord,
+    volatile: list[str],
+    varying: frozenset[str] = frozenset(),
+) -> str:
+    """A unified diff of committed against fresh output, the blocks `varying` aside (but
+    for what they raised); '' when they agree."""
     return "\n".join(
         difflib.unified_diff(
-            comparable_output(committed, volatile),
-            comparable_output(fresh, volatile),
+            comparable_output(committed, volatile, varying),
+            comparable_output(fresh, volatile, varying),
             fromfile=f"records/{committed.lesson}.yaml",
             tofile="fresh run",
             lineterm="",

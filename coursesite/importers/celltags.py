@@ -4,11 +4,13 @@ since a page never removes a line main.py runs or prints (each with a report lin
 from __future__ import annotations
 
 from coursesite.importers.notebooks import Cell
+from coursesite.lesson.model import OUTPUT_VARIES
 
 
 def fold_tags(cell: Cell, notes: list[str]) -> list[str]:
-    """The cell's tags that fold what the page shows. A page never removes a step's code
-    or output (readers see every line main.py runs and prints): it folds them."""
+    """The cell's tags that fold what the page shows, and nbval's that says its output
+    differs on every run. A page never removes a step's code or output (readers see every
+    line main.py runs and prints): it folds them."""
     folded = set()
     for tag in cell.tags:
         if tag in ("hide-input", "hide-output"):
@@ -29,6 +31,8 @@ def fold_tags(cell: Cell, notes: list[str]) -> list[str]:
             )
         elif tag in ("remove-stdout", "remove-stderr"):
             folded.update(_one_stream(cell, tag, notes))
+        elif tag == OUTPUT_VARIES:  # nbval's: no build compares the cell's output
+            folded.add(tag)
     return sorted(folded)
 
 

@@ -38,13 +38,17 @@ _EVERY_CLOCK = set().union(*_CLOCKS.values())
 # lesson's imports they come from: statsmodels' results print "Date:" and "Time:" rows.
 _STAMPED_TABLES = {"statsmodels": ("summary", ("^Date: ", "^Time: "))}
 _CLASSES = {"datetime", "date"}  # datetime.datetime.now(), date.today()
+# Methods that put what they are given into the container they are called on.
+_FILLING = {"append", "extend", "insert", "add", "update", "appendleft", "extendleft"}
 _LEAST_TEXT = 4  # letters a pattern must say literally, or it would match any line
 
 
 def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """(where, pattern) for each print of the `steps` ((where, code), in order) that prints
     a clock-made value: one the step or a step before it made from a clock (a name a later
-    step assigns from the clock, `end = date.today()`, is not yet clock-made)."""
+    step assigns from the clock, `end = date.today()`, is not yet clock-made). The pattern
+    is "" for a step whose output no pattern can tell: a print of too little text
+    (`print(tabulate(timings))`), or a last line whose value is clock-made."""
     trees = [(where, tree) for where, code in steps if (tree := code_tree(code)) is not None]
     names = {name: module for _, tree in trees for name, module in bound_modules(tree).items()}
     found = _stamped_tables(trees, names)
@@ -55,9 +59,19 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for node in ast.walk(tree):
             if _is_print(node) and _reads(node, clocks, made):
                 pattern = _pattern(node)
-                if pattern and pattern not in (p for _, p in found):
+                if pattern not in (p for at, p in found if pattern or at == where):
                     found.append((where, pattern))
+        if _shows_clock_made(tree, clocks, made) and (where, "") not in found:
+            found.append((where, ""))
     return found
+
+
+def _shows_clock_made(tree: ast.Module, clocks: tuple[set[str], set[str]], made: set[str]) -> bool:
+    """Whether the value a step shows (its last line's, as a notebook shows it) is
+    clock-made."""
+    if not tree.body or not isinstance(last := tree.body[-1], ast.Expr):
+        return False
+    return not _is_print(last.value) and _reads(last, clocks, made)
 
 
 def _stamped_tables(
@@ -167,6 +181,8 @@ def _assigned_from_clock(
             if _is_timer(item.context_expr) and item.optional_vars is not None
             for name in _names(item.optional_vars)
         }
+    if (container := _filled(node)) is not None and _reads(node, clocks, made):
+        return {name.id for name in _names(container)}  # results.append([p, elapsed])
     if isinstance(node, ast.Assign):
         value, targets = node.value, node.targets
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -176,6 +192,14 @@ def _assigned_from_clock(
     if not _reads(value, clocks, made):
         return set()
     return {name.id for target in targets for name in _names(target)}
+
+
+def _filled(node: ast.AST) -> ast.expr | None:
+    """The container a call of a method puts its arguments into (`rows` of
+    `rows.append(row)`), or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value if node.func.attr in _FILLING else None
+    return None
 
 
 def _is_timer(node: ast.expr) -> bool:

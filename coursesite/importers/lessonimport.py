@@ -13,6 +13,8 @@ cellconversion.py takes the cells one by one in between.
 
 from __future__ import annotations
 
+import re
+
 from coursesite.execution.expectedoutputs import dump_expected
 from coursesite.importers.cellconversion import CellConversion
 from coursesite.importers.clockreads import clock_patterns
@@ -33,6 +35,7 @@ from coursesite.importers.titles import (
     summary_of,
     title_heading,
 )
+from coursesite.lesson.model import OUTPUT_VARIES
 from coursesite.markup.markdown import slugify
 
 __all__ = ["ImportedLesson", "convert", "lesson_slug", "notebook_title"]
@@ -98,13 +101,37 @@ def _lesson_text(conversion: CellConversion, title: str) -> str:
     lesson.notes += [
         f"{where}: it prints what the clock measured, or a value made from it (a seed of "
         "today's date, random numbers numba draws where no seed reaches), which differs from "
-        f"run to run: its line is volatile ({pattern})"
+        + (
+            f"run to run: its line is volatile ({pattern})"
+            if pattern
+            else "run to run, in lines no volatile: pattern can tell (a table of timings): "
+            f"its step is tagged {OUTPUT_VARIES}, and no run's output of it is compared"
+        )
         for where, pattern in clocked
     ]
-    volatile = (TIMING_VOLATILE if lesson.timed else []) + [pattern for _, pattern in clocked]
+    varying = {where for where, pattern in clocked if not pattern}
+    for number, where, _ in lesson.steps:
+        if where in varying:
+            _tag_step(conversion.build_run, number, OUTPUT_VARIES)
+    volatile = (TIMING_VOLATILE if lesson.timed else []) + [p for _, p in clocked if p]
     if volatile:
         front["volatile"] = volatile
     return lesson_text(front, conversion.understand, conversion.build_run)
+
+
+def _tag_step(build_run: list[str], number: int, tag: str) -> None:
+    """Adds `tag` to the `:tags:` of step `number`, in the part of `build_run` that holds it."""
+    opening = re.compile(rf"^:::\{{step\}} {number}\. [^\n]*\n((?::[a-z]+:[^\n]*\n)*)", re.M)
+    for at, part in enumerate(build_run):
+        if (found := opening.search(part)) is None:
+            continue
+        options = found.group(1)
+        if tags := re.search(r"^:tags: \[([^\]\n]*)\]$", options, re.M):
+            options = options.replace(tags.group(0), f":tags: [{tags.group(1)}, {tag}]")
+        else:
+            options += f":tags: [{tag}]\n"
+        build_run[at] = part[: found.start(1)] + options + part[found.end(1) :]
+        return
 
 
 def _runs_through(cell: Cell) -> bool:

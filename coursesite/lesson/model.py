@@ -58,6 +58,11 @@ class FrontMatter(StrictModel, frozen=True, kw_only=True):
         return self.files + ([self.expected_outputs] if self.expected_outputs else [])
 
 
+# nbval's tag for a block whose output differs on every run (a table of timings): the
+# build's comparisons of one run with another leave that block's output out.
+OUTPUT_VARIES = "nbval-ignore-output"
+
+
 @dataclass(frozen=True)
 class Prose:
     markdown: str
@@ -72,7 +77,9 @@ class Code:
     line: int
     raises: str | None = None  # the exception it is declared to raise
     alt: str = ""  # the text alternative of the figures it draws with matplotlib
-    tags: tuple[str, ...] = ()  # what its page folds: hide-input, hide-output (FOLD_TAGS)
+    # What its page folds (hide-input, hide-output), and nbval-ignore-output: its output
+    # differs on every run (registry.BLOCK_TAGS).
+    tags: tuple[str, ...] = ()
     # The block's :alt: is a `TODO:` placeholder the import wrote: check lists it, and
     # readers get `alt`, a label made of the block's title, instead.
     alt_todo: bool = False
@@ -330,6 +337,11 @@ class Lesson:
         """The ids of the blocks that make up main.py (its steps), in order: the record's
         output of these is what `python main.py` prints."""
         return [block.id for block in self.runs if block.program]
+
+    def output_varies(self) -> frozenset[str]:
+        """The ids of the blocks tagged nbval-ignore-output, whose output differs on every
+        run: no comparison of two runs looks at it."""
+        return frozenset(block.id for block in self.runs if OUTPUT_VARIES in block.code.tags)
 
     def main_py(self) -> str:
         """The lesson's program: every build step, in order, two blank lines apart (PEP 8's

@@ -22,6 +22,7 @@ from coursesite.blocks.registry import view_of
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord, record_to_json
 from coursesite.lesson.edition import STUDENT, student_lesson, student_record
 from coursesite.lesson.model import (
+    OUTPUT_VARIES,
     STAGES,
     Check,
     Code,
@@ -115,7 +116,8 @@ class NotebookBuilder:
         cell = {
             "cell_type": "code",
             "execution_count": None,
-            "metadata": {"tags": ["raises-exception"]} if code.raises else {},
+            # nbval's tag too: nbval and this tool's import read it as this build does.
+            "metadata": {"tags": tags} if (tags := _cell_tags(code)) else {},
             "outputs": self.outputs(block_id),
             "source": code.source.rstrip(),
         }
@@ -379,3 +381,10 @@ def lesson_downloads(
         {**(inputs or {}), **texts, **drawings, **alongside}
     )
     return files
+
+
+def _cell_tags(code: Code) -> list[str]:
+    """The notebook tags of a step's cell: it raises on purpose, its output varies."""
+    return ["raises-exception"] * bool(code.raises) + [
+        tag for tag in code.tags if tag == OUTPUT_VARIES
+    ]
