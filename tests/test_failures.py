@@ -235,6 +235,15 @@ def test_a_one_element_array_taken_as_a_number_is_numpys_expired_deprecation():
     )
     assert "`a.item()`" in hint
     assert failed("TypeError: only integer scalar arrays").hint.startswith("fix the code")
+    # QuantEcon's second Kalman lecture: `y_hat_t[t-1] = worker.G @ x_hat`, G a row.
+    with pytest.raises(ValueError) as assigned:
+        numpy.zeros(3)[0] = numpy.ones((1, 2)) @ numpy.ones(2)
+    hint = failed(f"ValueError: {assigned.value}").hint
+    assert hint.startswith("NumPy 1.25 deprecated making a number of an array that has one")
+    assert "where the code assigns such an array to one element of another" in hint
+    with pytest.raises(ValueError) as ragged:
+        numpy.array([[1, 2], [3]], dtype=float)
+    assert failed(f"ValueError: {ragged.value}").hint.startswith("fix the code")
 
 
 def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_first():

@@ -42,6 +42,9 @@ _TRANSFORMERS_FRAMEWORK = re.compile(
 # NumPy 1.25 deprecated taking an array of one element but some dimensions as a number
 # (float(a) of shape (1,)); newer NumPy refuses, from float() and from a library doing it.
 _SIZE_ONE_SCALAR = "only 0-dimensional arrays can be converted to Python scalars"
+# The same refusal where the code assigns such an array to one element (`y[t] = G @ x`, G a
+# row): NumPy's words end there. A ragged list says more ("... inhomogeneous shape ...").
+_SIZE_ONE_ELEMENT = re.compile(r"ValueError: setting an array element with a sequence\.\s*\Z")
 
 
 def old_code_hint(message: str) -> str:
@@ -52,15 +55,20 @@ def old_code_hint(message: str) -> str:
             "them (they are PyTorch's only now): the code was written for transformers 4; pin "
             "transformers<5 if the other packages allow it, or use the PyTorch model"
         )
-    if _SIZE_ONE_SCALAR in message:
+    if _SIZE_ONE_SCALAR in message or _SIZE_ONE_ELEMENT.search(message):
         numpy = distribution_version("numpy") or "here"
+        where = (
+            "where the code calls float() or int() or passes such an array where a library "
+            "wants a number (a position Matplotlib draws at)"
+            if _SIZE_ONE_SCALAR in message
+            else "where the code assigns such an array to one element of another (`y[t] = G "
+            "@ x` with G a row); an array of more elements never fitted one"
+        )
         return (
             "NumPy 1.25 deprecated making a number of an array that has one element but some "
             f"dimensions (shape (1,) or (1, 1): a row of a column vector), and NumPy "
-            f"{numpy} refuses it, where the code calls float() or int() or "
-            "passes such an array where a library wants a number (a position Matplotlib "
-            "draws at): the code was written for an older NumPy; take the element "
-            "(`a.item()`, `a[0, 0]`) or pin numpy<2 if the other packages allow it"
+            f"{numpy} refuses it, {where}: the code was written for an older NumPy; take the "
+            "element (`a.item()`, `a[0, 0]`) or pin numpy<2 if the other packages allow it"
         )
     if style := _SEABORN_STYLE.search(message):
         old = style.group(1)
