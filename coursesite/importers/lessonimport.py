@@ -98,17 +98,7 @@ def _lesson_text(conversion: CellConversion, title: str) -> str:
     expected = conversion.expected_name if conversion.stored else None
     front = front_matter(title, summary, conversion.understand, number, expected)
     clocked = clock_patterns([(where, code) for _, where, code in lesson.steps])
-    lesson.notes += [
-        f"{where}: it prints what the clock measured, or a value made from it (a seed of "
-        "today's date, random numbers numba draws where no seed reaches), which differs from "
-        + (
-            f"run to run: its line is volatile ({pattern})"
-            if pattern
-            else "run to run, in lines no volatile: pattern can tell (a table of timings): "
-            f"its step is tagged {OUTPUT_VARIES}, and no run's output of it is compared"
-        )
-        for where, pattern in clocked
-    ]
+    lesson.notes += [_clock_note(where, pattern) for where, pattern in clocked]
     varying = {where for where, pattern in clocked if not pattern}
     for number, where, _ in lesson.steps:
         if where in varying:
@@ -119,6 +109,20 @@ def _lesson_text(conversion: CellConversion, title: str) -> str:
     return lesson_text(front, conversion.understand, conversion.build_run)
 
 
+def _clock_note(where: str, pattern: str) -> str:
+    made = (
+        f"{where}: it prints what the clock measured, or a value made from it (a seed of "
+        "today's date, random numbers numba draws where no seed reaches), which differs from "
+        "run to run"
+    )
+    if pattern:
+        return f"{made}: its line is volatile ({pattern})"
+    return (
+        f"{made}, in lines no volatile: pattern can tell (a table of timings): its step is "
+        f"tagged {OUTPUT_VARIES}, and no run's output of it is compared"
+    )
+
+
 def _tag_step(build_run: list[str], number: int, tag: str) -> None:
     """Adds `tag` to the `:tags:` of step `number`, in the part of `build_run` that holds it."""
     opening = re.compile(rf"^:::\{{step\}} {number}\. [^\n]*\n((?::[a-z]+:[^\n]*\n)*)", re.M)
@@ -127,6 +131,8 @@ def _tag_step(build_run: list[str], number: int, tag: str) -> None:
             continue
         options = found.group(1)
         if tags := re.search(r"^:tags: \[([^\]\n]*)\]$", options, re.M):
+            if tag in re.split(r",\s*", tags.group(1)):
+                return
             options = options.replace(tags.group(0), f":tags: [{tags.group(1)}, {tag}]")
         else:
             options += f":tags: [{tag}]\n"
