@@ -857,3 +857,15 @@ def test_a_loose_footnote_mark_is_refused_and_an_escaped_one_is_text(tmp_path: P
         parsed_lesson(loose, tmp_path / "loose", "loose")
     escaped = loose.replace("A mark [^9]", "A mark \\[^9]")
     assert parsed_lesson(escaped, tmp_path / "escaped", "escaped")
+
+
+def test_a_fence_of_no_language_but_a_space_is_prose_code(tmp_path: Path):
+    """nx-guides' distance measures: "``` " opens a block of output shown in the prose, an
+    info string of one space; the import stopped with an IndexError."""
+    notebook = tmp_path / "spaced.md"
+    notebook.write_text(
+        "---\nkernelspec:\n  name: python3\n  language: python\n---\n\n# Spaced\n\nText.\n\n"
+        "``` \n{0: 1}\n```\n\n```{code-cell} python3\nprint(1)\n```\n"
+    )
+    imported = convert(read_notebook(notebook), "Spaced", "spaced.md", "s.expected.yaml")
+    assert "``` \n{0: 1}\n```" in imported.text

@@ -50,7 +50,7 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     # conversion (mystdirectives.py) settles it, as it does a ```` ```{raw} ```` one.
     raw = [range(d.first, d.end) for d in directives(source) if d.name == "raw"]
     for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
-        language = token.info.split()[0] if token.type == "fence" and token.info else ""
+        language = (token.info.split() or [""])[0] if token.type == "fence" else ""
         if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
             opening = lines[token.map[0]]
             lines[token.map[0]] = opening[: opening.index(language)] + "python norun"
