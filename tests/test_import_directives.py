@@ -869,3 +869,24 @@ def test_a_fence_of_no_language_but_a_space_is_prose_code(tmp_path: Path):
     )
     imported = convert(read_notebook(notebook), "Spaced", "spaced.md", "s.expected.yaml")
     assert "``` \n{0: 1}\n```" in imported.text
+
+
+def test_footnote_definitions_on_consecutive_lines_are_two(course_folder, tmp_path: Path):
+    """nx-guides' Euler page ends with `## References`, then `[^1]: ...` and `[^2]: ...` on
+    the next line: the second starts a definition of its own (the import took it for the
+    first's second line, and then called [^2] defined nowhere)."""
+    result, _ = imported_page(
+        course_folder,
+        tmp_path / "refs.md",
+        "# Bridges\n\nA question[^1] was asked.\n\n## Graph\n\nEuler[^2] drew it.\n\n"
+        "```{code-cell} python3\nprint('drawn')\n```\n\n"
+        "## References\n\n[^1]: The town's page.\n[^2]: Euler's paper, 1741.\n",
+    )
+    assert "defines nowhere" not in result.stdout
+    (lesson,) = (course_folder.root / "content").glob("02-*/01-*.md")
+    text = lesson.read_text()
+    assert text.index("[^1]: The town's page.") < text.index("## Graph")
+    assert text.index("## Graph") < text.index("[^2]: Euler's paper, 1741.")
+    assert text.count("[^2]: Euler's paper") == 1
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

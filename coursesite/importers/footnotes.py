@@ -143,9 +143,12 @@ def _scan(
 
 def _definition_end(lines: list[str], first: int) -> int:
     """Past a definition's lines: its paragraph, the indented ones after a blank line, and
-    one blank line after it."""
+    one blank line after it. The next definition may follow on the very next line
+    (nx-guides' Euler page lists its references so): it starts a definition of its own."""
     end = first + 1
     while end < len(lines):
+        if _DEFINITION.match(lines[end]):
+            return end
         if lines[end].strip():
             end += 1
         elif end + 1 < len(lines) and lines[end + 1].startswith(("    ", "\t")):
