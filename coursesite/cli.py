@@ -448,7 +448,27 @@ def run() -> None:
         # other command-line tools do, instead of with a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 141  # 128 + SIGPIPE, what a shell reports for such a pipeline
+    except Exception as problem:  # a bug of ours: said as one, its traceback kept aside
+        status = _internal_error(problem)
     # Everything is written, closed and flushed by now: skip the interpreter's teardown,
     # which spends ~30 ms freeing what the build loaded (docs/benchmarks.md).
     sys.stderr.flush()
     os._exit(status)
+
+
+def _internal_error(problem: Exception) -> int:
+    """Says that a bug of the generator stopped the command, where its traceback was
+    written for a report; the exit status of an internal software error (EX_SOFTWARE)."""
+    import traceback  # only a failing command needs it
+
+    with tempfile.NamedTemporaryFile(
+        "w", prefix="coursesite-internal-error-", suffix=".txt", delete=False
+    ) as report:
+        report.write("".join(traceback.format_exception(problem)))
+    print(
+        f"error: internal error: {type(problem).__name__}: {problem}\n  hint: this is a bug "
+        f"in the generator, not in your files; the details are in {report.name}: please "
+        "report it, with the file the command was given",
+        file=sys.stderr,
+    )
+    return 70

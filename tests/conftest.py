@@ -158,6 +158,12 @@ def path_expression(path: Path) -> str:
     return f"('/' + {str(path)[1:]!r})"
 
 
+def no_traceback(stderr: str) -> bool:
+    """Whether a command's stderr is free of tracebacks and of the internal error a bug of
+    the generator is reported as (cli.run keeps its traceback aside)."""
+    return "Traceback" not in stderr and "internal error:" not in stderr
+
+
 def line_of(text: str, fragment: str, occurrence: int = 1) -> int:
     """1-based number of the `occurrence`-th line of `text` containing `fragment`."""
     lines = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]

@@ -1,5 +1,6 @@
 """The bad-input corpus (tests/bad/cases.yaml), run through the real command line."""
 
+import os
 import re
 import subprocess
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, CourseFolder, authoring_example, line_of
+from conftest import ROOT, CourseFolder, authoring_example, line_of, no_traceback
 
 CASES = yaml.safe_load((Path(__file__).parent / "bad" / "cases.yaml").read_text())
 
@@ -60,6 +61,7 @@ def test_bad_input_gets_a_clear_message_and_keeps_the_site(case, course_folder, 
     if result.returncode == 1:
         assert "hint:" in result.stderr, result.stderr
     assert not re.search(r"^Traceback", result.stderr, re.M), "a generator traceback leaked"
+    assert "internal error:" not in result.stderr
     assert "coursesite/" not in result.stderr
     assert previous.read_text() == "the previous site"
     assert sorted(p.name for p in (tmp_path / "site").iterdir()) == [".coursesite", "index.html"]
@@ -112,4 +114,27 @@ def test_a_build_with_its_output_closed_reports_on_stderr_without_a_traceback(co
         timeout=120,
     )
     assert result.returncode == 1
-    assert "unknown stage 'Evidenc'" in result.stderr and "Traceback" not in result.stderr
+    assert "unknown stage 'Evidenc'" in result.stderr and no_traceback(result.stderr)
+
+
+def test_a_bug_of_the_generator_is_said_as_one_with_its_traceback_kept_aside(tmp_path):
+    """Whatever a command meets, a bug of ours ends it with a message, never a traceback on
+    the terminal: the traceback goes to a file the message names, for a report."""
+    crash = "import coursesite.cli as cli\ncli.main = lambda: [][0]\ncli.run()\n"
+    result = subprocess.run(
+        [sys.executable, "-c", crash],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)},
+    )
+    assert result.returncode == 70
+    assert result.stderr.startswith(
+        "error: internal error: IndexError: list index out of range\n  hint: this is a bug "
+        "in the generator, not in your files; the details are in "
+    ), result.stderr
+    assert "Traceback" not in result.stderr
+    [report] = tmp_path.glob("coursesite-internal-error-*.txt")
+    assert str(report) in result.stderr
+    assert report.read_text().startswith("Traceback (most recent call last):")
+    assert "IndexError: list index out of range" in report.read_text()

@@ -32,7 +32,7 @@ def previous_site(folder: Path) -> Path:
 
 
 def assert_clean_failure(stderr: str) -> None:
-    assert not re.search(r"^Traceback", stderr, re.M), stderr
+    assert not re.search(r"^Traceback|internal error:", stderr, re.M), stderr
     assert "hint:" in stderr and "coursesite/" not in stderr
 
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, RecordingProgress, authoring_example, line_of
+from conftest import ROOT, RecordingProgress, authoring_example, line_of, no_traceback
 from coursesite.errors import BuildErrors
 from coursesite.pipeline import build
 from coursesite.publish.lock import build_lock, output_lock
@@ -260,4 +260,4 @@ def test_a_result_file_the_lesson_spoiled_is_an_error_naming_the_lesson(course_f
     result = course_folder.cli("-q")
     assert result.returncode == 1
     assert "lesson.md: the lesson's run left a damaged result" in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr
+    assert no_traceback(result.stderr)

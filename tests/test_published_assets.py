@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, authoring_example, line_of
+from conftest import ROOT, authoring_example, line_of, no_traceback
 from coursesite.publish.sitecheck import check_assets
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
@@ -44,7 +44,7 @@ def refused(course_folder, text: str, message: str) -> None:
     assert result.returncode == 1, result.stderr
     assert message in result.stderr, result.stderr
     assert f"lesson.md:{line_of(text, '](')}: " in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr
+    assert no_traceback(result.stderr)
 
 
 def course_with_image(course_folder, name: str, content: bytes | str):
