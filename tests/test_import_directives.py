@@ -874,11 +874,13 @@ def test_a_fence_of_no_language_but_a_space_is_prose_code(tmp_path: Path):
 def test_footnote_definitions_on_consecutive_lines_are_two(course_folder, tmp_path: Path):
     """nx-guides' Euler page ends with `## References`, then `[^1]: ...` and `[^2]: ...` on
     the next line: the second starts a definition of its own (the import took it for the
-    first's second line, and then called [^2] defined nowhere)."""
+    first's second line, and then called [^2] defined nowhere). Its first mark has a colon
+    after it, in prose ("300 years ago [^1]:"): a reference all the same."""
     result, _ = imported_page(
         course_folder,
         tmp_path / "refs.md",
-        "# Bridges\n\nA question[^1] was asked.\n\n## Graph\n\nEuler[^2] drew it.\n\n"
+        "# Bridges\n\nA question was asked [^1]:\n\n> Can you cross each once?\n\n"
+        "## Graph\n\nEuler[^2] drew it.\n\n"
         "```{code-cell} python3\nprint('drawn')\n```\n\n"
         "## References\n\n[^1]: The town's page.\n[^2]: Euler's paper, 1741.\n",
     )

@@ -373,3 +373,19 @@ def test_a_cell_whose_first_line_is_indented_runs_as_ipython_runs_it():
     assert run(cell.code) == "6\n"
     assert any("cell 4: its first line is indented" in note for note in cell.notes)
     assert cell_code("x = 1\n  # aside", "cell 5").code == "x = 1\n  # aside"
+
+
+def test_a_line_of_a_statement_that_runs_on_is_no_automagic():
+    """nx-guides' graph colouring: `colors = {` opens a dict over four lines; it was read
+    as `%colors = {`. A cell that is Python but for its `%` and `!` lines has no automagic
+    (IPython runs automagic in cells of one line only)."""
+    source = (
+        "%matplotlib inline\ncolors = {\n    s: len(s)\n    for s in ['a', 'bc']\n}\nprint(colors)"
+    )
+    cell = cell_code(source, "cell 7")
+    assert "colors = {\n    s: len(s)" in cell.code and not any(
+        "automagic" in n for n in cell.notes
+    )
+    assert run(cell.code) == "{'a': 1, 'bc': 2}\n"
+    alone = cell_code("colors = {", "cell 8")  # one line: IPython's automagic reads it so
+    assert "cell 8: 'colors = {' is IPython's automagic for %colors" in alone.notes[0]

@@ -18,7 +18,9 @@ from coursesite.importers.fences import code_lines
 from coursesite.importers.notebooks import Cell, where_at
 
 _DEFINITION = re.compile(r"^\[\^([^\]\s]+)\]:")
-_REFERENCE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+# Any mark that does not open a definition's line, a colon after it or not ("Euler asked
+# [^1]:" in nx-guides' Euler page): _scan reads the definitions' lines apart.
+_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
 
@@ -79,7 +81,7 @@ def _marks_as_text(
     """A mark `[^label]` the notebook defines nowhere (nx-guides' `[^1] M. E. J. Newman,
     ...`, a definition without its colon) is text where MyST shows it: written escaped, so
     that the build reads no footnote to look for."""
-    mark = re.compile(rf"(?<!\\)\[\^{re.escape(label)}\](?!:)")
+    mark = re.compile(rf"(?<!\\)\[\^{re.escape(label)}\]")  # defined nowhere: no definition
     for index in dict.fromkeys(cell for cell, _ in sections):
         lines = cells[index].source.split("\n")
         code = code_lines(cells[index].source)

@@ -140,7 +140,7 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     bind a name that is also a magic's (`history = []`)."""
     cell = CellCode()
     lines = _without_leading_indent(source.strip("\n").splitlines(), where, cell)
-    if not (lines and _WRITTEN_FILE.match(lines[0])):  # a file's text is no magic's
+    if not (lines and _WRITTEN_FILE.match(lines[0])) and not _python_apart(lines):
         lines = [
             _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
             for number, line in enumerate(lines)
@@ -217,6 +217,16 @@ def _has_code(code: str) -> bool:
         return bool(ast.parse(code).body)
     except SyntaxError:
         return True
+
+
+def _python_apart(lines: list[str]) -> bool:
+    """Whether a cell of several lines is Python but for its escaped IPython lines (`%...`,
+    `!...`): IPython 7 and later run automagic in cells of one line only, and older ones
+    never where a line continues a statement (`colors = {` opening a dict is no %colors)."""
+    if len(lines) < 2:
+        return False
+    escaped = re.compile(r"^(\s*)(?:[%!]|\w+\s*=\s*[%!]).*$")
+    return _compiles("\n".join(escaped.sub(r"\1pass", line) for line in lines))
 
 
 def _compiles(code: str) -> bool:
