@@ -159,8 +159,8 @@ def test_a_module_that_became_a_name_of_its_package_is_imported_from_the_package
     config`, which fails now that jax.config is an object of jax, no module; `from jax
     import config` gives the same object. dynamax's `from
     dynamax.linear_gaussian_ssm.linear_gaussian_ssm import LinearGaussianSSM`: the module
-    is gone, the package above it has the name. A module gone for good stays a report
-    line."""
+    is gone, the package above it has the name; jax.experimental.maps is gone too, and
+    its Mesh is jax.sharding's."""
     package = tmp_path / "site" / "zz_models"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("from zz_models.core import Model\n")
@@ -186,9 +186,48 @@ def test_a_module_that_became_a_name_of_its_package_is_imported_from_the_package
         "name, not a module a `from` import reads: written for another version of jax"
     ) in report, report
     assert "the step now uses from jax import config, where the installed one has it" in report
-    maps = line_of(lesson, "from jax.experimental.maps import Mesh")
+    # jax.experimental.maps is gone; its Mesh is jax.sharding's now.
+    maps = line_of(lesson, "from jax.sharding import Mesh")
     assert f"lesson line {maps}: step 3 uses jax.experimental.maps, which the installed" in report
-    assert "from jax.experimental.maps import Mesh" in lesson
+    assert "the step now uses jax.sharding.Mesh, where the installed one has it" in report
+
+
+def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded(
+    course_folder, tmp_path, monkeypatch
+):
+    """scikit-learn 0.20 removed sklearn.cross_validation: `from sklearn.cross_validation
+    import train_test_split` is `from sklearn.model_selection import ...` now (a module a
+    lazy package lists but loads only when asked). statsmodels' old `sm.ols` is
+    statsmodels.formula.api.ols, two modules down: said, with where it is now (the code
+    reaches it through `sm`, which has it no more, so it is not written anew)."""
+    package = tmp_path / "site" / "zz_learn"
+    (package / "selection").mkdir(parents=True)
+    (package / "formula").mkdir()
+    (package / "__init__.py").write_text(
+        "import importlib\nfrom zz_learn import api\n"
+        "def __getattr__(name):\n    if name == 'selection':\n"
+        "        return importlib.import_module('zz_learn.selection')\n"
+        "    raise AttributeError(name)\n"
+        "def __dir__():\n    return ['api', 'selection']\n"
+    )
+    (package / "api.py").write_text("import zz_learn.formula.api\n")
+    (package / "selection" / "__init__.py").write_text("def split(x):\n    return x[:1]\n")
+    (package / "formula" / "__init__.py").write_text("")
+    (package / "formula" / "api.py").write_text("def ols(text):\n    return text.upper()\n")
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    cells = [
+        "from zz_learn.validation import split\nprint(split([3, 4]))",
+        "import zz_learn.api as zl\nprint(zl.ols('y ~ x'))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "from zz_learn.selection import split\nprint(split([3, 4]))" in lesson, report
+    assert "the step now uses zz_learn.selection.split, where the installed one has it" in (report)
+    assert "print(zl.ols('y ~ x'))" in lesson
+    assert (
+        "step 2 uses zz_learn.api.ols, which the installed zz_learn does not have: written for "
+        "another version of zz_learn (installed: unknown); the installed version has "
+        "zz_learn.formula.api.ols: use it"
+    ) in report
 
 
 def test_a_keyword_the_installed_function_does_not_take_is_named_before_any_build(

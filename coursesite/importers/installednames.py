@@ -92,6 +92,15 @@ def imported_above(path, lacked):
     return ""
 
 
+def imported_elsewhere(path, lacked):
+    # `from sklearn.cross_validation import train_test_split`, whose module is gone: where
+    # else the package has the name it imports (sklearn.model_selection).
+    module = imported_from.get(path, "")
+    if not module or not (module + ".").startswith(lacked + "."):
+        return ""
+    return elsewhere(path.split(".")[0], path.rpartition(".")[2])
+
+
 def lacking(path, module, error):
     # A module the code imports fails for want of another that is not installed at all
     # (orbax's training helpers import tensorflow_datasets): the build would fail there.
@@ -125,6 +134,9 @@ def optional(module, name):
 
 
 def elsewhere(top, name):
+    # The package itself, its public modules (a lazy package's too: dir() lists them), then
+    # the public modules loaded below those, the shallowest first: statsmodels' `sm.ols` is
+    # statsmodels.formula.api.ols now.
     module = sys.modules.get(top)
     if module is None:
         return ""
@@ -135,6 +147,16 @@ def elsewhere(top, name):
         public = isinstance(inner, types.ModuleType) and not attribute.startswith("_")
         if public and hasattr(inner, name):
             return top + "." + attribute + "." + name
+    loaded = sorted(
+        (dotted.count("."), dotted)
+        for dotted, inner in list(sys.modules.items())
+        if dotted.startswith(top + ".")
+        and isinstance(inner, types.ModuleType)
+        and not any(part.startswith("_") for part in dotted.split("."))
+    )
+    for _, dotted in loaded:
+        if hasattr(sys.modules[dotted], name):
+            return dotted + "." + name
     return ""
 
 
@@ -220,6 +242,7 @@ def main() -> None:
                 imported_above(path, lacked)
                 or suggested(lacked)
                 or elsewhere(top, lacked.rsplit(".", 1)[1])
+                or imported_elsewhere(path, lacked)
             )
             found[path] = [lacked, package, installed, instead, "" if instead else close(lacked)]
     refused = {}  # a dotted name called -> {a keyword it does not take: [package, version]}

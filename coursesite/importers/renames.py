@@ -33,8 +33,10 @@ def rename_of(drift: Drift) -> Rename | None:
     if drift.written.startswith("from ") and drift.instead.endswith("." + imported):
         module = drift.path.rpartition(".")[0]
         if (module + ".").startswith(drift.missing + "."):
-            # The module it imports from is gone, and a package above has the name (the
-            # checker looked): `from jax.config import config` is `from jax import config`.
+            # The module it imports from is gone, and the package has the name above it or
+            # in another module (the checker looked): `from jax.config import config` is
+            # `from jax import config`, `from sklearn.cross_validation import
+            # train_test_split` is `from sklearn.model_selection import train_test_split`.
             return Rename(
                 drift.written, f"from {drift.instead.rpartition('.')[0]} import {imported}"
             )
