@@ -213,11 +213,14 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
     (package / "api.py").write_text("import zz_learn.formula.api\n")
     (package / "selection" / "__init__.py").write_text("def split(x):\n    return x[:1]\n")
     (package / "formula" / "__init__.py").write_text("")
-    (package / "formula" / "api.py").write_text("def ols(text):\n    return text.upper()\n")
+    (package / "formula" / "api.py").write_text(
+        "from datetime import date\ndef ols(text):\n    return text.upper()\n"
+    )
     monkeypatch.setenv("PYTHONPATH", str(package.parent))
     cells = [
         "from zz_learn.validation import split\nprint(split([3, 4]))",
         "import zz_learn.api as zl\nprint(zl.ols('y ~ x'))",
+        "print(zl.date)",  # what a module imported from elsewhere is not the package's
     ]
     report, lesson = imported(course_folder, cells)
     assert "from zz_learn.selection import split\nprint(split([3, 4]))" in lesson, report
@@ -228,6 +231,8 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
         "another version of zz_learn (installed: unknown); the installed version has "
         "zz_learn.formula.api.ols: use it"
     ) in report
+    assert "step 3 uses zz_learn.api.date, which the installed zz_learn does not have" in report
+    assert "formula.api.date" not in report
 
 
 def test_a_keyword_the_installed_function_does_not_take_is_named_before_any_build(

@@ -135,8 +135,9 @@ def optional(module, name):
 
 def elsewhere(top, name):
     # The package itself, its public modules (a lazy package's too: dir() lists them), then
-    # the public modules loaded below those, the shallowest first: statsmodels' `sm.ols` is
-    # statsmodels.formula.api.ols now.
+    # the public modules loaded below those, the shallowest first, where the name is the
+    # package's own (statsmodels' `sm.ols` is statsmodels.formula.api.ols now), not what a
+    # module imported from elsewhere (pandas.compat's datetime, a module's `np`).
     module = sys.modules.get(top)
     if module is None:
         return ""
@@ -155,9 +156,16 @@ def elsewhere(top, name):
         and not any(part.startswith("_") for part in dotted.split("."))
     )
     for _, dotted in loaded:
-        if hasattr(sys.modules[dotted], name):
+        found = getattr(sys.modules[dotted], name, None)
+        home = getattr(found, "__module__", None) or ""
+        if found is not None and (home + ".").startswith(top + ".") and owned(dotted):
             return dotted + "." + name
     return ""
+
+
+def owned(dotted):
+    # A module of the package's API: not its compatibility shims or its tests.
+    return not {"compat", "tests", "testing", "conftest"} & set(dotted.split("."))
 
 
 def suggested(lacked):
