@@ -1241,9 +1241,17 @@ def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):
         "import networkx as nx\ngraph = nx.path_graph(4)\nprint(nx.info(graph))",
         "matrix = nx.to_numpy_matrix(graph)\nprint(matrix.shape)\nframe = object()\n"
         "print(hasattr(frame, 'info'))",
+        # nx-guides' distance measures: NetworkX 2.8 deprecated it for `usebounds=True`.
+        "print(nx.extrema_bounding(graph, compute='radius'), nx.extrema_bounding(graph))\n"
+        "print(nx.extrema_bounding(G=graph, compute='center'))\n"
+        "print(nx.extrema_bounding(graph, 'eccentricities'))",
     ]
     report, lesson = imported(course_folder, cells)
     assert "print(str(graph))" in lesson and "nx.to_numpy_array(graph)" in lesson
+    assert (
+        "print(nx.radius(graph, usebounds=True), nx.diameter(graph, usebounds=True))\n"
+        "print(nx.center(graph, usebounds=True))\nprint(nx.eccentricity(graph))"
+    ) in lesson, lesson
     assert (
         "cell 3: step 1 calls nx.info(graph), which NetworkX 3 no longer takes (removed in "
         "3.0; a graph's text is what it said): the step now calls str(graph)"
@@ -1252,6 +1260,7 @@ def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):
     assert built.returncode == 0, built.stderr
     page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
     assert "<samp>Graph with 4 nodes and 3 edges" in page and "(4, 4)" in page
+    assert "2 3\n[1, 2]\n{0: 3, 1: 2, 2: 2, 3: 3}" in page
 
 
 def test_a_flax_optimizer_written_before_0_11_is_written_as_the_installed_flax_names_it(

@@ -4,7 +4,8 @@ NetworkX 3.0 removed functions that tutorials of its 2.x years call everywhere, 
 its replacement in NetworkX's migration guide: `nx.info(G)` is `str(G)` (a graph's text is
 what info said since 2.6), and the NumPy and SciPy matrix converters are the array ones
 (`to_numpy_matrix` is `to_numpy_array`, `from_scipy_sparse_matrix`
-`from_scipy_sparse_array`). A notebook of that age fails the build with "module
+`from_scipy_sparse_array`; `extrema_bounding(G, compute="radius")` is `radius(G,
+usebounds=True)`). A notebook of that age fails the build with "module
 'networkx' has no attribute 'info'"; so, where the installed NetworkX lacks the old call,
 the import writes the new one, and says so.
 """
@@ -43,6 +44,34 @@ def _info(code: str, node: ast.Call) -> str | None:
     return None if graph is None or node.keywords else f"str({graph})"
 
 
+# What `extrema_bounding(G, compute=...)` computed, and the call that computes it now.
+_BOUNDED = {
+    "diameter": "diameter({}, usebounds=True)",
+    "radius": "radius({}, usebounds=True)",
+    "periphery": "periphery({}, usebounds=True)",
+    "center": "center({}, usebounds=True)",
+    "eccentricities": "eccentricity({})",  # every node's, as a dict: the same values
+}
+
+
+def _extrema_bounding(code: str, node: ast.Call) -> str | None:
+    """`nx.extrema_bounding(G, compute="radius")` as `nx.radius(G, usebounds=True)`:
+    NetworkX 2.8 deprecated it for the measures' own `usebounds=True`."""
+    assert isinstance(node.func, ast.Attribute)
+    owner = ast.get_source_segment(code, node.func.value)
+    if node.func.attr != "extrema_bounding" or owner not in _NETWORKX or len(node.args) > 2:
+        return None
+    given = {keyword.arg: keyword.value for keyword in node.keywords}
+    arguments = dict(zip(("G", "compute"), node.args, strict=False)) | given
+    compute = arguments.get("compute", ast.Constant("diameter"))
+    graph = arguments.get("G")
+    if set(arguments) - {"G", "compute"} or graph is None or not isinstance(compute, ast.Constant):
+        return None
+    call = _BOUNDED.get(compute.value) if isinstance(compute.value, str) else None
+    text = ast.get_source_segment(code, graph)
+    return f"{owner}.{call.format(text)}" if call and text else None
+
+
 def _lacks(name: str) -> Callable[[ModuleType], bool]:
     return lambda networkx: not hasattr(networkx, name)
 
@@ -52,5 +81,11 @@ _REWRITES = [
     *(
         CallRewrite("(removed in 3.0)", _lacks(old), renamed_method(old, new))
         for old, new in _ARRAYS.items()
+    ),
+    CallRewrite(
+        "(removed in 3.0)",
+        _lacks("extrema_bounding"),
+        _extrema_bounding,
+        "which computes the same by the same bounds (all eccentricities: directly)",
     ),
 ]
