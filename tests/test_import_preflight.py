@@ -1218,8 +1218,21 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
         "plt.figure()\nround_axes = plt.gca(projection='polar')\nprint(round_axes.name)\n"
         "counts, edges, bars = plt.hist([1, 2, 2, 3], bins=2, normed=True)\n"
         "print(float(counts.sum() * (edges[1] - edges[0])))",
+        # PDSH's fancy indexing: a line of steps was a line style before Matplotlib 3.3.
+        "[line] = plt.plot([0, 1], [1, 2], linestyle='steps');\n"
+        "[mid] = plt.plot([0, 1], [1, 2], 'k', ls='steps-mid')\n"
+        "print(line.get_drawstyle(), line.get_linestyle(), mid.get_drawstyle())\n"
+        "plt.plot([0, 1], ls='--')",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "[line] = plt.plot([0, 1], [1, 2], drawstyle='steps');" in lesson
+    assert "[mid] = plt.plot([0, 1], [1, 2], 'k', drawstyle='steps-mid')" in lesson
+    assert "plt.plot([0, 1], ls='--')" in lesson
+    assert (
+        "step 3 calls plt.plot([0, 1], [1, 2], linestyle='steps'), which Matplotlib no longer "
+        "takes (a draw style only, since 3.3): the step now calls plt.plot([0, 1], [1, 2], "
+        "drawstyle='steps'), which draws the same steps"
+    ) in report, report
     assert "ax = fig.add_subplot(projection='3d')" in lesson
     assert "round_axes = plt.subplot(projection='polar')" in lesson
     assert "plt.hist([1, 2, 2, 3], bins=2, density=True)" in lesson
@@ -1232,6 +1245,7 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
     assert built.returncode == 0, built.stderr
     page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
     assert "<samp>3d True" in page and "<samp>polar" in page and "1.0" in page
+    assert "steps - steps-mid" in page
 
 
 def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):

@@ -5,7 +5,8 @@
 geometric series lecture) fails with "gca() got an unexpected keyword argument
 'projection'". `fig.add_subplot(projection='3d')` makes those axes, and
 `plt.subplot(projection='3d')` on pyplot's current figure. `hist(normed=True)`, which 3.1
-removed, is `hist(density=True)`. Where the installed Matplotlib lacks the old call, the
+removed, is `hist(density=True)`; `plot(x, y, linestyle='steps')` is `plot(x, y,
+drawstyle='steps')`. Where the installed Matplotlib lacks the old call, the
 import writes the new one, and says so.
 """
 
@@ -30,7 +31,7 @@ def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
 
 def _matplotlib() -> ModuleType | None:
     """Matplotlib, with the modules of its figures and axes loaded."""
-    loaded = [installed_library(f"matplotlib.{part}") for part in ("axes", "figure")]
+    loaded = [installed_library(f"matplotlib.{part}") for part in ("axes", "figure", "lines")]
     return installed_library("matplotlib") if all(loaded) else None
 
 
@@ -54,11 +55,37 @@ def _hist_lacks_normed(matplotlib: ModuleType) -> bool:
     return "normed" not in inspect.signature(matplotlib.axes.Axes.hist).parameters
 
 
+def _steps_drawstyle(keyword: ast.keyword) -> str | None:
+    """`linestyle='steps-mid'` as `drawstyle='steps-mid'`: a line of steps was a line
+    style until Matplotlib 3.3 took it only as a draw style (solid, the default style)."""
+    value = keyword.value
+    if isinstance(value, ast.Constant) and str(value.value).startswith("steps"):
+        return f"drawstyle={value.value!r}"
+    return None
+
+
+def _steps_no_linestyle(matplotlib: ModuleType) -> bool:
+    try:
+        matplotlib.lines.Line2D([], [], linestyle="steps")
+    except ValueError:
+        return True
+    return False
+
+
 _REWRITES = [
     CallRewrite("(its arguments went in 3.6)", _gca_takes_nothing, _gca),
     CallRewrite(
         "(normed= went in 3.1)",
         _hist_lacks_normed,
         renamed_keyword(("hist",), "normed", lambda k: f"density={ast.unparse(k.value)}"),
+    ),
+    *(
+        CallRewrite(
+            "(a draw style only, since 3.3)",
+            _steps_no_linestyle,
+            renamed_keyword(("plot",), written, _steps_drawstyle),
+            "which draws the same steps",
+        )
+        for written in ("linestyle", "ls")
     ),
 ]
