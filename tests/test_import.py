@@ -1,6 +1,7 @@
 """`build.py import`: notebooks become lessons that build with no edits, and their stored
 outputs are checked against fresh runs."""
 
+import functools
 import json
 import re
 
@@ -1010,3 +1011,38 @@ def test_a_step_that_calls_a_drawing_function_of_an_earlier_step_gets_a_placehol
     ]
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_folder):
+    """PDSH's notebooks ran on NumPy before 1.14, which kept a space for the sign in arrays
+    (`[ 6.  0. -1.]`), and before 2.0, which shows a scalar's type (`np.float64(6.0)`):
+    each such step was a warning with a diff. They are one note; a real difference stays
+    a warning of its own."""
+    notebook = new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    stream = functools.partial(new_output, "stream", name="stdout")
+    notebook.cells = [
+        new_markdown_cell("# Printing\n\nNumPy prints arrays."),
+        new_code_cell(
+            "import numpy as np\nx = np.array([6., 0., -1.] * 4)\nprint(x)\nx.max()",
+            outputs=[
+                stream(text="[ 6.  0. -1.  6.  0. -1.\n  6.  0. -1.  6.  0. -1.]\n"),
+                new_output("execute_result", data={"text/plain": "6.0"}),
+            ],
+        ),
+        new_code_cell("print(np.arange(3) * 2)", outputs=[stream(text="[0 2 5]\n")]),
+        new_code_cell("print(x[:2])", outputs=[stream(text="[ 6.  0.]\n")]),
+    ]
+    course_folder.write(authoring_example())
+    nbformat.write(notebook, course_folder.root / "printing.ipynb")
+    assert course_folder.cli("import", "printing.ipynb", "--phase", "01").returncode == 0
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    assert (
+        "the output of step 1, step 3 differs from what printing.ipynb stored only as newer "
+        "NumPy prints numbers"
+    ) in built.stderr, built.stderr
+    assert "output of step-1 differs" not in built.stderr
+    assert built.stderr.count("differs from the output stored in printing.ipynb") == 1
+    assert "output of step-2 differs" in built.stderr and "-[0 2 5]" in built.stderr
