@@ -246,6 +246,26 @@ def test_a_one_element_array_taken_as_a_number_is_numpys_expired_deprecation():
     assert failed(f"ValueError: {ragged.value}").hint.startswith("fix the code")
 
 
+def test_a_dataframe_used_as_an_array_is_named_so():
+    """statsmodels' old discrete-choice example: `spector_data.exog[:5, :]` and
+    `rand_data.exog.view(float)`, written when its datasets came as arrays."""
+    import pandas
+
+    frame = pandas.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    with pytest.raises(Exception) as indexed:
+        frame[:1, :]
+    with pytest.raises(AttributeError) as viewed:
+        frame.view(float)  # type: ignore[operator]
+    for error, used in ((indexed, "[rows, columns] by position"), (viewed, ".view()")):
+        hint = failed(f"{type(error.value).__name__}: {error.value}").hint
+        assert hint.startswith(f"the code uses a pandas DataFrame as a NumPy array ({used})")
+        assert "`frame.to_numpy()`" in hint and "`frame.iloc[...]`" in hint
+    assert failed("KeyError: 'c'").hint.startswith("fix the code")
+    assert failed("AttributeError: 'DataFrame' object has no attribute 'c'").hint.startswith(
+        "fix the code"
+    )
+
+
 def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_first():
     """QuantEcon's tauchen takes its grid size first since 0.7: a call written before
     fails inside it, on a float."""

@@ -47,8 +47,24 @@ _SIZE_ONE_SCALAR = "only 0-dimensional arrays can be converted to Python scalars
 _SIZE_ONE_ELEMENT = re.compile(r"ValueError: setting an array element with a sequence\.\s*\Z")
 
 
+# A DataFrame used as a NumPy array: indexed by two positions (`data.exog[:5, :]`, which
+# pandas takes as one column key), or asked for an ndarray's method (`frame.view(float)`).
+_FRAME_AS_ARRAY = re.compile(
+    r"InvalidIndexError: \((?:slice\(|-?\d+,|Ellipsis)"
+    r"|'DataFrame' object has no attribute '(view|reshape|flatten|ravel|tofile|ptp)'"
+)
+
+
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
+    if frame := _FRAME_AS_ARRAY.search(message):
+        used = f".{frame.group(1)}()" if frame.group(1) else "[rows, columns] by position"
+        return (
+            f"the code uses a pandas DataFrame as a NumPy array ({used}): it was likely "
+            "written when the data came as an array (statsmodels' datasets load() gives "
+            "DataFrames now); take the array, `frame.to_numpy()`, or index by position "
+            "with `frame.iloc[...]`"
+        )
     if removed := _TRANSFORMERS_FRAMEWORK.search(message):
         return (
             f"transformers 5 removed its Flax and TensorFlow models, {removed.group(1)} among "
