@@ -207,8 +207,10 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
         "import importlib\nfrom zz_learn import api\n"
         "def __getattr__(name):\n    if name == 'selection':\n"
         "        return importlib.import_module('zz_learn.selection')\n"
+        "    if name == 'broken':  # a lazy module that needs a package not installed\n"
+        "        raise ImportError('zz_learn.broken needs zz_missing')\n"
         "    raise AttributeError(name)\n"
-        "def __dir__():\n    return ['api', 'selection']\n"
+        "def __dir__():\n    return ['api', 'broken', 'selection']\n"
     )
     (package / "api.py").write_text("import zz_learn.formula.api\n")
     (package / "selection" / "__init__.py").write_text("def split(x):\n    return x[:1]\n")

@@ -144,9 +144,9 @@ def elsewhere(top, name):
     if hasattr(module, name):
         return top + "." + name
     for attribute in sorted(dir(module)):
-        inner = getattr(module, attribute, None)
+        inner = attribute_of(module, attribute)
         public = isinstance(inner, types.ModuleType) and not attribute.startswith("_")
-        if public and hasattr(inner, name):
+        if public and attribute_of(inner, name) is not None:
             return top + "." + attribute + "." + name
     loaded = sorted(
         (dotted.count("."), dotted)
@@ -156,11 +156,20 @@ def elsewhere(top, name):
         and not any(part.startswith("_") for part in dotted.split("."))
     )
     for _, dotted in loaded:
-        found = getattr(sys.modules[dotted], name, None)
-        home = getattr(found, "__module__", None) or ""
+        found = attribute_of(sys.modules.get(dotted), name)
+        home = str(attribute_of(found, "__module__") or "")
         if found is not None and (home + ".").startswith(top + ".") and owned(dotted):
             return dotted + "." + name
     return ""
+
+
+def attribute_of(thing, name):
+    # A lazy package's attribute may import a module that fails (for want of another):
+    # as good as absent here.
+    try:
+        return getattr(thing, name, None)
+    except BaseException:
+        return None
 
 
 def owned(dotted):
