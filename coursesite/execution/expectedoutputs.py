@@ -31,7 +31,7 @@ from coursesite.config.yamlmodel import dump_yaml
 from coursesite.errors import BuildError
 from coursesite.execution.diffreport import bounded_diff
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord, mask_volatile
-from coursesite.lesson.model import OUTPUT_VARIES, Lesson
+from coursesite.lesson.model import Lesson
 
 # Characters of a stored output the expected-outputs file keeps, from its start and its end.
 KEPT_HEAD, KEPT_TAIL = 20_000, 5_000
@@ -110,6 +110,7 @@ def output_drift(
     blocks = {block.id: block for block in lesson.runnable_blocks()}
     warnings = []
     reprinted: list[str] = []  # blocks whose output differs only as NumPy prints it now
+    varying = lesson.output_varies()
     for block_id, stored in expected.blocks.items():
         fresh = record.blocks.get(block_id)
         if fresh is None or block_id not in blocks:
@@ -123,7 +124,7 @@ def output_drift(
             continue
         difference = (
             ""
-            if OUTPUT_VARIES in blocks[block_id].code.tags
+            if block_id in varying
             else _difference(stored, fresh, lesson.front.volatile, expected.source)
         )
         detail = bounded_diff(difference, reports / f"{block_id}.diff") if difference else None

@@ -22,7 +22,7 @@ from coursesite.execution.expectedoutputs import (
     StoredOutput,
     capped,
 )
-from coursesite.importers.celltags import fold_tags
+from coursesite.importers.celltags import step_tags
 from coursesite.importers.devicecount import with_device_setup
 from coursesite.importers.directives import settle_admonitions
 from coursesite.importers.formulas import close_math_blocks, settle_math
@@ -122,7 +122,7 @@ class CellConversion:
 
     def _add_code(self, cell: Cell) -> None:
         # A code cell tagged remove-cell still runs in the notebook's own build (its imports,
-        # its setup): it stays a step, folded (celltags.fold_tags).
+        # its setup): it stays a step, folded (celltags.step_tags).
         converted = None if "skip-execution" in cell.tags else _lesson_code(cell, self.lesson)
         removed = [tag for tag in ("remove-cell", "remove-input") if tag in cell.tags]
         if converted is not None and converted.shown_only and removed:
@@ -163,7 +163,7 @@ class CellConversion:
         self.number += 1
         number = self.number
         drawers = drawing_functions(lesson.code)
-        step = _step(number, title, code, cell, raises, fold_tags(cell, lesson.notes), drawers)
+        step = _step(number, title, code, cell, raises, step_tags(cell, lesson.notes), drawers)
         self.build_run.append(_figure_target(cell, self.labels, lesson) + step)
         lesson.steps.append((number, cell.where, code))
         if raises:

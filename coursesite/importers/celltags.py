@@ -1,5 +1,6 @@
 """What a notebook cell's tags make of its step: MyST-NB's hide-*, and remove-* folded,
-since a page never removes a line main.py runs or prints (each with a report line)."""
+since a page never removes a line main.py runs or prints (each with a report line); nbval's
+nbval-ignore-output, kept."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from coursesite.importers.notebooks import Cell
 from coursesite.lesson.model import OUTPUT_VARIES
 
 
-def fold_tags(cell: Cell, notes: list[str]) -> list[str]:
+def step_tags(cell: Cell, notes: list[str]) -> list[str]:
     """The cell's tags that fold what the page shows, and nbval's that says its output
     differs on every run. A page never removes a step's code or output (readers see every
     line main.py runs and prints): it folds them."""

@@ -59,8 +59,10 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for node in ast.walk(tree):
             if _is_print(node) and _reads(node, clocks, made):
                 pattern = _pattern(node)
-                if pattern not in (p for at, p in found if pattern or at == where):
+                if pattern and pattern not in (p for _, p in found):  # once a lesson
                     found.append((where, pattern))
+                elif not pattern and (where, "") not in found:  # once a step
+                    found.append((where, ""))
         if _shows_clock_made(tree, clocks, made) and (where, "") not in found:
             found.append((where, ""))
     return found

@@ -81,8 +81,7 @@ def imported_above(path, lacked):
     # `from dynamax.linear_gaussian_ssm.linear_gaussian_ssm import LinearGaussianSSM`, whose
     # module is gone, or `from jax.config import config`, whose module is now a name: the
     # name, where the nearest package above the module has it.
-    module = imported_from.get(path, "")
-    if not module or not (module + ".").startswith(lacked + "."):
+    if not (module := from_gone_module(path, lacked)):
         return ""
     name, parts = path.rpartition(".")[2], module.split(".")
     for depth in range(len(parts) - 1, 0, -1):
@@ -95,10 +94,16 @@ def imported_above(path, lacked):
 def imported_elsewhere(path, lacked):
     # `from sklearn.cross_validation import train_test_split`, whose module is gone: where
     # else the package has the name it imports (sklearn.model_selection).
-    module = imported_from.get(path, "")
-    if not module or not (module + ".").startswith(lacked + "."):
+    if not from_gone_module(path, lacked):
         return ""
     return elsewhere(path.split(".")[0], path.rpartition(".")[2])
+
+
+def from_gone_module(path, lacked):
+    # The module a `from` import reads `path` from, when `lacked` (what is gone) is it or a
+    # package above it; else "".
+    module = imported_from.get(path, "")
+    return module if module and (module + ".").startswith(lacked + ".") else ""
 
 
 def lacking(path, module, error):

@@ -404,6 +404,9 @@ def render_lesson(
     printed = page_printed(lesson, record)  # values display() showed within a block's stdout
     stored = stored_views(lesson, record, item.expected_outputs())
     step_ids = lesson.program_ids()
+    # Steps tagged nbval-ignore-output: the main.py check matched their lines to any.
+    varying = lesson.output_varies()
+    varying_steps = [b.label for b in lesson.runs if b.program and b.id in varying]
     # The record names the versions of every package in `settings.record_packages`; the
     # page lists only those the lesson used (the setup help: installs.py).
     installs = reader_distributions(lesson, item.inputs, record)
@@ -425,6 +428,7 @@ def render_lesson(
         live_values=record.values,
         main_py=lesson.main_py(),
         main_output=record.output_of(step_ids),
+        varying_steps=varying_steps,
         main_stderr="".join(record.blocks[i].stderr for i in step_ids if i in record.blocks),
         imported=imported,
         install=install_line(installs, record.packages),
