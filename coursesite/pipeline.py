@@ -469,6 +469,6 @@ def _load_later_stages(started: threading.Event) -> None:
 
 
 def _prerender_figures(item: LessonBuild, record: ExecutionRecord, cache: Path) -> None:
-    from coursesite.render.pages import prerender_figures
+    from coursesite.render.lessonpage import prerender_figures
 
     prerender_figures(item.parsed(), record, cache)

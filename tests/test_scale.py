@@ -12,7 +12,8 @@ from coursesite.execution.execute import prepare_job, run_job
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.parse import parse_lesson
 from coursesite.publish.searchindex import SEARCH, SHARD_LIST, index_search
-from coursesite.render.pages import SIDEBAR_AROUND, plan_site
+from coursesite.render.lessonpage import SIDEBAR_AROUND
+from coursesite.render.pages import plan_site
 
 LESSONS = 60
 

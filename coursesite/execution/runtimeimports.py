@@ -4,7 +4,7 @@ rich, an optional dependency it does not declare, so pip would not install it).
 
 The import guard (importguard.py) lets such an import through and writes it down; here the
 record of the run gets those distributions, pinned to the versions installed, and the setup
-help's install line lists them after the lesson's own (installs.py, render/pages.py). The
+help's install line lists them after the lesson's own (installs.py, render/lessonpage.py). The
 build says so: it is the lesson's code that needs them, through the library.
 """
 

@@ -18,12 +18,8 @@ from coursesite.lesson.model import Lesson
 from coursesite.outputs.images import lesson_images
 from coursesite.pipeline import template_folders
 from coursesite.plugins import load_plugins
-from coursesite.render.pages import (
-    Publication,
-    neighbours_of,
-    page_environment,
-    render_lesson,
-)
+from coursesite.render.lessonpage import neighbours_of, render_lesson
+from coursesite.render.pages import Publication, page_environment
 
 
 def formula_memo(options: BuildOptions) -> FormulaMemo:
