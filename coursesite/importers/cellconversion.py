@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from coursesite.execution.expectedoutputs import (
@@ -65,6 +65,7 @@ class CellConversion:
     # still what Understand says (prelude_at: where it is in build_run, moved once it ends).
     prelude: bool = False
     prelude_at: int = 0
+    steps: dict[int, StepDraft] = field(default_factory=dict)  # by number, as written
 
     def add(self, cell: Cell) -> None:
         self.lesson.refusals += [
@@ -163,8 +164,11 @@ class CellConversion:
         self.number += 1
         number = self.number
         drawers = drawing_functions(lesson.code)
-        step = _step(number, title, code, cell, raises, step_tags(cell, lesson.notes), drawers)
-        self.build_run.append(_figure_target(cell, self.labels, lesson) + step)
+        target = _figure_target(cell, self.labels, lesson)
+        tags = step_tags(cell, lesson.notes)
+        draft = StepDraft(target, number, title, code, cell, raises, tuple(tags), drawers)
+        self.steps[number] = draft
+        self.build_run.append(draft.text())
         lesson.steps.append((number, cell.where, code))
         if raises:
             lesson.notes.append(
@@ -180,6 +184,16 @@ class CellConversion:
         elif stored_anything(cell):
             self.stored[f"step-{number}"] = _stored(cell, self.expected_name, lesson)
         lesson.notes += alt_notes(cell, code, drawers)
+
+    def add_step_tag(self, number: int, tag: str) -> None:
+        """Tags step `number` after the fact: what only all the steps together tell (a
+        clock-made value printed steps later: clockreads.py) is known once they are written."""
+        draft = self.steps[number]
+        if tag in draft.tags:
+            return
+        tagged = replace(draft, tags=(*draft.tags, tag))
+        self.build_run[self.build_run.index(draft.text())] = tagged.text()
+        self.steps[number] = tagged
 
     def _place_introduction(self, code: str, lead_in: str) -> None:
         """Before a step: the introduction that followed opening imports ends here, or the
@@ -355,22 +369,28 @@ def _figure_target(cell: Cell, labels: NotebookLabels, lesson: ImportedLesson) -
     return f"({labels.anchors[label]})=\n"
 
 
-def _step(
-    number: int,
-    title: str,
-    code: str,
-    cell: Cell,
-    raises: str,
-    tags: list[str],
-    drawers: frozenset[str],
-) -> str:
-    # A figure the code leaves open is captured, and needs its text alternative; so does
-    # an image it displays.
-    alt = step_alt(cell, code, drawers)
-    options = f":alt: {alt}\n" if alt else ""
-    options += f":raises: {raises}\n" if raises else ""
-    options += f":tags: [{', '.join(tags)}]\n" if tags else ""
-    return f":::{{step}} {number}. {title}\n{options}{_fenced(code)}\n:::"
+@dataclass(frozen=True)
+class StepDraft:
+    """A step as the lesson's Markdown will say it (`target`: the figure label line above)."""
+
+    target: str
+    number: int
+    title: str
+    code: str
+    cell: Cell
+    raises: str
+    tags: tuple[str, ...]
+    drawers: frozenset[str]
+
+    def text(self) -> str:
+        # A figure the code leaves open is captured, and needs its text alternative; so
+        # does an image it displays.
+        alt = step_alt(self.cell, self.code, self.drawers)
+        options = f":alt: {alt}\n" if alt else ""
+        options += f":raises: {self.raises}\n" if self.raises else ""
+        options += f":tags: [{', '.join(self.tags)}]\n" if self.tags else ""
+        heading = f":::{{step}} {self.number}. {self.title}\n"
+        return f"{self.target}{heading}{options}{_fenced(self.code)}\n:::"
 
 
 def _stored_text(cell: Cell, notes: list[str]) -> str:

@@ -13,8 +13,6 @@ cellconversion.py takes the cells one by one in between.
 
 from __future__ import annotations
 
-import re
-
 from coursesite.execution.expectedoutputs import dump_expected
 from coursesite.importers.cellconversion import CellConversion
 from coursesite.importers.clockreads import clock_patterns
@@ -102,7 +100,7 @@ def _lesson_text(conversion: CellConversion, title: str) -> str:
     varying = {where for where, pattern in clocked if not pattern}
     for number, where, _ in lesson.steps:
         if where in varying:
-            _tag_step(conversion.build_run, number, OUTPUT_VARIES)
+            conversion.add_step_tag(number, OUTPUT_VARIES)
     volatile = (TIMING_VOLATILE if lesson.timed else []) + [p for _, p in clocked if p]
     if volatile:
         front["volatile"] = volatile
@@ -121,23 +119,6 @@ def _clock_note(where: str, pattern: str) -> str:
         f"{made}, in lines no volatile: pattern can tell (a table of timings): its step is "
         f"tagged {OUTPUT_VARIES}, and no run's output of it is compared"
     )
-
-
-def _tag_step(build_run: list[str], number: int, tag: str) -> None:
-    """Adds `tag` to the `:tags:` of step `number`, in the part of `build_run` that holds it."""
-    opening = re.compile(rf"^:::\{{step\}} {number}\. [^\n]*\n((?::[a-z]+:[^\n]*\n)*)", re.M)
-    for at, part in enumerate(build_run):
-        if (found := opening.search(part)) is None:
-            continue
-        options = found.group(1)
-        if tags := re.search(r"^:tags: \[([^\]\n]*)\]$", options, re.M):
-            if tag in re.split(r",\s*", tags.group(1)):
-                return
-            options = options.replace(tags.group(0), f":tags: [{tags.group(1)}, {tag}]")
-        else:
-            options += f":tags: [{tag}]\n"
-        build_run[at] = part[: found.start(1)] + options + part[found.end(1) :]
-        return
 
 
 def _runs_through(cell: Cell) -> bool:
