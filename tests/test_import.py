@@ -9,9 +9,11 @@ import nbformat
 import pytest
 import yaml
 from bs4 import BeautifulSoup
+from markdown_it import MarkdownIt
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from conftest import authoring_example, line_of, no_traceback
+from coursesite.importers.inlinehtml import inline_html_as_markdown
 
 MYST_NOTEBOOK = """\
 ---
@@ -215,10 +217,9 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     assert "`10`.\\\n\\\nOne per record. A code span shows `<br>`, `<q>`" in text
     assert text.count("<br>") == 1 and "inline HTML <br> became a line break" in imported.stdout
     # A link's tag and text become a Markdown link; one around other tags stays code, each
-    # tag in its own span (a second `</a>` never lands inside the first one's backticks).
-    assert (
-        'Read [on LSTMs](https://example.org/lstm) and `<a href="#">` `<b>`x`</b>` `</a>`.' in text
-    )
+    # tag in its own span (a second `</a>` never lands inside the first one's backticks);
+    # bold around plain text is Markdown's.
+    assert 'Read [on LSTMs](https://example.org/lstm) and `<a href="#">`**x**`</a>`.' in text
     assert (
         "inline HTML <a href='https://example.org/lstm'> and its text became a Markdown link"
         in (imported.stdout)
@@ -1046,3 +1047,20 @@ def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_f
     assert "output of step-1 differs" not in built.stderr
     assert built.stderr.count("differs from the output stored in printing.ipynb") == 1
     assert "output of step-2 differs" in built.stderr and "-[0 2 5]" in built.stderr
+
+
+@pytest.mark.parametrize(
+    ("html", "markdown"),
+    [
+        ("the leverage-resid<sup>2</sup> plot", "the leverage-resid{sup}`2` plot"),
+        ("H<sub>2</sub>O and <kbd>Ctrl</kbd>", "H{sub}`2`O and {kbd}`Ctrl`"),
+        ("call <code>a &lt; b</code> first", "call `a < b` first"),
+        ("a <strong> firm </strong> and <em>soft</em> tone", "a  **firm**  and *soft* tone"),
+        ("<b>x <i>y</i></b>", "`<b>`x *y*`</b>`"),  # tags inside: the outer stays code
+    ],
+)
+def test_inline_markup_around_plain_text_becomes_markdown(html, markdown):
+    notes: list[str] = []
+    tokens = MarkdownIt("commonmark").parse(html)
+    assert inline_html_as_markdown(html, tokens, "cell 1", notes) == markdown
+    assert notes and all(note.startswith("cell 1: inline HTML <") for note in notes)

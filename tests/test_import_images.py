@@ -295,7 +295,7 @@ def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(
     assert "image bare.png has no alt text: describe it" in imported.stdout
     lesson = next((course_folder.root / "content").rglob("*-pictures.md")).read_text()
     assert "![A grey fractal](fractal.png)" in lesson and "<p align" not in lesson
-    assert "Click ![the run icon](icon.png) to run a cell, `<b>`then`</b>` wait." in lesson
+    assert "Click ![the run icon](icon.png) to run a cell, **then** wait." in lesson
     assert "![TODO: describe bare.png](bare.png)" in lesson
     assert '<img src="shown-as-code.png">' in lesson  # code stays code
     built = course_folder.cli("-q")

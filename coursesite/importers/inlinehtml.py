@@ -1,6 +1,8 @@
 """Inline HTML in a notebook's Markdown, as a lesson takes it (lessons take no raw HTML):
-a line break `<br>` becomes Markdown's, a link around plain text a Markdown link, a tag
-that only dresses its text goes and the text stays, and any other tag is shown as code;
+a line break `<br>` becomes Markdown's, a link around plain text a Markdown link, bold,
+italic, code, superscript, subscript and keys around plain text Markdown's or MyST's own
+markup, a tag that only dresses its text goes and the text stays, and any other tag is
+shown as code;
 each change is a line of the import report. Each tag is edited where it stands, once:
 never inside a code span or block, which shows it as written, nor inside an edit already
 made (the second `</a>` of a line once landed in the backticks of the first)."""
@@ -29,11 +31,12 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
                 at = _outside_code(text, child.content, cursor)
                 if at < 0:
                     continue
-                link = _markdown_link(text, at, children[index:])
-                if link is not None:
-                    end, replacement, closing = link
+                paired = _markdown_link(text, at, children[index:]) or _markdown_markup(
+                    text, at, children[index:]
+                )
+                if paired is not None:
+                    end, replacement, closing, said = paired
                     linked.add(id(closing))
-                    said = "and its text became a Markdown link"
                 else:
                     end, replacement, said = _inline_html(text, at, at + len(child.content))
                 text = text[:at] + replacement + text[end:]
@@ -42,27 +45,72 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
     return text
 
 
-def _markdown_link(text: str, at: int, children: list[Token]) -> tuple[int, str, Token] | None:
-    """For an `<a href>` at `text[at:]` (`children[0]`, its inline token's children after
-    it), closed in the same paragraph around text alone: (the end of the `</a>`, the
-    Markdown link, the `</a>` token); else None."""
-    opening = _LINK_OPEN.match(children[0].content)
-    if opening is None:
-        return None
+# What a pair of tags around plain text became: (the end of the closing tag, the Markdown
+# that says the same, the closing tag's token, what the report says of it).
+Paired = tuple[int, str, Token, str]
+
+
+def _closed_around_text(
+    text: str, at: int, children: list[Token], closing: re.Pattern[str]
+) -> tuple[int, str, Token] | None:
+    """For the opening tag at `text[at:]` (`children[0]`, its inline token's children after
+    it), closed by a tag `closing` matches in the same paragraph around text alone: (where
+    the closing tag starts, the text inside, its token); else None."""
     for child in children[1:]:
         if child.type == "html_inline":
-            if not _LINK_CLOSE.match(child.content):
-                return None  # another tag inside: the link's text is no plain text
+            if not closing.match(child.content):
+                return None  # another tag inside: what it holds is no plain text
             shut = _outside_code(text, child.content, at)
             inner = text[at + len(children[0].content) : shut]
             if shut < 0 or not inner.strip() or "\n\n" in inner:
                 return None
-            href = unescape(next(filter(None, opening.group("double", "single", "bare")), ""))
-            if re.match(r"^[\w+.-]*:", href) and not re.match(r"^(?:https?|mailto):", href, re.I):
-                return None  # javascript: and the like stay HTML, shown as code
-            target = f"<{href.strip()}>" if re.search(r"[\s()<>]", href) else href
-            return shut + len(child.content), f"[{inner.strip()}]({target})", child
+            return shut, inner, child
     return None
+
+
+def _markdown_link(text: str, at: int, children: list[Token]) -> Paired | None:
+    """An `<a href>` around plain text, as a Markdown link."""
+    opening = _LINK_OPEN.match(children[0].content)
+    found = opening and _closed_around_text(text, at, children, _LINK_CLOSE)
+    if not opening or not found:
+        return None
+    shut, inner, closing = found
+    href = unescape(next(filter(None, opening.group("double", "single", "bare")), ""))
+    if re.match(r"^[\w+.-]*:", href) and not re.match(r"^(?:https?|mailto):", href, re.I):
+        return None  # javascript: and the like stay HTML, shown as code
+    target = f"<{href.strip()}>" if re.search(r"[\s()<>]", href) else href
+    link = f"[{inner.strip()}]({target})"
+    return shut + len(closing.content), link, closing, "and its text became a Markdown link"
+
+
+def _markdown_markup(text: str, at: int, children: list[Token]) -> Paired | None:
+    """`<b>`, `<i>`, `<code>`, `<sup>`, `<sub>` or `<kbd>` around plain text, as the
+    Markdown (or MyST role) that says the same: `**bold**`, `{sup}`2``."""
+    opening = _MARKUP_OPEN.match(children[0].content)
+    if opening is None:
+        return None
+    name = opening.group(1).lower()
+    closing = re.compile(rf"^</{name}\s*>$", re.I)
+    found = _closed_around_text(text, at, children, closing)
+    if found is None:
+        return None
+    shut, inner, closing_token = found
+    words = inner.strip()
+    if name in _EMPHASIS:
+        markup = f"{_EMPHASIS[name]}{words}{_EMPHASIS[name]}"
+    else:
+        literal = unescape(words)
+        ticks = "`" * (1 + max((len(run) for run in re.findall(r"`+", literal)), default=0))
+        pad = " " if literal.startswith("`") or literal.endswith("`") else ""
+        role = "" if name == "code" else f"{{{name}}}"
+        markup = f"{role}{ticks}{pad}{literal}{pad}{ticks}"
+    spaced = inner[: len(inner) - len(inner.lstrip())] + markup + inner[len(inner.rstrip()) :]
+    return shut + len(closing_token.content), spaced, closing_token, f"became {markup}"
+
+
+_EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+# An opening tag whose text Markdown or a MyST role marks up alike (attributes dropped).
+_MARKUP_OPEN = re.compile(r"^<(b|strong|i|em|code|sup|sub|kbd)(?:\s[^<>]*)?>$", re.I)
 
 
 # `<a href="...">`, to an address, a mailto or a place in the notebook: a Markdown link
