@@ -1225,8 +1225,21 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
         "[mid] = plt.plot([0, 1], [1, 2], 'k', ls='steps-mid')\n"
         "print(line.get_drawstyle(), line.get_linestyle(), mid.get_drawstyle())\n"
         "plt.plot([0, 1], ls='--')",
+        # nx-guides' karate club: matplotlib.cm.get_cmap went in 3.9; pyplot's takes the same.
+        "from matplotlib import cm\nimport matplotlib as mpl\n"
+        "print(cm.get_cmap('viridis', 5).N, plt.cm.get_cmap('magma').name)\n"
+        "print(mpl.cm.get_cmap(name='Blues').name)\n"
+        "class Colors:\n    def get_cmap(self, name):\n        return name\n"
+        "print(Colors().get_cmap('own'))",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "print(plt.get_cmap('viridis', 5).N, plt.get_cmap('magma').name)" in lesson
+    assert "print(plt.get_cmap(name='Blues').name)" in lesson
+    assert "print(Colors().get_cmap('own'))" in lesson  # not Matplotlib's: left as it is
+    assert (
+        "step 4 calls cm.get_cmap('viridis', 5), which Matplotlib no longer takes (it went in "
+        "3.9): the step now calls plt.get_cmap('viridis', 5), which gives the same"
+    ) in report, report
     assert "[line] = plt.plot([0, 1], [1, 2], drawstyle='steps');" in lesson
     assert "[mid] = plt.plot([0, 1], [1, 2], 'k', drawstyle='steps-mid')" in lesson
     assert "plt.plot([0, 1], ls='--')" in lesson
@@ -1248,6 +1261,7 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
     page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
     assert "<samp>3d True" in page and "<samp>polar" in page and "1.0" in page
     assert "steps - steps-mid" in page
+    assert "<samp>5 magma\nBlues\nown" in page
 
 
 def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):

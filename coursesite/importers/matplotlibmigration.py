@@ -6,8 +6,8 @@ geometric series lecture) fails with "gca() got an unexpected keyword argument
 'projection'". `fig.add_subplot(projection='3d')` makes those axes, and
 `plt.subplot(projection='3d')` on pyplot's current figure. `hist(normed=True)`, which 3.1
 removed, is `hist(density=True)`; `plot(x, y, linestyle='steps')` is `plot(x, y,
-drawstyle='steps')`. Where the installed Matplotlib lacks the old call, the
-import writes the new one, and says so.
+drawstyle='steps')`; `cm.get_cmap(name)`, which 3.9 removed, is pyplot's `plt.get_cmap(name)`.
+Where the installed Matplotlib lacks the old call, the import writes the new one, and says so.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import ast
 import inspect
 from types import ModuleType
 
+from coursesite.execution.consequences import import_aliases
 from coursesite.importers.callrewrites import CallRewrite, call_of, renamed_keyword, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.installedlibrary import installed_library
@@ -26,7 +27,9 @@ _PYPLOT = ("plt", "pyplot", "matplotlib.pyplot")
 def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports Matplotlib that the installed
     Matplotlib no longer takes as it takes it now; the report's lines."""
-    return rewrite_notes(lesson, "matplotlib", _REWRITES, "Matplotlib", load=_matplotlib)
+    aliases = import_aliases([code for _, _, code in lesson.steps])
+    rewrites = [*_REWRITES, _colormap_rewrite(aliases)]
+    return rewrite_notes(lesson, "matplotlib", rewrites, "Matplotlib", load=_matplotlib)
 
 
 def _matplotlib() -> ModuleType | None:
@@ -70,6 +73,37 @@ def _steps_no_linestyle(matplotlib: ModuleType) -> bool:
     except ValueError:
         return True
     return False
+
+
+def _colormap_rewrite(aliases: dict[str, str]) -> CallRewrite:
+    """`cm.get_cmap(name, lut)`, which 3.9 removed, as pyplot's `plt.get_cmap(name, lut)`,
+    which takes the same arguments and gives the same colormap, where the lesson imports
+    pyplot; the module the call is made on is read through the lesson's imports (`cm`,
+    `plt.cm`, `matplotlib.cm`, `mpl.cm`)."""
+    pyplot = next((name for name, module in aliases.items() if module == _PYPLOT[-1]), None)
+
+    def rewrite(code: str, node: ast.Call) -> str | None:
+        assert isinstance(node.func, ast.Attribute)
+        owner = ast.get_source_segment(code, node.func.value) or ""
+        first, _, rest = owner.partition(".")
+        module = ".".join(filter(None, [aliases.get(first, first), rest]))
+        if node.func.attr != "get_cmap" or pyplot is None:
+            return None
+        if module not in ("matplotlib.cm", "matplotlib.pyplot.cm"):
+            return None
+        function, written = (
+            ast.get_source_segment(code, node.func),
+            ast.get_source_segment(code, node),
+        )
+        if function is None or written is None:
+            return None
+        return f"{pyplot}.get_cmap{written[len(function) :]}"
+
+    return CallRewrite("(it went in 3.9)", _cm_lacks_get_cmap, rewrite, "which gives the same")
+
+
+def _cm_lacks_get_cmap(matplotlib: ModuleType) -> bool:
+    return not hasattr(matplotlib.cm, "get_cmap")
 
 
 _REWRITES = [
