@@ -1057,6 +1057,7 @@ def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_f
         ("call <code>a &lt; b</code> first", "call `a < b` first"),
         ("a <strong> firm </strong> and <em>soft</em> tone", "a  **firm**  and *soft* tone"),
         ("<b>x <i>y</i></b>", "`<b>`x *y*`</b>`"),  # tags inside: the outer stays code
+        ("as follows<br></br>then", "as follows\\\n\\\nthen"),  # HTML reads </br> as <br>
     ],
 )
 def test_inline_markup_around_plain_text_becomes_markdown(html, markdown):

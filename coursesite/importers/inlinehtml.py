@@ -166,8 +166,9 @@ def _inline_html(text: str, at: int, end: int) -> tuple[int, str, str]:
 _BLOCK_START = re.compile(r"[ \t]*(?:\n|(?:[*+-]|\d{1,9}[.)])[ \t]|#{1,6}[ \t]|>|```|~~~)")
 # A CommonMark code span: a run of backticks up to the next run of as many, in its paragraph.
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))*?(?<!`)\1(?!`)")
-# `<br>`, `<br/>`, `<br />`: Markdown's hard line break says the same.
-_LINE_BREAK = re.compile(r"^<br\s*/?>$", re.I)
+# `<br>`, `<br/>`, `<br />`: Markdown's hard line break says the same; so for `</br>`,
+# which HTML parses as `<br>` (nx-guides' PageRank writes `<br></br>`).
+_LINE_BREAK = re.compile(r"^(?:<br\s*/?>|</br\s*>)$", re.I)
 # Inline HTML that only dresses its text (`<font color='red'>`, `<span style=...>`): a page
 # of the course's theme keeps the text and drops the dress.
 _PRESENTATIONAL = re.compile(r"^</?(?:font|span|u|small|big|center)\b[^<>]*>$", re.I)
