@@ -1058,6 +1058,9 @@ def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_f
         ("a <strong> firm </strong> and <em>soft</em> tone", "a  **firm**  and *soft* tone"),
         ("<b>x <i>y</i></b>", "`<b>`x *y*`</b>`"),  # tags inside: the outer stays code
         ("as follows<br></br>then", "as follows\\\n\\\nthen"),  # HTML reads </br> as <br>
+        # Breaks that end a paragraph go, all of them: a backslash there shows as one.
+        ("as follows -\n<br></br>\n\nNext", "as follows -\n\n\nNext"),
+        ("a<br><br><br>", "a"),
     ],
 )
 def test_inline_markup_around_plain_text_becomes_markdown(html, markdown):

@@ -38,7 +38,7 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
                     end, replacement, closing, said = paired
                     linked.add(id(closing))
                 else:
-                    end, replacement, said = _inline_html(text, at, at + len(child.content))
+                    at, end, replacement, said = _inline_html(text, at, at + len(child.content))
                 text = text[:at] + replacement + text[end:]
                 cursor = at + len(replacement)
                 notes.append(f"{where}: inline HTML {child.content} {said}")
@@ -135,30 +135,34 @@ def _outside_code(text: str, tag: str, start: int) -> int:
     return at
 
 
-def _inline_html(text: str, at: int, end: int) -> tuple[int, str, str]:
-    """What the inline HTML tag at `text[at:end]` becomes: (the end of what it replaces,
-    its replacement, what the report says of it)."""
+def _inline_html(text: str, at: int, end: int) -> tuple[int, int, str, str]:
+    """What the inline HTML tag at `text[at:end]` becomes: (the start and end of what it
+    replaces, its replacement, what the report says of it)."""
     tag = text[at:end]
     if _PRESENTATIONAL.match(tag):
-        return end, "", "was left out, its text kept: the page sets its own colours and sizes"
+        return at, end, "", "was left out, its text kept: the page sets its own colours and sizes"
     if not _LINE_BREAK.match(tag):  # a space apart from code just before or after
         before = " " if text[at - 1 : at] == "`" else ""
         after = " " if text[end : end + 1] == "`" else ""
-        return end, f"{before}`{tag}`{after}", "is shown as code"
+        return at, end, f"{before}`{tag}`{after}", "is shown as code"
     line_start = text.rfind("\n", 0, at) + 1
     if text[line_start:at].lstrip().startswith("|"):  # a table's row holds one line
-        return end, " ", "became a space (a table's cell holds one line)"
+        return at, end, " ", "became a space (a table's cell holds one line)"
     rest = re.match(r"[ \t]*(?:\n|$)", text[end:])
     if rest is None:  # the line goes on after it
-        return end, "\\\n", "became a line break"
+        return at, end, "\\\n", "became a line break"
     after = text[end + rest.end() :]
     if not after.strip() or _BLOCK_START.match(after):  # the paragraph ends there
+        # and so do the breaks just before it (`<br><br>`), which would show a backslash
+        start = len(re.sub(r"(?:\\\n)+$", "", text[:at]))
         return (
+            start,
             end + rest.end() - rest.group(0).count("\n"),
             "",
-            "was left out (the paragraph ends there)",
+            "was left out (the paragraph ends there)"
+            + (", and so were the line breaks just before it" if start < at else ""),
         )
-    return end + len(rest.group(0).rstrip("\n")), "\\", "became a line break"
+    return at, end + len(rest.group(0).rstrip("\n")), "\\", "became a line break"
 
 
 # A line that ends a paragraph before it (a blank line, a list item, a heading, a quote, a
