@@ -13,7 +13,10 @@ from markdown_it import MarkdownIt
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from conftest import authoring_example, line_of, no_traceback
+from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.inlinehtml import inline_html_as_markdown
+from coursesite.importers.notebooks import Cell
+from coursesite.importers.portableprose import portable_prose
 
 MYST_NOTEBOOK = """\
 ---
@@ -211,7 +214,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
 
     # What lessons refuse is made portable, and said: HTML as code, remote image as a link,
     # the pasted image saved beside the lesson under a name its content decides.
-    assert '```html\n<div align="center">centred</div>\n```' in text
+    assert "\ncentred\n" in text and "align" not in text
     assert "`<q>`as is`</q>`" in text and "inline HTML <q> is shown as code" in imported.stdout
     # A line break is Markdown's (a code span's tag stays code; one ending a paragraph goes).
     assert "`10`.\\\n\\\nOne per record. A code span shows `<br>`, `<q>`" in text
@@ -233,7 +236,7 @@ def test_an_ipynb_builds_without_edits_and_reports_the_output_that_drifted(cours
     (pasted,) = (lesson.parent / "images").iterdir()
     assert pasted.name.startswith("image-") and pasted.read_bytes()[:4] == b"\x89PNG"
     assert f"![the eleven records](images/{pasted.name})" in text
-    assert "HTML is shown as code" in imported.stdout
+    assert 'HTML that only dresses its text (<div align="center">)' in imported.stdout
     assert "```python norun\nprint('shown, never run')\n```" in text
     assert "became a link to it" in imported.stdout
     assert "[Open in Colab](https://colab.example/nb)" in text and "badge(s)" in imported.stdout
@@ -1068,3 +1071,22 @@ def test_inline_markup_around_plain_text_becomes_markdown(html, markdown):
     tokens = MarkdownIt("commonmark").parse(html)
     assert inline_html_as_markdown(html, tokens, "cell 1", notes) == markdown
     assert notes and all(note.startswith("cell 1: inline HTML <") for note in notes)
+
+
+def test_html_that_only_lays_out_its_text_keeps_the_text_as_markdown():
+    """nx-guides' PageRank centres its formula in `<center>`, a block that cuts its
+    paragraph short: the formula stays, as a paragraph of its own; HTML holding other tags
+    stays code."""
+    lesson = ImportedLesson()
+    source = (
+        "as follows -\n<center>$\\hat{P} = \\alpha P$</center>\n\n"
+        '<div class="note">\n<p align="right">Said once.</p>\n</div>\n\n'
+        "<center><table><tr><td>1</td></tr></table></center>\n"
+    )
+    text = portable_prose(Cell("markdown", source, "cell 3"), lesson)
+    assert text.startswith("as follows -\n\n$\\hat{P} = \\alpha P$\n\nSaid once.\n\n```html\n")
+    assert "```html\n<center><table><tr><td>1</td></tr></table></center>\n```" in text
+    assert (
+        "cell 3: HTML that only dresses its text (<center>) was left out, its text kept: the "
+        "page sets its own layout"
+    ) in lesson.notes

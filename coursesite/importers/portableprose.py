@@ -66,6 +66,15 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
                 where = where_in(cell, token.content.split("\n")[0])
                 lesson.notes.append(f"{where}: {_textless(token)} was left out")
                 continue
+            if (kept := _unwrapped(token.content)) is not None:
+                # A paragraph of its own, as the block was, even where it cut one short.
+                lines[first:end] = ([""] if first and lines[first - 1].strip() else []) + kept
+                where = where_in(cell, token.content.split("\n")[0])
+                lesson.notes.append(
+                    f"{where}: HTML that only dresses its text ({_opening(token.content)}) "
+                    "was left out, its text kept: the page sets its own layout"
+                )
+                continue
             lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
             lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
     text = "\n".join(lines)
@@ -77,6 +86,23 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     return text
 
 
+# Tags that only lay out or dress the text they hold (`<center>`, `<div align="center">`).
+_WRAPPER = re.compile(r"</?(?:center|font|span|u|small|big|div|p)\b[^<>]*>", re.I)
+
+
+def _unwrapped(html: str) -> list[str] | None:
+    """The lines of Markdown a block of HTML holds inside tags that only lay it out
+    (nx-guides' `<center>$\\hat{P} = ...$</center>`); None if it holds any other HTML."""
+    text = _WRAPPER.sub("", html)
+    if re.search(r"<[A-Za-z!/?]", text):
+        return None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _opening(html: str) -> str:
+    return html.strip().split(">")[0].strip() + ">"
+
+
 def _textless(token: Token) -> str:
     """What a block of HTML with no text to read is, for the report."""
     if re.search(r"<script\b", token.content, re.I):  # treescope's, a widget's rendering
@@ -84,7 +110,7 @@ def _textless(token: Token) -> str:
             "HTML that runs a script (an output the notebook stored as its rendering; pages "
             "run no scripts, and the step's fresh output shows what the code displays)"
         )
-    return f"HTML with no text ({token.content.strip().split('>')[0].strip()}>)"
+    return f"HTML with no text ({_opening(token.content)})"
 
 
 def _portable_image(text: str, image: Token, cell: Cell, lesson: ImportedLesson) -> str:
