@@ -228,3 +228,33 @@ def test_a_stored_rich_display_the_fresh_run_printed_as_text_is_not_said_unshown
     assert page.select_one("#step-7 .output-stored img") is not None
     figure_line = line_of(text, "print('<Figure>')")
     assert f"{LESSON}:{figure_line}: step 7 shows nothing" in built.stderr
+
+
+def test_a_cell_the_notebook_ran_to_show_a_syntax_error_is_shown_with_it_never_run(
+    course_folder,
+):
+    """PDSH's hierarchical indexing runs `data.loc[(:, 1), (:, 'HR')]` to show that Python
+    refuses a slice in a tuple: no step can hold it (main.py must compile), so it is shown
+    with the error the notebook stored, and the lesson builds."""
+    refused = new_code_cell(
+        "rows = {'a': 1}\nrows[(:, 1)]",
+        outputs=[
+            new_output(
+                "error",
+                ename="SyntaxError",
+                evalue="invalid syntax (3311942670.py, line 2)",
+                traceback=["  File /var/folders/xc/T/ipykernel_86488/3311942670.py, line 2"],
+            )
+        ],
+    )
+    after = new_code_cell("print(slice(None), 1)")  # the cells after it run as ever
+    cells = [new_markdown_cell("## A slice in a tuple"), refused, after]
+    text = imported(course_folder, cells)
+    shown = "```python norun\nrows = {'a': 1}\nrows[(:, 1)]\n```"
+    stored = "not run here):\n\n```text\nSyntaxError: invalid syntax\n```"
+    assert shown in text and stored in text and "3311942670" not in text
+    assert text.count("rows[(:, 1)]") == 1 and ":raises: SyntaxError" not in text
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / PAGE).read_text()
+    assert "SyntaxError: invalid syntax" in page

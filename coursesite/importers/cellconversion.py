@@ -134,6 +134,9 @@ class CellConversion:
             )
         elif converted is None or converted.shown_only:
             self._add_shown(cell, converted)
+        elif cell.raises in _UNCOMPILABLE and not _compiles(converted.code):
+            # Code the notebook ran to show that Python refuses it (PDSH: a slice in a tuple).
+            self._add_shown(cell, None)
         elif _has_statements(converted.code):  # else empty, or only comments: reported
             self._add_step(cell, converted.code)
 
@@ -144,7 +147,13 @@ class CellConversion:
         fence = _figure_target(cell, self.labels, self.lesson) + fence
         self._section.append(f"{self.closing_line}\n\n{fence}".strip())
         self.heading = self.prose_before = self.closing_line = ""
-        if converted is None:
+        if converted is None and cell.raises in _UNCOMPILABLE:
+            self.lesson.notes.append(
+                f"{cell.where}: its stored run raised {cell.raises}, as it shows Python "
+                "refusing the code: it is shown as code with that error, never run (a step "
+                "must be valid Python)"
+            )
+        elif converted is None:
             self.lesson.notes.append(
                 f"{cell.where}: tagged skip-execution, so it is shown as code and never run"
             )
@@ -397,9 +406,9 @@ def _stored_text(cell: Cell, notes: list[str]) -> str:
     """What a cell that is shown, never run, printed in the notebook's own run, as text
     under its code, labelled as the notebook's: nothing a notebook shows is lost. A shell's
     output (`!pip install`'s log) is no lesson's; images and HTML are left out, said so."""
-    if cell.shell or not stored_anything(cell):
+    if cell.shell or not (stored_anything(cell) or cell.error):
         return ""
-    text = (cell.stdout + cell.display).strip("\n")
+    text = "\n".join(filter(None, [cell.stdout + cell.display, cell.error])).strip("\n")
     if not text:
         notes.append(f"{cell.where}: its stored output is not shown (not run, and not text)")
         return ""
@@ -407,6 +416,17 @@ def _stored_text(cell: Cell, notes: list[str]) -> str:
     return (
         f"\n\nThe notebook's stored output of this cell (not run here):\n\n{_fenced(text, 'text')}"
     )
+
+
+_UNCOMPILABLE = frozenset({"SyntaxError", "IndentationError", "TabError"})
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<cell>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _fenced(code: str, info: str = "python") -> str:

@@ -54,6 +54,7 @@ class Cell:
     shows_last: bool = False  # the lesson ends the step with that value (lessonimport)
     shell: bool = False  # it ran shell commands: its stored output is not the lesson's
     raises: str = ""  # the exception the stored run ended with
+    error: str = ""  # its last line, as the notebook showed it ("SyntaxError: invalid syntax")
     drew: bool = False  # the stored outputs hold an image (a figure, a displayed image)
     tags: tuple[str, ...] = ()
     alt: str = ""  # the text alternative its metadata gives what it draws (figure_alt)
@@ -266,6 +267,9 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
             # The name goes into the lesson's `:raises:` line: only a dotted Python name may.
             name = str(output.get("ename", ""))
             cell.raises = name if re.fullmatch(r"[A-Za-z_][\w.]{0,99}", name) else "Exception"
+            # Without the kernel's file of the cell: "invalid syntax (3311942670.py, line 1)".
+            value = re.sub(r" \([^()]*, line \d+\)$", "", str(output.get("evalue", "")))
+            cell.error = f"{name}: {value}" if value else name
     # The streams as the notebook showed them: what a progress bar drew over is gone.
     cell.stdout, cell.stderr = terminal_text(cell.stdout), terminal_text(cell.stderr)
 
