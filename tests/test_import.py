@@ -1060,6 +1060,9 @@ def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_f
         ("call <code>a &lt; b</code> first", "call `a < b` first"),
         ("a <strong> firm </strong> and <em>soft</em> tone", "a  **firm**  and *soft* tone"),
         ("<b>x <i>y</i></b>", "`<b>`x *y*`</b>`"),  # tags inside: the outer stays code
+        # Bold and italic together, closed in either order (nx-guides' PageRank).
+        ("A <b><i>random walk model</b></i> is", "A ***random walk model*** is"),
+        ("<em><strong>both</strong></em>.", "***both***."),
         ("as follows<br></br>then", "as follows\\\n\\\nthen"),  # HTML reads </br> as <br>
         # Breaks that end a paragraph go, all of them: a backslash there shows as one.
         ("as follows -\n<br></br>\n\nNext", "as follows -\n\n\nNext"),

@@ -35,8 +35,8 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
                     text, at, children[index:]
                 )
                 if paired is not None:
-                    end, replacement, closing, said = paired
-                    linked.add(id(closing))
+                    end, replacement, handled, said = paired
+                    linked |= {id(token) for token in handled}
                 else:
                     at, end, replacement, said = _inline_html(text, at, at + len(child.content))
                 text = text[:at] + replacement + text[end:]
@@ -46,8 +46,8 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
 
 
 # What a pair of tags around plain text became: (the end of the closing tag, the Markdown
-# that says the same, the closing tag's token, what the report says of it).
-Paired = tuple[int, str, Token, str]
+# that says the same, the tags' tokens after the first, what the report says of it).
+Paired = tuple[int, str, list[Token], str]
 
 
 def _closed_around_text(
@@ -80,32 +80,58 @@ def _markdown_link(text: str, at: int, children: list[Token]) -> Paired | None:
         return None  # javascript: and the like stay HTML, shown as code
     target = f"<{href.strip()}>" if re.search(r"[\s()<>]", href) else href
     link = f"[{inner.strip()}]({target})"
-    return shut + len(closing.content), link, closing, "and its text became a Markdown link"
+    return shut + len(closing.content), link, [closing], "and its text became a Markdown link"
 
 
 def _markdown_markup(text: str, at: int, children: list[Token]) -> Paired | None:
     """`<b>`, `<i>`, `<code>`, `<sup>`, `<sub>` or `<kbd>` around plain text, as the
-    Markdown (or MyST role) that says the same: `**bold**`, `{sup}`2``."""
-    opening = _MARKUP_OPEN.match(children[0].content)
-    if opening is None:
+    Markdown (or MyST role) that says the same: `**bold**`, `{sup}`2``; bold and italic
+    together (`<b><i>text</b></i>`, closed in either order) as `***text***`."""
+    openings = _emphasis_pair(text, at, children) or children[:1]
+    names = [match.group(1).lower() for t in openings if (match := _MARKUP_OPEN.match(t.content))]
+    if len(names) != len(openings):
         return None
-    name = opening.group(1).lower()
-    closing = re.compile(rf"^</{name}\s*>$", re.I)
-    found = _closed_around_text(text, at, children, closing)
+    inner_at = at + sum(len(t.content) for t in openings[:-1])
+    closing = re.compile(rf"^</(?:{'|'.join(names)})\s*>$", re.I)
+    found = _closed_around_text(text, inner_at, children[len(openings) - 1 :], closing)
     if found is None:
         return None
     shut, inner, closing_token = found
+    closings = [closing_token]
+    if len(names) == 2:
+        after = children[children.index(closing_token) + 1 : children.index(closing_token) + 2]
+        end = shut + len(closing_token.content)
+        if (
+            not after
+            or not closing.match(after[0].content)
+            or not text.startswith(after[0].content, end)
+        ):
+            return None
+        closings.append(after[0])
     words = inner.strip()
-    if name in _EMPHASIS:
-        markup = f"{_EMPHASIS[name]}{words}{_EMPHASIS[name]}"
+    if names[0] in _EMPHASIS:
+        marks = "".join(sorted({_EMPHASIS[name] for name in names}, key=len, reverse=True))
+        markup = f"{marks}{words}{marks}"
     else:
         literal = unescape(words)
         ticks = "`" * (1 + max((len(run) for run in re.findall(r"`+", literal)), default=0))
         pad = " " if literal.startswith("`") or literal.endswith("`") else ""
-        role = "" if name == "code" else f"{{{name}}}"
+        role = "" if names[0] == "code" else f"{{{names[0]}}}"
         markup = f"{role}{ticks}{pad}{literal}{pad}{ticks}"
     spaced = inner[: len(inner) - len(inner.lstrip())] + markup + inner[len(inner.rstrip()) :]
-    return shut + len(closing_token.content), spaced, closing_token, f"became {markup}"
+    end = shut + sum(len(t.content) for t in closings)
+    return end, spaced, [*openings[1:], *closings], f"became {markup}"
+
+
+def _emphasis_pair(text: str, at: int, children: list[Token]) -> list[Token]:
+    """The two opening tags at `text[at:]` when bold and italic open together (`<b><i>`)."""
+    pair = children[:2]
+    if len(pair) < 2 or any(t.type != "html_inline" for t in pair):
+        return []
+    names = [m.group(1).lower() for t in pair if (m := _MARKUP_OPEN.match(t.content))]
+    adjacent = text.startswith(pair[1].content, at + len(pair[0].content))
+    paired = len(names) == 2 and {_EMPHASIS.get(name) for name in names} == {"**", "*"}
+    return pair if adjacent and paired else []
 
 
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
