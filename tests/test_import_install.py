@@ -439,6 +439,17 @@ def test_tensorflow_s_summary_writer_needs_tensorboard():
     # jax-ai-stack's data loaders: tfds.load reaches etils, which imports importlib_resources.
     loading = [(1, "cell 2", "import tensorflow_datasets as tfds\nds = tfds.load('mnist')")]
     assert [called.need.module for called in needed_calls(loading)] == ["importlib_resources"]
+    # nx-guides' LCA lays trees out with Graphviz through pygraphviz; pydot's layout of the
+    # same name needs another package (and a `dot` program pip does not install).
+    for code in (
+        "import networkx as nx\nfrom networkx.drawing.nx_agraph import graphviz_layout\n"
+        "pos = graphviz_layout(T, prog='dot')",
+        "import networkx as nx\npos = nx.nx_agraph.graphviz_layout(T)",
+    ):
+        [called] = needed_calls([(1, "cell 4", code)])
+        assert (called.need.module, called.call) == ("pygraphviz", "graphviz_layout")
+    pydot = [(1, "cell 4", "import networkx as nx\npos = nx.nx_pydot.graphviz_layout(T)")]
+    assert needed_calls(pydot) == []
 
 
 def test_a_package_a_library_needs_for_a_call_but_does_not_ask_for_is_installed_too(

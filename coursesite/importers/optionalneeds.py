@@ -1,6 +1,7 @@
 """Packages a library needs for one of its calls without asking for them when it is
 installed: its optional dependencies. Plotly's image export needs kaleido, pandas' Excel
-files need openpyxl, NumPyro's model drawings graphviz, TensorFlow's summaries TensorBoard.
+files need openpyxl, NumPyro's model drawings graphviz, NetworkX's Graphviz layouts
+pygraphviz, TensorFlow's summaries TensorBoard.
 A notebook's kernel had them; the build would fail at the call, in the library's own words
 (Plotly: "Image export requires the Kaleido package"). With `--install` the import installs
 them with the rest; without, it names each at the step that calls.
@@ -38,6 +39,26 @@ OPTIONAL_NEEDS = (
         frozenset({"numpyro.render_model", "numpyro.infer.inspect.render_model"}),
         "graphviz",
         "graphviz",
+    ),
+    # NetworkX draws with Graphviz's layouts through pygraphviz (nx-guides' LCA), whose
+    # wheels carry Graphviz itself.
+    OptionalNeed(
+        "networkx",
+        frozenset(
+            f"networkx.{module}.{name}"
+            for module in ("nx_agraph", "drawing.nx_agraph")
+            for name in (
+                "graphviz_layout",
+                "pygraphviz_layout",
+                "to_agraph",
+                "from_agraph",
+                "write_dot",
+                "read_dot",
+                "view_pygraphviz",
+            )
+        ),
+        "pygraphviz",
+        "pygraphviz",
     ),
     # tensorflow-datasets' builders read their resources through etils, which imports
     # importlib_resources without asking pip for it (jax-ai-stack's data-loader guides).
