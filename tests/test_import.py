@@ -1043,9 +1043,11 @@ def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_f
     assert course_folder.cli("import", "printing.ipynb", "--phase", "01").returncode == 0
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+    lesson = next((course_folder.root / "content").rglob("*printing*.md"))
+    at = f"{lesson.relative_to(course_folder.root)}:{line_of(lesson.read_text(), 'import numpy')}"
     assert (
-        "the output of step 1, step 3 differs from what printing.ipynb stored only as newer "
-        "NumPy prints numbers"
+        f"warning: {at}: the output of step 1, step 3 differs from what printing.ipynb stored "
+        "only as newer NumPy prints numbers"
     ) in built.stderr, built.stderr
     assert "output of step-1 differs" not in built.stderr
     assert built.stderr.count("differs from the output stored in printing.ipynb") == 1

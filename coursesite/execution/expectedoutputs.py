@@ -31,7 +31,7 @@ from coursesite.config.yamlmodel import dump_yaml
 from coursesite.errors import BuildError
 from coursesite.execution.diffreport import bounded_diff
 from coursesite.execution.executionrecord import BlockOutput, ExecutionRecord, mask_volatile
-from coursesite.lesson.model import Lesson
+from coursesite.lesson.model import Lesson, RunnableBlock
 
 # Characters of a stored output the expected-outputs file keeps, from its start and its end.
 KEPT_HEAD, KEPT_TAIL = 20_000, 5_000
@@ -109,7 +109,7 @@ def output_drift(
         return [unreadable]
     blocks = {block.id: block for block in lesson.runnable_blocks()}
     warnings = []
-    reprinted: list[str] = []  # blocks whose output differs only as NumPy prints it now
+    reprinted: list[RunnableBlock] = []  # blocks whose output differs only in NumPy printing
     varying = lesson.output_varies()
     for block_id, stored in expected.blocks.items():
         fresh = record.blocks.get(block_id)
@@ -145,7 +145,7 @@ def output_drift(
                 )
             )
         elif difference and _printed_alike(stored, fresh, lesson.front.volatile):
-            reprinted.append(blocks[block_id].label)
+            reprinted.append(blocks[block_id])
         elif difference:
             warnings.append(
                 BuildError(
@@ -156,13 +156,15 @@ def output_drift(
                     detail=detail,
                 )
             )
-    if reprinted:
+    if reprinted:  # said once, at the first of them
+        labels = ", ".join(block.label for block in reprinted)
         warnings.append(
             BuildError(
-                f"the output of {', '.join(reprinted)} differs from what {expected.source} "
-                "stored only as newer NumPy prints numbers (arrays without a space kept for "
-                "the sign, since 1.14; a scalar with its type, np.int64(71) for 71, since 2.0)",
-                path,
+                f"the output of {labels} differs from what {expected.source} stored only as "
+                "newer NumPy prints numbers (arrays without a space kept for the sign, since "
+                "1.14; a scalar with its type, np.int64(71) for 71, since 2.0)",
+                lesson.path,
+                reprinted[0].code.line,
                 hint=f"nothing to fix; remove them from {name} once you have read them",
             )
         )
