@@ -295,3 +295,25 @@ def test_a_role_in_a_heading_is_its_words_in_the_title_and_the_slug():
     assert heading_title("Using {ref}`the model <model-label>` well") == "Using the model well"
     assert heading_title("{index}`NumPy`") == "NumPy"
     assert heading_title("Roots of {math}`x^2`") == "Roots of {math}`x^2`"
+
+
+def test_code_above_the_title_is_setup_and_the_introduction_below_it_is_understand():
+    """nx-guides' PageRank opens with a drawing helper, then its title and introduction:
+    the helper is step 1, and the introduction is what Understand says, not Build & Run's
+    text after it. The section that leads into the next step stays above it."""
+    from coursesite.importers.lessonimport import convert
+
+    cells = _cells(
+        "!code def draw(graph):\n    return graph",
+        "!code WIDTH = 3",
+        "# PageRank\n\nPageRank ranks pages by the links to them.\n\n## Introduction\n\nA "
+        "random surfer follows links.",
+        "Rank a small graph:",
+        "!code print(draw(2) * WIDTH)",
+    )
+    text = convert(cells, "PageRank", "nb.ipynb", "nb.expected.yaml").text
+    understand, build_run = text.split("# Build & Run")
+    assert "PageRank ranks pages" in understand and "random surfer" in understand
+    assert "Rank a small graph:" in build_run and "random surfer" not in build_run
+    assert build_run.index("def draw") < build_run.index("WIDTH = 3") < build_run.index("Rank")
+    assert "summary: PageRank ranks pages by the links to them.\n" in text

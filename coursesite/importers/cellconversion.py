@@ -66,6 +66,10 @@ class CellConversion:
     prelude: bool = False
     prelude_at: int = 0
     steps: dict[int, StepDraft] = field(default_factory=dict)  # by number, as written
+    # The cell the notebook's title heading stood in; code cells above it are its setup
+    # (nx-guides' PageRank opens with a drawing helper), not the first part of the story.
+    title_cell: str = ""
+    titled: bool = False  # the title's cell has been added
 
     def add(self, cell: Cell) -> None:
         self.lesson.refusals += [
@@ -76,6 +80,7 @@ class CellConversion:
             for name in cell.unreadable
         ]
         self.lesson.notes += [f"{cell.where}: {dropped}" for dropped in cell.dropped]
+        self.titled = self.titled or cell.where == self.title_cell
         if cell.kind == "markdown":
             self._add_prose(cell)
         else:
@@ -205,12 +210,20 @@ class CellConversion:
         self.steps[number] = tagged
 
     def _place_introduction(self, code: str, lead_in: str) -> None:
-        """Before a step: the introduction that followed opening imports ends here, or the
-        section a first step's heading opens leads into it from Build & Run."""
-        if self.prelude:
+        """Before a step: the introduction that followed opening imports (or the setup
+        above the title) ends here, or the section a first step's heading opens leads into
+        it from Build & Run."""
+        setup = bool(self.title_cell) and not self.titled
+        if self.prelude and setup:  # more setup: the introduction starts after it
+            self.prelude_at = len(self.build_run) + 1
+        elif self.prelude:
             _end_prelude(self.understand, self.build_run, self.prelude_at)
             self.prelude = False
-        elif not self.number and _imports_only(code) and not "".join(self.understand).strip():
+        elif (
+            not self.number
+            and (setup or _imports_only(code))
+            and not "".join(self.understand).strip()
+        ):
             self.prelude, self.prelude_at = True, len(self.build_run) + 1
         elif not self.number and lead_in:
             _lead_into_first_step(self.understand, self.build_run, lead_in)

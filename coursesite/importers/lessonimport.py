@@ -50,7 +50,7 @@ def convert(
     are the other sites (lessons.yaml `references:`) its references may link to."""
     lesson = ImportedLesson()
     cells = equations_apart(cells, lesson.notes)
-    markdown = _without_title(cells, title, lesson)
+    markdown, title_cell = _without_title(cells, title, lesson)
     labels = NotebookLabels.of(
         [cell.source for cell in markdown if cell.kind == "markdown"], keeps_title
     )
@@ -67,6 +67,7 @@ def convert(
         sites,
         _heading_shift(markdown),
         expected_name,
+        title_cell=title_cell,
     )
     for cell in markdown:
         conversion.add(cell)
@@ -127,16 +128,17 @@ def _runs_through(cell: Cell) -> bool:
     return cell.kind == "code" and not stops
 
 
-def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> list[Cell]:
+def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> tuple[list[Cell], str]:
     """The cells without the heading the title comes from, which the report names when it
-    is not a level-1 heading, or when there is none (the title is the file's name)."""
+    is not a level-1 heading, or when there is none (the title is the file's name); and
+    the cell it stood in ("" for none)."""
     found = title_heading(cells)
     if found is None or heading_title(found.text) != title:
         lesson.notes.append(
             f"the notebook has no heading before its prose to take a title from: the title, "
             f"'{title}', is made from the file's name; set a better one (title:)"
         )
-        return cells
+        return cells, ""
     cell = cells[found.cell]
     if found.level > 1:
         lesson.notes.append(
@@ -154,7 +156,7 @@ def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> lis
         attachments=cell.attachments,
         unreadable=cell.unreadable,
     )
-    return [untitled if number == found.cell else c for number, c in enumerate(cells)]
+    return [untitled if number == found.cell else c for number, c in enumerate(cells)], cell.where
 
 
 def _heading_shift(cells: list[Cell]) -> int:
