@@ -23,9 +23,9 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
     cursor = 0  # where the next inline token's text may start: no edit is edited again
     for token in tokens:
         children = token.children or []
-        linked: set[int] = set()  # the `</a>` tokens of links already made Markdown
+        settled: set[int] = set()  # tags already made Markdown with the one opening them
         for index, child in enumerate(children):
-            if child.type == "html_inline" and id(child) in linked:
+            if child.type == "html_inline" and id(child) in settled:
                 continue
             if child.type == "html_inline" and not only_comments(child.content):
                 at = _outside_code(text, child.content, cursor)
@@ -36,7 +36,7 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
                 )
                 if paired is not None:
                     end, replacement, handled, said = paired
-                    linked |= {id(token) for token in handled}
+                    settled |= {id(token) for token in handled}
                 else:
                     at, end, replacement, said = _inline_html(text, at, at + len(child.content))
                 text = text[:at] + replacement + text[end:]
