@@ -306,8 +306,9 @@ def test_code_above_the_title_is_setup_and_the_introduction_below_it_is_understa
     cells = _cells(
         "!code def draw(graph):\n    return graph",
         "!code WIDTH = 3",
-        "# PageRank\n\nPageRank ranks pages by the links to them.\n\n## Introduction\n\nA "
-        "random surfer follows links.",
+        "# PageRank\n\nPageRank ranks pages by the links to them.",
+        "## Introduction\n\nA random surfer follows links.",
+        "!code import math",  # imports: no section leads into them
         "Rank a small graph:",
         "!code print(draw(2) * WIDTH)",
     )

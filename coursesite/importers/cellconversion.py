@@ -216,8 +216,8 @@ class CellConversion:
         setup = bool(self.title_cell) and not self.titled
         if self.prelude and setup:  # more setup: the introduction starts after it
             self.prelude_at = len(self.build_run) + 1
-        elif self.prelude:
-            _end_prelude(self.understand, self.build_run, self.prelude_at)
+        elif self.prelude:  # all of it, when what comes is imports, which nothing leads into
+            _end_prelude(self.understand, self.build_run, self.prelude_at, _imports_only(code))
             self.prelude = False
         elif (
             not self.number
@@ -259,11 +259,14 @@ def _closing_heading(text: str) -> tuple[str, str]:
     return (body.rstrip(), match.group(1)) if match else (text, "")
 
 
-def _end_prelude(understand: list[str], build_run: list[str], start: int) -> None:
+def _end_prelude(
+    understand: list[str], build_run: list[str], start: int, whole: bool = False
+) -> None:
     """Move the introduction that followed the opening imports (build_run[start:]) to
-    Understand, but its last part when there are several: that leads into the next step,
-    and stays above it."""
-    moved = build_run[start:-1] if len(build_run) - start > 1 else build_run[start:]
+    Understand, but its last part when there are several (unless `whole`): that leads
+    into the next step, and stays above it."""
+    several = len(build_run) - start > 1 and not whole
+    moved = build_run[start:-1] if several else build_run[start:]
     understand.extend(moved)
     del build_run[start : start + len(moved)]
 
