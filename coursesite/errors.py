@@ -167,6 +167,40 @@ def decode_utf8(data: bytes, path: Path) -> str:
         ) from None
 
 
+def course_text(data: bytes, path: Path) -> str:
+    """decode_utf8, refusing a file git left a merge conflict in (at its first marker): a
+    lesson, a notebook or the manifest would otherwise fail with errors far from the cause
+    (invalid YAML at the `=======` line, two versions of a step)."""
+    text = decode_utf8(data, path)
+    if line := merge_conflict_line(text):
+        raise BuildErrors(
+            [
+                BuildError(
+                    "the file holds an unresolved git merge conflict (the lines <<<<<<<, "
+                    "======= and >>>>>>> around two versions of its text)",
+                    path,
+                    line,
+                    hint="keep one version, and delete the other and the three marker lines "
+                    "(`git checkout --ours` or `--theirs` takes one side whole)",
+                )
+            ]
+        )
+    return text
+
+
+def merge_conflict_line(text: str) -> int:
+    """The line of the first `<<<<<<<` of a merge conflict in `text` (followed by its
+    `=======` and `>>>>>>>`; in a notebook's JSON, inside a string too), or 0."""
+    lines = [line.strip('", \r').removesuffix("\\n") for line in text.splitlines()]
+    for at, line in enumerate(lines):
+        if line == "<<<<<<<" or line.startswith("<<<<<<< "):
+            rest = lines[at + 1 :]
+            middle = next((i for i, later in enumerate(rest) if later == "======="), None)
+            if middle is not None and any(later.startswith(">>>>>>>") for later in rest[middle:]):
+                return at + 1
+    return 0
+
+
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
     """A ' (did you mean 'x'?)' suffix when a close choice exists, else ''."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)

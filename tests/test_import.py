@@ -451,6 +451,32 @@ def test_a_notebook_that_is_not_utf8_is_named_at_its_line(course_folder):
     assert f"pure.md:{line_of(text, 'café')}: not UTF-8 text" in imported.stderr
 
 
+def test_a_notebook_git_left_a_merge_conflict_in_is_named_at_the_conflict(course_folder):
+    """nx-guides' traversal page holds `<<<<<<< HEAD` in its front matter: the import said
+    "invalid YAML", far from the cause. In an .ipynb git writes the markers between the
+    JSON's lines; a line of ===== in prose is no conflict."""
+    course_folder.write(authoring_example())
+    kept = MYST_NOTEBOOK.replace("A counter shows it.", "A counter shows it.\n\n=======\n")
+    text = kept.replace("---\n", "---\n<<<<<<< HEAD\nx: 1\n=======\nx: 2\n>>>>>>> a54d6e0\n", 1)
+    (course_folder.root / "merged.md").write_text(text)
+    imported = course_folder.cli("import", "merged.md", "--phase", "01", "--slug", "merged")
+    assert imported.returncode == 1 and no_traceback(imported.stderr)
+    line = line_of(text, "<<<<<<< HEAD")
+    assert f"merged.md:{line}: the file holds an unresolved git merge conflict" in imported.stderr
+    notebook = new_notebook(cells=[new_markdown_cell("# Merged"), new_code_cell("print(1)")])
+    lines = nbformat.writes(notebook).splitlines()
+    at = next(i for i, text in enumerate(lines) if "print(1)" in text)
+    lines[at : at + 1] = ["<<<<<<< HEAD", lines[at], "=======", lines[at], ">>>>>>> a54d6e0"]
+    (course_folder.root / "merged.ipynb").write_text("\n".join(lines))
+    imported = course_folder.cli("import", "merged.ipynb", "--phase", "01", "--slug", "m2")
+    assert f"merged.ipynb:{at + 1}: the file holds an unresolved git merge conflict" in (
+        imported.stderr
+    )
+    # Without the markers, both import (a Setext underline of ===== is prose).
+    (course_folder.root / "merged.md").write_text(kept)
+    assert course_folder.cli("import", "merged.md", "--phase", "01").returncode == 0
+
+
 def notebook_with_image(path, markdown: str, attachments: dict | None = None) -> None:
     notebook = new_notebook()
     notebook.cells = [

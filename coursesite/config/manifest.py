@@ -12,7 +12,7 @@ from msgspec import Meta
 
 from coursesite.config.paths import INSIDE_HINT, is_inside
 from coursesite.config.yamlmodel import StrictModel, describe_pattern, line_at, load_yaml_model
-from coursesite.errors import BuildError, BuildErrors, decode_utf8
+from coursesite.errors import BuildError, BuildErrors, course_text
 
 
 def matching(pattern: str, problem: str) -> Meta:
@@ -254,7 +254,7 @@ def load_course(manifest_path: Path) -> Course:
                 )
             ]
         )
-    text = decode_utf8(manifest_path.read_bytes(), manifest_path)
+    text = course_text(manifest_path.read_bytes(), manifest_path)
     manifest, node = load_yaml_model(text, Manifest, manifest_path)
     root = manifest_path.parent
     _check_references(manifest, manifest_path, node)

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.config.yamlmodel import yaml_error
-from coursesite.errors import BuildError, decode_utf8
+from coursesite.errors import BuildError, course_text
 from coursesite.execution.fdcapture import terminal_text
 from coursesite.importers.celloptions import (
     dropped_options,
@@ -92,7 +92,7 @@ def read_notebook(path: Path) -> list[Cell]:
         data = path.read_bytes()
     except OSError as problem:
         raise BuildError(f"cannot read the notebook: {problem.strerror}", path) from None
-    text = decode_utf8(data, path)
+    text = course_text(data, path)
     if path.suffix == ".ipynb":
         return _ipynb_cells(text, path)
     if path.suffix in (".md", ".myst"):

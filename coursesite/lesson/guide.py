@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coursesite.errors import BuildErrors, decode_utf8
+from coursesite.errors import BuildErrors, course_text
 from coursesite.lesson.model import LessonLink, Prose
 from coursesite.lesson.parse import LessonParser
 
@@ -20,7 +20,7 @@ def parse_guide(
     formulas: FormulaMemo | None = None,
 ) -> tuple[Prose, list[LessonLink]]:
     """A phase study guide: plain Markdown whose math and lesson links are checked."""
-    text = decode_utf8(path.read_bytes(), path)
+    text = course_text(path.read_bytes(), path)
     parser = LessonParser(path, text.splitlines(), formulas=formulas)
     parser.scan_prose(text, 1)
     for value in parser.values:

@@ -27,7 +27,7 @@ from coursesite.blocks.registry import (
 )
 from coursesite.config.manifest import LessonRef
 from coursesite.config.yamlmodel import load_yaml_model
-from coursesite.errors import BuildError, BuildErrors, decode_utf8, did_you_mean
+from coursesite.errors import BuildError, BuildErrors, course_text, did_you_mean
 from coursesite.lesson.fences import fence_mistakes
 from coursesite.lesson.frontmatter import (
     front_matter_problems,
@@ -425,7 +425,7 @@ def parse_lesson(
     """Read and validate one lesson file (`data` when it was already read); raise
     BuildErrors listing every problem. Its formulas are converted into `formulas`."""
     path = ref.source
-    text = decode_utf8(path.read_bytes() if data is None else data, path)
+    text = course_text(path.read_bytes() if data is None else data, path)
     front_text, front_lines = split_front_matter(text, path)
     front, root = load_yaml_model(front_text, FrontMatter, path, first_line=2)
     # Blank out the front matter so that token line numbers are file line numbers.
