@@ -3,6 +3,10 @@ what points inside the notebook is kept, the rest becomes its text, each in the 
 
 from __future__ import annotations
 
+import nbformat
+from bs4 import BeautifulSoup
+
+from conftest import authoring_example
 from coursesite.config.manifest import ReferenceSite
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
 from coursesite.importers.reportnotes import grouped_notes
@@ -354,3 +358,43 @@ def test_a_doc_reference_without_text_shows_the_title_of_the_page_beside_it(tmp_
         .rstrip()
         .endswith("See Linear Algebra, The SVD, gone, the basics and `{doc}`linear_algebra``.")
     )
+
+
+def test_an_empty_html_anchor_on_its_line_is_a_target_its_links_reach(course_folder):
+    """Notebooks mark link targets with `<a id="x"></a>` above a heading (QuantEcon's
+    likelihood lecture, tables of contents): it was shown as two code spans, and `(#end)`
+    reached nothing. A target line says the same; one inside a line of prose stays HTML."""
+    notebook = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Py"}}
+    )
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell(
+            "# Anchors\n\nContents: [the setup](#setup), [the end](#end).\n\n"
+            "<a id='setup'></a>\n## Setup\n\nWe set up, inline <a id='mid'></a> too."
+        ),
+        nbformat.v4.new_code_cell("x = 1\nprint(x)"),
+        nbformat.v4.new_markdown_cell(
+            'A paragraph\n<a name="end"></a>\n\n## The end\n\n```html\n<a id="code"></a>\n```'
+        ),
+        nbformat.v4.new_code_cell("print(x + 1)"),
+    ]
+    course_folder.write(authoring_example())
+    nbformat.write(notebook, course_folder.root / "anchors.ipynb")
+    done = course_folder.cli("import", "anchors.ipynb", "--phase", "01")
+    assert done.returncode == 0, done.stderr
+    assert "cell 1: the empty anchor <a id='setup'></a> became the MyST target (setup)=" in (
+        done.stdout
+    )
+    text = next((course_folder.root / "content").rglob("*anchors.md")).read_text()
+    assert "(setup)=\n## Setup" in text and "A paragraph\n\n(end)=\n" in text
+    assert "`<a id='mid'>`" in text  # inside prose: inline HTML, shown as code
+    assert '```html\n<a id="code"></a>\n```' in text and "(code)=" not in text
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = BeautifulSoup(
+        next((course_folder.root / "site").rglob("anchors/index.html")).read_text(),
+        "html.parser",
+    )
+    for name in ("setup", "end"):
+        assert page.find(id=name) is not None
+        assert page.find("a", href=f"#{name}") is not None

@@ -19,6 +19,7 @@ from coursesite.importers.clockreads import clock_patterns
 from coursesite.importers.devicecount import DeviceNeed, device_note
 from coursesite.importers.equationlabels import equations_apart
 from coursesite.importers.glue import Glued
+from coursesite.importers.htmlanchors import anchors_as_targets
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.lessontext import front_matter, lesson_text, title_summary
 from coursesite.importers.magics import TIMING_VOLATILE
@@ -49,7 +50,7 @@ def convert(
     """The lesson for `cells`; `source` names the notebook in notes and outputs; `sites`
     are the other sites (lessons.yaml `references:`) its references may link to."""
     lesson = ImportedLesson()
-    cells = equations_apart(cells, lesson.notes)
+    cells = equations_apart(anchors_as_targets(cells, lesson.notes), lesson.notes)
     markdown, title_cell = _without_title(cells, title, lesson)
     labels = NotebookLabels.of(
         [cell.source for cell in markdown if cell.kind == "markdown"], keeps_title
