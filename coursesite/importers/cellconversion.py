@@ -29,7 +29,7 @@ from coursesite.importers.formulas import close_math_blocks, settle_math
 from coursesite.importers.frontends import frontend_notes, portable_code
 from coursesite.importers.glue import Glued
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.magics import CellCode, cell_code
+from coursesite.importers.magics import CellCode, cell_code, compiles
 from coursesite.importers.mystdirectives import directive_images, settle_directives
 from coursesite.importers.notebooks import Cell, where_in
 from coursesite.importers.portableprose import portable_prose
@@ -139,7 +139,7 @@ class CellConversion:
             )
         elif converted is None or converted.shown_only:
             self._add_shown(cell, converted)
-        elif cell.raises in _UNCOMPILABLE and not _compiles(converted.code):
+        elif cell.raises in _UNCOMPILABLE and not compiles(converted.code):
             # Code the notebook ran to show that Python refuses it (PDSH: a slice in a tuple).
             self._add_shown(cell, None)
         elif _has_statements(converted.code):  # else empty, or only comments: reported
@@ -435,14 +435,6 @@ def _stored_text(cell: Cell, notes: list[str]) -> str:
 
 
 _UNCOMPILABLE = frozenset({"SyntaxError", "IndentationError", "TabError"})
-
-
-def _compiles(code: str) -> bool:
-    try:
-        compile(code, "<cell>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _fenced(code: str, info: str = "python") -> str:

@@ -99,18 +99,13 @@ def _markdown_markup(text: str, at: int, children: list[Token]) -> Paired | None
     shut, inner, closing_token = found
     closings = [closing_token]
     if len(names) == 2:
-        after = children[children.index(closing_token) + 1 : children.index(closing_token) + 2]
-        end = shut + len(closing_token.content)
-        if (
-            not after
-            or not closing.match(after[0].content)
-            or not text.startswith(after[0].content, end)
-        ):
+        second = _second_closing(text, shut, children, closing_token, closing)
+        if second is None:
             return None
-        closings.append(after[0])
+        closings.append(second)
     words = inner.strip()
     if names[0] in _EMPHASIS:
-        marks = "".join(sorted({_EMPHASIS[name] for name in names}, key=len, reverse=True))
+        marks = "***" if len(names) == 2 else _EMPHASIS[names[0]]
         markup = f"{marks}{words}{marks}"
     else:
         literal = unescape(words)
@@ -121,6 +116,17 @@ def _markdown_markup(text: str, at: int, children: list[Token]) -> Paired | None
     spaced = inner[: len(inner) - len(inner.lstrip())] + markup + inner[len(inner.rstrip()) :]
     end = shut + sum(len(t.content) for t in closings)
     return end, spaced, [*openings[1:], *closings], f"became {markup}"
+
+
+def _second_closing(
+    text: str, shut: int, children: list[Token], first: Token, closing: re.Pattern[str]
+) -> Token | None:
+    """The tag closing the second of a pair right after the first closing (at `shut`)."""
+    after = children[children.index(first) + 1 :][:1]
+    end = shut + len(first.content)
+    if after and closing.match(after[0].content) and text.startswith(after[0].content, end):
+        return after[0]
+    return None
 
 
 def _emphasis_pair(text: str, at: int, children: list[Token]) -> list[Token]:

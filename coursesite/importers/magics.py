@@ -108,7 +108,7 @@ def _automagic(line: str, where: str, earlier: str, cell: CellCode) -> str:
     if not found or found.group(1) not in _AUTOMAGICS:
         return line
     name, arguments = found.groups()
-    if arguments and _compiles(line):  # `time - start`: Python
+    if arguments and compiles(line):  # `time - start`: Python
         return line
     binds = rf"(?:\b(?:def|class|as|import|for|global|nonlocal)\s+|,\s*)\b{name}\b|^\s*{name}\s*="
     if not arguments and re.search(binds, earlier, re.M):
@@ -226,10 +226,10 @@ def _python_apart(lines: list[str]) -> bool:
     if len(lines) < 2:
         return False
     escaped = re.compile(r"^(\s*)(?:[%!]|\w+\s*=\s*[%!]).*$")
-    return _compiles("\n".join(escaped.sub(r"\1pass", line) for line in lines))
+    return compiles("\n".join(escaped.sub(r"\1pass", line) for line in lines))
 
 
-def _compiles(code: str) -> bool:
+def compiles(code: str) -> bool:
     try:
         compile(code, "<cell>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):  # ValueError: a NUL byte
@@ -242,18 +242,18 @@ def _compiling(converted: list[tuple[str, list[str]]], where: str, cell: CellCod
     as the notebook had it (and a note): what the import writes always compiles, unless the
     notebook's own code does not."""
     rows = [rows for _, rows in converted]
-    if _compiles("\n".join(row for group in rows for row in group)):
+    if compiles("\n".join(row for group in rows for row in group)):
         return [row for group in rows for row in group]
     # A magic that was a block's only line (`if ...:` then `!git clone ...`) leaves the
     # block empty: `pass` keeps it a block, and the comment says what it held.
     filled = [_filled_block(line, group) for line, group in converted]
-    if _compiles("\n".join(row for group in filled for row in group)):
+    if compiles("\n".join(row for group in filled for row in group)):
         return [row for group in filled for row in group]
     for at, (line, group) in enumerate(converted):
         if group == [line] or all(row.lstrip().startswith("#") for row in group):
             continue
         trial = [*rows[:at], [line], *rows[at + 1 :]]
-        if _compiles("\n".join(row for group in trial for row in group)):
+        if compiles("\n".join(row for group in trial for row in group)):
             rows = trial
             cell.notes.append(
                 f"{where}: '{line.strip()}' could not be turned into Python that compiles: it "
