@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -190,15 +191,36 @@ def course_text(data: bytes, path: Path) -> str:
 
 def merge_conflict_line(text: str) -> int:
     """The line of the first `<<<<<<<` of a merge conflict in `text` (followed by its
-    `=======` and `>>>>>>>`; in a notebook's JSON, inside a string too), or 0."""
+    `=======` and `>>>>>>>`; in a notebook's JSON, inside a string too), or 0. Markers inside
+    a fence of shown text (```text, ```diff: a lesson about git) are the lesson's, not git's."""
     lines = [line.strip('", \r').removesuffix("\\n") for line in text.splitlines()]
-    for at, line in enumerate(lines):
+    for at in _lines_outside_shown_fences(lines):
+        line = lines[at]
         if line == "<<<<<<<" or line.startswith("<<<<<<< "):
             rest = lines[at + 1 :]
             middle = next((i for i, later in enumerate(rest) if later == "======="), None)
             if middle is not None and any(later.startswith(">>>>>>>") for later in rest[middle:]):
                 return at + 1
     return 0
+
+
+_CODE_FENCE_WORDS = {"python", "py", "python3", "ipython", "ipython3", "{code-cell}"}
+
+
+def _lines_outside_shown_fences(lines: list[str]) -> Iterator[int]:
+    """The indexes of `lines` not inside a fenced block of shown text; a conflict inside
+    Python code is git's (the code would not run), so those fences are read through."""
+    fence = ""
+    for at, line in enumerate(lines):
+        if fence:
+            if line.startswith(fence) and not line.lstrip(fence[0]).strip():
+                fence = ""
+            continue
+        opening = re.match(r"(`{3,}|~{3,})\s*(\S*)", line)
+        if opening and opening[2].lower() not in _CODE_FENCE_WORDS:
+            fence = opening[1]
+            continue
+        yield at
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:

@@ -1091,6 +1091,11 @@ def test_outputs_told_apart_only_by_how_newer_numpy_prints_are_one_note(course_f
         # Bold and italic together, closed in either order (nx-guides' PageRank).
         ("A <b><i>random walk model</b></i> is", "A ***random walk model*** is"),
         ("<em><strong>both</strong></em>.", "***both***."),
+        # Marks that would run into the last ones take underscores; where neither reads as
+        # emphasis (an underscore run closes no emphasis before a letter), the tags stay code.
+        ("<b>x</b><b>y</b> and <i>u</i><i>v</i>", "**x**__y__ and *u*_v_"),
+        ("<b>x</b><i>y</i>", "**x***y*"),
+        ("<b>x</b><b>y</b>z", "**x**`<b>`y`</b>`z"),
         ("as follows<br></br>then", "as follows\\\n\\\nthen"),  # HTML reads </br> as <br>
         # Breaks that end a paragraph go, all of them: a backslash there shows as one.
         ("as follows -\n<br></br>\n\nNext", "as follows -\n\n\nNext"),

@@ -374,3 +374,20 @@ def test_an_anchor_made_from_a_file_name_leaves_a_later_target_label_to_its_auth
     [picture] = lesson.items(Picture)
     assert picture.anchor == "hamilton-2"
     assert "hamilton" in lesson.anchors
+
+
+CONFLICT = "<<<<<<< HEAD\nbatch = 32\n=======\nbatch = 64\n>>>>>>> 5c1e0a7\n"
+
+
+def test_conflict_markers_a_lesson_shows_in_a_text_fence_are_its_text(course_folder):
+    """A lesson about git shows the markers in a ```text block: that is content, not a
+    conflict git left; the same markers in the prose after it still are one."""
+    shown = f"Git marks both versions:\n\n```text\n{CONFLICT}```\n\nEleven records"
+    text = authoring_example().replace("Eleven records", shown, 1)
+    lesson = parse_lesson(course_folder.write(text).lessons[0])
+    prose = "".join(getattr(item, "markdown", "") for item in lesson.stages[0].items)
+    assert ">>>>>>> 5c1e0a7" in prose
+    broken = text.replace("Eleven records", CONFLICT, 1)
+    [error] = parse_errors(course_folder, broken)
+    assert "unresolved git merge conflict" in error.message
+    assert error.line == line_of(broken, "<<<<<<< HEAD", occurrence=2)

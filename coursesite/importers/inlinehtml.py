@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.importers.fences import code_lines
@@ -104,9 +105,13 @@ def _markdown_markup(text: str, at: int, children: list[Token]) -> Paired | None
             return None
         closings.append(second)
     words = inner.strip()
+    end = shut + sum(len(t.content) for t in closings)
     if names[0] in _EMPHASIS:
         marks = "***" if len(names) == 2 else _EMPHASIS[names[0]]
-        markup = f"{marks}{words}{marks}"
+        paragraph = text[:at].rsplit("\n\n", 1)[-1]
+        markup = _emphasis(words, marks, paragraph, text[end : end + 1])
+        if markup is None:
+            return None
     else:
         literal = unescape(words)
         ticks = "`" * (1 + max((len(run) for run in re.findall(r"`+", literal)), default=0))
@@ -114,8 +119,23 @@ def _markdown_markup(text: str, at: int, children: list[Token]) -> Paired | None
         role = "" if names[0] == "code" else f"{{{names[0]}}}"
         markup = f"{role}{ticks}{pad}{literal}{pad}{ticks}"
     spaced = inner[: len(inner) - len(inner.lstrip())] + markup + inner[len(inner.rstrip()) :]
-    end = shut + sum(len(t.content) for t in closings)
     return end, spaced, [*openings[1:], *closings], f"became {markup}"
+
+
+def _emphasis(words: str, marks: str, before: str, after: str) -> str | None:
+    """`words` between `marks` (`**`), or between underscores where the asterisks would run
+    into a neighbour's (`<b>x</b><b>y</b>` is no `**x****y**`): the first that renders
+    after its paragraph's Markdown `before` and before the character `after` as it renders
+    alone; None if neither does."""
+    for mark in (marks, marks.replace("*", "_")):
+        markup = f"{mark}{words}{mark}"
+        alone = _INLINE.renderInline(before) + _INLINE.renderInline(markup)
+        if _INLINE.renderInline(before + markup + after) == alone + _INLINE.renderInline(after):
+            return markup
+    return None
+
+
+_INLINE = MarkdownIt("commonmark")
 
 
 def _second_closing(
