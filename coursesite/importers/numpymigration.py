@@ -1,12 +1,13 @@
-"""What NumPy 2 removed, written as NumPy 2 has it, by ruff's NPY201 rule.
+"""What NumPy 2 removed, written as NumPy 2 has it, by ruff's NPY201 and NPY001 rules.
 
-NumPy 2.0 took about fifty names out of its main namespace. For some its error says what
-to use (renames.py reads "Use `np.str_` instead."); for others it says only "module 'numpy'
-has no attribute 'NAN'". Ruff's NPY201 rule carries NumPy's migration table: the import
-asks it about the lesson's code, read as one program (the `np` of step 1 is numpy in step
-5), and takes its fix for a name the installed NumPy lacks. Where ruff gives no fix, the
-replacement behaves differently (`np.in1d` flattens, `np.isin` keeps the shape): its advice
-goes into the report, and the author decides.
+NumPy 2.0 took about fifty names out of its main namespace, and 1.24 the aliases of
+Python's own types (`np.int` is `int`, which NumPy's error says is safe; NPY001). For some
+its error says what to use (renames.py reads "Use `np.str_` instead."); for others it says
+only "module 'numpy' has no attribute 'NAN'". Ruff's NPY201 rule carries NumPy's migration
+table: the import asks it about the lesson's code, read as one program (the `np` of step 1
+is numpy in step 5), and takes its fix for a name the installed NumPy lacks. Where ruff
+gives no fix, the replacement behaves differently (`np.in1d` flattens, `np.isin` keeps the
+shape): its advice goes into the report, and the author decides.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def numpy_migrations(steps: list[tuple[int, str, str]]) -> dict[tuple[int, int],
     """The migrations of the steps (number, cell, code), by (step, line in its code)."""
     codes = {number: code.splitlines() for number, _, code in steps}
     found: dict[tuple[int, int], list[Migration]] = {}
-    for finding in ruff_findings(steps, "NPY201"):
+    for finding in ruff_findings(steps, "NPY001,NPY201"):
         if finding.end_column is None:
             continue
         old = codes[finding.step][finding.offset][finding.column : finding.end_column]

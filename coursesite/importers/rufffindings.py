@@ -26,8 +26,9 @@ class Finding:
 
 
 def ruff_findings(steps: list[tuple[int, str, str]], rule: str, *options: str) -> list[Finding]:
-    """Ruff's findings of `rule` on the steps (number, cell, code) read as one program;
-    none where ruff cannot be run or read them. `options` are ruff's own (`--config`)."""
+    """Ruff's findings of `rule` (or rules, "NPY001,NPY201") on the steps (number, cell,
+    code) read as one program; none where ruff cannot be run or read them. `options` are
+    ruff's own (`--config`)."""
     lines: list[str] = []
     rows: list[tuple[int, int]] = []
     for number, _, code in steps:
@@ -60,4 +61,4 @@ def _violations(program: str, rule: str, options: tuple[str, ...]) -> list[dict]
         found = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
         return []
-    return [v for v in found if isinstance(v, dict) and v.get("code") == rule]
+    return [v for v in found if isinstance(v, dict) and v.get("code") in rule.split(",")]
