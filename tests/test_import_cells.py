@@ -363,3 +363,38 @@ def test_a_formula_a_cell_never_closes_does_not_run_on_into_the_next_cells(tmp_p
     assert len(notes) == 2, lesson.notes
     assert "closes with '$$)', where Markdown closes none" in notes[0]
     assert "never closes: its $$ is shown as text" in notes[1]
+
+
+def raw_cell(source: str, format: str = "") -> dict:
+    return {
+        "cell_type": "raw",
+        "metadata": {"raw_mimetype": format} if format else {},
+        "source": source,
+    }
+
+
+def test_a_raw_cell_of_plain_text_is_prose_and_one_of_another_format_is_said_left_out(
+    tmp_path: Path,
+):
+    """statsmodels' generic MLE example (nbformat 3) writes its notes between cells as raw
+    cells: their text was lost without a word. A raw cell of HTML or LaTeX is what nbconvert
+    passes to that output alone: left out, and said."""
+    path = ipynb(
+        tmp_path,
+        markdown_cell("# Raw\n\nSome prose."),
+        code_cell("x = 1"),
+        raw_cell("* To make your own model, override `loglike`."),
+        code_cell("print(x)"),
+        raw_cell("<b>only in HTML</b>", "text/html"),
+        raw_cell("Markdown, *kept*.", "text/markdown"),
+        raw_cell("   \n"),
+    )
+    imported = convert(read_notebook(path), "Raw", "nb.ipynb", "nb.expected.yaml")
+    assert "* To make your own model, override `loglike`.\n\n:::{step} 2." in imported.text
+    assert "Markdown, *kept*." in imported.text and "only in HTML" not in imported.text
+    assert "cell 3: a raw cell: its text is kept as prose" in imported.notes
+    assert "cell 6: a raw cell of text/markdown: its text is kept as prose" in imported.notes
+    assert (
+        "cell 5: a raw cell of text/html, which only output in that format shows: it was left out"
+    ) in imported.notes
+    assert not any(note.startswith("cell 7") for note in imported.notes)

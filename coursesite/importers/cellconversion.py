@@ -81,6 +81,8 @@ class CellConversion:
         ]
         self.lesson.notes += [f"{cell.where}: {dropped}" for dropped in cell.dropped]
         self.titled = self.titled or cell.where == self.title_cell
+        if cell.kind == "markdown" and not cell.source.strip():
+            return
         if cell.kind == "markdown":
             self._add_prose(cell)
         else:

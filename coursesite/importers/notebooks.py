@@ -61,7 +61,7 @@ class Cell:
     figure_label: str = ""  # the name MyST-NB's `figure` option gives it, for {numref}
     attachments: dict[str, bytes] = field(default_factory=dict)  # `attachment:NAME` images
     unreadable: list[str] = field(default_factory=list)  # attachments that are not base64
-    dropped: list[str] = field(default_factory=list)  # what it has that a lesson leaves out
+    dropped: list[str] = field(default_factory=list)  # the report on what it lost or became
     load: str = ""  # MyST-NB's `load` option: the file the cell's code is read from
 
     def __post_init__(self) -> None:
@@ -168,15 +168,19 @@ def _checked_cells(notebook: dict, path: Path, places: list[str] | None = None) 
     for number, cell in enumerate(listed, start=1):
         where = places[number - 1] if places else f"cell {number}"
         cell = _mapping(cell, where)
-        if cell.get("cell_type") not in ("markdown", "code"):
-            continue  # raw cells hold no lesson content (nbconvert templates and the like)
+        if cell.get("cell_type") not in ("markdown", "code", "raw"):
+            continue
         metadata = _mapping(cell.get("metadata", {}), f"{where}'s metadata")
         tags = metadata.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
             raise _Malformed(f"{where}'s tags are not a list of words")
+        source = _text(cell.get("source", ""), f"{where}'s source")
+        if cell["cell_type"] == "raw":
+            cells.append(_raw_cell(source, where, metadata))
+            continue
         imported = Cell(
             cell["cell_type"],
-            _text(cell.get("source", ""), f"{where}'s source"),
+            source,
             where,
             tags=tuple(tags),
             alt=figure_alt(metadata),
@@ -193,6 +197,21 @@ def _checked_cells(notebook: dict, path: Path, places: list[str] | None = None) 
             imported.attachments, imported.unreadable = _attachments(attachments)
         cells.append(imported)
     return cells
+
+
+def _raw_cell(source: str, where: str, metadata: dict) -> Cell:
+    """A raw cell, which nbconvert passes on as it is: with no format (older notebooks'
+    plain notes between cells) or Markdown's, its text is prose; for another format (HTML,
+    LaTeX, reStructuredText: what only that output shows) it is left out, said either way."""
+    format = str(metadata.get("raw_mimetype") or metadata.get("format") or "")
+    if format in _PROSE_FORMATS and source.strip():
+        said = f"a raw cell{f' of {format}' if format else ''}: its text is kept as prose"
+        return Cell("markdown", source, where, dropped=[said])
+    said = f"a raw cell of {format}, which only output in that format shows: it was left out"
+    return Cell("markdown", "", where, dropped=[said] if source.strip() else [])
+
+
+_PROSE_FORMATS = {"", "text/markdown", "text/x-markdown", "text/plain"}
 
 
 def _attachments(attachments: dict) -> tuple[dict[str, bytes], list[str]]:
