@@ -4,7 +4,9 @@ pandas removed, between 2.0 and 3.0, calls that older notebooks make everywhere,
 a replacement that does the same: `fillna(method='ffill')` is `ffill()` (and `'bfill'`
 `bfill()`), `iteritems()` is `items()`, `DataFrame.applymap` is `map`, `read_csv`'s
 `delim_whitespace=True` is `sep=r"\\s+"`, `to_csv`'s `line_terminator` is `lineterminator`;
-`.ix[...]`, gone since 1.0, is `.loc[...]` where its keys are labels, as they mostly were.
+`.ix[...]`, gone since 1.0, is `.loc[...]` where its keys are labels, as they mostly were;
+frequency strings pandas renamed (`freq='A'`) are written as it now spells them
+(pandasfrequencies.py).
 A notebook of that age fails the build with an AttributeError or "got an unexpected
 keyword argument"; so, where the installed pandas lacks the old call, the import writes
 the one it takes, and says so. A call only pandas makes is rewritten (`X.iteritems()` of
@@ -29,6 +31,7 @@ from coursesite.importers.callrewrites import (
     rewrite_notes,
 )
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.pandasfrequencies import frequency_alias
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
 
@@ -92,6 +95,8 @@ _REWRITES = [
         of=ast.Subscript,
     ),
     CallRewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
+    # Whether the installed pandas refuses the alias is asked of each alias.
+    CallRewrite("(its frequency aliases were renamed in 2.2)", lambda _: True, frequency_alias),
     CallRewrite("(removed in 2.0)", _has("iteritems"), renamed_method("iteritems", "items")),
     CallRewrite("(renamed map in 2.1)", _has("applymap"), renamed_method("applymap", "map")),
     CallRewrite(
