@@ -752,3 +752,22 @@ def test_every_line_that_varies_gets_its_pattern_once():
     expected = ["h", "loss 0.5 at step 1", "loss 0.4 at step 2", "loss 0.3 at step 3"]
     actual = ["h", "loss 0.7 at step 1", "loss 0.3 at step 3"]
     assert volatile_suggestions(expected, actual) == [r"^loss 0\..* at step 1$"]
+
+
+def test_a_one_element_series_taken_as_a_number_is_pandas_expired_deprecation():
+    """statsmodels' GLM example prints `"%2.4f%%" % (diff*100)`, diff the difference of two
+    predictions of one row each: a Series, which pandas 3 no longer takes as a number. The
+    messages are Python's own, from the real calls."""
+    import pandas
+
+    series = pandas.Series([0.5])
+    made = [lambda: "%2.4f" % series, lambda: float(series), lambda: f"{series:.2f}"]  # noqa: UP031
+    for make in made:
+        with pytest.raises(TypeError) as refused:
+            make()
+        hint = failed(f"TypeError: {refused.value}").hint
+        assert hint.startswith("the code uses a pandas Series where Python wants a number")
+        assert f"pandas {pandas.__version__} refuses" in hint and "`s.iloc[0]`" in hint
+    with pytest.raises(TypeError) as other:
+        print("%f" % "text")  # noqa: UP031
+    assert failed(f"TypeError: {other.value}").hint.startswith("fix the code")

@@ -47,6 +47,16 @@ _SIZE_ONE_SCALAR = "only 0-dimensional arrays can be converted to Python scalars
 _SIZE_ONE_ELEMENT = re.compile(r"ValueError: setting an array element with a sequence\.\s*\Z")
 
 
+# pandas 2.1 deprecated taking a Series of one element as a number (float(s), "%f" % s) and
+# pandas 3 refuses; Python's words name the Series where a number was wanted.
+_SERIES_AS_NUMBER = re.compile(
+    r"TypeError: (?:\w+\(\) argument must be .*?)?(?:must be )?(?:a )?real number, not "
+    r"'?(Series|DataFrame)'?$|TypeError: unsupported format string passed to "
+    r"(Series|DataFrame)\.__format__",
+    re.M,
+)
+
+
 # A DataFrame used as a NumPy array: indexed by two positions (`data.exog[:5, :]`, which
 # pandas takes as one column key), or asked for an ndarray's method (`frame.view(float)`).
 _FRAME_AS_ARRAY = re.compile(
@@ -64,6 +74,16 @@ def old_code_hint(message: str) -> str:
             "written when the data came as an array (statsmodels' datasets load() gives "
             "DataFrames now); take the array, `frame.to_numpy()`, or index by position "
             "with `frame.iloc[...]`"
+        )
+    if series := _SERIES_AS_NUMBER.search(message):
+        kind = series.group(1) or series.group(2)
+        pandas = distribution_version("pandas") or "here"
+        return (
+            f"the code uses a pandas {kind} where Python wants a number (float(), `%f`, a "
+            "format): pandas took one of a single element as its number until 2.1 deprecated "
+            f"it, and pandas {pandas} refuses; the code was written for an older pandas "
+            "(a model's predict() of one row gives a Series now); take the element, "
+            "`s.iloc[0]` or `s.item()`"
         )
     if removed := _TRANSFORMERS_FRAMEWORK.search(message):
         return (
