@@ -829,7 +829,7 @@ def test_numpy_1_names_numpy_2_removed_silently_are_written_as_its_migration_say
     assert "gap = np.nan\narea = np.trapezoid(x)\n" in lesson
     assert "rows = np.ones(2).astype(int)\nprint(rows, float(area))" in lesson
     assert "step 3 uses numpy.int, which the installed numpy does not have" in report
-    assert "; the step now uses int, where the installed one has it" in report
+    assert "; the step now uses int, which it stood for" in report
     assert "step 2 uses numpy.NAN, which the installed numpy does not have" in report
     assert "; the step now uses np.nan, where the installed one has it" in report
     assert "; the step now uses np.trapezoid, where the installed one has it" in report

@@ -50,7 +50,8 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
         if rename and (drift.number, rename) in applied:
             now = migration.new if migration else drift.instead
             now = rename.new if now == drift.missing else now
-            notes.append(f"{gone}; the step now uses {now}, where the installed one has it")
+            where = "where the installed one has it" if "." in now else "which it stood for"
+            notes.append(f"{gone}; the step now uses {now}, {where}")
         elif migration:
             notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
         elif drift.close:
