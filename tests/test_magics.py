@@ -389,3 +389,17 @@ def test_a_line_of_a_statement_that_runs_on_is_no_automagic():
     assert run(cell.code) == "{'a': 1, 'bc': 2}\n"
     alone = cell_code("colors = {", "cell 8")  # one line: IPython's automagic reads it so
     assert "cell 8: 'colors = {' is IPython's automagic for %colors" in alone.notes[0]
+
+
+def test_a_line_magic_whose_brackets_stay_open_runs_on_to_the_line_that_closes_them():
+    """PDSH's eval chapter: `%timeit np.fromiter((...),` and on the next line `dtype=...)`,
+    which IPython reads as one statement; the second line alone is an indented fragment."""
+    source = "%timeit -n2 -r2 sum(f(v) for v in (x,\n                   x + 1))\nprint('after')"
+    cell = cell_code(source, "cell 6")
+    lines = run(cell.code).splitlines()
+    assert IPYTHON_TIMEIT.fullmatch(lines[0]) and lines[0].endswith("of 2 runs, 2 loops each)")
+    assert lines[1:] == ["after"]
+    assert "'sum(f(v) for v in (x, x + 1))'" in cell.code
+    # A closed magic line leaves the next line its own; a string's "(" opens nothing.
+    cell = cell_code("%timeit -n1 -r1 f('(')\nprint(x)", "cell 7")
+    assert run(cell.code).splitlines()[1:] == ["3"]

@@ -20,7 +20,9 @@ Every change is a line of the import report.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 from coursesite.importers.cellmagics import captured, file_command, run_script, writefile
@@ -120,6 +122,34 @@ def _automagic(line: str, where: str, earlier: str, cell: CellCode) -> str:
     return f"%{line.strip()}"
 
 
+# A line magic, bound to a name or not (`%timeit f(x)`, `r = %timeit -o f(x)`).
+_LINE_MAGIC = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*=\s*)?%(?!%)\w")
+
+
+def _logical_magic_lines(lines: list[str]) -> list[str]:
+    """The lines, a line magic whose brackets stay open joined with the lines that close
+    them, as IPython reads it (PDSH: `%timeit np.fromiter((...),` then `dtype=...)`)."""
+    joined: list[str] = []
+    for line in lines:
+        if joined and _LINE_MAGIC.match(joined[-1]) and _open(joined[-1]):
+            joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
+        else:
+            joined.append(line)
+    return joined
+
+
+def _open(line: str) -> bool:
+    """Whether a bracket or a string of `line` is still open at its end."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(line.partition("%")[2] + "\n").readline):
+            pass
+    except tokenize.TokenError as refusal:
+        return "EOF in multi-line" in str(refusal)
+    except SyntaxError:  # the magic's options may not be Python's tokens: nothing to join
+        return False
+    return False
+
+
 def _without_leading_indent(lines: list[str], where: str, cell: CellCode) -> list[str]:
     """The cell's lines without the indent of its first line, taken off every line that
     has it, as IPython does before it runs a cell (its leading_indent transformer): a cell
@@ -145,6 +175,7 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
             _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
             for number, line in enumerate(lines)
         ]
+    lines = _logical_magic_lines(lines)
     first = _CELL_MAGIC.match(lines[0]) if lines else None
     if first and first.group(1) in ("timeit", "time"):
         # The timed code is the notebook's too: its magics and display() are converted.
