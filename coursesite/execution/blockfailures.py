@@ -183,7 +183,9 @@ class _MissingModules:
         if self.missing is None:
             local = {Path(name).stem for name in self.job.inputs if name.endswith(".py")}
             self.missing = missing_modules(self.job.payload["blocks"], local)
-        if module not in self.missing:
+        # Python names the first package of the chain it did not find ('google.cloud' of
+        # google.cloud.storage): a module missing_modules lists, or one inside it.
+        if not any(m == module or m.startswith(f"{module}.") for m in self.missing):
             return ""
         self.first = self.first or failure["block"]
         return self.first

@@ -12,7 +12,12 @@ import re
 from typing import NamedTuple
 
 from coursesite.execution.dependencies import distribution_version
-from coursesite.execution.missingmodules import NO_MODULE, is_installed, is_third_party
+from coursesite.execution.missingmodules import (
+    NO_MODULE,
+    is_installed,
+    is_third_party,
+    provided_module,
+)
 from coursesite.importers.hostedmodules import hosted_hint, hosted_only
 
 
@@ -33,7 +38,9 @@ def lacked_by_installed(failure: dict) -> Lacked | None:
     if missing := NO_MODULE.match(message):
         dotted = missing.group(1)
         module, _, inner = dotted.partition(".")
-        if inner and not hosted_only(dotted) and is_installed(module):
+        # A namespace package's part another distribution provides is not installed.
+        provided = inner and provided_module(dotted) == module
+        if provided and not hosted_only(dotted) and is_installed(module):
             return Lacked(module, dotted)
         return None
     # Python's words, or a package's own module type's (Flax: "Module flax.nnx has no ...").

@@ -12,12 +12,14 @@ for it, kept in the lesson as a comment, or its distribution's name).
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import importlib.util
 import re
 import sys
 
 from coursesite.execution.dependencies import modules_imported_by
+from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.requirements import distribution_of, requirement_line
 
 NO_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
@@ -25,22 +27,72 @@ PIP_INSTALL = re.compile(r"pip3? install\s+([^\n#]+)")
 
 
 def missing_module(message: str) -> str | None:
-    """The top-level module a failure's message says is missing ('cv2'), or None."""
+    """The module a failure's message says is missing ('cv2'; in a namespace package, the
+    part a distribution provides: 'mpl_toolkits.basemap'), or None."""
     found = NO_MODULE.match(message)
-    return found.group(1).split(".")[0] if found else None
+    return provided_module(found.group(1)) if found else None
 
 
 def missing_modules(blocks: list[dict], local: set[str]) -> dict[str, list[str]]:
-    """Each top-level module the `blocks` ({id, code}) import that no installed module
-    provides, in the order they import them -> the ids of the blocks importing it. `local`
-    are the lesson's own modules (they travel with it)."""
+    """Each module the `blocks` ({id, code}) import that no installed module provides, in
+    the order they import them -> the ids of the blocks importing it: a top-level module,
+    or in a namespace package that distributions share (`mpl_toolkits`, `google`) the part
+    one of them provides (`mpl_toolkits.basemap`). `local` are the lesson's own modules
+    (they travel with it)."""
     found: dict[str, list[str]] = {}
     for block in blocks:
         for module in sorted(modules_imported_by((block["code"],)) - local):
-            if is_installed(module):
-                continue
-            found.setdefault(module, []).append(block["id"])
+            if not is_installed(module):
+                found.setdefault(module, []).append(block["id"])
+            elif _namespace_package(module):
+                for part in sorted(_namespace_parts(block["code"], module)):
+                    if not hosted_only(part) and not is_installed(part):
+                        found.setdefault(part, []).append(block["id"])
     return found
+
+
+def provided_module(dotted: str) -> str:
+    """The module of `dotted` a distribution provides: its top-level package, or within
+    namespace packages (which several distributions fill) the first part that is not one."""
+    parts = dotted.split(".")
+    depth = 1
+    while depth < len(parts) and (
+        ".".join(parts[:depth]) in _SHARED_NAMESPACES or _namespace_package(".".join(parts[:depth]))
+    ):
+        depth += 1
+    return ".".join(parts[:depth])
+
+
+# Namespace packages that no distribution installs alone, so that where none of theirs is
+# installed there is nothing to ask: google-cloud-storage provides google.cloud.storage.
+_SHARED_NAMESPACES = {"google", "google.cloud"}
+
+
+def _namespace_package(module: str) -> bool:
+    spec = _spec_of(module)
+    return spec is not None and spec.origin is None and bool(spec.submodule_search_locations)
+
+
+def _namespace_parts(code: str, package: str) -> set[str]:
+    """The modules of the namespace `package` that the code imports, as provided_module
+    names them."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    dotted = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    ]
+    dotted += [
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+    ]
+    inside = [name for name in dotted if name.startswith(f"{package}.")]
+    return {provided_module(name) for name in inside}
 
 
 def is_installed(module: str) -> bool:

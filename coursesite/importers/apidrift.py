@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursesite.execution.missingmodules import is_installed, provided_module
 from coursesite.importers.steplines import code_tree
 
 CHECK_SECONDS = 60
@@ -87,7 +88,9 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
     """Each name the steps (number, cell, code) use that the installed packages lack, and
     each module they import that lacks another. Modules in `local` are the lesson's own."""
     uses = _uses(steps)
-    paths = sorted({use[3] for use in uses if use[3].split(".")[0] not in local})
+    paths = sorted(
+        {use[3] for use in uses if use[3].split(".")[0] not in local and _installed(use[3])}
+    )
     if not paths:
         return ApiCheck([], [])
     imported_from = {
@@ -138,6 +141,13 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
             module, lacked = needs[path]
             check.lacking.append(LackingModule(number, where, offset, module, lacked))
     return check
+
+
+def _installed(path: str) -> bool:
+    """Whether the distribution providing `path` is installed, where that is a namespace
+    package's part (`mpl_toolkits.basemap`: missing_module_notes says it is not)."""
+    part = provided_module(path)
+    return "." not in part or is_installed(part)
 
 
 def why_unchecked(checked: subprocess.CompletedProcess) -> str:

@@ -29,6 +29,7 @@ DISTRIBUTIONS = {
     "haiku": "dm-haiku",
     "jwt": "PyJWT",
     "mpl_toolkits": "matplotlib",
+    "mpl_toolkits.basemap": "basemap",
     "orbax": "orbax-checkpoint",
     "pptx": "python-pptx",
     "reverb": "dm-reverb",
@@ -47,7 +48,9 @@ _NAME_END = re.compile(r"[\s\[<>=!~;@]")
 
 
 def distribution_of(module: str) -> str:
-    return DISTRIBUTIONS.get(module, module.replace("_", "-"))
+    """A module's distribution; a namespace package's part is named by its dotted path
+    (`google.cloud.storage` comes from google-cloud-storage)."""
+    return DISTRIBUTIONS.get(module, module.replace("_", "-").replace(".", "-"))
 
 
 def not_installed_advice(line: str) -> str:

@@ -70,10 +70,11 @@ def imported_packages(steps: list[tuple[int, str, str]]) -> set[str]:
 
 
 def first_import(text: str, steps: list[tuple[int, str, str]], module: str) -> str:
-    """Where the first step (number, cell.where, code) that imports `module` does so, for
-    a report line ("cell 3, lesson line 40: step 2"), or ""."""
+    """Where the first step (number, cell.where, code) that imports `module` (top-level,
+    or dotted: `mpl_toolkits.basemap`) does so, for a report line ("cell 3, lesson line
+    40: step 2"), or ""."""
     for number, where, offset, names in step_imports(steps):
-        if any(name.split(".")[0] == module for name in names):
+        if any(name == module or name.startswith(f"{module}.") for name in names):
             return f"{where}, lesson line {lesson_line(text, number, offset)}: step {number}"
     return ""
 
