@@ -103,3 +103,37 @@ def test_an_indented_block_after_a_cell_stays_code_on_the_page(tmp_path: Path):
     tokens = MarkdownIt("commonmark").parse(body)
     blocks = [token.content for token in tokens if token.type == "code_block"]
     assert blocks == ["key: Array((), dtype=key<fry>) overlaying:\n[0 0]\n"]
+
+
+PANDOC = """\
+---
+jupyter:
+  nbformat: 4
+---
+
+::: {.cell .markdown}
+## Centrality
+:::
+
+::: {.cell .code execution_count="4"}
+``` {.python}
+G = 1
+```
+:::
+"""
+
+
+def test_pandocs_markdown_of_a_notebook_is_named_with_how_to_convert_it(tmp_path: Path):
+    """nx-guides keeps one notebook as Pandoc writes a notebook in Markdown (fenced divs):
+    'no code cells' was untrue and said nothing of what to do."""
+    path = tmp_path / "Centrality.md"
+    path.write_text(PANDOC)
+    with pytest.raises(BuildError) as refused:
+        read_notebook(path)
+    assert refused.value.message.startswith("this is Pandoc's Markdown of a notebook")
+    assert refused.value.line == 6
+    assert "pandoc Centrality.md -o Centrality.ipynb" in refused.value.hint
+    path.write_text(PANDOC.replace("{.cell", "{.note"))
+    with pytest.raises(BuildError) as refused:
+        read_notebook(path)
+    assert refused.value.message.startswith("no code cells")

@@ -296,6 +296,8 @@ def _stored_outputs(cell: Cell, outputs: list) -> None:
 # -- MyST / jupytext Markdown ------------------------------------------------------------
 
 _CODE_CELL = re.compile(r"^\{code-cell\}\s*(\S*)")
+# A cell of Pandoc's Markdown for notebooks: `::: {.cell .code execution_count="4"}`.
+_PANDOC_CELL = re.compile(r"^:{3,}\s*\{[^}\n]*\.cell\b", re.M)
 _CELL_BREAK = re.compile(r"^\+\+\+(\s.*)?$")
 # A {code-cell}'s argument: the language of its code, as the kernel reads it.
 _PYTHON_CELLS = frozenset({"", "python", "python3", "ipython", "ipython3", "py"})
@@ -332,6 +334,15 @@ def _myst_cells(text: str, path: Path) -> list[Cell]:
         )
         for fence, tags in python_fences(tokens)
     ]
+    if not code_cells and (pandoc := _PANDOC_CELL.search(text)):
+        raise BuildError(
+            "this is Pandoc's Markdown of a notebook (its cells are ::: {.cell ...} divs), "
+            "which the import does not read",
+            path,
+            text[: pandoc.start()].count("\n") + 1,
+            hint=f"convert it back to a notebook with Pandoc (`pandoc {path.name} -o "
+            f"{path.stem}.ipynb`, with its images beside it) and import the .ipynb",
+        )
     if not code_cells:
         raise BuildError(
             "no code cells: neither ```{code-cell} blocks (MyST) nor ```python blocks "
