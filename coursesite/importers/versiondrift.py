@@ -6,6 +6,8 @@ with what to do.
 
 from __future__ import annotations
 
+import builtins
+
 from coursesite.importers.apidrift import Drift, LackingModule, RefusedKeyword, api_drift
 from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.importedlesson import ImportedLesson
@@ -50,7 +52,8 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
         if rename and (drift.number, rename) in applied:
             now = migration.new if migration else drift.instead
             now = rename.new if now == drift.missing else now
-            where = "where the installed one has it" if "." in now else "which it stood for"
+            builtin = now in vars(builtins)  # NumPy's alias `np.int`: Python's `int`
+            where = "which it stood for" if builtin else "where the installed one has it"
             notes.append(f"{gone}; the step now uses {now}, {where}")
         elif migration:
             notes.append(f"{gone}; NumPy 2's migration (ruff's NPY201): {migration.advice}")
