@@ -771,3 +771,23 @@ def test_a_one_element_series_taken_as_a_number_is_pandas_expired_deprecation():
     with pytest.raises(TypeError) as other:
         print("%f" % "text")  # noqa: UP031
     assert failed(f"TypeError: {other.value}").hint.startswith("fix the code")
+
+
+def test_a_method_of_a_class_the_lesson_imported_by_name_is_that_packages_version():
+    """statsmodels' exponential smoothing example: `ExponentialSmoothing(aust, ...)
+    .fit(use_boxcox=True)`, whose keyword moved to the constructor; Python names the class
+    and its method, and the lesson imported the class by name."""
+    import pandas
+
+    quoted = '  File "lesson.md", line 9, in <module>\n    fit1 = Frame(rows).fit(boxcox=True)\n'
+    message = "TypeError: DataFrame.fit() got an unexpected keyword argument 'boxcox'"
+    aliases = {"DataFrame": "pandas.DataFrame"}
+    hint = failed(message, traceback=quoted, aliases=aliases).hint
+    assert hint.startswith(
+        "pandas.DataFrame.fit of the installed pandas takes no keyword boxcox: the code was "
+        f"written for another version of pandas (installed: {pandas.__version__})"
+    )
+    # The lesson's own class of that name is the code's to fix.
+    assert failed(message, traceback=quoted).hint.startswith("fix the code")
+    own = {"DataFrame": "lessonmodels.DataFrame"}
+    assert failed(message, traceback=quoted, aliases=own).hint.startswith("fix the code")

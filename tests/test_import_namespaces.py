@@ -6,9 +6,8 @@ lacked it (write it for the installed version), not that basemap is not installe
 from __future__ import annotations
 
 from conftest import line_of
-from test_import_preflight import imported
-
 from coursesite.execution.missingmodules import missing_modules
+from test_import_preflight import imported
 
 CELLS = [
     "import matplotlib.pyplot as plt\nfrom mpl_toolkits.mplot3d import Axes3D\n"

@@ -201,6 +201,12 @@ def keyword_drift(failure: dict) -> Lacked | None:
     function, keyword = unexpected.groups()
     if (called := _called_on_installed(failure, function, r"\(")) is not None:
         return Lacked(called.package, f"{called.name}({keyword}=)")
+    # A method of a class the lesson imported by name, called on an instance
+    # (`ExponentialSmoothing(data).fit(use_boxcox=True)`): Python names the class.
+    head, _, rest = function.partition(".")
+    imported = failure.get("aliases", {}).get(head, "")
+    if imported and is_third_party(imported.split(".")[0]):
+        return Lacked(imported.split(".")[0], f"{imported}.{rest}({keyword}=)")
     frames = _LIBRARY_FRAME.findall(failure.get("traceback") or "")
     return Lacked(frames[-1], f"{function}({keyword}=)") if frames else None
 
