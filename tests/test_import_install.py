@@ -6,11 +6,13 @@ so the environment the tests run in is never changed."""
 
 import base64
 import hashlib
+import io
 import os
 import re
 import site
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -133,7 +135,26 @@ def wheels(tmp_path_factory) -> Path:
     )
     # Installed as one name, imported as another (nvidia-cutlass-dsl provides cutlass).
     wheel(folder, "kitdsl-ci", "3.1", "KIT = 'cut'\n", module="cutkit_ci")
+    # Only as source, whose build needs what no index has (basemap 1.3's sdists ask for
+    # numpy==1.21.4, which Python 3.11 cannot install).
+    source_release(folder, "oldbuild-ci", "1.0", "nobuilddep-ci==9.9")
     return folder
+
+
+def source_release(folder: Path, name: str, version: str, build_requires: str) -> None:
+    """An sdist of `name` whose pyproject asks `build_requires` to build it."""
+    base = f"{name.replace('-', '_')}-{version}"
+    files = {
+        "PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        "pyproject.toml": f'[build-system]\nrequires = ["{build_requires}"]\n'
+        'build-backend = "setuptools.build_meta"\n',
+    }
+    with tarfile.open(folder / f"{base}.tar.gz", "w:gz") as archive:
+        for path, text in files.items():
+            data = text.encode()
+            member = tarfile.TarInfo(f"{base}/{path}")
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
 
 
 def run(python: Path, course: Path, wheels: Path, *arguments: str):
@@ -226,6 +247,25 @@ def test_a_package_pip_cannot_find_is_reported_and_the_lesson_is_written(
     assert no_traceback(done.stderr)
     assert root.joinpath(*LESSON).exists()
     assert not (root / "requirements.txt").exists()
+
+
+def test_a_package_whose_old_source_release_cannot_be_built_says_no_release_fits(
+    course_folder, scratch_python, wheels
+):
+    """nx-guides' world trade notebook: basemap 2 requires an older numpy and Matplotlib
+    than installed, pip goes back to basemap 1.3's source, whose build needs numpy==1.21.4:
+    'no release of numpy fits here', and a hint about module names, were beside the point."""
+    course_folder.write(authoring_example())
+    root = course_folder.root
+    greetings_notebook(root / "greetings.ipynb", ["import oldbuild_ci"])
+    done = import_installing(scratch_python, root, wheels)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "pip could not install oldbuild-ci: no release of it installs beside the packages "
+        "installed here, and the older one pip then tried to build from source needs "
+        "nobuilddep-ci==9.9 to build"
+    ) in done.stdout, done.stdout
+    assert "module's name" not in done.stdout and no_traceback(done.stderr)
 
 
 def test_pins_replace_in_place_and_leave_other_lines_alone():

@@ -232,6 +232,19 @@ def _pip_failed(requirements: list[str], stderr: str) -> BuildError:
             "it needs in an environment of its own, or write it for the versions installed; "
             "then import again without --install",
         )
+    if "to install build dependencies did not run successfully" in stderr:
+        # No release installs beside what is installed, so pip went back to an old one
+        # published as source, and its build asked for what this Python cannot install.
+        needed = re.search(r"No matching distribution found for (\S+)", stderr)
+        return BuildError(
+            f"pip could not install {wanted}: no release of it installs beside the packages "
+            "installed here, and the older one pip then tried to build from source needs "
+            f"{needed.group(1) if needed else 'what this Python cannot install'} to build",
+            hint="the notebook needs other versions than this environment has (its release's "
+            "requirements, on PyPI, say which): install what it needs in an environment of its "
+            "own, or write the code for the packages installed; then import again without "
+            "--install",
+        )
     if unknown := re.search(r"No matching distribution found for ([A-Za-z0-9._-]+)", stderr):
         return BuildError(
             f"pip could not install {wanted}: no release of {unknown.group(1)} fits here:\n{last}",
