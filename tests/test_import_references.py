@@ -339,7 +339,8 @@ def test_a_doc_reference_without_text_shows_the_title_of_the_page_beside_it(tmp_
     lecture = tmp_path / "lecture.md"
     lecture.write_text(
         "# Circulant\n\nSee {doc}`linear_algebra`, {doc}`sub/svd`, {doc}`gone`, "
-        "{doc}`the basics <linear_algebra>` and `{doc}`linear_algebra``.\n\n"
+        "{doc}`the basics <linear_algebra>` and `{doc}`linear_algebra``. As QuantEcon "
+        "writes it: {doc}`<linear_algebra>` and {doc}`<intro:gone>`.\n\n"
         "```{code-cell} ipython3\nx = 1\n```\n"
     )
     cells = read_notebook(lecture)
@@ -349,14 +350,18 @@ def test_a_doc_reference_without_text_shows_the_title_of_the_page_beside_it(tmp_
         .source.rstrip()
         .endswith(
             "See {doc}`Linear Algebra <linear_algebra>`, {doc}`The SVD <sub/svd>`, {doc}`gone`, "
-            "{doc}`the basics <linear_algebra>` and `{doc}`linear_algebra``."
+            "{doc}`the basics <linear_algebra>` and `{doc}`linear_algebra``. As QuantEcon "
+            "writes it: {doc}`Linear Algebra <linear_algebra>` and {doc}`<intro:gone>`."
         )
     )
     notes: list[str] = []
     assert (
         settle(cells[0].source, notes)
         .rstrip()
-        .endswith("See Linear Algebra, The SVD, gone, the basics and `{doc}`linear_algebra``.")
+        .endswith(
+            "See Linear Algebra, The SVD, gone, the basics and `{doc}`linear_algebra``. As "
+            "QuantEcon writes it: Linear Algebra and intro:gone."
+        )
     )
 
 

@@ -83,10 +83,13 @@ def role_kind(name: str) -> str:
 
 
 def split_role_text(content: str) -> tuple[str | None, str]:
-    """`text <target>` -> (text, target); a bare `target` -> (None, target)."""
+    """`text <target>` -> (text, target); a bare `target`, or `<target>` with no text
+    (QuantEcon's {doc}`<kalman>`, the page's title to show), -> (None, target)."""
     match = _EXPLICIT.match(content.strip())
     if match and match.group(1):
         return match.group(1), match.group(2).strip()
+    if match:
+        return None, match.group(2).strip()
     return None, content.strip()
 
 
