@@ -13,7 +13,9 @@ Where the installed Matplotlib lacks the old call, the import writes the new one
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
+from collections.abc import Callable
 from types import ModuleType
 
 from coursesite.execution.consequences import import_aliases
@@ -27,7 +29,8 @@ _PYPLOT = ("plt", "pyplot", "matplotlib.pyplot")
 def matplotlib_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports Matplotlib that the installed
     Matplotlib no longer takes as it takes it now; the report's lines."""
-    aliases = import_aliases([code for _, _, code in lesson.steps])
+    # Read only where a lesson that imports Matplotlib calls a get_cmap.
+    aliases = functools.cache(lambda: import_aliases([code for _, _, code in lesson.steps]))
     rewrites = [*_REWRITES, _colormap_rewrite(aliases)]
     return rewrite_notes(lesson, "matplotlib", rewrites, "Matplotlib", load=_matplotlib)
 
@@ -75,19 +78,22 @@ def _steps_no_linestyle(matplotlib: ModuleType) -> bool:
     return False
 
 
-def _colormap_rewrite(aliases: dict[str, str]) -> CallRewrite:
+def _colormap_rewrite(aliases: Callable[[], dict[str, str]]) -> CallRewrite:
     """`cm.get_cmap(name, lut)`, which 3.9 removed, as pyplot's `plt.get_cmap(name, lut)`,
     which takes the same arguments and gives the same colormap, where the lesson imports
     pyplot; the module the call is made on is read through the lesson's imports (`cm`,
     `plt.cm`, `matplotlib.cm`, `mpl.cm`)."""
-    pyplot = next((name for name, module in aliases.items() if module == _PYPLOT[-1]), None)
 
     def rewrite(code: str, node: ast.Call) -> str | None:
         assert isinstance(node.func, ast.Attribute)
+        if node.func.attr != "get_cmap":
+            return None
+        imported = aliases()
+        pyplot = next((name for name, module in imported.items() if module == _PYPLOT[-1]), None)
         owner = ast.get_source_segment(code, node.func.value) or ""
         first, _, rest = owner.partition(".")
-        module = ".".join(filter(None, [aliases.get(first, first), rest]))
-        if node.func.attr != "get_cmap" or pyplot is None:
+        module = ".".join(filter(None, [imported.get(first, first), rest]))
+        if pyplot is None:
             return None
         if module not in ("matplotlib.cm", "matplotlib.pyplot.cm"):
             return None
