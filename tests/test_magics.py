@@ -403,3 +403,16 @@ def test_a_line_magic_whose_brackets_stay_open_runs_on_to_the_line_that_closes_t
     # A closed magic line leaves the next line its own; a string's "(" opens nothing.
     cell = cell_code("%timeit -n1 -r1 f('(')\nprint(x)", "cell 7")
     assert run(cell.code).splitlines()[1:] == ["3"]
+
+
+def test_pylab_becomes_the_imports_ipython_makes_for_it():
+    """statsmodels' multi-dimensional KDE example opens with `%pylab inline` and then calls
+    matrix, cos, diag, figure and pcolormesh bare: %pylab imported them all into the notebook."""
+    cell = cell_code("%pylab inline\nprint(cos(0.0), diag([1]).shape, plt.figure is figure)", "c")
+    assert run(cell.code) == "1.0 (1, 1) True\n"
+    assert cell.notes == [
+        "c: '%pylab inline' became the imports IPython's %pylab makes: numpy as np and pyplot "
+        "as plt, and all their names"
+    ]
+    only = cell_code("%pylab --no-import-all\nprint(np.cos(0.0), 'cos' in dir())", "c")
+    assert run(only.code) == "1.0 False\n"

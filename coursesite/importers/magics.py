@@ -58,6 +58,17 @@ _TIMEIT = re.compile(
     r"^(\s*)(?:([A-Za-z_]\w*)\s*=\s*)?%timeit((?:\s+-[nrp]\s*\d+|\s+-[tcqo])*)\s+(.+)$"
 )
 _TIME = re.compile(r"^(\s*)(?:([A-Za-z_]\w*)\s*=\s*)?%time\s+(.+)$")
+# `%pylab inline`: IPython imports NumPy and pyplot, and (unless --no-import-all) all
+# their names, into the notebook (IPython's pylabtools.import_pylab, whose lines these are).
+_PYLAB = re.compile(r"^(\s*)%pylab\b(.*)$")
+_PYLAB_IMPORTS = [
+    "import numpy",
+    "import matplotlib",
+    "from matplotlib import pylab, mlab, pyplot",
+    "np = numpy",
+    "plt = pyplot",
+]
+_PYLAB_ALL = ["from matplotlib.pylab import *", "from numpy import *"]
 _CELL_MAGIC = re.compile(r"^\s*%%(\w+)(.*)$")
 # IPython's %%file is its older name for %%writefile.
 _WRITTEN_FILE = re.compile(r"^\s*%%(?:writefile|file)\b")
@@ -329,6 +340,14 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
         cell.notes.append(f"{where}: %timeit became a timing with Python's timeit")
         rows = _timeit(repr(statement.strip()), options, cell, result or "")
         return [indent + row for row in rows]
+    if pylab := _PYLAB.match(line):
+        indent, options = pylab.groups()
+        every = "--no-import-all" not in options
+        cell.notes.append(
+            f"{where}: '{line.strip()}' became the imports IPython's %pylab makes: numpy as "
+            f"np and pyplot as plt{', and all their names' if every else ''}"
+        )
+        return [indent + row for row in _PYLAB_IMPORTS + (_PYLAB_ALL if every else [])]
     if timed := _TIME.match(line):
         indent, result, statement = timed.groups()
         cell.notes.append(f"{where}: %time became a timing with Python's time")
