@@ -237,6 +237,36 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
     assert "formula.api.date" not in report
 
 
+def test_a_name_found_elsewhere_replaces_a_gone_one_only_if_it_has_what_the_code_reads(
+    tmp_path, monkeypatch
+):
+    """statsmodels' draft KDE notebooks: `from statsmodels.kernel_methods import
+    fast_linbin`, then `fast_linbin.fast_linbin_nd(...)`: the draft's module, not the function
+    of that name statsmodels.nonparametric.kde has. A name is written where the package has
+    it now only where that has every attribute the code reads off it."""
+    from coursesite.importers.apidrift import api_drift
+
+    package = tmp_path / "site" / "zz_kde"
+    (package / "nonparametric").mkdir(parents=True)
+    (package / "__init__.py").write_text("from zz_kde import nonparametric\n")
+    (package / "nonparametric" / "__init__.py").write_text(
+        "def linbin(x):\n    return x\n\ndef bandwidth(x):\n    return x\nbandwidth.scott = 1.06\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    steps = [
+        (1, "cell 2", "from zz_kde.draft_methods import linbin"),
+        (2, "cell 3", "from zz_kde.draft_methods import bandwidth"),
+        (3, "cell 4", "print(linbin.linbin_nd([1]), bandwidth.scott, bandwidth([2]))"),
+    ]
+    drifts = api_drift(steps, set()).drifts
+    instead = {drift.path: drift.instead for drift in drifts if drift.number < 3}
+    assert instead == {
+        # A function, where the code reads a module's linbin_nd off it: nothing written.
+        "zz_kde.draft_methods.linbin": "",
+        "zz_kde.draft_methods.bandwidth": "zz_kde.nonparametric.bandwidth",  # has .scott
+    }
+
+
 def test_a_keyword_the_installed_function_does_not_take_is_named_before_any_build(
     course_folder,
 ):

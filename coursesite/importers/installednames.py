@@ -209,6 +209,28 @@ def suggested(lacked):
     return dotted
 
 
+def serves(instead, path, names):
+    # Whether the name found elsewhere has what the code reads off the one it replaces: a
+    # module of a draft (`from statsmodels.kernel_methods import fast_linbin`, then
+    # `fast_linbin.fast_linbin_nd`) is no function of the same name (nonparametric.kde's).
+    found = resolved(instead)
+    for used in names:
+        if used.startswith(path + "."):
+            inner = found
+            for part in used[len(path) + 1 :].split("."):
+                inner = attribute_of(inner, part)
+            if inner is None:
+                return False
+    return found is not None
+
+
+def resolved(dotted):
+    found = sys.modules.get(dotted.split(".")[0])
+    for part in dotted.split(".")[1:]:
+        found = attribute_of(found, part)
+    return found
+
+
 def close(lacked):
     # A name of the same module spelled almost alike: a misspelling (`np.linespace`) is no
     # other version's name.
@@ -266,6 +288,8 @@ def main() -> None:
                 or elsewhere(top, lacked.rsplit(".", 1)[1])
                 or imported_elsewhere(path, lacked)
             )
+            if instead and not serves(instead, path, asked["names"]):
+                instead = ""
             found[path] = [lacked, package, installed, instead, "" if instead else close(lacked)]
     refused = {}  # a dotted name called -> {a keyword it does not take: [package, version]}
     for path, given in asked["called"].items():
