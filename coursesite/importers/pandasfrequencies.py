@@ -87,11 +87,13 @@ def _current(alias: str, reads: Callable[[str], object]) -> str | None:
     for _ in range(3):
         try:
             reads(now)
-        except (ValueError, KeyError) as refusal:
+        except (ValueError, KeyError) as refusal:  # how pandas' parser refuses an alias
             renamed = _renamed(now, str(refusal))
             if renamed is None or renamed == now:
                 return None
             now = renamed
+        except Exception:  # anything else it raises says nothing to write instead
+            return None
         else:
             return None if now == alias else now
     return None
