@@ -54,3 +54,12 @@ def test_frequency_aliases_pandas_renamed_are_written_as_it_spells_them_and_buil
 def test_an_alias_is_written_anew_only_where_pandas_says_one_spelling(call, written):
     node = next(n for n in ast.walk(ast.parse(call)) if isinstance(n, ast.Call))
     assert frequency_alias(call, node) == written
+
+
+def test_an_error_other_than_pandas_refusal_leaves_the_alias_as_written():
+    from coursesite.importers.pandasfrequencies import _current
+
+    def broken(alias: str) -> object:
+        raise TypeError("an unrelated failure inside pandas")
+
+    assert _current("A", broken) is None
