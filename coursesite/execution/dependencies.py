@@ -22,7 +22,15 @@ def imported_modules(lesson: Lesson) -> set[str]:
 @functools.lru_cache(maxsize=1024)
 def modules_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
     """Memoized: every build asks this several times per lesson, and parsing code is slow."""
-    names: set[str] = set()
+    names = {path.split(".")[0] for path in module_paths_imported_by(sources)}
+    return frozenset(name for name in names if name not in sys.stdlib_module_names)
+
+
+@functools.lru_cache(maxsize=1024)
+def module_paths_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
+    """The dotted modules the sources' import statements name (`mpl_toolkits.basemap`; a
+    `from` import's module), standard library's too."""
+    paths: set[str] = set()
     for source in sources:
         if "import" not in source:  # most blocks; walking their syntax tree is the slow part
             continue
@@ -32,10 +40,10 @@ def modules_imported_by(sources: tuple[str, ...]) -> frozenset[str]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
+                paths.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
-    return frozenset(name for name in names if name not in sys.stdlib_module_names)
+                paths.add(node.module)
+    return frozenset(paths)
 
 
 def local_module_file(module: str, folder: Path) -> Path | None:

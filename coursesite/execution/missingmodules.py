@@ -12,13 +12,12 @@ for it, kept in the lesson as a comment, or its distribution's name).
 
 from __future__ import annotations
 
-import ast
 import importlib.machinery
 import importlib.util
 import re
 import sys
 
-from coursesite.execution.dependencies import modules_imported_by
+from coursesite.execution.dependencies import module_paths_imported_by, modules_imported_by
 from coursesite.importers.hostedmodules import hosted_only
 from coursesite.importers.requirements import distribution_of, requirement_line
 
@@ -76,23 +75,8 @@ def _namespace_package(module: str) -> bool:
 def _namespace_parts(code: str, package: str) -> set[str]:
     """The modules of the namespace `package` that the code imports, as provided_module
     names them."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    dotted = [
-        alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    ]
-    dotted += [
-        node.module
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-    ]
-    inside = [name for name in dotted if name.startswith(f"{package}.")]
-    return {provided_module(name) for name in inside}
+    inside = [p for p in module_paths_imported_by((code,)) if p.startswith(f"{package}.")]
+    return {provided_module(path) for path in inside}
 
 
 def is_installed(module: str) -> bool:
