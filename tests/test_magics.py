@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from coursesite.importers.magics import TIMING_VOLATILE, cell_code
+from coursesite.importers.magics import cell_code
+from coursesite.importers.timingmagics import TIMING_VOLATILE
 
 
 def run(code: str) -> str:

@@ -1,11 +1,8 @@
 """A notebook cell's IPython magics, turned into the plain Python that keeps their meaning.
 
 A lesson's code is Python that `python main.py` runs, so no magic may stay in it.
-`%timeit` and `%%timeit` time the statement with `timeit`, with the notebook's `-n`/`-r`,
-and print one line as IPython does (mean ± std. dev., each in the unit that fits);
-`%time` and `%%time` run the code once and print its CPU and wall time. Those lines
-differ on every run: TIMING_VOLATILE marks them, in the lesson and in the notebook's
-stored output alike. `!pip install` becomes the lesson's requirements; display settings
+`%timeit`, `%%timeit`, `%time` and `%%time` become timings in Python (timingmagics.py),
+whose lines are marked volatile. `!pip install` becomes the lesson's requirements; display settings
 (`%matplotlib`, `%xmode`, ...) go; a cell's last `display(value)` becomes the bare
 `value`, which the page shows at its richest, and any other `display()` stays: the build
 has it as a builtin, as a kernel does, and shows its value at its richest where it was
@@ -26,25 +23,12 @@ import tokenize
 from dataclasses import dataclass, field
 
 from coursesite.importers.cellmagics import captured, file_command, run_script, writefile
-
-# What timing lines look like, IPython's (today's and those older notebooks store) and
-# ours: drift and main.py checks ignore them.
-TIMING_VOLATILE = [
-    r" per loop \((?:best of|mean (?:±|\+-) std\. dev\. of) ",
-    r"^[\d,]+ loops?, best of \d+: .* per loop$",
-    r"^The slowest run took ",
-    r"^(?:CPU times|Wall time): ",
-]
-# How IPython shows a time: three significant digits, in the largest unit that keeps the
-# number at least 1. Defined once in a cell that times anything with %timeit.
-_IPYTHON_TIME = [
-    "def ipython_time(seconds):",
-    '    for scale, unit in ((1, "s"), (1e3, "ms"), (1e6, "µs")):',
-    "        if seconds * scale >= 1:",
-    '            return f"{seconds * scale:.3g} {unit}"',
-    '    return f"{seconds * 1e9:.3g} ns"',
-    "",
-]
+from coursesite.importers.timingmagics import (
+    IPYTHON_TIME,
+    time_lines,
+    timed_cell_lines,
+    timeit_lines,
+)
 
 _INSTALL = re.compile(
     r"^\s*[!%]\s*(?:(?:python3?|\{sys\.executable\})\s+-m\s+)?pip3?\s+install\s+(.*)$"
@@ -95,7 +79,7 @@ class CellCode:
     code: str = ""
     installs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    timed: bool = False  # it prints timing lines (TIMING_VOLATILE)
+    timed: bool = False  # it prints timing lines (timingmagics.TIMING_VOLATILE)
     shows_last: bool = False  # its last display(value) became the bare, displayed value
     shell: bool = False  # it ran shell commands (`!pip`, `!ls`), whose output is no lesson's
     modules: set[str] = field(default_factory=set)  # what the timing code imports
@@ -191,7 +175,8 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     if first and first.group(1) in ("timeit", "time"):
         # The timed code is the notebook's too: its magics and display() are converted.
         body = [row for line in lines[1:] for row in _line(line, where, cell)]
-        kept = _timed_cell(first.group(1), first.group(2), body, cell)
+        kept = timed_cell_lines(first.group(1), first.group(2), body, cell.modules)
+        cell.timed = True
         cell.notes.append(f"{where}: %%{first.group(1)} became a timing of the cell, in Python")
     elif first and (
         python := _cell_magic_python(first.group(1), first.group(2), lines, where, cell)
@@ -212,7 +197,7 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
         ]
         kept = _compiling(converted, where, cell)
     imports = [f"import {name}" for name in sorted(cell.modules) if f"import {name}" not in lines]
-    helpers = _IPYTHON_TIME if "timeit" in cell.modules else []
+    helpers = IPYTHON_TIME if "timeit" in cell.modules else []
     cell.code = "\n".join(imports + helpers + kept).strip("\n")
     _shown_only(cell, lines, where)
     return cell
@@ -338,7 +323,8 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
     if timed := _TIMEIT.match(line):
         indent, result, options, statement = timed.groups()
         cell.notes.append(f"{where}: %timeit became a timing with Python's timeit")
-        rows = _timeit(repr(statement.strip()), options, cell, result or "")
+        cell.timed = True
+        rows = timeit_lines(repr(statement.strip()), options, cell.modules, result or "")
         return [indent + row for row in rows]
     if pylab := _PYLAB.match(line):
         indent, options = pylab.groups()
@@ -352,10 +338,9 @@ def _line(line: str, where: str, cell: CellCode) -> list[str]:
         indent, result, statement = timed.groups()
         cell.notes.append(f"{where}: %time became a timing with Python's time")
         # `x = %time f()` binds what the statement gives, as IPython does.
-        return [
-            indent + row
-            for row in _time([f"{result} = {statement}" if result else statement], cell)
-        ]
+        cell.timed = True
+        body = [f"{result} = {statement}" if result else statement]
+        return [indent + row for row in time_lines(body, cell.modules)]
     if imported := _DISPLAY_IMPORT.match(line):
         indent, module, names = imported.group(1, 2, 3)
         return _without_display(indent, module, names, line)
@@ -421,62 +406,3 @@ def _without_display(indent: str, module: str, names: str, line: str) -> list[st
     if len(kept) == len(words):
         return [line]
     return [f"{indent}from {module} import {', '.join(kept)}"] if kept else []
-
-
-def _timeit(statement: str, options: str, cell: CellCode, result: str = "") -> list[str]:
-    """Lines that time `statement` (a Python string literal) as %timeit does: -r runs (7)
-    of -n loops (as many as fill 0.2 s), printed per loop as IPython prints them,
-    `1.33 s ± 12.1 ms per loop (mean ± std. dev. of 7 runs, 1 loop each)`, unless -q; with
-    -o, `result` is given what IPython's TimeitResult holds, under its names. The names the
-    timing binds start `ipython_`: the notebook's own (`times`, `timer`) stay its own."""
-    cell.timed = True
-    cell.modules.update(("timeit", "statistics"))
-    loops = re.search(r"-n\s*(\d+)", options)
-    runs = re.search(r"-r\s*(\d+)", options)
-    repeat = int(runs.group(1)) if runs else 7
-    rows = [
-        f"ipython_timer = timeit.Timer({statement}, globals=globals())",
-        f"ipython_loops = {loops.group(1)}"
-        if loops
-        else "ipython_loops = ipython_timer.autorange()[0]",
-        f"ipython_runs = ipython_timer.repeat(repeat={repeat}, number=ipython_loops)",
-        "ipython_times = [t / ipython_loops for t in ipython_runs]",
-    ]
-    if not re.search(r"-q\b", options):
-        rows += [
-            'print(f"{ipython_time(statistics.mean(ipython_times))} ± "',
-            '      f"{ipython_time(statistics.pstdev(ipython_times))} per loop "',
-            f'      f"(mean ± std. dev. of {repeat} run{"s" * (repeat != 1)}, "',
-            """      f"{ipython_loops:,} loop{'s' * (ipython_loops != 1)} each)")""",
-        ]
-    if result and re.search(r"-o\b", options):
-        cell.modules.add("types")
-        rows += [
-            f"{result} = types.SimpleNamespace(",
-            f"    loops=ipython_loops, repeat={repeat}, timings=ipython_times,",
-            "    all_runs=[t * ipython_loops for t in ipython_times],",
-            "    average=statistics.mean(ipython_times), stdev=statistics.pstdev(ipython_times),",
-            "    best=min(ipython_times), worst=max(ipython_times),",
-            ")",
-        ]
-    elif result:  # without -o, %timeit gives None
-        rows.append(f"{result} = None")
-    return rows
-
-
-def _time(body: list[str], cell: CellCode) -> list[str]:
-    """The code run once, then its CPU and wall time, as %time prints them."""
-    cell.timed = True
-    cell.modules.add("time")
-    return [
-        "ipython_wall, ipython_cpu = time.perf_counter(), time.process_time()",
-        *body,
-        'print(f"CPU times: total: {(time.process_time() - ipython_cpu) * 1e3:.2f} ms")',
-        'print(f"Wall time: {(time.perf_counter() - ipython_wall) * 1e3:.2f} ms")',
-    ]
-
-
-def _timed_cell(magic: str, options: str, body: list[str], cell: CellCode) -> list[str]:
-    if magic == "time":
-        return _time(body, cell)
-    return _timeit(repr("\n".join(body)), options, cell)
