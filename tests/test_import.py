@@ -15,7 +15,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from conftest import authoring_example, line_of, no_traceback
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.inlinehtml import inline_html_as_markdown
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 from coursesite.importers.portableprose import portable_prose
 
 MYST_NOTEBOOK = """\

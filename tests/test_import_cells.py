@@ -398,3 +398,34 @@ def test_a_raw_cell_of_plain_text_is_prose_and_one_of_another_format_is_said_lef
         "cell 5: a raw cell of text/html, which only output in that format shows: it was left out"
     ) in imported.notes
     assert not any(note.startswith("cell 7") for note in imported.notes)
+
+
+def test_a_myst_raw_cell_is_read_as_a_notebook_raw_cell_in_its_place(tmp_path: Path):
+    """jupytext writes a notebook's raw cell in MyST as ```{raw-cell}, with its format in the
+    options: it was shown as code, 'a directive lessons lack'. It is now the raw cell it was:
+    prose where it stood (between the steps), or left out for another format, said at its line."""
+    path = tmp_path / "nb.md"
+    path.write_text(
+        "# Raw MyST\n\nIntro.\n\n"
+        "```{code-cell} ipython3\nx = 1\n```\n\n"
+        "```{raw-cell}\nA plain *note* between cells.\n```\n\n"
+        "```{code-cell} ipython3\nprint(x)\n```\n\n"
+        "```{raw-cell}\n---\nraw_mimetype: text/html\n---\n<b>only in HTML</b>\n```\n\n"
+        "```{raw-cell}\n:format: text/latex\n\\newpage\n```\n",
+        encoding="utf-8",
+    )
+    cells = read_notebook(path)
+    assert [cell.kind for cell in cells] == ["markdown", "code", "markdown", "code"] + [
+        "markdown"
+    ] * 2
+    imported = convert(cells, "Raw MyST", "nb.md", "nb.expected.yaml")
+    assert "```{raw-cell}" not in imported.text
+    assert re.search(
+        r"x = 1\n```\n+(.*\n)*A plain \*note\* between cells\.\n+:::\{step\} 2", imported.text
+    )
+    assert "only in HTML" not in imported.text and "newpage" not in imported.text
+    assert "line 9: a raw cell: its text is kept as prose" in imported.notes
+    assert (
+        "line 17: a raw cell of text/html, which only output in that format shows: it was left out"
+    ) in imported.notes
+    assert any(note.startswith("line 24: a raw cell of text/latex") for note in imported.notes)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.stepalt import ALT_PLACEHOLDER, alt_notes, drawing_functions, step_alt
 

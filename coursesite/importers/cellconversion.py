@@ -31,7 +31,7 @@ from coursesite.importers.glue import Glued
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.magics import CellCode, cell_code, compiles
 from coursesite.importers.mystdirectives import directive_images, settle_directives
-from coursesite.importers.notebooks import Cell, where_in
+from coursesite.importers.notebookcells import Cell, where_in
 from coursesite.importers.portableprose import portable_prose
 from coursesite.importers.python2 import PYTHON2_NOTE, as_python3
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references

@@ -4,7 +4,7 @@ nbval-ignore-output, kept."""
 
 from __future__ import annotations
 
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 from coursesite.lesson.model import OUTPUT_VARIES
 
 

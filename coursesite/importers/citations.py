@@ -21,7 +21,7 @@ import yaml
 from pybtex.database import BibliographyData, Entry, PybtexError, parse_file
 from pybtex.plugin import find_plugin
 
-from coursesite.importers.notebooks import Cell, where_in
+from coursesite.importers.notebookcells import Cell, where_in
 from coursesite.importers.references import in_prose, outside_code
 from coursesite.importers.rootpaths import project_root
 from coursesite.markup.myst import ROLE_SOURCE

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from coursesite.importers.datafiles import called_name
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 
 FLAG = "xla_force_host_platform_device_count"
 _MESH_MAKERS = frozenset({"make_mesh", "create_device_mesh", "create_hybrid_device_mesh"})

@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 
 from coursesite.errors import BuildError
-from coursesite.importers.notebooks import Cell, read_notebook
+from coursesite.importers.notebookcells import Cell
+from coursesite.importers.notebooks import read_notebook
 from coursesite.importers.references import in_prose, outside_code
 from coursesite.importers.titles import notebook_title
 from coursesite.markup.myst import ROLE_SOURCE, split_role_text

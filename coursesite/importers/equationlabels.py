@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from coursesite.importers.fences import code_lines, directives
-from coursesite.importers.notebooks import Cell, where_in
+from coursesite.importers.notebookcells import Cell, where_in
 from coursesite.importers.references import MATH_LABEL, NotebookLabels
 from coursesite.markup.myst import ROLE_SOURCE, role_kind, split_role_text
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from coursesite.importers.fences import code_lines
-from coursesite.importers.notebooks import Cell, where_at
+from coursesite.importers.notebookcells import Cell, where_at
 
 _DEFINITION = re.compile(r"^\[\^([^\]\s]+)\]:")
 # Any mark that does not open a definition's line, a colon after it or not ("Euler asked

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from coursesite.importers.fences import code_lines
-from coursesite.importers.notebooks import Cell, where_in
+from coursesite.importers.notebookcells import Cell, where_in
 
 # `<a id="x"></a>`, `<a name='x'/>`: an anchor that holds nothing, alone on its line.
 _EMPTY_ANCHOR = re.compile(

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coursesite.errors import decode_utf8
 from coursesite.importers.fences import directives
-from coursesite.importers.notebooks import Cell, where_at
+from coursesite.importers.notebookcells import Cell, where_at
 from coursesite.importers.rootpaths import project_root
 
 INCLUDE_LIMIT = 200_000  # bytes: shared text, not a data file

@@ -23,7 +23,7 @@ from coursesite.importers.htmlanchors import anchors_as_targets
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.lessontext import front_matter, lesson_text, title_summary
 from coursesite.importers.mystdirectives import keeps_title
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 from coursesite.importers.python2 import is_python2
 from coursesite.importers.references import NotebookLabels, OtherSites
 from coursesite.importers.timingmagics import TIMING_VOLATILE

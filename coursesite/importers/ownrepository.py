@@ -18,7 +18,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from coursesite.importers.notebooks import Cell, where_at
+from coursesite.importers.notebookcells import Cell, where_at
 
 # A file's address on GitHub, quoted in code: `github.com/ORG/REPO/raw|blob/REF/PATH`,
 # `raw.githubusercontent.com/ORG/REPO/REF/PATH`, its query (`?raw=true`) aside.

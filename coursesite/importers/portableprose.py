@@ -17,7 +17,7 @@ from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.inlinehtml import inline_html_as_markdown, only_comments
 from coursesite.importers.mkdocsadmonitions import myst_admonitions
-from coursesite.importers.notebooks import Cell, where_in
+from coursesite.importers.notebookcells import Cell, where_in
 from coursesite.lesson.completeness import PLACEHOLDER
 from coursesite.outputs.assets import RefusedAsset, published_image
 

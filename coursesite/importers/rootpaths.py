@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from coursesite.importers.notebooks import Cell, where_at
+from coursesite.importers.notebookcells import Cell, where_at
 
 PROJECT_FILES = ("conf.py", "_config.yml", "_toc.yml", "myst.yml")
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 
 from coursesite.importers.datafiles import called_name
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 from coursesite.importers.steplines import code_tree
 from coursesite.lesson.completeness import PLACEHOLDER
 

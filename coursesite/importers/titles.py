@@ -14,7 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from coursesite.importers.notebooks import Cell
+from coursesite.importers.notebookcells import Cell
 from coursesite.markup.markdown import parse_nodes, plain_text
 from coursesite.markup.myst import ROLE_SOURCE, role_kind, split_role_text
 
