@@ -45,6 +45,8 @@ NETWORK_CELLS = [
 
 
 def test_the_import_names_each_cell_that_reads_the_network_at_its_lesson_line(course_folder):
+    """Every read is named at its lesson line, in one line of the report: one cause, said
+    once with what to do (QuantEcon's business_cycle had fourteen lines of the same advice)."""
     report, lesson = imported(course_folder, NETWORK_CELLS)
     reads = [line for line in report.splitlines() if "reads the network" in line]
     at = {
@@ -53,17 +55,32 @@ def test_the_import_names_each_cell_that_reads_the_network_at_its_lesson_line(co
         "loadtxt": line_of(lesson, "np.loadtxt("),
         "MNIST": line_of(lesson, "MNIST("),
     }
-    assert len(reads) == 4, reads  # not the cell that prints an address, nor open()
-    assert f"cell 7, lesson line {at['urlopen']}: step 3 reads the network" in reads[0]
-    assert "(urllib.request.urlopen('http://127.0.0.1:9/rows.csv'))" in reads[0]
-    assert f"cell 9, lesson line {at['wget']}: step 4 reads the network (`wget`" in reads[1]
+    assert len(reads) == 1, reads
+    said = reads[0]
+    # Not the cell that prints an address, nor open().
+    assert "cell 7, cell 9, cell 11: the lesson reads the network in 4 places (" in said
+    listed = said[said.index("(") + 1 : said.index("), and the machine")].split("; ")
+    assert listed[0] == (
+        f"step 3 at lesson line {at['urlopen']}: "
+        "urllib.request.urlopen('http://127.0.0.1:9/rows.csv')"
+    )
+    assert listed[1].startswith(f"step 4 at lesson line {at['wget']}: `wget`")
     # An address assigned to a name in one cell and read in another.
-    assert f"cell 9, lesson line {at['loadtxt']}: step 4 reads" in reads[2]
-    assert "(np.loadtxt(SOURCE, an address))" in reads[2]
-    assert f"lesson line {at['MNIST']}: step 5 reads the network" in reads[3]
-    assert "download=True" in reads[3]
-    assert all("list it in the front matter's files:" in line for line in reads)
-    assert all("skip-execution" in line for line in reads)
+    assert listed[2] == f"step 4 at lesson line {at['loadtxt']}: np.loadtxt(SOURCE, an address)"
+    assert listed[3].startswith(f"step 5 at lesson line {at['MNIST']}: ")
+    assert "download=True" in listed[3] and len(listed) == 4
+    assert said.count("list it in the front matter's files:") == 1
+    assert said.count("skip-execution") == 1
+
+
+def test_one_read_of_the_network_is_said_at_its_step():
+    from coursesite.importers.networkreads import network_notes
+
+    text = ":::{step} 1. Fetch\n```python\nimport urllib.request\nurllib.request.urlopen('https://a.org')\n```\n:::\n"
+    steps = [(1, "cell 2", "import urllib.request\nurllib.request.urlopen('https://a.org')")]
+    (said,) = network_notes(text, steps)
+    assert said.startswith("cell 2: step 1 at lesson line 4 reads the network (")
+    assert network_notes(text, [(1, "cell 2", "x = 1")]) == []
 
 
 def test_a_build_says_which_failure_read_the_network_and_what_to_do(course_folder):
@@ -1098,7 +1115,7 @@ def test_a_git_checkout_of_another_repository_keeps_the_address(course_folder):
     assert f"URL = '{OWN_ADDRESS}'" in lesson
     assert "own repository" not in report
     reads = [line for line in report.splitlines() if "reads the network" in line]
-    assert len(reads) == 2, reads
+    assert len(reads) == 1 and "the lesson reads the network in 2 places (" in reads[0], reads
 
 
 def test_a_seaborn_style_matplotlib_renamed_is_written_as_the_installed_one_names_it(

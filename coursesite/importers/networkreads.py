@@ -204,15 +204,26 @@ def _false(node: ast.expr) -> bool:
 
 
 def network_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
-    """A report line for each line of the steps (number, cell.where, code) that reads the
-    network, at its line in the lesson `text`."""
+    """One report line for every read of the network in the steps (number, cell.where,
+    code), each at its line in the lesson `text`: one cause, said once with what to do."""
     reads = NetworkReads()
-    return [
-        f"{where}, lesson line {lesson_line(text, number, offset)}: step {number} reads "
-        f"the network ({what}), and the machine that builds the site may have none: save "
-        "the data beside the lesson, list it in the front matter's files: and read it from "
-        "there; or tag the cell skip-execution and import again, which shows its code "
-        "without running it"
+    found = [
+        (where, f"step {number} at lesson line {lesson_line(text, number, offset)}", what)
         for number, where, code in steps
         for offset, what in reads.scan(code)
+    ]
+    if not found:
+        return []
+    places = ", ".join(dict.fromkeys(where for where, _, _ in found))
+    if len(found) == 1:
+        _, at, what = found[0]
+        said = f"{at} reads the network ({what})"
+    else:
+        listed = "; ".join(f"{at}: {what}" for _, at, what in found)
+        said = f"the lesson reads the network in {len(found)} places ({listed})"
+    return [
+        f"{places}: {said}, and the machine that builds the site may have none: save the "
+        "data beside the lesson, list it in the front matter's files: and read it from "
+        "there; or tag the cell skip-execution and import again, which shows its code "
+        "without running it"
     ]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-_WHERE = re.compile(r"^((?:line|cell) \d+(?:, (?:line|cell) \d+)*): (.*)$", re.S)
+# A note's places: the notebook's cells or lines, and the lesson's lines it wrote them to.
+_PLACE = r"(?:lesson )?(?:line|cell) \d+"
+_WHERE = re.compile(rf"^({_PLACE}(?:, {_PLACE})*): (.*)$", re.S)
 
 
 def grouped_notes(notes: list[str]) -> list[str]:
