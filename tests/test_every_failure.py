@@ -516,6 +516,25 @@ def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(c
     assert "network" not in own.message and ":raises: ZeroDivisionError" in own.hint
 
 
+def test_a_read_that_failed_quietly_fails_the_build_though_no_step_raised(course_folder):
+    """QuantEcon's commod_price plots what yf.download returned: with no network, yfinance
+    printed 'Could not resolve host' and returned an empty table, and the build passed with
+    an empty chart as the lesson's result. The read is the lesson's failure, said once."""
+    again = QUIET_READ.replace("prices = download", "volumes = download")
+    text = with_steps("import urllib.request", QUIET_READ, f"print(len(prices))\n{again}")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith(
+        "step 3 read the network and got nothing, though it raised no error: it printed "
+        "'Failed download: <urlopen error"
+    ), cause.message
+    assert cause.line == line_of(text, "def download(host):")
+    assert cause.hint.startswith("the machine that builds the site may have no network")
+    assert (
+        cause.detail
+        == f"step 4 printed such a failure too, at line {line_of(text, 'print(len(prices))')}"
+    )
+
+
 def test_a_step_reading_what_a_shell_download_left_as_a_comment_was_to_fetch_is_the_networks(
     course_folder,
 ):

@@ -33,7 +33,7 @@ from coursesite.execution.consequences import (
     import_aliases,
 )
 from coursesite.execution.devicehints import MACHINE_CAUSES
-from coursesite.execution.failures import FailedJob, failure_error
+from coursesite.execution.failures import NETWORK_HINT, FailedJob, failure_error
 from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
 from coursesite.execution.missingmodules import (
     missing_module,
@@ -49,7 +49,13 @@ from coursesite.execution.networkfailures import (
     unrun_downloads,
 )
 
-__all__ = ["LessonJobWithCode", "after_failed_blocks", "bound_names", "lesson_failures_error"]
+__all__ = [
+    "LessonJobWithCode",
+    "after_failed_blocks",
+    "bound_names",
+    "lesson_failures_error",
+    "quiet_reads_error",
+]
 
 
 class LessonJobWithCode(FailedJob, Protocol):
@@ -131,6 +137,36 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
         lines.append(_followers_line(cause, followers.get(cause, []), job.labels))
         causes[cause].detail = "\n".join(filter(None, [*lines, causes[cause].detail]))
     return grouped(list(causes.values()))
+
+
+def quiet_reads_error(result: dict, job: LessonJobWithCode) -> BuildError | None:
+    """For a run in which no block failed but one printed a network failure (yfinance
+    prints "Could not resolve host" and returns an empty table, which a later step plots as
+    an empty chart): the page would show what a download that never came gives, as the
+    lesson's result. One message for every such block, at the first."""
+    blocks = job.payload["blocks"]
+    reads = quiet_reads(blocks, result.get("blocks", []), set())
+    if not reads:
+        return None
+    first, others = reads[0], reads[1:]
+    printed = first.printed if len(first.printed) <= 160 else first.printed[:157] + "..."
+    label = job.labels.get(first.block, "prose")
+    lines = {block["id"]: block["line"] for block in blocks}
+    return BuildError(
+        f"{label} read the network and got nothing, though it raised no error: it printed "
+        f"'{printed}' and went on with what the read returned, which the page would show "
+        "as the lesson's result",
+        job.path,
+        lines.get(first.block),
+        hint=NETWORK_HINT,
+        detail=(
+            f"{_blocks_named([read.block for read in others], job.labels)} printed such a "
+            f"failure too, at line{'s' * (len(others) > 1)} "
+            f"{', '.join(str(lines.get(read.block)) for read in others)}"
+        )
+        if others
+        else None,
+    )
 
 
 def _cell_named_apart(hint: str) -> str:

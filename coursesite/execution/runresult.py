@@ -14,6 +14,7 @@ from coursesite.execution.blockfailures import (
     LessonJobWithCode,
     after_failed_blocks,
     lesson_failures_error,
+    quiet_reads_error,
 )
 from coursesite.execution.executionrecord import (
     ExecutionRecord,
@@ -48,6 +49,8 @@ def read_result(path: Path, completed: subprocess.CompletedProcess, job: LessonJ
         raise damaged_result(job) from None
     if failures:
         raise lesson_failures_error(failures, result, job)
+    if quiet := quiet_reads_error(result, job):
+        raise quiet
     return result
 
 
