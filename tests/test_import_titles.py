@@ -318,3 +318,39 @@ def test_code_above_the_title_is_setup_and_the_introduction_below_it_is_understa
     assert "Rank a small graph:" in build_run and "random surfer" not in build_run
     assert build_run.index("def draw") < build_run.index("WIDTH = 3") < build_run.index("Rank")
     assert "summary: PageRank ranks pages by the links to them.\n" in text
+
+
+def test_a_heading_alone_in_its_cell_before_more_prose_is_kept():
+    """A Markdown cell that ends with a heading holds it for the code below, as its step's
+    title; when Markdown came next instead, the heading vanished without a word (QuantEcon's
+    eigen_I: a mistyped front matter read as a heading, then the lecture's title)."""
+    from coursesite.importers.lessonimport import convert, notebook_title
+    from coursesite.importers.notebookcells import Cell
+
+    cells = [
+        Cell("markdown", "## Part one", "line 1"),
+        Cell("markdown", "# Real title\n\nIntro prose here.", "line 3"),
+        Cell("code", "x = 1", "line 6"),
+        Cell("markdown", "More prose.\n\n## Part two", "line 9"),
+        Cell("markdown", "Said between.", "line 12"),
+        Cell("code", "y = 2", "line 14"),
+    ]
+    imported = convert(cells, notebook_title(cells, "nb"), "nb.md", "nb.expected.yaml")
+    assert "## Part one\n\nIntro prose here." in imported.text
+    assert "## Part two\n\nSaid between.\n\n:::{step} 2." in imported.text
+
+
+def test_a_setext_heading_before_the_title_is_no_prose_that_hides_it():
+    """`Part I` over `---` is a heading, which paragraphs() reads line by line as prose: a
+    cell of it alone made the notebook's real title heading 'after its prose'."""
+    from coursesite.importers.lessonimport import notebook_title
+    from coursesite.importers.notebookcells import Cell
+
+    cells = [
+        Cell("markdown", "Part I\n---", "line 1"),
+        Cell("markdown", "My Title\n========\n\nSome prose.", "line 3"),
+        Cell("code", "x = 1", "line 6"),
+    ]
+    assert notebook_title(cells, "nb") == "My Title"
+    cells[0] = Cell("markdown", "Part I\n---\n\nProse before the title.", "line 1")
+    assert notebook_title(cells, "nb") == "Nb"

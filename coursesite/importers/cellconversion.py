@@ -119,6 +119,9 @@ class CellConversion:
         if licence_notice(cell):  # kept where it is; no summary, title or heading of steps
             self._section.append(text)
             return
+        if self.closing_line:  # the last cell's closing heading heads this prose, no code
+            self._section.append(self.closing_line)
+            self.prose_before = f"{self.prose_before}\n\n{self.closing_line}"
         # A heading right above the code is the block's title, not a section of its own.
         last_line = text.rpartition("\n")[2]
         text, closing = _closing_heading(text)

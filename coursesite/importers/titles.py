@@ -269,12 +269,16 @@ def title_heading(cells: list[Cell]) -> TitleHeading | None:
         if cell.kind != "markdown":
             return None
         source = cell.source.splitlines()
-        for lines, level, text in headings(cell.source):
+        found_here = headings(cell.source)
+        for lines, level, text in found_here:
             if paragraphs("\n".join(source[: lines.start])):
                 return None
             if level == top:
                 return TitleHeading(number, lines, level, text)
-        if paragraphs(cell.source):
+        # A setext heading (`Part I` over `---`) is lines paragraphs() would read as prose.
+        for lines, _, _ in found_here:
+            source[lines.start : lines.stop] = [""] * len(lines)
+        if paragraphs("\n".join(source)):
             return None
     return None
 
