@@ -563,6 +563,30 @@ def test_a_file_named_from_the_working_folder_is_a_data_file_the_lesson_needs():
     ]
 
 
+def test_a_spreadsheet_or_store_opened_to_read_is_a_data_file():
+    """QuantEcon's inflation_history opens `pd.ExcelFile('datasets/chapter_3.xlsx')` to read
+    its sheets: the import named its other spreadsheet, the build found this one."""
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import pandas as pd, openpyxl, xarray as xr\n"
+        "from scipy.io import wavfile\n"
+        "xls = pd.ExcelFile('datasets/chapter_3.xlsx')\n"
+        "book = openpyxl.load_workbook('prices.xlsx')\n"
+        "store = pd.HDFStore('frames.h5')\n"
+        "sea = xr.open_dataset('sst.nc')\n"
+        "rate, sound = wavfile.read('tone.wav')\n"
+        "text = xls.book.read()\n"
+    )
+    assert data_reads([(6, "cell 9", code)]) == [
+        (6, "cell 9", 2, "datasets/chapter_3.xlsx"),
+        (6, "cell 9", 3, "prices.xlsx"),
+        (6, "cell 9", 4, "frames.h5"),
+        (6, "cell 9", 5, "sst.nc"),
+        (6, "cell 9", 6, "tone.wav"),
+    ]
+
+
 def test_a_file_without_an_extension_is_read_by_its_path_or_by_open():
     """nx-guides' assortativity guide unpickles `open("data/pos", "rb")`: a file without an
     extension that the build then missed. A mode or other words are no files."""
@@ -1180,6 +1204,29 @@ def test_latex_text_where_latex_is_installed_is_left_on(course_folder, monkeypat
     report, lesson = imported(course_folder, USETEX_CELLS)
     assert "plt.rc('text', usetex=True)" in lesson and "usetex=False" not in lesson
     assert "LaTeX" not in report
+
+
+def test_math_text_matplotlib_cannot_parse_is_named_at_its_lesson_line(course_folder):
+    """QuantEcon's cagan_adaptive labels an axis r'$m - p}$': the build failed at
+    plt.tight_layout(), far from the label. The import names the label at its line; a
+    label of good TeX, a price with one dollar and an f-string are left alone."""
+    cells = [
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(1, 2)\n"
+        "ax[0].plot([0, 1], label=r'$\\alpha_t$')\nax[0].set_title('costs $5')\n"
+        "ax[1].set(xlabel=r'$\\frac{a}{b}$', ylabel=f'${1}$')\n"
+        "ax[1].set_ylabel(r'$m - p}$')\nplt.tight_layout()",
+        "print(r'$m - p}$')",
+    ]
+    report, lesson = imported(course_folder, cells)
+    said = [line for line in report.splitlines() if "whose math matplotlib" in line]
+    assert len(said) == 1, said
+    assert (
+        f"cell 3, lesson line {line_of(lesson, 'set_ylabel(')}: step 1 draws the text "
+        "'$m - p}$', whose math matplotlib cannot parse (ParseException: "
+    ) in said[0]
+    assert said[0].endswith("the figure fails to draw; fix its TeX, or write it without $...$")
+    built = course_folder.cli("-q")
+    assert built.returncode == 1 and "cannot parse the math text $m - p}$" in built.stderr
 
 
 def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):

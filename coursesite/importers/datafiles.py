@@ -22,7 +22,10 @@ from coursesite.importers.steplines import code_tree
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
-    r"read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset|"
+    r"read|read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset|"
+    # a spreadsheet or store opened to read its sheets (pandas, openpyxl, xlrd, xarray)
+    r"ExcelFile|HDFStore|ParquetFile|load_workbook|open_workbook|open_dataset|"
+    r"open_mfdataset|open_dataarray|open_zarr|"
     r"Image|SVG)$"  # IPython.display's, given a file name
 )
 WRITES = re.compile(

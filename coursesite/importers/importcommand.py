@@ -34,6 +34,7 @@ from coursesite.importers.lessonimport import (
 )
 from coursesite.importers.lessontext import with_listed
 from coursesite.importers.linkedimages import settle_linked_images
+from coursesite.importers.mathtextlabels import mathtext_notes
 from coursesite.importers.matplotlibmigration import matplotlib_notes
 from coursesite.importers.matplotlibstyles import style_notes
 from coursesite.importers.matplotlibtex import usetex_notes
@@ -207,6 +208,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += colab_tpu_notes(lesson)  # before the check of names: it is settled
     lesson.notes += style_notes(lesson)
     lesson.notes += usetex_notes(lesson)
+    lesson.notes += mathtext_notes(lesson)
     lesson.notes += pandas_notes(lesson)
     lesson.notes += matplotlib_notes(lesson)
     lesson.notes += networkx_notes(lesson)
