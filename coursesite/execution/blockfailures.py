@@ -149,12 +149,11 @@ def quiet_reads_error(result: dict, job: LessonJobWithCode) -> BuildError | None
     if not reads:
         return None
     first, others = reads[0], reads[1:]
-    printed = first.printed if len(first.printed) <= 160 else first.printed[:157] + "..."
     label = job.labels.get(first.block, "prose")
     lines = {block["id"]: block["line"] for block in blocks}
     return BuildError(
         f"{label} read the network and got nothing, though it raised no error: it printed "
-        f"'{printed}' and went on with what the read returned, which the page would show "
+        f"'{first.said}' and went on with what the read returned, which the page would show "
         "as the lesson's result",
         job.path,
         lines.get(first.block),

@@ -51,6 +51,11 @@ class QuietRead:
     printed: str  # the line it printed
     bound: set[str]  # the module's names it bound
 
+    @property
+    def said(self) -> str:
+        """The line it printed, cut to a length a message can quote."""
+        return self.printed if len(self.printed) <= 160 else self.printed[:157] + "..."
+
 
 def quiet_reads(blocks: list[dict], outputs: list[dict], failed: set[str]) -> list[QuietRead]:
     """The blocks (of the job's `blocks`, in the order they ran) that did not fail but
@@ -86,12 +91,7 @@ def after_quiet_read(failure: dict, blocks: list[dict], reads: list[QuietRead]) 
         rebound = {n for b in between for n, _ in bindings(codes[b], everywhere=False)}
         names = sorted((read.bound & used) - rebound)
         if names:
-            printed = read.printed if len(read.printed) <= 160 else read.printed[:157] + "..."
-            return {
-                **failure,
-                "network": True,
-                "quiet": (read.block, names[0], printed),
-            }
+            return {**failure, "network": True, "quiet": (read.block, names[0], read.said)}
     return failure
 
 
