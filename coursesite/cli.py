@@ -210,7 +210,8 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
         prog=f"{program_name()} import",
         description=IMPORT_DESCRIPTION,
         epilog="examples:\n  python build.py import notebooks/intro.ipynb --phase 01\n"
-        "  python build.py import tutorial.md --phase 02 --install   # and its packages\n\n"
+        "  python build.py import tutorial.md --phase 02 --install   # and its packages\n"
+        "  python build.py import lecture.md --phase 02 --fetch     # and its web data\n\n"
         "what becomes what: 'Importing a notebook' in docs/authoring.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -235,6 +236,13 @@ def _import_arguments(argv: list[str]) -> argparse.Namespace:
         "(its own pip install lines give the versions; nothing installed moves), and pin "
         "them in the course's requirements.txt",
     )
+    parser.add_argument(
+        "--fetch",
+        action="store_true",
+        help="download each data file the code reads by web address (a whole string naming "
+        "a file, as in pd.read_csv('https://.../rows.csv')), save it beside the lesson under "
+        "data/ and read it there, so that the build needs no network",
+    )
     _manifest_option(parser)
     arguments = parser.parse_args(argv)
     from coursesite.config.manifest import PHASE_ID, SLUG
@@ -258,6 +266,7 @@ def import_command(arguments: argparse.Namespace) -> int:
         arguments.slug,
         arguments.origin,
         arguments.install,
+        arguments.fetch,
     )
     try:
         with environment_failures_reported():  # an unreadable file, a full disk: no traceback

@@ -18,6 +18,7 @@ from coursesite.importers.citations import cite_from_checkout
 from coursesite.importers.colabtpu import colab_tpu_notes
 from coursesite.importers.courselabels import course_labels, distinct_labels, heading_anchors
 from coursesite.importers.doctitles import titled_doc_roles
+from coursesite.importers.fetching import Fetched, fetch_data_addresses, with_fetched
 from coursesite.importers.flaxmigration import flax_notes
 from coursesite.importers.footnotes import place_footnotes
 from coursesite.importers.includes import inline_includes, load_code_cells
@@ -75,6 +76,7 @@ class ImportRequest:
     slug: str | None = None
     origin: str | None = None  # the references: site the notebook comes from
     install: bool = False  # pip install the packages it imports that are missing
+    fetch: bool = False  # download the data files its code reads by address
 
 
 @dataclass
@@ -172,11 +174,14 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     from_checkout += cite_from_checkout(cells, request.notebook)
     titled_doc_roles(cells, request.notebook)
     from_checkout += own_repository_reads(cells, request.notebook)
+    fetched = fetch_data_addresses(cells) if request.fetch else Fetched()
+    from_checkout += fetched.notes
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
     lesson.notes[:0] = from_checkout
     linked = settle_linked_images(lesson, folder, course.root, request.notebook)
     # Before any note names a lesson line: listing files adds lines to the front matter.
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
+    with_fetched(brought, fetched, folder)
     lesson.text = with_listed(lesson.text, brought.listed, linked.written)
     labels = course_labels([ref.source for ref in course.lessons])
     anchors = heading_anchors(lesson.text)

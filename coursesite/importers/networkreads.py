@@ -224,6 +224,7 @@ def network_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
     return [
         f"{places}: {said}, and the machine that builds the site may have none: save the "
         "data beside the lesson, list it in the front matter's files: and read it from "
-        "there; or tag the cell skip-execution and import again, which shows its code "
-        "without running it"
+        "there (import again with --fetch to do so for a file the code names by address); "
+        "or tag the cell skip-execution and import again, which shows its code without "
+        "running it"
     ]
