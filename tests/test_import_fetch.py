@@ -39,9 +39,12 @@ def test_fetch_saves_a_data_file_read_by_address_and_the_build_reads_it(course_f
     the build passes with no network. An address it cannot fetch, or a web page, stays."""
     course_folder.write(authoring_example())
     cells = [
-        f"import numpy as np\nSOURCE = '{server}/rows.csv'\nMISSING = '{server}/gone.csv'",
+        f"import urllib.request\nimport numpy as np\nSOURCE = '{server}/rows.csv'\n"
+        f"MISSING = '{server}/gone.csv'\nOTHER = '{server}/rows.csv'\nSHOWN = '{server}/rows.csv'",
         f"PAGE = '{server}/index.html'\ntable = np.loadtxt(SOURCE, delimiter=',')\n"
-        "print(table.sum())",
+        "print(table.sum())\nrequest = urllib.request.Request(OTHER)\n"
+        "def later():\n    print(SHOWN)\n"
+        "    return np.loadtxt(MISSING), np.loadtxt(PAGE), np.loadtxt(SHOWN)",
     ]
     notebook(course_folder.root / "downloads.ipynb", cells)
     done = course_folder.cli(
@@ -54,6 +57,9 @@ def test_fetch_saves_a_data_file_read_by_address_and_the_build_reads_it(course_f
     assert (lesson_path.parent / "data" / "rows.csv").read_text() == "1,2\n3,4\n"
     assert f"MISSING = '{server}/gone.csv'" in lesson
     assert f"PAGE = '{server}/index.html'" in lesson
+    # Given to what reads no file (a request), an address stays: no path can stand in.
+    assert f"OTHER = '{server}/rows.csv'" in lesson
+    assert f"SHOWN = '{server}/rows.csv'" in lesson  # read, and printed too
     report = done.stdout
     assert (
         f"cell 3: the code reads {server}/rows.csv: fetched (8 bytes) and saved as "
@@ -63,7 +69,8 @@ def test_fetch_saves_a_data_file_read_by_address_and_the_build_reads_it(course_f
         f"cell 3: --fetch could not fetch {server}/gone.csv (File not found): it stays" in report
     ), report
     assert "index.html" not in report  # a page is no data file: not fetched
-    assert "reads the network" not in report
+    (network,) = [line for line in report.splitlines() if "reads the network" in line]
+    assert "np.loadtxt(MISSING, an address)" in network and "SOURCE" not in network
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
 

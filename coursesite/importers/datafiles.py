@@ -56,7 +56,7 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
             if writes_files(node):
                 written |= given | {name.rsplit("/", 1)[-1] for name in given}
                 continue
-            if not _reads(node):
+            if not reads_files(node):
                 continue
             for name in sorted(given):
                 if _file_like(name, node, names) and _specific(name) and not _made(name, written):
@@ -174,7 +174,8 @@ def called_name(call: ast.Call) -> str:
 OPENERS = {"open", "File", "ZipFile"}
 
 
-def _reads(call: ast.Call) -> bool:
+def reads_files(call: ast.Call) -> bool:
+    """Whether the call reads the files it names (`pd.read_csv`, `open` to read, ...)."""
     if called_name(call) in OPENERS and re.search(r"[wax]", _mode(call)):
         return False
     return bool(READS.match(called_name(call)))

@@ -4,14 +4,18 @@ A tutorial loads its data from the web (`pd.read_csv("https://.../cities.csv")`)
 machine that builds the site may have no network, and a server may move or change the
 file. What the report otherwise tells the author to do by hand, `--fetch` does on the
 author's machine: each address in the code that is a whole string naming a data file (its
-last part has an extension, and is no web page) is downloaded once, saved beside the
-lesson under data/, and the string becomes that path, which the front matter's `files:`
-lists; the build then reads the saved copy. Each fetch, and each address that could not
-be fetched (it stays, and the report's network line names it), is a line of the report.
+last part has an extension, and is no web page), given to a call that reads files
+(`pd.read_csv`, `np.loadtxt`, ...), directly or through a name only such calls read, is
+downloaded once, saved beside the lesson under data/, and the string becomes that path,
+which the front matter's `files:` lists; the build then reads the saved copy. An address
+handed to anything else (`requests.get(url)`, which no path can stand in for) stays. Each
+fetch, and each address that could not be fetched (it stays, and the report's network line
+names it), is a line of the report.
 """
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import urllib.parse
@@ -21,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.importers.beside import COPY_LIMIT, Brought
-from coursesite.importers.datafiles import FILE_NAME
+from coursesite.importers.datafiles import FILE_NAME, reads_files
 from coursesite.importers.notebookcells import Cell, where_at
 
 _ADDRESS = re.compile(r"""(?P<quote>["'])(?P<url>(?:https?|ftp)://[^"'\s]+)(?P=quote)""")
@@ -47,11 +51,14 @@ def fetch_data_addresses(
     download = download or _download
     fetched = Fetched()
     saved: dict[str, str] = {}  # address -> its path beside the lesson
-    for cell in cells:
+    readable = _read_as_files(cells)
+    for number, cell in enumerate(cells):
         if cell.kind != "code":
             continue
         said: list[str] = []
         for match in reversed(list(_ADDRESS.finditer(cell.source))):  # later offsets first
+            if (number, match.start()) not in readable:
+                continue
             url, where = match["url"], where_at(cell, match.start())
             path = saved.get(url) or _fetched(url, where, fetched, said, download)
             if not path:
@@ -98,6 +105,58 @@ def _fetched(
         "beside the lesson, listed in files:; the code reads it there, with no network"
     )
     return path
+
+
+def _read_as_files(cells: list[Cell]) -> set[tuple[int, int]]:
+    """(cell, offset of its opening quote) of each string constant that a call reading
+    files is given, directly or as the value of a name that only such calls use."""
+    trees = {n: tree for n, c in enumerate(cells) if c.kind == "code" and (tree := _tree(c.source))}
+    given = [
+        (number, argument)
+        for number, tree in trees.items()
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and reads_files(call)
+        for argument in [*call.args, *(keyword.value for keyword in call.keywords)]
+    ]
+    directly = {id(node) for _, node in given}
+    names_read = {node.id for _, node in given if isinstance(node, ast.Name)}
+    used_otherwise = {
+        node.id
+        for tree in trees.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+        and id(node) not in directly
+    }
+    constants = [(number, node) for number, node in given if isinstance(node, ast.Constant)]
+    only_read = names_read - used_otherwise
+    constants += [
+        (number, node.value)
+        for number, tree in trees.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and len(node.targets) == 1
+        and getattr(node.targets[0], "id", None) in only_read
+    ]
+    return {(number, _offset(cells[number].source, node)) for number, node in constants}
+
+
+def _tree(source: str) -> ast.Module | None:
+    """The cell's code as Python, its IPython lines (`%...`, `!...`) read as `pass`."""
+    escaped = re.sub(r"(?m)^(\s*)[%!].*$", r"\1pass", source)
+    try:
+        return ast.parse(escaped)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _offset(source: str, node: ast.Constant) -> int:
+    """The offset in `source` of where `node` starts (ast counts columns in UTF-8 bytes)."""
+    lines = source.splitlines(keepends=True)
+    before = sum(len(line) for line in lines[: node.lineno - 1])
+    line = lines[node.lineno - 1].encode()
+    return before + len(line[: node.col_offset].decode(errors="ignore"))
 
 
 def _file_name(url: str) -> str:
