@@ -516,6 +516,32 @@ def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(c
     assert "network" not in own.message and ":raises: ZeroDivisionError" in own.hint
 
 
+def test_an_error_raised_inside_a_library_the_step_calls_names_it_and_its_version(
+    course_folder,
+):
+    """statsmodels' mediation example ended in NumPy's 'SVD did not converge', raised deep
+    inside statsmodels' Mediation.fit: 'fix the code' sent the author to a line with no
+    mistake. The hint names the package the line calls and its version; an error the
+    lesson's own code raises, or the standard library's, is still the code's to fix."""
+    import numpy
+
+    text = with_steps(
+        "import numpy as np",
+        "np.linalg.cholesky(np.array([[-1.0]]))",
+        "import json\njson.loads('not json')",
+    )
+    inside, own = build_errors(course_folder, text)
+    assert inside.message.startswith("step 3 failed: LinAlgError")
+    assert inside.hint.startswith(
+        f"it was raised inside numpy (installed: {numpy.__version__}), which this line calls: "
+        "check what the code gives it; code written for another version of numpy may need "
+        "that version"
+    ), inside.hint
+    assert ":raises: LinAlgError" in inside.hint
+    assert own.message.startswith("step 4 failed: JSONDecodeError")
+    assert own.hint.startswith("fix the code"), own.hint
+
+
 def test_a_read_that_failed_quietly_fails_the_build_though_no_step_raised(course_folder):
     """QuantEcon's commod_price plots what yf.download returned: with no network, yfinance
     printed 'Could not resolve host' and returned an empty table, and the build passed with

@@ -288,7 +288,11 @@ def test_a_type_error_inside_a_library_the_line_calls_suggests_another_version_f
     )
     # Raised in the lesson's own code, or not a TypeError: the code's to fix.
     assert failed(message).hint.startswith("fix the code")
-    assert failed("ValueError: bad", traceback=traced).hint.startswith("fix the code")
+    # Not a TypeError, but raised inside the library the line calls: named, with its version.
+    assert failed("ValueError: bad", traceback=traced).hint.startswith(
+        f"it was raised inside numpy (installed: {numpy}), which this line calls: check what "
+        "the code gives it"
+    )
     # A block that declares another exception keeps that hint.
     declared = failed(message, traceback=traced, declared="ValueError").hint
     assert declared.startswith("the block declares ':raises: ValueError'")
@@ -600,9 +604,10 @@ def test_a_library_saying_it_no_longer_does_what_the_line_asks_is_another_versio
     )
     assert failed(required, traceback=quoted).hint.startswith("the installed numpy says it no")
     since = "ValueError: since the batch is empty, 2 of 3 steps were skipped"
-    assert failed(since, traceback=quoted).hint.startswith("fix the code")
+    # No version in the library's words: raised inside it, which the hint names.
+    assert failed(since, traceback=quoted).hint.startswith("it was raised inside numpy")
     other = "NotImplementedError: In-place operations need a copy."
-    assert failed(other, traceback=quoted).hint.startswith("fix the code")
+    assert failed(other, traceback=quoted).hint.startswith("it was raised inside numpy")
 
 
 def test_code_that_asks_for_a_cuda_gpu_where_there_is_none_is_told_so():
@@ -713,8 +718,10 @@ def test_a_step_its_notebook_ran_names_the_installed_libraries_the_failure_went_
         "calls are likely other versions than the notebook was run with: "
         f"jax (installed: {jax}), numpy (installed: {numpy}); install the versions"
     ), hint
-    # A step the notebook did not run, or one that declares what it raises, is the code's.
-    assert failure_error(failure, {"blocks": []}, Job()).hint.startswith("fix the code")
+    # A step the notebook did not run: the library it was raised in, no stored run.
+    assert failure_error(failure, {"blocks": []}, Job()).hint.startswith(
+        f"it was raised inside jax (installed: {jax}), which this line calls (and in numpy)"
+    )
     declared = {**failure, "declared": "TypeError"}
     assert not failure_error(declared, {"blocks": []}, job).hint.startswith("train_rnn")
 

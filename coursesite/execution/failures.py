@@ -27,6 +27,7 @@ from coursesite.execution.installedlibraries import (
     keyword_hint,
     library_arguments_hint,
     library_hint,
+    raised_inside_hint,
     refused_arguments_hint,
     retired_hint,
     traced_libraries,
@@ -255,7 +256,8 @@ def _library_arguments_hint(failure: dict, job: FailedJob) -> str:
 
 def _code_hint(failure: dict) -> str:
     exception = _exception_class(failure["message"])
-    return f"fix the code; {_declare(exception)}" if exception else "fix the code"
+    first = raised_inside_hint(failure) or "fix the code"
+    return f"{first}; {_declare(exception)}" if exception else first
 
 
 def _declare(exception: str) -> str:

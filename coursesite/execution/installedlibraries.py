@@ -176,6 +176,25 @@ def traced_libraries(failure: dict) -> list[str]:
     return list(dict.fromkeys(_LIBRARY_FRAME.findall(failure.get("traceback") or "")))
 
 
+def raised_inside_hint(failure: dict) -> str:
+    """For an error raised inside the installed packages a step called, which its own line
+    does not explain (statsmodels' Mediation.fit ending in NumPy's 'SVD did not converge'):
+    the package the step called, and its version, which most often makes the difference
+    for an imported notebook; "" for an error the lesson's own code raised."""
+    traceback = failure.get("traceback") or ""
+    frames = re.findall(r'^\s*File "([^"]+)"', traceback, re.M)
+    called = traced_libraries(failure)
+    if not frames or not called or not _LIBRARY_FRAME.search(f'File "{frames[-1]}"'):
+        return ""
+    through = [library for library in called[1:] if library != called[0]]
+    return (
+        f"it was raised inside {installed_version(called[0])}, which this line calls"
+        f"{f' (and in {through[-1]})' if through else ''}: check what the code gives it; "
+        f"code written for another version of {called[0]} may need that version (pin it in "
+        "the lesson's requirements)"
+    )
+
+
 def _importing_library(traceback: str, module: str) -> str:
     """The installed package whose code the traceback last ran in, unless it is `module`'s
     own: the library that imported it (TFDS imports importlib_resources lazily)."""
