@@ -182,6 +182,21 @@ def test_a_step_that_fails_on_a_name_an_earlier_failed_step_did_not_rebind_is_it
     assert own.message == "step 3 failed: TypeError: object of type 'int' has no len()"
 
 
+def test_a_key_missing_from_a_name_an_earlier_failed_step_did_not_rebind_is_its_consequence(
+    course_folder,
+):
+    """statsmodels' MSTL example reads a new `df` from the network in one step and looks up
+    df["Date"] in the next: with the read failed, the KeyError on the old `df` was reported
+    as a failure of its own, 'fix the code'. A key missing from a name nothing failed to
+    rebind is still the step's own."""
+    rebinds = "frame = {'a': 1}\nratio = len(ids) / 0\nframe = {'Date': 2}"
+    text = with_steps(rebinds, "print(frame['Date'])", "other = {'x': 1}\nprint(other['y'])")
+    cause, own = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: ZeroDivisionError")
+    assert cause.detail.startswith("step 3 failed because step 2 failed (names: frame)\n")
+    assert own.message == "step 4 failed: KeyError: 'y'"
+
+
 def test_a_failure_the_names_do_not_tie_to_an_earlier_failure_is_its_own(course_folder):
     # Step 2 did not get to rebind sizes, but neither failure reads it: each is its own.
     text = with_steps(

@@ -8,9 +8,11 @@ that then fails on that name failed because of it. Said only where the names pro
   `n.plot()`) where a failed block was changing `n` when it failed (`n.simulate(...)`,
   which was to set `n.a`), and any failure of a call of a method of `n` itself
   (`n.get_samples()` raising "`run` must be called before `get_samples`");
-- an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, or a
+- an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, a
   TypeError raised by an expression that uses `n` (the expression of the block's own code
-  that the traceback's positions point at, not the rest of its line), where `n` is a name
+  that the traceback's positions point at, not the rest of its line), or a KeyError or
+  IndexError raised by one that subscripts `n` (`df["Date"]`, where the failed block was
+  to read a new `df` from the network), where `n` is a name
   a failed block was to (re)bind at or after the line it failed at, and neither a block
   between them nor the failing block before that expression bound it again;
 - "expected E to be raised, but nothing was" in a block that reads such a name before it
@@ -99,6 +101,13 @@ class LessonFailures:
         if failing is not None and message.startswith("TypeError"):
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
             return self._stale(block, lambda n: n in used, stopped, "stale")
+        if failing is not None and NO_ITEM.match(message):
+            looked_up = {
+                n.value.id
+                for n in ast.walk(failing)
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+            }
+            return self._stale(block, lambda n: n in looked_up, stopped, "stale")
         if NOTHING_RAISED.match(message):
             first = _first_loads(block["code"])  # a name it reads before it binds it
             return self._stale(block, lambda n: n in first, 0, "expectation")
