@@ -20,7 +20,6 @@ import posixpath
 import re
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,12 +42,9 @@ class Fetched:
     notes: list[str] = field(default_factory=list)
 
 
-def fetch_data_addresses(
-    cells: list[Cell], download: Callable[[str], bytes] | None = None
-) -> Fetched:
+def fetch_data_addresses(cells: list[Cell]) -> Fetched:
     """Fetch each data file the code cells name by address, and rewrite, in place, each
     such string to the saved file's path (FETCH_FOLDER/NAME)."""
-    download = download or _download
     fetched = Fetched()
     saved: dict[str, str] = {}  # address -> its path beside the lesson
     readable = _read_as_files(cells)
@@ -60,7 +56,7 @@ def fetch_data_addresses(
             if (number, match.start()) not in readable:
                 continue
             url, where = match["url"], where_at(cell, match.start())
-            path = saved.get(url) or _fetched(url, where, fetched, said, download)
+            path = saved.get(url) or _fetched(url, where, fetched, said)
             if not path:
                 continue
             saved[url] = path
@@ -81,9 +77,7 @@ def with_fetched(brought: Brought, fetched: Fetched, folder: Path) -> None:
         brought.listed.append(path)
 
 
-def _fetched(
-    url: str, where: str, fetched: Fetched, said: list[str], download: Callable[[str], bytes]
-) -> str:
+def _fetched(url: str, where: str, fetched: Fetched, said: list[str]) -> str:
     """The path the file at `url` was saved to, or "" (with a note where a download failed)."""
     name = _file_name(url)
     if not name:
@@ -93,7 +87,7 @@ def _fetched(
         said.append(f"{where}: {url} has the name of a file fetched already: it stays an address")
         return ""
     try:
-        content = download(url)
+        content = _download(url)
     except (OSError, ValueError) as problem:
         said.append(
             f"{where}: --fetch could not fetch {url} ({_reason(problem)}): it stays an address"
