@@ -429,3 +429,29 @@ def test_a_myst_raw_cell_is_read_as_a_notebook_raw_cell_in_its_place(tmp_path: P
         "line 17: a raw cell of text/html, which only output in that format shows: it was left out"
     ) in imported.notes
     assert any(note.startswith("line 24: a raw cell of text/latex") for note in imported.notes)
+
+
+def test_a_front_matter_whose_first_line_is_not_three_dashes_is_said(tmp_path: Path):
+    """QuantEcon's eigen_I opens with `co---`: its jupytext header became a heading of YAML
+    on the page, with no word in the report. It is still read as text, and said."""
+    header = (
+        "jupytext:\n  text_representation:\n    extension: .md\nkernelspec:\n  name: python3\n---\n"
+    )
+    path = tmp_path / "nb.md"
+    path.write_text(
+        f"co---\n{header}\n# Eigen\n\nProse.\n\n```{{code-cell}} ipython3\nx = 1\n```\n"
+    )
+    imported = convert(read_notebook(path), "Eigen", "nb.md", "nb.expected.yaml")
+    assert (
+        "line 1: its first line, 'co---', opens what looks like the notebook's front matter "
+        "(closed on line 7), which only a first line of '---' opens"
+    ) in "\n".join(imported.notes)
+    # A thematic break under a paragraph, or a front matter that opens rightly, is not it.
+    path.write_text(f"---\n{header}\n# Eigen\n\nProse.\n\n```{{code-cell}} ipython3\nx = 1\n```\n")
+    assert not any(
+        "front matter" in n for n in convert(read_notebook(path), "E", "nb.md", "e").notes
+    )
+    path.write_text("Intro ---\nmore\n---\n\n```{code-cell} ipython3\nx = 1\n```\n")
+    assert not any(
+        "front matter" in n for n in convert(read_notebook(path), "E", "nb.md", "e").notes
+    )

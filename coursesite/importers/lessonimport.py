@@ -13,6 +13,8 @@ cellconversion.py takes the cells one by one in between.
 
 from __future__ import annotations
 
+import dataclasses
+
 from coursesite.execution.expectedoutputs import dump_expected
 from coursesite.importers.cellconversion import CellConversion
 from coursesite.importers.clockreads import clock_patterns
@@ -149,14 +151,7 @@ def _without_title(cells: list[Cell], title: str, lesson: ImportedLesson) -> tup
     # Blank in place of the heading: a line's place in the source stays where_in's to find.
     lines = cell.source.splitlines()
     lines[found.lines.start : found.lines.stop] = [""] * len(found.lines)
-    untitled = Cell(
-        cell.kind,
-        "\n".join(lines),
-        cell.where,
-        tags=cell.tags,
-        attachments=cell.attachments,
-        unreadable=cell.unreadable,
-    )
+    untitled = dataclasses.replace(cell, source="\n".join(lines))  # its notes kept
     return [untitled if number == found.cell else c for number, c in enumerate(cells)], cell.where
 
 

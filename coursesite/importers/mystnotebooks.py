@@ -95,7 +95,29 @@ def myst_cells(text: str, path: Path) -> list[Cell]:
         cells.append(cell)
         position = fence.map[1] + start
     cells += _markdown_cells(lines, position, len(lines))
+    if start == 0 and (said := _mistyped_front_matter(lines)) and cells:
+        cells[0].dropped.append(said)
     return cells
+
+
+# What jupytext writes in a notebook's front matter.
+_HEADER_KEYS = re.compile(r"^(?:jupytext|kernelspec|jupyter):")
+
+
+def _mistyped_front_matter(lines: list[str]) -> str:
+    """What to say of a front matter whose opening line is not `---` (QuantEcon's eigen_I
+    opens with `co---`): read as text, it becomes a heading of YAML on the page."""
+    first = lines[0].strip() if lines else ""
+    closing = next((n for n, line in enumerate(lines[1:40], 1) if line.strip() == "---"), 0)
+    if first == "---" or not first.endswith("---") or not closing:
+        return ""
+    if not any(_HEADER_KEYS.match(line) for line in lines[1:closing]):
+        return ""
+    return (
+        f"its first line, '{first}', opens what looks like the notebook's front matter "
+        f"(closed on line {closing + 1}), which only a first line of '---' opens: it was read "
+        "as text (a heading of YAML on the page); make its first line '---' and import again"
+    )
 
 
 def _first_line(fence: Token) -> int:
