@@ -227,6 +227,28 @@ print(total)
 """
 
 
+def test_an_image_or_figure_on_another_site_becomes_a_link_to_it():
+    """Pythia's NumPy basics opens with an {image} of NumPy's logo by its web address: the
+    import kept it and the build refused the lesson ("image ... is on another site"). As a
+    Markdown image from another site does, it becomes a link, said in the report."""
+    logo = "https://github.com/numpy/numpy/raw/main/branding/logo/primary/numpylogo.svg"
+    text, notes = settle(
+        f"```{{image}} {logo}\n:alt: NumPy Logo\n:width: 250\n```\n\n"
+        ":::{figure} //example.org/plot.png\nThe plot, **drawn** elsewhere.\n:::\n\n"
+        "```{image} images/local.png\n:alt: kept\n```"
+    )
+    assert f"[NumPy Logo]({logo})" in text and "{image} https" not in text
+    assert (
+        "[//example.org/plot.png](//example.org/plot.png)\n\nThe plot, **drawn** elsewhere." in text
+    )
+    assert "{image} images/local.png" in text  # a file of the lesson's stays an image
+    assert notes[0] == (
+        f"cell 1: {{image}} {logo} is on another site, from which pages load nothing: it "
+        "became a link to it; save the file beside the lesson to show it"
+    )
+    assert len(notes) == 2
+
+
 def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path):
     notebook = tmp_path / "directives.md"
     notebook.write_text(NOTEBOOK)

@@ -157,6 +157,14 @@ def _replacement(
         return _exercise_prose(directive, where, notes, glued, inside)
     if is_proof_block(name):
         return _proof_block(directive, what, notes, glued, inside)
+    if name in ("image", "figure") and re.match(r"^(https?:)?//", argument):
+        notes.append(
+            f"{what} is on another site, from which pages load nothing: it became a link to "
+            "it; save the file beside the lesson to show it"
+        )
+        shown = directive.options.get("alt", "").strip() or argument
+        caption = ["", *_settled(body, where, notes, glued, inside)] if body.strip() else []
+        return [f"[{shown}]({argument})", *caption]
     # A sub-block ({hint} of an {exercise}) is one only in its block.
     if (kind_named(name) and not inside) or (inside and parent_of(name) == inside):
         return _known(directive, where, notes, glued)
