@@ -557,6 +557,27 @@ def test_an_error_raised_inside_a_library_the_step_calls_names_it_and_its_versio
     assert own.hint.startswith("fix the code"), own.hint
 
 
+def test_a_figure_that_reads_the_network_as_it_is_drawn_is_the_networks(course_folder):
+    """Cartopy fetches Natural Earth's coastlines when the figure is drawn, which the build
+    does as it saves it: the failure, 'the figure it drew cannot be saved as SVG: URLError',
+    said 'fix the code'. It is the network's, with what to do."""
+    drawn = (
+        "import urllib.request\nimport matplotlib.pyplot as plt\n"
+        "from matplotlib.artist import Artist\n"
+        "class Coastlines(Artist):\n"
+        "    def draw(self, renderer):\n"
+        "        urllib.request.urlopen('http://coast.invalid/110m.zip', timeout=5)\n"
+        "figure, axes = plt.subplots()\naxes.add_artist(Coastlines())"
+    )
+    text = with_steps("print(len(ids))", drawn, "print(1)")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith(
+        "step 3 failed: the figure it drew cannot be saved as SVG: URLError: <urlopen error"
+    ), cause.message
+    assert cause.message.endswith("; it read the network")
+    assert cause.hint.startswith("the machine that builds the site may have no network")
+
+
 def test_a_read_that_failed_quietly_fails_the_build_though_no_step_raised(course_folder):
     """QuantEcon's commod_price plots what yf.download returned: with no network, yfinance
     printed 'Could not resolve host' and returned an empty table, and the build passed with

@@ -38,6 +38,12 @@ QUOTED = (
 SOCKET_FILES = ("socket.py", "ssl.py", "http/client.py", "urllib/request.py")
 
 
+def quotes_the_network(message):
+    """Whether a message made of an error raised where no exception reaches the runner (a
+    figure drawn as it is saved: Cartopy fetches its coastlines then) quotes a network's."""
+    return any(words in message for words in QUOTED)
+
+
 def read_the_network(error):
     """Whether `error`, or an exception it was raised from or during, is a network error."""
     seen = set()

@@ -285,7 +285,8 @@ def run_block(block, namespace, source, limit):
         failure = {**_plain_failure(block), "message": message}
     captured, problem = leftovers.capture_figures()
     if failure is None and problem:
-        failure = {**_plain_failure(block), "message": problem}
+        quoted = network.quotes_the_network(problem)
+        failure = {**_plain_failure(block), "message": problem, "network": quoted}
     figure = namespace.pop("figure", None) if block["is_figure"] else None
     if failure is None and block["is_figure"]:
         figure, problem = leftovers.plain_figure(figure)
