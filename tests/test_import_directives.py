@@ -249,6 +249,53 @@ def test_an_image_or_figure_on_another_site_becomes_a_link_to_it():
     assert len(notes) == 2
 
 
+DETAILS = """# Colormaps
+
+Click to see the examples.
+
+<details>
+    <summary> 1. <b>Sequential:</b> lightness changes
+    with the value. </summary>
+
+    Good for **ordered** data:
+
+    * viridis
+    * magma
+</details>
+
+```{code-cell} ipython3
+x = 1
+```
+
+<details><summary>Solution</summary>
+
+:::{note}
+Inside.
+:::
+</details>
+"""
+
+
+def test_html_details_become_a_dropdown_titled_with_the_summary(tmp_path: Path):
+    """Pythia's colormap notebook folds its examples in <details>: the block was shown as
+    code, 'HTML is shown as code; rewrite it in Markdown', its Markdown with it. It is a
+    dropdown admonition, titled with the summary, its body still Markdown; the lesson
+    parses as the build reads it."""
+    notebook = tmp_path / "details.md"
+    notebook.write_text(DETAILS)
+    imported = convert(read_notebook(notebook), "Colormaps", "details.md", "d.expected.yaml")
+    assert (
+        ":::{admonition} 1. **Sequential:** lightness changes with the value.\n"
+        ":class: dropdown\n\nGood for **ordered** data:\n\n* viridis\n* magma\n:::"
+    ) in imported.text
+    # A block inside takes one more colon than it; lessons nest no blocks: its body stays.
+    assert "::::{admonition} Solution\n:class: dropdown\n\nInside.\n::::" in imported.text
+    assert "<details>" not in imported.text and "</summary>" not in imported.text
+    assert any("HTML <details> block(s) became a dropdown" in n for n in imported.notes)
+    lesson = parsed_lesson(imported.text, tmp_path, "details")  # the build refuses none of it
+    assert [run.label for run in lesson.runs] == ["step 1"]
+
+
 def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path):
     notebook = tmp_path / "directives.md"
     notebook.write_text(NOTEBOOK)

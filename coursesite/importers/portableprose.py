@@ -13,6 +13,7 @@ from markdown_it.token import Token
 
 from coursesite.files import short_digest
 from coursesite.importers.fences import directives
+from coursesite.importers.htmldetails import details_as_dropdowns
 from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.inlinehtml import inline_html_as_markdown, only_comments
@@ -38,6 +39,12 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     lesson.notes += [f"{cell.where}: {said}" for said in admonitions]
     if badges:
         lesson.notes.append(f"{cell.where}: {badges} badge(s) from another site became plain links")
+    source, dropdowns = details_as_dropdowns(source)
+    if dropdowns:
+        lesson.notes.append(
+            f"{cell.where}: {dropdowns} HTML <details> block(s) became a dropdown "
+            "{admonition} titled with its <summary>"
+        )
     source, tags = html_images_as_markdown(source)
     if tags:
         lesson.notes.append(

@@ -1,0 +1,38 @@
+"""HTML's `<details>` with its `<summary>`, as notebooks fold a solution or a list of
+examples, made MyST's dropdown: an admonition titled with the summary, `:class: dropdown`.
+
+Lessons refuse raw HTML, so the block was shown as code, its images and Markdown with it.
+The body between the tags is Markdown, and stays so; a `<details>` inside another, or one
+without a `<summary>`, is left to the HTML rules (portableprose.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+_DETAILS = re.compile(
+    r"^[ \t]*<details(?:\s[^>]*)?>\s*<summary(?:\s[^>]*)?>(?P<summary>.*?)</summary>"
+    r"(?P<body>(?:(?!<details\b).)*?)^[ \t]*</details>[ \t]*$",
+    re.S | re.M | re.I,
+)
+
+
+def details_as_dropdowns(source: str) -> tuple[str, int]:
+    """`source` with each `<details>` block a dropdown admonition, and how many there were."""
+    return _DETAILS.subn(_dropdown, source)
+
+
+def _dropdown(found: re.Match[str]) -> str:
+    summary = " ".join(found["summary"].split()) or "Details"
+    body = _dedented(re.sub(r"(?m)^[ \t]+$", "", found["body"]).strip("\n"))
+    fence = ":" * max([3, *(len(run) + 1 for run in re.findall(r"^\s*(:{3,})", body, re.M))])
+    return f"{fence}{{admonition}} {summary}\n:class: dropdown\n\n{body}\n{fence}"
+
+
+def _dedented(body: str) -> str:
+    """The body without the indent its lines share (`<details>` bodies are often indented
+    as HTML, which Markdown would read as code)."""
+    lines = body.split("\n")
+    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
+    cut = min(indents, default=0)
+    return "\n".join(line[cut:] for line in lines)
