@@ -296,6 +296,30 @@ def test_html_details_become_a_dropdown_titled_with_the_summary(tmp_path: Path):
     assert [run.label for run in lesson.runs] == ["step 1"]
 
 
+def test_a_fence_a_cell_leaves_open_is_closed_where_the_cell_ends(tmp_path: Path):
+    """Pythia's pandas answers open ```python in a <details> and never close it: Jupyter
+    renders each cell on its own, so the fence ends with its cell; in the lesson it ran on
+    into the next questions and the build refused the lesson (an unclosed code block)."""
+    from coursesite.importers.notebookcells import Cell
+
+    answer = "<details>\n    <summary>Answer</summary>\n\n```python\n# ANSWER\nlen(df)\n</details>"
+    cells = [
+        Cell("markdown", "# Quiz\n\nQuestions.", "cell 1"),
+        Cell("code", "x = 1", "cell 2"),
+        Cell("markdown", f"### Q1\n\n{answer}", "cell 3"),
+        Cell("markdown", "### Q2\n\n~~~python\nprint(2)", "cell 4"),
+        Cell("markdown", "### Q3\n\n```python\nprint(3)\n```", "cell 5"),
+    ]
+    imported = convert(cells, "Quiz", "quiz.ipynb", "q.expected.yaml")
+    assert (
+        ":::{admonition} Answer\n:class: dropdown\n\n```python norun\n# ANSWER\nlen(df)\n```\n:::"
+    ) in imported.text
+    assert "## Q2\n\n~~~python norun\nprint(2)\n~~~\n\n## Q3" in imported.text
+    closed = [note for note in imported.notes if "leaves open was closed" in note]
+    assert [note.split(":")[0] for note in closed] == ["cell 3", "cell 4"]  # not cell 5
+    parsed_lesson(imported.text, tmp_path, "quiz")  # the build refuses none of it
+
+
 def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path):
     notebook = tmp_path / "directives.md"
     notebook.write_text(NOTEBOOK)

@@ -82,6 +82,29 @@ def closes(line: str, markup: str) -> bool:
     )
 
 
+def closed_fences(text: str) -> tuple[str, int]:
+    """`text` (one notebook cell's Markdown) with a code fence it leaves open closed where
+    the cell ends, before the HTML closing tags it ends with (`</details>`), and how many
+    it closed. A notebook renders each cell on its own, so a fence ends with its cell; in a
+    lesson the cells run together, and an open fence would swallow the cells after it."""
+    lines = text.split("\n")
+    tokens = MarkdownIt("commonmark").parse(text)
+    last = next((t for t in reversed(tokens) if t.type == "fence" and t.map), None)
+    if last is None or last.map is None:
+        return text, 0
+    first, end = last.map
+    if end - 1 > first and closes(lines[end - 1], last.markup):
+        return text, 0
+    at = len(lines)
+    while at > first + 1 and (not lines[at - 1].strip() or _CLOSING_TAG.match(lines[at - 1])):
+        at -= 1
+    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+    return "\n".join([*lines[:at], indent + last.markup, *lines[at:]]), 1
+
+
+_CLOSING_TAG = re.compile(r"^\s*</\w+>\s*$")
+
+
 _OPTION = re.compile(r"^\s*:([\w-]+):(.*)$")
 
 

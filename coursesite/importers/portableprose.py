@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.files import short_digest
-from coursesite.importers.fences import directives
+from coursesite.importers.fences import closed_fences, directives
 from coursesite.importers.htmldetails import details_as_dropdowns
 from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
@@ -34,7 +34,13 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
     it, pasted images are saved beside the lesson, and MkDocs' admonitions become MyST's;
     each change is reported. Python shown in Markdown is marked `norun`: in a lesson, a plain
     ```python fence would look as if it ran."""
-    source, badges = _BADGE.subn(r"[\1](\2)", cell.source)
+    source, closed = closed_fences(cell.source)
+    if closed:
+        lesson.notes.append(
+            f"{cell.where}: a code fence the cell leaves open was closed where the cell ends, "
+            "as the notebook shows it; close it yourself if it should end sooner"
+        )
+    source, badges = _BADGE.subn(r"[\1](\2)", source)
     source, admonitions = myst_admonitions(source)
     lesson.notes += [f"{cell.where}: {said}" for said in admonitions]
     if badges:
