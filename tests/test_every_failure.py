@@ -197,6 +197,18 @@ def test_a_key_missing_from_a_name_an_earlier_failed_step_did_not_rebind_is_its_
     assert own.message == "step 4 failed: KeyError: 'y'"
 
 
+def test_a_file_a_failed_step_was_to_write_by_its_name_is_its_consequence(course_folder):
+    """Pythia's pandas tutorial writes nino_analyzed_output.csv and reads it back in the
+    next step: with the writing step failed, the read's FileNotFoundError was a message of
+    its own, 'save it beside the lesson'. A file no failed step was to write is the read's."""
+    writes = "ratio = len(ids) / 0\nopen('made.csv', 'w').write('1')"
+    text = with_steps(writes, "print(open('made.csv').read())", "print(open('never.csv').read())")
+    cause, own = build_errors(course_folder, text)
+    assert cause.message.startswith("step 2 failed: ZeroDivisionError")
+    assert cause.detail.startswith("step 3 failed because step 2 failed (names: made.csv)\n")
+    assert own.message.startswith("step 4 failed: FileNotFoundError")
+
+
 def test_a_failure_the_names_do_not_tie_to_an_earlier_failure_is_its_own(course_folder):
     # Step 2 did not get to rebind sizes, but neither failure reads it: each is its own.
     text = with_steps(

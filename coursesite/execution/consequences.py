@@ -19,7 +19,8 @@ that then fails on that name failed because of it. Said only where the names pro
   binds it: what it expects to raise depended on the binding that never happened;
 - a failure raised by an expression that uses a name the path of a file write the failed
   block never reached was made of (`data_dir`: a FileNotFoundError, or a reader's own
-  complaint about a file left empty), and a KeyError or IndexError raised by a subscript
+  complaint about a file left empty), a FileNotFoundError for a file such a write names
+  as text (`df.to_csv('out.csv')`), and a KeyError or IndexError raised by a subscript
   of a container it never reached the filling of (unreachedeffects.py): the download that
   failed was to write that file, the read that failed was to fill that dict.
 Anything else is the block's own failure (blockfailures.py reports it with its traceback).
@@ -40,6 +41,7 @@ NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
 OBJECT_ATTRIBUTE = re.compile(r"AttributeError: '[\w.]+' object has no attribute")
 NOTHING_RAISED = re.compile(r"expected [\w.]+ to be raised, but nothing was$")
 NO_ITEM = re.compile(r"(?:KeyError|IndexError)\b")
+_MISSING_FILE = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([^']+)'")
 
 
 @dataclass
@@ -182,6 +184,8 @@ class LessonFailures:
             shared = used & paths
             if NO_ITEM.match(message):
                 shared |= subscripted & cause.effects.filled
+            if (missing := _MISSING_FILE.match(message)) and missing[1] in cause.effects.written:
+                shared.add(missing[1])  # the file it was to write, named as it is
             if shared:
                 return Consequence(cause.id, sorted(shared)[0], "unfinished")
         return None

@@ -22,6 +22,7 @@ _FILLERS = {"append", "extend", "insert", "update", "setdefault", "add"}
 @dataclass
 class UnreachedEffects:
     written_from: set[str] = field(default_factory=set)  # names its unreached writes' paths use
+    written: set[str] = field(default_factory=set)  # the paths its unreached writes name as text
     filled: set[str] = field(default_factory=set)  # containers it was still to fill
 
 
@@ -50,6 +51,8 @@ def unreached_effects(code: str, stopped: int) -> UnreachedEffects:
                 paths.append(node.func.value)
             for path in paths:
                 effects.written_from |= _closure(_names(path), made_of)
+                if isinstance(path, ast.Constant) and isinstance(path.value, str):
+                    effects.written.add(path.value)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in _FILLERS and isinstance(node.func.value, ast.Name):
                 effects.filled.add(node.func.value.id)
