@@ -271,7 +271,7 @@ def run_block(block, namespace, source, limit):
                         value, leftovers.RICH_LIMIT_FACTOR * limit
                     )
                     if problem:
-                        failure = {**_plain_failure(block), "message": problem}
+                        failure = _plain_failure(block, problem)
         except BaseException as error:  # SystemExit too: a lesson must not end the build
             raised = {"type": type(error).__name__, "message": str(error)}
             if not declared(error, block["raises"]):
@@ -279,19 +279,17 @@ def run_block(block, namespace, source, limit):
     seconds = time.perf_counter() - started
     shown, problem = displays.finish(stdout.getvalue(), encodable)
     if failure is None and problem:
-        failure = {**_plain_failure(block), "message": problem}
+        failure = _plain_failure(block, problem)
     if failure is None and block["raises"] and raised is None:
-        message = f"expected {block['raises']} to be raised, but nothing was"
-        failure = {**_plain_failure(block), "message": message}
+        failure = _plain_failure(block, f"expected {block['raises']} to be raised, but nothing was")
     captured, problem = leftovers.capture_figures()
     if failure is None and problem:
-        quoted = network.quotes_the_network(problem)
-        failure = {**_plain_failure(block), "message": problem, "network": quoted}
+        failure = _plain_failure(block, problem)
     figure = namespace.pop("figure", None) if block["is_figure"] else None
     if failure is None and block["is_figure"]:
         figure, problem = leftovers.plain_figure(figure)
         if problem:
-            failure = {**_plain_failure(block), "message": problem}
+            failure = _plain_failure(block, problem)
     output = {
         "id": block["id"],
         "stdout": stdout.getvalue(),
@@ -327,10 +325,11 @@ def without_install_paths(text):
     return text
 
 
-def _plain_failure(block):
+def _plain_failure(block, message):
     """A failure at the block's first line, with no traceback: the block ran, but what it
-    left cannot be shown."""
-    return {"block": block["id"], "line": block["line"], "traceback": ""}
+    left cannot be shown (a figure Cartopy draws may read the network as it is saved)."""
+    where = {"block": block["id"], "line": block["line"], "traceback": ""}
+    return {**where, "message": message, "network": network.quotes_the_network(message)}
 
 
 # The `from __future__` features earlier blocks turned on: as in a kernel (and in main.py,
