@@ -150,7 +150,7 @@ def quiet_reads_error(result: dict, job: LessonJobWithCode) -> BuildError | None
         return None
     first, others = reads[0], reads[1:]
     label = job.labels.get(first.block, "prose")
-    lines = {block["id"]: block["line"] for block in blocks}
+    lines = job.step_lines
     return BuildError(
         f"{label} read the network and got nothing, though it raised no error: it printed "
         f"'{first.said}' and went on with what the read returned, which the page would show "

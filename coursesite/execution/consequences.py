@@ -104,11 +104,7 @@ class LessonFailures:
             used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
             return self._stale(block, lambda n: n in used, stopped, "stale")
         if failing is not None and NO_ITEM.match(message):
-            looked_up = {
-                n.value.id
-                for n in ast.walk(failing)
-                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
-            }
+            looked_up = _subscripted(failing)
             return self._stale(block, lambda n: n in looked_up, stopped, "stale")
         if NOTHING_RAISED.match(message):
             first = _first_loads(block["code"])  # a name it reads before it binds it
@@ -174,11 +170,7 @@ class LessonFailures:
         (for a KeyError or IndexError) whose unreached filling of a container `failing`
         subscripts, it follows from: what it reads was never written, or never filled."""
         used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
-        subscripted = {
-            n.value.id
-            for n in ast.walk(failing)
-            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
-        }
+        subscripted = _subscripted(failing)
         for cause in reversed(self.failed):
             paths = self._derived(cause.effects.written_from, cause.id, failed)
             shared = used & paths
@@ -251,6 +243,15 @@ class LessonFailures:
 
 
 @functools.lru_cache(maxsize=1024)  # each failure reads the blocks before it again
+def _subscripted(node: ast.AST) -> set[str]:
+    """The names `node` subscripts (`df` of `df["Date"]`)."""
+    return {
+        n.value.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+    }
+
+
 def _parsed(code: str) -> ast.Module | None:
     """The syntax tree of a block's code (shared: never change it), or None."""
     try:

@@ -182,9 +182,9 @@ def raised_inside_hint(failure: dict) -> str:
     the package the step called, and its version, which most often makes the difference
     for an imported notebook; "" for an error the lesson's own code raised."""
     traceback = failure.get("traceback") or ""
-    frames = re.findall(r'^\s*File "([^"]+)"', traceback, re.M)
+    frames = re.findall(r'^\s*(File "[^"]+")', traceback, re.M)
     called = traced_libraries(failure)
-    if not frames or not called or not _LIBRARY_FRAME.search(f'File "{frames[-1]}"'):
+    if not frames or not called or not _LIBRARY_FRAME.search(frames[-1]):
         return ""
     through = [library for library in called[1:] if library != called[0]]
     return (

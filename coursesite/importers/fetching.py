@@ -25,6 +25,7 @@ from pathlib import Path
 
 from coursesite.importers.beside import COPY_LIMIT, Brought
 from coursesite.importers.datafiles import FILE_NAME, reads_files
+from coursesite.importers.magics import with_ipython_lines_as_pass
 from coursesite.importers.notebookcells import Cell, where_at
 
 _ADDRESS = re.compile(r"""(?P<quote>["'])(?P<url>(?:https?|ftp)://[^"'\s]+)(?P=quote)""")
@@ -138,9 +139,8 @@ def _read_as_files(cells: list[Cell]) -> set[tuple[int, int]]:
 
 def _tree(source: str) -> ast.Module | None:
     """The cell's code as Python, its IPython lines (`%...`, `!...`) read as `pass`."""
-    escaped = re.sub(r"(?m)^(\s*)[%!].*$", r"\1pass", source)
     try:
-        return ast.parse(escaped)
+        return ast.parse(with_ipython_lines_as_pass(source))
     except (SyntaxError, ValueError):
         return None
 

@@ -9,6 +9,7 @@ without a `<summary>`, is left to the HTML rules (portableprose.py).
 from __future__ import annotations
 
 import re
+import textwrap
 
 _DETAILS = re.compile(
     r"^[ \t]*<details(?:\s[^>]*)?>\s*<summary(?:\s[^>]*)?>(?P<summary>.*?)</summary>"
@@ -24,15 +25,7 @@ def details_as_dropdowns(source: str) -> tuple[str, int]:
 
 def _dropdown(found: re.Match[str]) -> str:
     summary = " ".join(found["summary"].split()) or "Details"
-    body = _dedented(re.sub(r"(?m)^[ \t]+$", "", found["body"]).strip("\n"))
+    # Dedented: `<details>` bodies are often indented as HTML, which Markdown reads as code.
+    body = textwrap.dedent(found["body"]).strip("\n")
     fence = ":" * max([3, *(len(run) + 1 for run in re.findall(r"^\s*(:{3,})", body, re.M))])
     return f"{fence}{{admonition}} {summary}\n:class: dropdown\n\n{body}\n{fence}"
-
-
-def _dedented(body: str) -> str:
-    """The body without the indent its lines share (`<details>` bodies are often indented
-    as HTML, which Markdown would read as code)."""
-    lines = body.split("\n")
-    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
-    cut = min(indents, default=0)
-    return "\n".join(line[cut:] for line in lines)

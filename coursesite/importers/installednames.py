@@ -201,12 +201,7 @@ def suggested(lacked):
         return ""
     first, _, rest = said.group(1).partition(".")
     dotted = owner.split(".")[0] + "." + rest if rest else owner + "." + first
-    found = sys.modules.get(dotted.split(".")[0])
-    for part in dotted.split(".")[1:]:
-        found = getattr(found, part, None)
-        if found is None:
-            return ""
-    return dotted
+    return dotted if resolved(dotted) is not None else ""
 
 
 def serves(instead, path, names):
@@ -214,21 +209,20 @@ def serves(instead, path, names):
     # module of a draft (`from statsmodels.kernel_methods import fast_linbin`, then
     # `fast_linbin.fast_linbin_nd`) is no function of the same name (nonparametric.kde's).
     found = resolved(instead)
-    for used in names:
-        if used.startswith(path + "."):
-            inner = found
-            for part in used[len(path) + 1 :].split("."):
-                inner = attribute_of(inner, part)
-            if inner is None:
-                return False
-    return found is not None
+    read = [used[len(path) + 1 :] for used in names if used.startswith(path + ".")]
+    return found is not None and all(walked(found, rest) is not None for rest in read)
 
 
 def resolved(dotted):
-    found = sys.modules.get(dotted.split(".")[0])
-    for part in dotted.split(".")[1:]:
-        found = attribute_of(found, part)
-    return found
+    # What the dotted name is among the modules imported here, or None.
+    top, _, rest = dotted.partition(".")
+    return walked(sys.modules.get(top), rest) if rest else sys.modules.get(top)
+
+
+def walked(thing, dotted):
+    for part in dotted.split("."):
+        thing = attribute_of(thing, part)
+    return thing
 
 
 def close(lacked):
@@ -243,9 +237,7 @@ def close(lacked):
 def refused_keywords(path, given):
     # The keywords of `given` that what `path` names, as installed, takes in no way: its
     # signature has no parameter of that name and no **kwargs.
-    found = sys.modules.get(path.split(".")[0])
-    for part in path.split(".")[1:]:
-        found = getattr(found, part, None)
+    found = resolved(path)
     if not callable(found):
         return []
     try:

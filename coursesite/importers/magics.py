@@ -250,10 +250,16 @@ def _python_apart(lines: list[str]) -> bool:
     """Whether a cell of several lines is Python but for its escaped IPython lines (`%...`,
     `!...`): IPython 7 and later run automagic in cells of one line only, and older ones
     never where a line continues a statement (`colors = {` opening a dict is no %colors)."""
-    if len(lines) < 2:
-        return False
-    escaped = re.compile(r"^(\s*)(?:[%!]|\w+\s*=\s*[%!]).*$")
-    return compiles("\n".join(escaped.sub(r"\1pass", line) for line in lines))
+    return len(lines) >= 2 and compiles(with_ipython_lines_as_pass("\n".join(lines)))
+
+
+_IPYTHON_LINE = re.compile(r"(?m)^(\s*)(?:[%!]|\w+\s*=\s*[%!]).*$")
+
+
+def with_ipython_lines_as_pass(source: str) -> str:
+    """`source` with each IPython line (`%magic`, `!shell`, `x = !ls`) a `pass` at its
+    indent: the rest of a cell read as Python, its lines where they were."""
+    return _IPYTHON_LINE.sub(r"\1pass", source)
 
 
 def compiles(code: str) -> bool:
