@@ -1229,6 +1229,21 @@ def test_math_text_matplotlib_cannot_parse_is_named_at_its_lesson_line(course_fo
     assert built.returncode == 1 and "cannot parse the math text $m - p}$" in built.stderr
 
 
+def test_math_text_is_left_to_latex_where_the_lesson_sets_text_with_latex(
+    course_folder, monkeypatch, tmp_path
+):
+    """With usetex on and a `latex` program installed, TeX draws the labels, not mathtext:
+    a label mathtext refuses is no fault there."""
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "latex").write_text("#!/bin/sh\n")
+    (programs / "latex").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{programs}{os.pathsep}{os.environ['PATH']}")
+    cells = [USETEX_CELLS[0], "fig, ax = plt.subplots()\nax.set_ylabel(r'$m - p}$')"]
+    report, _ = imported(course_folder, cells)
+    assert "whose math matplotlib" not in report
+
+
 def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     """The Python Data Science Handbook calls data.fillna(method='ffill'), which pandas 3
     no longer takes (requirements.txt pins pandas 3): ffill() does the same, and the step

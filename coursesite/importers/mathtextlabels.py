@@ -32,7 +32,7 @@ def mathtext_notes(lesson: ImportedLesson) -> list[str]:
     """A report line for each string of math text the steps draw that the installed
     matplotlib cannot parse, at its lesson line. None where the lesson sets its text with
     LaTeX and `latex` is installed (matplotlibtex.py leaves usetex on): TeX reads it."""
-    if "usetex" in lesson.code and shutil.which("latex"):
+    if any("usetex" in code for code in lesson.code) and shutil.which("latex"):
         return []
     notes = []
     for number, where, code in lesson.steps:
