@@ -5,10 +5,10 @@
 This file is a standalone script: it imports nothing from the generator but its companions
 lessonoutputs.py (figures, rich displays), fdcapture.py (a block's stdout and stderr,
 what child processes write to fd 1 and 2 included), lessondisplays.py (the builtin
-display()) and networkerrors.py, loaded from beside it, so the lesson's process holds only
-the lesson's own modules. Each block is compiled under the lesson's Markdown path, padded
-so that its line numbers are lines of that file; tracebacks therefore point into the .md
-file the author edits.
+display()), networkerrors.py and lessonreceipt.py (packages and devices), loaded from
+beside it, so the lesson's process holds only the lesson's own modules. Each block is
+compiled under the lesson's Markdown path, padded so that its line numbers are lines of
+that file; tracebacks therefore point into the .md file the author edits.
 """
 
 import __future__
@@ -17,7 +17,6 @@ import ast
 import contextlib
 import dataclasses
 import difflib
-import importlib.metadata
 import importlib.util
 import io
 import json
@@ -30,7 +29,6 @@ import sysconfig
 import time
 import traceback
 import types
-from collections import Counter
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -55,6 +53,7 @@ CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
     streams.BLOCK_STDERR,
 )
 network = _companion("networkerrors")  # whether a failure is the network's
+receipt = _companion("lessonreceipt")  # which packages and devices the run used
 _companion("wholeprints").install()  # a print() from a thread never splits another's line
 _companion("programlimits").install()  # Chrome, started by a lesson, needs no backstop
 # display(), a builtin in a notebook: what a block displays on lines before its last
@@ -96,11 +95,11 @@ def main(job_path, result_path):
     values = {}
     if failure is None:
         values, failure = evaluate_values(job["values"], namespace)
-    devices, platforms = device_receipt(job["probes"])
+    devices, platforms = receipt.device_receipt(job["probes"])
     result = {
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
-        "packages": package_versions(job["packages"]),
+        "packages": receipt.package_versions(job["packages"]),
         "devices": devices,
         "platforms": platforms,
         "wall_seconds": round(time.perf_counter() - started, 3),
@@ -448,47 +447,6 @@ def _attribute_owner(error, frames, source):
         return ""
     kind = type(owner)
     return f"{kind.__module__}.{kind.__qualname__}"
-
-
-def package_versions(names):
-    versions: dict[str, str | None] = {}
-    for name in names:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
-def device_receipt(probes):
-    """('4 TPU devices', ['tpu']): the devices the probes of the modules the lesson imported
-    saw, and their platforms (execution/probes.py). Asked after the lesson ran, and only of
-    the probes whose module it imported; a lesson that imported none used no accelerator."""
-    ran = [probe for probe in probes if probe["module"] in sys.modules]
-    if not ran:
-        names = " or ".join(probe["name"] for probe in probes) or "no probed library"
-        return f"{names} not used · {os.cpu_count()} CPU cores", []
-    summaries, platforms = [], set()
-    for probe in ran:
-        summary, seen = probe_devices(probe)
-        summaries.append(summary if len(probes) == 1 else f"{probe['name']}: {summary}")
-        platforms.update(seen)
-    return " · ".join(summaries), sorted(platforms)
-
-
-def probe_devices(probe):
-    """('2 GPU devices', ['gpu']): what one probe's devices() saw."""
-    namespace: dict = {"__name__": f"_coursesite_probe_{probe['module']}"}
-    try:
-        exec(compile(probe["source"], probe["path"], "exec"), namespace)
-        platforms = [str(platform).lower() for platform in namespace["devices"]()]
-    except Exception as error:  # no usable backend: say so in the record
-        return f"no {probe['name']} devices ({type(error).__name__})", []
-    if not platforms:
-        return f"no {probe['name']} devices", []
-    counts = Counter(name.upper() for name in platforms)
-    summary = ", ".join(f"{n} {kind} device{'s' if n != 1 else ''}" for kind, n in counts.items())
-    return summary, sorted(set(platforms))
 
 
 if __name__ == "__main__":
