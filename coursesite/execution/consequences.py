@@ -41,7 +41,18 @@ NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
 OBJECT_ATTRIBUTE = re.compile(r"AttributeError: '[\w.]+' object has no attribute")
 NOTHING_RAISED = re.compile(r"expected [\w.]+ to be raised, but nothing was$")
 NO_ITEM = re.compile(r"(?:KeyError|IndexError)\b")
-_MISSING_FILE = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([^']+)'")
+# A path the code could not open, in Python's words or NumPy's ("rows.csv not found.", from
+# np.loadtxt and np.genfromtxt).
+_MISSING_FILE = re.compile(
+    r"(?:FileNotFoundError|OSError): (?:\[Errno 2\] No such file or directory: '([^']+)'|"
+    r"(\S+) not found\.$)"
+)
+
+
+def missing_path(message: str) -> str:
+    """The path, as the code named it, that a failure's `message` says is missing; or ""."""
+    missing = _MISSING_FILE.match(message)
+    return (missing.group(1) or missing.group(2)) if missing else ""
 
 
 @dataclass
@@ -176,8 +187,8 @@ class LessonFailures:
             shared = used & paths
             if NO_ITEM.match(message):
                 shared |= subscripted & cause.effects.filled
-            if (missing := _MISSING_FILE.match(message)) and missing[1] in cause.effects.written:
-                shared.add(missing[1])  # the file it was to write, named as it is
+            if (missing := missing_path(message)) and missing in cause.effects.written:
+                shared.add(missing)  # the file it was to write, named as it is
             if shared:
                 return Consequence(cause.id, sorted(shared)[0], "unfinished")
         return None

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from coursesite.errors import BuildError, did_you_mean
-from coursesite.execution.consequences import UNDEFINED_NAME
+from coursesite.execution.consequences import UNDEFINED_NAME, missing_path
 from coursesite.execution.devicehints import device_count_hint, no_gpu_hint
 from coursesite.execution.executionrecord import literal_pattern
 from coursesite.execution.installedlibraries import (
@@ -285,21 +285,15 @@ _HINT_RULES = (
 # The frame of subprocess that starts a program: a missing file there is the program.
 _RUN_PROGRAM = "in _execute_child"
 # A path the code could not open in the folder it runs in, where only the files: are:
-# relative, or made absolute from the working folder (`os.path.join(os.getcwd(), name)`);
-# in Python's words or NumPy's ("rows.csv not found.", from np.loadtxt and np.genfromtxt).
-_RELATIVE_MISSING = re.compile(
-    r"(?:FileNotFoundError|OSError): (?:\[Errno 2\] No such file or directory: '([^']+)'|"
-    r"(\S+) not found\.$)"
-)
+# relative, or made absolute from the working folder (`os.path.join(os.getcwd(), name)`).
 _RUN_FOLDER = re.compile(rf"^/\S*/{LESSON_FOLDER}[^/\s]+/{RUN_FOLDER}/")
 
 
 def _missing_file(message: str) -> str:
     """The file, relative to the folder the code runs in, that `message` says is missing;
     "" for another message, or a path elsewhere (an absolute path is the code's own)."""
-    if not (missing := _RELATIVE_MISSING.match(message)):
+    if not (path := missing_path(message)):
         return ""
-    path = missing.group(1) or missing.group(2)
     if inside := _RUN_FOLDER.match(path):
         return path[inside.end() :]
     return "" if path.startswith(("/", "~")) else path
