@@ -209,6 +209,16 @@ def test_a_file_a_failed_step_was_to_write_by_its_name_is_its_consequence(course
     assert own.message.startswith("step 4 failed: FileNotFoundError")
 
 
+def test_a_file_a_failed_step_was_to_save_with_numpy_is_its_consequence(course_folder):
+    """NumPy says a missing file in its own words ("OSError: made.txt not found."), not
+    Python's: np.loadtxt of what np.savetxt never wrote is folded under the failure too."""
+    writes = "import numpy as np\nratio = len(ids) / 0\nnp.savetxt('made.txt', [1.0])"
+    text = with_steps(writes, "print(np.loadtxt('made.txt'))", "print(len(ids))")
+    cause = build_errors(course_folder, text)[0]
+    assert cause.message.startswith("step 2 failed: ZeroDivisionError")
+    assert cause.detail.startswith("step 3 failed because step 2 failed (names: made.txt)\n")
+
+
 def test_a_failure_the_names_do_not_tie_to_an_earlier_failure_is_its_own(course_folder):
     # Step 2 did not get to rebind sizes, but neither failure reads it: each is its own.
     text = with_steps(
