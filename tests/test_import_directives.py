@@ -296,6 +296,25 @@ def test_html_details_become_a_dropdown_titled_with_the_summary(tmp_path: Path):
     assert [run.label for run in lesson.runs] == ["step 1"]
 
 
+def test_a_details_inside_another_becomes_a_dropdown_inside_one(tmp_path: Path):
+    """A folded answer with a folded hint inside it: the inner <details> was left as HTML,
+    and so was the outer, both shown as code. Now the inner is made a dropdown first, and
+    the outer's fence is longer than the inner's."""
+    nested = (
+        "# Quiz\n\n<details><summary>Answer</summary>\n\nThe mean.\n\n"
+        "<details><summary>Hint</summary>\n\nAdd, then divide.\n</details>\n</details>\n\n"
+        "```{code-cell} ipython3\nx = 1\n```\n"
+    )
+    notebook = tmp_path / "nested.md"
+    notebook.write_text(nested)
+    imported = convert(read_notebook(notebook), "Quiz", "nested.md", "n.expected.yaml")
+    assert "<details>" not in imported.text and "</details>" not in imported.text
+    assert "::::{admonition} Answer\n:class: dropdown\n\nThe mean.\n\n" in imported.text
+    assert "Add, then divide." in imported.text
+    assert any("2 HTML <details> block(s) became a dropdown" in n for n in imported.notes)
+    parsed_lesson(imported.text, tmp_path, "nested")
+
+
 def test_a_fence_a_cell_leaves_open_is_closed_where_the_cell_ends(tmp_path: Path):
     """Pythia's pandas answers open ```python in a <details> and never close it: Jupyter
     renders each cell on its own, so the fence ends with its cell; in the lesson it ran on

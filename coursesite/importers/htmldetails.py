@@ -2,8 +2,9 @@
 examples, made MyST's dropdown: an admonition titled with the summary, `:class: dropdown`.
 
 Lessons refuse raw HTML, so the block was shown as code, its images and Markdown with it.
-The body between the tags is Markdown, and stays so; a `<details>` inside another, or one
-without a `<summary>`, is left to the HTML rules (portableprose.py).
+The body between the tags is Markdown, and stays so; a `<details>` inside another is made a
+dropdown first, then the one around it; one without a `<summary>` is left to the HTML rules
+(portableprose.py).
 """
 
 from __future__ import annotations
@@ -12,15 +13,22 @@ import re
 import textwrap
 
 _DETAILS = re.compile(
-    r"^[ \t]*<details(?:\s[^>]*)?>\s*<summary(?:\s[^>]*)?>(?P<summary>.*?)</summary>"
+    r"^[ \t]*<details(?:\s[^>]*)?>\s*<summary(?:\s[^>]*)?>"
+    r"(?P<summary>(?:(?!</summary>|<details\b).)*)</summary>"
     r"(?P<body>(?:(?!<details\b).)*?)^[ \t]*</details>[ \t]*$",
     re.S | re.M | re.I,
 )
 
 
 def details_as_dropdowns(source: str) -> tuple[str, int]:
-    """`source` with each `<details>` block a dropdown admonition, and how many there were."""
-    return _DETAILS.subn(_dropdown, source)
+    """`source` with each `<details>` block a dropdown admonition, and how many there were.
+    Each pass converts those that hold no other; the next, those around them."""
+    total = 0
+    while True:
+        source, converted = _DETAILS.subn(_dropdown, source)
+        if not converted:
+            return source, total
+        total += converted
 
 
 def _dropdown(found: re.Match[str]) -> str:
