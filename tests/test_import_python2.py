@@ -99,3 +99,33 @@ def test_a_cell_of_prose_in_a_python3_notebook_is_left_and_named_once(course_fol
     assert len(named) == 1, done.stdout
     assert f"cell 3, lesson line {at}: step 2 is not valid Python" in named[0]
     assert "make the cell Markdown if it is prose" in named[0]
+
+
+def test_pandas_old_sort_in_a_python2_notebook_becomes_sort_values_and_builds(course_folder):
+    """statsmodels' robust_models_1 calls `sidak.sort('unadj_p', inplace=True)`: fissix's
+    fix_sorted (not one of 2to3's) wrote it `sidak.sort(, inplace=True,key=...)`, a syntax
+    error in four steps. 2to3 leaves it; the pandas migration writes `sort_values` (pandas
+    removed DataFrame.sort in 0.20); a list's sort, by key or none, stays as it is."""
+    cells = [
+        ("markdown", "# Sorting\n\nA Python 2 notebook that sorts a frame."),
+        ("code", "import pandas as pd\nframe = pd.DataFrame({'p': [3, 1, 2], 'q': [1, 2, 3]})"),
+        ("code", "frame.sort('p', inplace=True)\nprint list(frame.p)"),
+        ("code", "print list(frame.sort(columns=['q'], ascending=False).q)"),
+        ("code", "names = ['bb', 'a']\nnames.sort(key=len)\nnames.sort()\nprint names"),
+    ]
+    course_folder.write(authoring_example())
+    (course_folder.root / "sorting.ipynb").write_text(_nbformat3(cells))
+    done = course_folder.cli("import", "sorting.ipynb", "--phase", "02", "--slug", "sorting")
+    assert done.returncode == 0, done.stderr
+    lesson = next((course_folder.root / "content").glob("02-*/01-sorting.md")).read_text()
+    assert "frame.sort_values('p', inplace=True)" in lesson
+    assert "frame.sort_values(by=['q'], ascending=False).q" in lesson
+    assert "names.sort(key=len)\nnames.sort()" in lesson
+    assert "not valid Python" not in done.stdout
+    assert "step 2 calls frame.sort('p', inplace=True), which pandas 3 no longer takes " in (
+        done.stdout
+    )
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = next((course_folder.root / "site").glob("*/sorting/index.html")).read_text()
+    assert "[1, 2, 3]" in page and "[3, 2, 1]" in page and "[&#39;a&#39;, &#39;bb&#39;]" in page

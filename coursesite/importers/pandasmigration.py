@@ -5,6 +5,7 @@ a replacement that does the same: `fillna(method='ffill')` is `ffill()` (and `'b
 `bfill()`), `iteritems()` is `items()`, `DataFrame.applymap` is `map`, `read_csv`'s
 `delim_whitespace=True` is `sep=r"\\s+"`, `to_csv`'s `line_terminator` is `lineterminator`;
 `.ix[...]`, gone since 1.0, is `.loc[...]` where its keys are labels, as they mostly were;
+`frame.sort('column')`, gone since 0.20, is `sort_values` (its `columns=` is `by=`);
 frequency strings pandas renamed (`freq='A'`) are written as it now spells them
 (pandasfrequencies.py).
 A notebook of that age fails the build with an AttributeError or "got an unexpected
@@ -81,6 +82,34 @@ def _ix(code: str, node: ast.Subscript) -> str | None:
     return f"{owner}.loc[{key}]"
 
 
+# Keywords of pandas' old DataFrame.sort and Series.sort that list.sort never took.
+_SORT_KEYWORDS = {"columns", "ascending", "inplace", "axis", "kind", "na_position"}
+
+
+def _sort(code: str, node: ast.Call) -> str | None:
+    """`frame.sort('p', inplace=True)` as `frame.sort_values('p', inplace=True)`: a call
+    that names columns, as text, or takes a keyword list.sort lacks; `items.sort()` stays."""
+    assert isinstance(node.func, ast.Attribute)
+    keywords = {keyword.arg for keyword in node.keywords}
+    by_name = bool(node.args) and _names_columns(node.args[0])
+    if node.func.attr != "sort" or not (by_name or keywords & _SORT_KEYWORDS):
+        return None
+    arguments = [ast.unparse(argument) for argument in node.args]
+    for keyword in node.keywords:
+        name = "by" if keyword.arg == "columns" else keyword.arg
+        arguments.append(f"{name}={ast.unparse(keyword.value)}" if name else ast.unparse(keyword))
+    return call_of(code, node, "sort_values", arguments)
+
+
+def _names_columns(argument: ast.expr) -> bool:
+    """Whether `argument` is a column's name or a list of them, as text (a cmp function,
+    Python 2's list.sort argument, is not)."""
+    names = argument.elts if isinstance(argument, ast.List) else [argument]
+    return bool(names) and all(
+        isinstance(name, ast.Constant) and isinstance(name.value, str) for name in names
+    )
+
+
 def _has(name: str) -> Callable[[ModuleType], bool]:
     return lambda pandas: not hasattr(pandas.DataFrame, name) and not hasattr(pandas.Series, name)
 
@@ -94,6 +123,7 @@ _REWRITES = [
         "took them as positions, write .iloc)",
         of=ast.Subscript,
     ),
+    CallRewrite("(removed in 0.20)", _has("sort"), _sort),
     CallRewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
     # Whether the installed pandas refuses the alias is asked of each alias.
     CallRewrite("(its frequency aliases were renamed in 2.2)", lambda _: True, frequency_alias),

@@ -57,4 +57,8 @@ def _fixers() -> RefactoringTool:
     from fissix.refactor import RefactoringTool, get_fixers_from_package
 
     # The default set, as `2to3` runs it: explicit fixers (idioms, ws_comma) only on request.
-    return RefactoringTool(get_fixers_from_package("fissix.fixes"))
+    # fissix adds fix_sorted, which lib2to3 never had: it takes any `X.sort(a)` for a list
+    # sorted by a cmp function, and made pandas' `frame.sort('p', inplace=True)` into
+    # `frame.sort(, inplace=True,key=cmp_to_key('p'))`, a syntax error.
+    fixers = get_fixers_from_package("fissix.fixes")
+    return RefactoringTool([name for name in fixers if not name.endswith(".fix_sorted")])
