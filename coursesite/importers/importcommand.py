@@ -27,6 +27,7 @@ from coursesite.importers.installing import (
     install,
     pin_requirements,
 )
+from coursesite.importers.kernelnames import kernel_name_imports
 from coursesite.importers.lessonimport import (
     ImportedLesson,
     convert,
@@ -174,6 +175,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     from_checkout += cite_from_checkout(cells, request.notebook)
     titled_doc_roles(cells, request.notebook)
     from_checkout += own_repository_reads(cells, request.notebook)
+    from_checkout += kernel_name_imports(cells)
     fetched = fetch_data_addresses(cells) if request.fetch else Fetched()
     from_checkout += fetched.notes
     lesson = convert(cells, title, notebook.as_posix(), expected_path.name, sites)
