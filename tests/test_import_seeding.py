@@ -114,3 +114,21 @@ def test_a_function_numba_compiles_gets_numbas_own_generator_seeded():
         "@jitclass([])\nclass Firm:\n    def update(self, x):\n        return x + np.random.randn()"
     )
     assert "numba.njit(lambda seed: np.random.seed(seed))(0)" in seeded(firm, "", "c")[0]
+
+
+def test_numba_imported_by_its_names_alone_is_seeded_with_an_import_of_its_own():
+    """QuantEcon's mccall_q imports `from numba import jit` and a `@jitclass` whose method
+    draws: numba was never imported as a module, so no seed was added and main.py printed
+    other Q-tables than the page. The seed now comes with `import numba`."""
+    earlier = "import numpy as np\nfrom numba import jit\nfrom numba.experimental import jitclass"
+    step = (
+        "@jitclass([])\nclass Worker:\n    def __init__(self):\n        pass\n"
+        "    def draw(self):\n        return np.random.random()\n\nprint(Worker().draw())"
+    )
+    code, notes = seeded(step, earlier, "line 9")
+    assert code.splitlines()[:3] == [
+        "np.random.seed(0)",
+        "import numba",
+        "numba.njit(lambda seed: np.random.seed(seed))(0)",
+    ]
+    assert "line 9: a function numba compiles draws from numba's own generator" in notes[1]

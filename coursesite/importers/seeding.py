@@ -88,11 +88,11 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
             "the top of its step"
         )
     if numba_seed := _numba_seed(tree, before, names):
-        seeds.append([numba_seed])
+        seeds.append(numba_seed)
         notes.append(
             f"{where}: a function numba compiles draws from numba's own generator, which "
             f"only compiled code seeds, so every run would print other numbers than the page "
-            f"shows: {numba_seed} was added at the top of its step (draws in parallel threads "
+            f"shows: {numba_seed[-1]} was added at the top of its step (draws in parallel threads "
             "stay unseeded: what they give is marked volatile)"
         )
     if not seeds:
@@ -120,17 +120,19 @@ def _calls(
     return False
 
 
-def _numba_seed(tree: ast.Module, before: ast.Module, names: dict[str, str]) -> str:
-    """The line that seeds numba's generator (`numba.njit(lambda seed:
+def _numba_seed(tree: ast.Module, before: ast.Module, names: dict[str, str]) -> list[str]:
+    """The lines that seed numba's generator (`numba.njit(lambda seed:
     np.random.seed(seed))(0)`) when the step compiles a function that draws from it and
-    nothing compiled seeds it yet; or ''."""
+    nothing compiled seeds it yet, with `import numba` where the code imports only names
+    from it (`from numba import jit`); or none."""
     numba = next((name for name, module in names.items() if module == "numba"), "")
     numpy = next((name for name, module in names.items() if module == "numpy"), "")
-    if not (numba and numpy) or compiled_seeds(before, names) or compiled_seeds(tree, names):
-        return ""
+    if not numpy or compiled_seeds(before, names) or compiled_seeds(tree, names):
+        return []
     if not any(compiled_draws(tree, names)):
-        return ""
-    return f"{numba}.njit(lambda seed: {numpy}.random.seed(seed))(0)"
+        return []
+    imported = [] if numba else ["import numba"]
+    return [*imported, f"{numba or 'numba'}.njit(lambda seed: {numpy}.random.seed(seed))(0)"]
 
 
 def compiled_draws(tree: ast.AST, names: dict[str, str]) -> dict[ast.FunctionDef, bool]:
