@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from coursesite.importers.magics import cell_code
+from coursesite.importers.magics import cell_code, with_ipython_lines_as_pass
 from coursesite.importers.timingmagics import TIMING_VOLATILE
 
 
@@ -417,3 +417,23 @@ def test_pylab_becomes_the_imports_ipython_makes_for_it():
     ]
     only = cell_code("%pylab --no-import-all\nprint(np.cos(0.0), 'cos' in dir())", "c")
     assert run(only.code) == "1.0 False\n"
+
+
+def test_a_line_that_goes_on_with_a_statement_is_never_read_as_a_magic():
+    """statsmodels' chandrasekhar notebook breaks a print over lines, its `% (...)` line
+    inside the open bracket: the import made that line a comment ('is IPython, not
+    Python'), and the print lost its values. IPython reads magics at the start of a
+    statement only: a line inside brackets, a string or after a backslash is code."""
+    source = (
+        'print(\n    "converged at t=%d of %d"\n    % (3, 4)\n)\n%matplotlib inline\n'
+        'text = """a\n%b"""\ntotal = 1 + \\\n  2\n!ls'
+    )
+    cell = cell_code(source, "cell 18")
+    assert run(cell.code) == "converged at t=3 of 4\n"
+    assert 'text = """a\n%b"""\ntotal = 1 + \\\n  2\n# notebook magic, not run: !ls' in cell.code
+    assert cell.notes == [
+        "cell 18: '%matplotlib inline' sets up IPython only: it was dropped",
+        "cell 18: '!ls' is a shell command: it became a comment, shown in the step and never "
+        "run; if later code needs what it does, rewrite it in Python",
+    ]
+    assert with_ipython_lines_as_pass(source).splitlines()[2:5] == ["    % (3, 4)", ")", "pass"]

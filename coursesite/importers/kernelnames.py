@@ -36,7 +36,8 @@ def kernel_name_imports(cells: list[Cell]) -> list[str]:
         if tree is not None and _star_imports(tree):
             return []  # a star import may bring either name
         bound |= _bound(tree) if tree else set()
-    notes, written = [], {}
+    notes: list[str] = []
+    written: dict[int, tuple[Cell, list[str]]] = {}
     for name, line in PYLAB_IMPORTS.items():
         users = (cell for cell, tree in trees if tree and name in _loaded(tree))
         first = next((cell for cell in users if not set(cell.tags) & set(_NOT_RUN)), None)

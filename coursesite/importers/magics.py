@@ -125,11 +125,14 @@ def _logical_magic_lines(lines: list[str]) -> list[str]:
     """The lines, a line magic whose brackets stay open joined with the lines that close
     them, as IPython reads it (PDSH: `%timeit np.fromiter((...),` then `dtype=...)`)."""
     joined: list[str] = []
-    for line in lines:
-        if joined and _LINE_MAGIC.match(joined[-1]) and _open(joined[-1]):
+    continued = continued_lines(lines)
+    magic = False  # whether the last of `joined` is a line magic, not code that goes on
+    for number, line in enumerate(lines):
+        if magic and _open(joined[-1]):
             joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
         else:
             joined.append(line)
+            magic = number not in continued and bool(_LINE_MAGIC.match(line))
     return joined
 
 
@@ -143,6 +146,28 @@ def _open(line: str) -> bool:
     except SyntaxError:  # the magic's options may not be Python's tokens: nothing to join
         return False
     return False
+
+
+def continued_lines(lines: list[str]) -> set[int]:
+    """The indexes of the lines that go on with a statement begun above them, inside an
+    open bracket or string or after a backslash, which IPython never reads as a magic
+    (statsmodels: `print("... %d"` then `    % (res.nobs,)` then `)`)."""
+    continued: set[int] = set()
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(depth - 1, 0)
+            elif token.type == tokenize.NL and depth:
+                continued.add(token.start[0])  # the row after it, counted from 0
+            elif token.type == tokenize.STRING:
+                continued.update(range(token.start[0], token.end[0]))
+    except (tokenize.TokenError, SyntaxError):  # what it read so far holds
+        pass
+    ended = {number + 1 for number, line in enumerate(lines) if line.rstrip().endswith("\\")}
+    return (continued | ended) & set(range(len(lines)))
 
 
 def _without_leading_indent(lines: list[str], where: str, cell: CellCode) -> list[str]:
@@ -166,11 +191,15 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
     cell = CellCode()
     lines = _without_leading_indent(source.strip("\n").splitlines(), where, cell)
     if not (lines and _WRITTEN_FILE.match(lines[0])) and not _python_apart(lines):
+        continued = continued_lines(lines)
         lines = [
-            _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
+            line
+            if number in continued
+            else _automagic(line, where, "\n".join([earlier, *lines[:number]]), cell)
             for number, line in enumerate(lines)
         ]
     lines = _logical_magic_lines(lines)
+    continued = continued_lines(lines)
     first = _CELL_MAGIC.match(lines[0]) if lines else None
     if first and first.group(1) in ("timeit", "time"):
         # The timed code is the notebook's too: its magics and display() are converted.
@@ -193,6 +222,8 @@ def cell_code(source: str, where: str, earlier: str = "") -> CellCode:
         cell.shows_last = bool(last)
         converted = [
             (line, [last] if last and number == len(lines) - 1 else _line(line, where, cell))
+            if number not in continued
+            else (line, [line])
             for number, line in enumerate(lines)
         ]
         kept = _compiling(converted, where, cell)
@@ -259,7 +290,12 @@ _IPYTHON_LINE = re.compile(r"(?m)^(\s*)(?:[%!]|\w+\s*=\s*[%!]).*$")
 def with_ipython_lines_as_pass(source: str) -> str:
     """`source` with each IPython line (`%magic`, `!shell`, `x = !ls`) a `pass` at its
     indent: the rest of a cell read as Python, its lines where they were."""
-    return _IPYTHON_LINE.sub(r"\1pass", source)
+    lines = source.split("\n")
+    continued = continued_lines(lines)
+    return "\n".join(
+        line if number in continued else _IPYTHON_LINE.sub(r"\1pass", line)
+        for number, line in enumerate(lines)
+    )
 
 
 def compiles(code: str) -> bool:
