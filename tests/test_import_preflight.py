@@ -1538,3 +1538,28 @@ def test_a_name_no_step_before_it_defines_is_named_by_the_import(course_folder):
         "step 4 uses self in inverse(), and nothing defines it there or in the steps: "
         "calling it stops with a NameError; fix the name"
     ) in report, report
+
+
+def test_an_address_that_spells_out_its_branch_is_read_from_the_checkout(tmp_path):
+    """QuantEcon's mle reads `github.com/QuantEcon/lecture-python.myst/raw/refs/heads/main/
+    lectures/_static/.../fp.dta`: the branch spelt out as GitHub allows. It was taken for
+    branch `refs` and path `heads/main/...`, no file of the checkout, and read the network."""
+    from coursesite.importers.notebookcells import Cell
+    from coursesite.importers.ownrepository import own_repository_reads
+
+    lectures = tmp_path / "lectures"
+    (lectures / "_static" / "mle").mkdir(parents=True)
+    (lectures / "_static" / "mle" / "fp.dta").write_bytes(b"stata")
+    base = "https://{}/Org/book/{}/lectures/_static/mle/fp.dta"
+    addresses = [
+        base.format("github.com", "raw/refs/heads/main"),
+        base.format("raw.githubusercontent.com", "refs/tags/v1.0"),
+        base.format("github.com", "blob/main") + "?raw=true",
+    ]
+    cells = [
+        Cell("code", f"frame = read('{address}')", f"cell {n}")
+        for n, address in enumerate(addresses)
+    ]
+    notes = own_repository_reads(cells, lectures / "mle.md")
+    assert [cell.source for cell in cells] == ["frame = read('_static/mle/fp.dta')"] * 3
+    assert len(notes) == 3 and "(Org/book)" in notes[0]

@@ -21,11 +21,13 @@ from pathlib import Path
 from coursesite.importers.notebookcells import Cell, where_at
 
 # A file's address on GitHub, quoted in code: `github.com/ORG/REPO/raw|blob/REF/PATH`,
-# `raw.githubusercontent.com/ORG/REPO/REF/PATH`, its query (`?raw=true`) aside.
+# `raw.githubusercontent.com/ORG/REPO/REF/PATH`, its query (`?raw=true`) aside; REF is a
+# branch, tag or commit, or spelt out (`refs/heads/main`, as QuantEcon's mle reads fp.dta).
+_REF = r"(?:refs/(?:heads|tags)/)?[\w.-]+"
 _ADDRESS = re.compile(
     r"""(?P<quote>["'])https://(?:github\.com/(?P<org>[\w.-]+)/(?P<repo>[\w.-]+)/"""
-    r"""(?:raw|blob)/[\w.-]+|raw\.githubusercontent\.com/(?P<org2>[\w.-]+)/(?P<repo2>[\w.-]+)/"""
-    r"""[\w.-]+)/(?P<path>[^"'\s?#]+)(?:\?raw=true)?(?P=quote)"""
+    rf"""(?:raw|blob)/{_REF}|raw\.githubusercontent\.com/(?P<org2>[\w.-]+)/(?P<repo2>[\w.-]+)/"""
+    rf"""{_REF})/(?P<path>[^"'\s?#]+)(?:\?raw=true)?(?P=quote)"""
 )
 _LEVELS = 6  # how far above the notebook its checkout's root may be
 
