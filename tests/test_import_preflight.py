@@ -1286,6 +1286,31 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     assert built.returncode == 0, built.stderr
 
 
+def test_index_classes_asked_for_a_range_become_the_range_functions(course_folder):
+    """statsmodels' concentrated_scale builds its dates with pd.PeriodIndex(start=, end=,
+    freq=), which pandas 3 no longer takes (DatetimeIndex's start= went in 1.0): the
+    range functions take the same keywords. An index of given values is left as it is."""
+    cells = [
+        "import pandas as pd\nmonths = pd.PeriodIndex(start='2000-01', end='2000-03', freq='M')"
+        "\ndays = pd.DatetimeIndex(start='2000-01-01', periods=2, freq='D')",
+        "print(list(months.astype(str)), list(days.astype(str)))\n"
+        "print(len(pd.PeriodIndex(['2000-01'], freq='M')))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "months = pd.period_range(start='2000-01', end='2000-03', freq='M')" in lesson
+    assert "days = pd.date_range(start='2000-01-01', periods=2, freq='D')" in lesson
+    assert "pd.PeriodIndex(['2000-01'], freq='M')" in lesson
+    assert (
+        "step 1 calls pd.PeriodIndex(start='2000-01', end='2000-03', freq='M'), which pandas 3 "
+        "no longer takes (removed in 3.0 and 1.0): the step now calls pd.period_range("
+    ) in report
+    assert "does not take" not in report  # the drift check sees the new call
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = next((course_folder.root / "site").glob("*/downloads/index.html")).read_text()
+    assert "[&#39;2000-01&#39;, &#39;2000-02&#39;, &#39;2000-03&#39;]" in page
+
+
 def _distribution(site, module: str, requires: str) -> None:
     """An installed distribution of one module, which requires `requires`."""
     (site / module).mkdir(parents=True)

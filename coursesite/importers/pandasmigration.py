@@ -6,6 +6,8 @@ a replacement that does the same: `fillna(method='ffill')` is `ffill()` (and `'b
 `delim_whitespace=True` is `sep=r"\\s+"`, `to_csv`'s `line_terminator` is `lineterminator`;
 `.ix[...]`, gone since 1.0, is `.loc[...]` where its keys are labels, as they mostly were;
 `frame.sort('column')`, gone since 0.20, is `sort_values` (its `columns=` is `by=`);
+`PeriodIndex(start=, end=)` and `DatetimeIndex(start=, periods=)`, ranges the indexes no
+longer make, are `period_range` and `date_range`, which take the same keywords;
 frequency strings pandas renamed (`freq='A'`) are written as it now spells them
 (pandasfrequencies.py).
 A notebook of that age fails the build with an AttributeError or "got an unexpected
@@ -110,6 +112,23 @@ def _names_columns(argument: ast.expr) -> bool:
     )
 
 
+# The index classes that made ranges before pandas 1.0/3.0, and the functions that do now.
+_RANGES = {"PeriodIndex": "period_range", "DatetimeIndex": "date_range"}
+
+
+def _index_range(code: str, node: ast.Call) -> str | None:
+    """`pd.PeriodIndex(start='1950-01', end='2015-12', freq='M')` as `pd.period_range(...)`
+    with the same keywords: a range, not an index of given values (no data, positional or
+    named), which the classes still make."""
+    assert isinstance(node.func, ast.Attribute)
+    keywords = {keyword.arg for keyword in node.keywords}
+    if node.func.attr not in _RANGES or node.args or "data" in keywords:
+        return None
+    if not keywords & {"start", "end", "periods"}:
+        return None
+    return call_of(code, node, _RANGES[node.func.attr], [ast.unparse(k) for k in node.keywords])
+
+
 def _has(name: str) -> Callable[[ModuleType], bool]:
     return lambda pandas: not hasattr(pandas.DataFrame, name) and not hasattr(pandas.Series, name)
 
@@ -124,6 +143,7 @@ _REWRITES = [
         of=ast.Subscript,
     ),
     CallRewrite("(removed in 0.20)", _has("sort"), _sort),
+    CallRewrite("(removed in 3.0 and 1.0)", _takes("PeriodIndex", "start"), _index_range),
     CallRewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
     # Whether the installed pandas refuses the alias is asked of each alias.
     CallRewrite("(its frequency aliases were renamed in 2.2)", lambda _: True, frequency_alias),
