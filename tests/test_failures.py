@@ -780,6 +780,28 @@ def test_a_one_element_series_taken_as_a_number_is_pandas_expired_deprecation():
     assert failed(f"TypeError: {other.value}").hint.startswith("fix the code")
 
 
+def test_a_series_indexed_by_position_is_pandas_3s_label_only_lookup():
+    """statsmodels' concentrated_scale prints `res.params[0]`, params a Series named by
+    parameter: pandas 3 reads 0 as a label only and raises KeyError inside its own
+    __getitem__. The traceback is the real one; a KeyError of a dict is the code's."""
+    import traceback
+
+    import pandas
+
+    params = pandas.Series([0.5, 0.2], index=["var.level", "var.irregular"])
+    with pytest.raises(KeyError) as refused:
+        params[0]
+    trace = "".join(traceback.format_tb(refused.value.__traceback__))
+    hint = failed("KeyError: 0", traceback=trace).hint
+    assert hint.startswith("the code indexes a pandas Series by position, `s[0]`")
+    assert f"pandas {pandas.__version__} reads it as a label only" in hint
+    assert hint.endswith("write `s.iloc[0]`")
+    with pytest.raises(KeyError) as plain:
+        {}[0]
+    trace = "".join(traceback.format_tb(plain.value.__traceback__))
+    assert "iloc" not in failed("KeyError: 0", traceback=trace).hint
+
+
 def test_a_method_of_a_class_the_lesson_imported_by_name_is_that_packages_version():
     """statsmodels' exponential smoothing example: `ExponentialSmoothing(aust, ...)
     .fit(use_boxcox=True)`, whose keyword moved to the constructor; Python names the class

@@ -65,6 +65,28 @@ _FRAME_AS_ARRAY = re.compile(
 )
 
 
+# pandas 3 reads `s[0]` on a Series as the label 0 only; until then, an index of other
+# labels fell back to the position: "KeyError: 0" from Series.__getitem__.
+_POSITION_KEY = re.compile(r"KeyError: -?\d+$")
+_SERIES_GETITEM = re.compile(r'[/\\]pandas[/\\]core[/\\]series\.py", line \d+, in __getitem__')
+
+
+def positional_key_hint(failure: dict) -> str:
+    """For `s[0]` on a Series whose index holds other labels (a model's params by name):
+    a position pandas 3 no longer falls back to."""
+    if not _POSITION_KEY.match(failure["message"]):
+        return ""
+    if not _SERIES_GETITEM.search(failure.get("traceback") or ""):
+        return ""
+    pandas = distribution_version("pandas") or "here"
+    return (
+        "the code indexes a pandas Series by position, `s[0]`, where its index holds other "
+        "labels (a model's params by name): pandas took the number as a position until 3.0, "
+        f"and pandas {pandas} reads it as a label only; the code was written for an older "
+        "pandas: write `s.iloc[0]`"
+    )
+
+
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
     if frame := _FRAME_AS_ARRAY.search(message):
