@@ -1347,6 +1347,32 @@ def test_pandas_rewrites_reach_frames_a_library_built_on_pandas_hands_out(
     assert "print(dta.ix[1])" in lesson and "loc" not in lesson
 
 
+def test_an_artist_deleted_from_its_axes_list_is_removed_as_matplotlib_now_takes_it(
+    course_folder,
+):
+    """statsmodels' robust_models_1 takes a line off its plot with `del ax.lines[0]`:
+    Matplotlib 3.7 refuses ('ArtistList' object doesn't support item deletion). The artist's
+    remove() does it; a slice, a dict's del and another object's lines are left alone."""
+    cells = [
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])\n"
+        "ax.plot([2, 1])\nax.plot([0, 0])\ndel ax.lines[0]\nprint(len(ax.lines))",
+        "table = {'lines': [1, 2]}\ndel table['lines'][0]\nprint(table)\n"
+        "class Page:\n    lines = [1, 2]\npage = Page()\ndel page.lines[0]\nprint(page.lines)",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "ax.plot([0, 0])\nax.lines[0].remove()\nprint(len(ax.lines))" in lesson
+    assert "del table['lines'][0]" in lesson and "del page.lines[0]" in lesson
+    assert (
+        "step 1 calls del ax.lines[0], which Matplotlib no longer takes (its artist lists are "
+        "read-only since 3.7): the step now calls ax.lines[0].remove(), which removes that "
+        "artist from its axes"
+    ) in report, report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert "<pre" in page and "2\n" in page.replace("</span>", "")
+
+
 def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_them(
     course_folder,
 ):

@@ -35,8 +35,9 @@ class CallRewrite:
     rewrite: Callable[[str, Any], str | None]  # the call as the library takes it now
     # What the new form does, said in the report: "which does the same", or how it differs.
     same: str = "which does the same"
-    # What it rewrites: a call `X.f(...)`, or an indexing `X.ix[...]` (ast.Subscript).
-    of: type[ast.expr] = ast.Call
+    # What it rewrites: a call `X.f(...)`, an indexing `X.ix[...]` (ast.Subscript), or a
+    # statement `del X.lines[0]` (ast.Delete).
+    of: type[ast.AST] = ast.Call
 
 
 @dataclass(frozen=True)
@@ -125,11 +126,10 @@ def _rewritten_calls(
     if (tree := code_tree(code)) is None:
         return
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.Call, ast.Subscript)):
+        if not isinstance(node, (ast.Call, ast.Subscript, ast.Delete)):
             continue
-        on = node.func if isinstance(node, ast.Call) else node.value
-        if not (isinstance(on, ast.Attribute) and node.lineno == node.end_lineno):
-            continue  # a call or indexing of an attribute, on one line, is rewritten
+        if not (isinstance(_rewritten_on(node), ast.Attribute) and node.lineno == node.end_lineno):
+            continue  # a call, indexing or del of an attribute, on one line, is rewritten
         written = ast.get_source_segment(code, node)
         for rewrite in rewrites:
             if not isinstance(node, rewrite.of):
@@ -137,6 +137,17 @@ def _rewritten_calls(
             if written and (new := rewrite.rewrite(code, node)) and new != written:
                 yield Rename(written, new), rewrite
                 break
+
+
+def _rewritten_on(node: ast.Call | ast.Subscript | ast.Delete) -> ast.expr | None:
+    """What the call, indexing or del is of: `X.f` of `X.f(...)`, `X.ix` of `X.ix[...]`,
+    `X.lines` of `del X.lines[0]` (one target)."""
+    if isinstance(node, ast.Call):
+        return node.func
+    if isinstance(node, ast.Subscript):
+        return node.value
+    target = node.targets[0] if len(node.targets) == 1 else None
+    return target.value if isinstance(target, ast.Subscript) else None
 
 
 def kept_keywords(node: ast.Call, *, dropping: ast.keyword) -> list[str]:

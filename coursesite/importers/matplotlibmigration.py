@@ -6,7 +6,9 @@ geometric series lecture) fails with "gca() got an unexpected keyword argument
 'projection'". `fig.add_subplot(projection='3d')` makes those axes, and
 `plt.subplot(projection='3d')` on pyplot's current figure. `hist(normed=True)`, which 3.1
 removed, is `hist(density=True)`; `plot(x, y, linestyle='steps')` is `plot(x, y,
-drawstyle='steps')`; `cm.get_cmap(name)`, which 3.9 removed, is pyplot's `plt.get_cmap(name)`.
+drawstyle='steps')`; `cm.get_cmap(name)`, which 3.9 removed, is pyplot's `plt.get_cmap(name)`;
+`del ax.lines[0]`, which 3.7 refused (an axes' artists are a read-only list now), is
+`ax.lines[0].remove()`.
 Where the installed Matplotlib lacks the old call, the import writes the new one, and says so.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import re
 from collections.abc import Callable
 from types import ModuleType
 
@@ -112,7 +115,40 @@ def _cm_lacks_get_cmap(matplotlib: ModuleType) -> bool:
     return not hasattr(matplotlib.cm, "get_cmap")
 
 
+# The lists of an axes' artists by kind, which Matplotlib 3.5 made read-only views.
+_ARTIST_LISTS = ("lines", "patches", "texts", "collections", "images", "artists", "tables")
+
+
+# What the code calls an axes: `ax`, `ax2`, `axes[0]`, `axs[1, 0]`, `plt.gca()`. A list
+# named `lines` is common enough elsewhere (a page's, a poem's) to rewrite no other's.
+_AXES = re.compile(r"(?:\bax\w*|\baxs?\b|\baxes\b|\bgca\(\))(?:\[[^\]]*\])?$")
+
+
+def _deleted_artist(code: str, node: ast.Delete) -> str | None:
+    """`del ax.lines[0]` as `ax.lines[0].remove()`, on what the code calls an axes; a
+    slice (`del ax.lines[1:]`), which names no one artist, is left to the build's error."""
+    target = node.targets[0]
+    assert isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+    if target.value.attr not in _ARTIST_LISTS or isinstance(target.slice, ast.Slice):
+        return None
+    owner = ast.get_source_segment(code, target.value.value) or ""
+    written = ast.get_source_segment(code, target)
+    return f"{written}.remove()" if written and _AXES.search(owner) else None
+
+
+def _artists_undeletable(matplotlib: ModuleType) -> bool:
+    artists = getattr(getattr(matplotlib.axes, "Axes", None), "ArtistList", None)
+    return artists is not None and not hasattr(artists, "__delitem__")
+
+
 _REWRITES = [
+    CallRewrite(
+        "(its artist lists are read-only since 3.7)",
+        _artists_undeletable,
+        _deleted_artist,
+        "which removes that artist from its axes",
+        of=ast.Delete,
+    ),
     CallRewrite("(its arguments went in 3.6)", _gca_takes_nothing, _gca),
     CallRewrite(
         "(normed= went in 3.1)",
