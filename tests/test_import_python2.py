@@ -58,12 +58,18 @@ def test_python2_is_told_from_python3_and_from_prose():
     assert as_python3("This is prose.") == "This is prose."
 
 
-def test_a_python2_notebook_imports_as_python3_and_builds(course_folder):
+def _imported(course_folder, cells: list[tuple[str, str]], slug: str):
+    """The import's run and the lesson it wrote, of an nbformat 3 notebook of `cells`."""
     course_folder.write(authoring_example())
-    (course_folder.root / "counting.ipynb").write_text(_nbformat3(PYTHON2_CELLS))
-    done = course_folder.cli("import", "counting.ipynb", "--phase", "02", "--slug", "counting")
+    (course_folder.root / f"{slug}.ipynb").write_text(_nbformat3(cells))
+    done = course_folder.cli("import", f"{slug}.ipynb", "--phase", "02", "--slug", slug)
     assert done.returncode == 0, done.stderr
-    lesson = next((course_folder.root / "content").glob("02-*/01-counting.md")).read_text()
+    lesson = next((course_folder.root / "content").glob(f"02-*/01-{slug}.md")).read_text()
+    return done, lesson
+
+
+def test_a_python2_notebook_imports_as_python3_and_builds(course_folder):
+    done, lesson = _imported(course_folder, PYTHON2_CELLS, "counting")
     assert "total = sum(range(5))" in lesson
     assert 'print("total:", total)\nfor k, v in {"a": 1}.items():\n    print(k, v)' in lesson
     assert "except ValueError as error:\n    print('no', file=sys.stdout)" in lesson
@@ -113,11 +119,7 @@ def test_pandas_old_sort_in_a_python2_notebook_becomes_sort_values_and_builds(co
         ("code", "print list(frame.sort(columns=['q'], ascending=False).q)"),
         ("code", "names = ['bb', 'a']\nnames.sort(key=len)\nnames.sort()\nprint names"),
     ]
-    course_folder.write(authoring_example())
-    (course_folder.root / "sorting.ipynb").write_text(_nbformat3(cells))
-    done = course_folder.cli("import", "sorting.ipynb", "--phase", "02", "--slug", "sorting")
-    assert done.returncode == 0, done.stderr
-    lesson = next((course_folder.root / "content").glob("02-*/01-sorting.md")).read_text()
+    done, lesson = _imported(course_folder, cells, "sorting")
     assert "frame.sort_values('p', inplace=True)" in lesson
     assert "frame.sort_values(by=['q'], ascending=False).q" in lesson
     assert "names.sort(key=len)\nnames.sort()" in lesson
