@@ -802,6 +802,25 @@ def test_a_series_indexed_by_position_is_pandas_3s_label_only_lookup():
     assert "iloc" not in failed("KeyError: 0", traceback=trace).hint
 
 
+def test_an_artist_deleted_from_an_axes_list_is_matplotlibs_read_only_list():
+    """`del ax.lines[1:]` (a slice, which the import leaves): Matplotlib's own refusal,
+    from the real call, gets the artist's remove() as the way, not 'fix the code'."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2])
+    for deletion in ("del ax.lines[0]", "del ax.lines[0:]"):  # Python words them apart
+        with pytest.raises(TypeError) as refused:
+            exec(deletion, {"ax": ax})
+        hint = failed(f"TypeError: {refused.value}").hint
+        assert hint.startswith("Matplotlib 3.7 made an axes' lists of artists")
+        assert "`ax.lines[0].remove()`" in hint
+    plt.close(fig)
+
+
 def test_a_method_of_a_class_the_lesson_imported_by_name_is_that_packages_version():
     """statsmodels' exponential smoothing example: `ExponentialSmoothing(aust, ...)
     .fit(use_boxcox=True)`, whose keyword moved to the constructor; Python names the class

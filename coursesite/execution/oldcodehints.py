@@ -87,8 +87,19 @@ def positional_key_hint(failure: dict) -> str:
     )
 
 
+# Matplotlib 3.5 made an axes' lists of artists read-only views; 3.7 refused `del`.
+_ARTIST_LIST = re.compile(r"'ArtistList' object (?:doesn't|does not) support item deletion")
+
+
 def old_code_hint(message: str) -> str:
     """What to change, for a failure of code written for other versions; "" if none."""
+    if _ARTIST_LIST.search(message):
+        return (
+            "Matplotlib 3.7 made an axes' lists of artists (ax.lines, ax.patches, ...) "
+            "read-only: the code was written for an older Matplotlib; take an artist off "
+            "with its remove(), `ax.lines[0].remove()`, or for several `for line in "
+            "list(ax.lines[1:]): line.remove()`"
+        )
     if frame := _FRAME_AS_ARRAY.search(message):
         used = f".{frame.group(1)}()" if frame.group(1) else "[rows, columns] by position"
         return (
