@@ -218,3 +218,28 @@ def test_a_cell_nbval_ignores_the_output_of_keeps_the_tag(tmp_path: Path):
     imported = convert(read_notebook(notebook), "Tagged", "tagged.md", "t.expected.yaml")
     # Tagged once: the print of a clock read would tag it too.
     assert "\n:tags: [nbval-ignore-output]\n```python\nimport time\n" in imported.text
+
+
+def test_a_string_formatted_by_format_or_percent_gets_its_texts_pattern():
+    """QuantEcon's Chang model prints `'Convergence achieved after {} iterations and {}
+    seconds'.format(iters, round(elapsed, 2))` inside a class another step runs: with no
+    pattern, only the class's step was marked, and main.py's check failed on the step that
+    printed it. str.format and % templates have their text, `.*` for each field."""
+    cells = [
+        (
+            "cell 2",
+            "import time\nclass Model:\n    def solve(self):\n        t = time.time()\n"
+            "        elapsed = time.time() - t\n"
+            "        print('Converged after {} iterations and {:.2f} seconds'.format(3, elapsed))\n"
+            "        print('took %.2f s (%d%% of it waiting)' % (elapsed, 5))",
+        ),
+        ("cell 3", "Model().solve()"),
+    ]
+    found = clock_patterns(cells)
+    assert found == [
+        ("cell 2", r"^Converged after .* iterations and .* seconds$"),
+        ("cell 2", r"^took .* s \(.*% of it waiting\)$"),
+    ]
+    converged, took = (re.compile(pattern) for _, pattern in found)
+    assert converged.search("Converged after 3 iterations and 136.13 seconds")
+    assert took.search("took 0.51 s (5% of it waiting)")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from collections.abc import Iterator
 from typing import TypeGuard
 
@@ -250,4 +251,43 @@ def _argument_pattern(argument: ast.expr) -> str:
             literal_pattern(str(part.value)) if isinstance(part, ast.Constant) else ".*"
             for part in argument.values
         )
+    if template := _format_template(argument):  # 'took {} s'.format(t), 'took %.2f s' % t
+        return template
     return ".*"
+
+
+# A %-format's conversion: `%d`, `%.2f`, `%(name)s`, `%-8s`; `%%` is a percent sign.
+_PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[a-zA-Z%]")
+
+
+def _format_template(argument: ast.expr) -> str:
+    """The pattern of a string formatted by `str.format` or `%`: its text, `.*` for each
+    field; "" for anything else, or a template Python would refuse."""
+    if (
+        isinstance(argument, ast.Call)
+        and isinstance(argument.func, ast.Attribute)
+        and argument.func.attr == "format"
+        and isinstance(template := argument.func.value, ast.Constant)
+        and isinstance(template.value, str)
+    ):
+        try:
+            pieces = list(string.Formatter().parse(template.value))
+        except ValueError:
+            return ""
+        return "".join(
+            literal_pattern(text) + (".*" if field is not None else "")
+            for text, field, _, _ in pieces
+        )
+    if (
+        isinstance(argument, ast.BinOp)
+        and isinstance(argument.op, ast.Mod)
+        and isinstance(argument.left, ast.Constant)
+        and isinstance(argument.left.value, str)
+    ):
+        texts = _PERCENT_FIELD.split(argument.left.value)
+        fields = _PERCENT_FIELD.findall(argument.left.value)
+        written = [literal_pattern(texts[0])]
+        for field, text in zip(fields, texts[1:], strict=True):
+            written += [literal_pattern("%") if field == "%%" else ".*", literal_pattern(text)]
+        return "".join(written)
+    return ""
