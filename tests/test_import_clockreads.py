@@ -243,3 +243,21 @@ def test_a_string_formatted_by_format_or_percent_gets_its_texts_pattern():
     converged, took = (re.compile(pattern) for _, pattern in found)
     assert converged.search("Converged after 3 iterations and 136.13 seconds")
     assert took.search("took 0.51 s (5% of it waiting)")
+
+
+def test_a_step_that_calls_a_function_printing_unpatterned_timings_is_marked_too():
+    """A print no pattern can tell (`print(elapsed)`) inside a function or class: the step
+    that calls it prints the timing, so it is marked as well as the one defining it; a
+    step that calls something else is not."""
+    cells = [
+        (
+            "cell 2",
+            "import time\nclass Model:\n    def solve(self):\n        t = time.time()\n"
+            "        print(time.time() - t)\n\ndef other():\n    return 1",
+        ),
+        ("cell 3", "model = Model()\nprint(other())"),
+        ("cell 4", "model.solve()"),
+    ]
+    assert clock_patterns(cells) == [("cell 2", ""), ("cell 3", ""), ("cell 4", "")]
+    alone = [cells[0], ("cell 3", "print(other())")]
+    assert clock_patterns(alone) == [("cell 2", "")]

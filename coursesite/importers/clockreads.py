@@ -55,18 +55,41 @@ def clock_patterns(steps: list[tuple[str, str]]) -> list[tuple[str, str]]:
     found = _stamped_tables(trees, names)
     clocks = _clock_names([tree for _, tree in trees], names)
     made: set[str] = set()
+    printing: set[str] = set()  # functions and classes whose code prints what no pattern tells
     for at, (where, tree) in enumerate(trees):
         made = _clock_made([tree for _, tree in trees[: at + 1]], clocks, made)
+        unpatterned = _shows_clock_made(tree, clocks, made) or bool(printing & _called(tree))
         for node in ast.walk(tree):
             if _is_print(node) and _reads(node, clocks, made):
                 pattern = _pattern(node)
                 if pattern and pattern not in (p for _, p in found):  # once a lesson
                     found.append((where, pattern))
-                elif not pattern and (where, "") not in found:  # once a step
-                    found.append((where, ""))
-        if _shows_clock_made(tree, clocks, made) and (where, "") not in found:
+                elif not pattern:
+                    unpatterned = True
+                    printing |= _holding(tree, node)
+        if unpatterned and (where, "") not in found:  # once a step
             found.append((where, ""))
     return found
+
+
+def _holding(tree: ast.Module, node: ast.AST) -> set[str]:
+    """The functions and classes of `tree` whose code holds `node`: a step that calls one
+    prints what it prints."""
+    return {
+        scope.name
+        for scope in ast.walk(tree)
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and any(inner is node for inner in ast.walk(scope))
+    }
+
+
+def _called(tree: ast.Module) -> set[str]:
+    """The names a step calls, by their last part: `solve` of `model.solve()`."""
+    return {
+        call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and isinstance(call.func, (ast.Attribute, ast.Name))
+    }
 
 
 def _shows_clock_made(tree: ast.Module, clocks: tuple[set[str], set[str]], made: set[str]) -> bool:
