@@ -835,6 +835,8 @@ def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_
     (book / "_config.yml").write_text("title: A book\n")
     (book / "_static" / "models" / "growth.py").write_text("class GrowthModel:\n    rate = 0.25\n")
     (book / "shared.py").write_text("def grown(x):\n    return x * (1 + GrowthModel.rate)\n")
+    # QuantEcon's older lectures name the file with `:file:`, as classical_filtering does.
+    (book / "_static" / "models" / "steps.py").write_text("STEPS = 3\n")
     result, lines = imported_page(
         course_folder,
         book / "page.md",
@@ -843,7 +845,8 @@ def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_
         "## Growing\n\n"
         "```{code-cell} python3\n:load: shared.py\n:linenos:\n```\n\n"
         "## Missing\n\n```{code-cell} python3\n:load: _static/models/absent.py\n```\n\n"
-        "## Using them\n\n```{code-cell} python3\nprint(grown(4.0))\n```\n",
+        "## Filed\n\n```{code-cell} python3\n:file: _static/models/steps.py\n```\n\n"
+        "## Using them\n\n```{code-cell} python3\nprint(grown(4.0), STEPS)\n```\n",
     )
     fence = [n + 1 for n, row in enumerate(lines) if row == "```{code-cell} python3"]
     assert f"line {fence[0]}: the cell's code is loaded from _static/models/growth.py" in (
@@ -861,7 +864,8 @@ def test_a_code_cell_loaded_from_a_file_runs_that_files_code(course_folder, tmp_
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
     (page,) = (course_folder.root / "site").glob("*/loaded-models/index.html")
-    assert "5.0" in page.read_text()
+    assert "5.0 3" in page.read_text()
+    assert "option file" not in result.stdout
 
 
 def test_footnotes_defined_at_the_end_are_written_where_they_are_referred_to(

@@ -5,9 +5,9 @@ leaves out, each said in the import report."""
 from __future__ import annotations
 
 # MyST-NB's cell options a lesson has a place for (figure_alt), and the code cell's own
-# options the import reads (`load`: includes.load_code_cells).
+# options the import reads (`load`, and `file`, its older name: includes.load_code_cells).
 _MYST_NB_KEPT = ("image", "figure")
-_CELL_OPTIONS_READ = ("tags", "load", "mystnb", *_MYST_NB_KEPT)
+_CELL_OPTIONS_READ = ("tags", "load", "file", "mystnb", *_MYST_NB_KEPT)
 
 
 def dropped_options(options: dict) -> list[str]:

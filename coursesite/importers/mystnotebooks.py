@@ -185,7 +185,8 @@ def _myst_code_cell(content: str, line: int, path: Path) -> Cell:
     """A code cell (its fence on file line `line`), with the tags and figure options of
     its `:key: value` options or `---` YAML header."""
     options, tags, body = _cell_options(content, line, path, "code cell")
-    load = options.get("load")
+    # `:file:`, the older name QuantEcon's lectures give MyST-NB's `:load:` on an empty cell.
+    load = options.get("load") or (options.get("file") if not "".join(body).strip() else None)
     return Cell(
         "code",
         "\n".join(body),
