@@ -631,6 +631,30 @@ def test_a_path_a_functions_parameter_defaults_to_is_a_file_its_body_reads():
     ]
 
 
+def test_a_path_given_to_a_function_of_the_notebooks_own_that_reads_it_is_a_data_file():
+    """QuantEcon's Hansen-Jagannathan lecture reads its JSON through `_load_bundle(url)`,
+    whose body opens `Path(url)`: the import did not see the read, and the build stopped on
+    a FileNotFoundError. A path given to a parameter the body only writes, or to another
+    function, is no read; a call in a later step counts, by keyword too."""
+    from coursesite.importers.datafiles import data_reads
+
+    defining = (
+        "import json\nfrom pathlib import Path\n"
+        "def load_bundle(kind, url, out='x.csv'):\n"
+        "    path = Path(url)\n    if not path.exists():\n        path = Path('lectures') / url\n"
+        "    with open(path) as f:\n        raw = json.load(f)\n"
+        "    Path(out).write_text(kind)\n    return raw\n"
+        "def label(text):\n    return text.upper()\n"
+        "DATA = ('_static/data/'\n        'bundle.json')\n"
+        "bundle = load_bundle('a', DATA, 'made.csv')\n"
+    )
+    later = "other = load_bundle('b', url='more.json')\nprint(label('title.png'))"
+    assert data_reads([(3, "cell 4", defining), (4, "cell 5", later)]) == [
+        (3, "cell 4", 14, "_static/data/bundle.json"),
+        (4, "cell 5", 0, "more.json"),
+    ]
+
+
 def test_a_write_into_a_folder_no_step_makes_is_named_with_the_line_that_makes_it(
     course_folder,
 ):

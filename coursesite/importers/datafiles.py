@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 
 from coursesite.importers.steplines import code_tree
 
@@ -56,7 +57,9 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
             if writes_files(node):
                 written |= given | {name.rsplit("/", 1)[-1] for name in given}
                 continue
-            if not reads_files(node):
+            if (own := _own_reader_paths(node, names)) is not None:
+                given = own  # a function of the notebook's own that reads what it is given
+            elif not reads_files(node):
                 continue
             for name in sorted(given):
                 if _file_like(name, node, names) and _specific(name) and not _made(name, written):
@@ -102,7 +105,7 @@ def _calls(
     """For each step (number, cell, code), its calls in the order they are written, each
     with the paths names hold as it is made (`DIR = "data"` before it); a step that does not
     parse has none (and is left out unless `with_unparsed`: the build names its line)."""
-    names: dict[str, str] = {}  # a name assigned a path: the path
+    names = _Scope()  # a name assigned a path: the path
     for number, where, code in steps:
         if (tree := code_tree(code)) is not None:
             yield number, where, code, _step_calls(tree, names)
@@ -118,6 +121,8 @@ def _step_calls(
             _remember(node, names)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _remember_defaults(node.args, names)
+            if isinstance(names, _Scope):
+                names.readers[node.name] = _reader(node)
         elif isinstance(node, ast.Call):
             yield node, names
 
@@ -136,6 +141,68 @@ def _in_order(tree: ast.Module) -> list[ast.stmt | ast.expr]:
     kinds = (ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef)
     nodes: list[ast.stmt | ast.expr] = [n for n in ast.walk(tree) if isinstance(n, kinds)]
     return sorted(nodes, key=lambda node: (node.lineno, node.col_offset))
+
+
+class _Scope(dict[str, str]):
+    """The paths names hold, and the notebook's own functions that read a file named by a
+    parameter (`def load(url): ... open(Path(url))`), by name: the parameters that do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.readers: dict[str, Reader] = {}
+
+
+@dataclass(frozen=True)
+class Reader:
+    positional: tuple[str, ...]  # its parameters, in the order calls give them
+    reading: frozenset[str]  # those whose value names a file it reads
+
+
+def _reader(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Reader:
+    arguments = function.args
+    positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
+    return Reader(positional, frozenset(_reading_parameters(function)))
+
+
+def _reading_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The parameters of `function` whose value reaches the path a reading call in it is
+    given, directly or through names assigned from them (`path = Path(url)`)."""
+    arguments = function.args
+    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    derived = {parameter: {parameter} for parameter in parameters}
+    assigns = [node for node in ast.walk(function) if isinstance(node, ast.Assign)]
+    for _ in range(2):  # a name assigned from one assigned later in the text
+        for assign in assigns:
+            sources = set().union(*(derived.get(name, set()) for name in _names_in(assign.value)))
+            for target in assign.targets:
+                if isinstance(target, ast.Name) and sources:
+                    derived[target.id] = derived.get(target.id, set()) | sources
+    reached: set[str] = set()
+    for call in ast.walk(function):
+        if isinstance(call, ast.Call) and reads_files(call):
+            given = [*call.args, *(k.value for k in call.keywords), call.func]
+            reached |= set().union(*(derived.get(n, set()) for g in given for n in _names_in(g)))
+    return tuple(parameter for parameter in parameters if parameter in reached)
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+
+
+def _own_reader_paths(call: ast.Call, names: dict[str, str]) -> set[str] | None:
+    """The paths a call of the notebook's own reading function gives the parameters that
+    name what it reads; None for any other call."""
+    readers = names.readers if isinstance(names, _Scope) else {}
+    reader = readers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    if reader is None or not reader.reading:
+        return None
+    given = list(zip(reader.positional, call.args, strict=False))
+    given += [(k.arg or "", k.value) for k in call.keywords]
+    return {
+        path
+        for name, value in given
+        if name in reader.reading and (path := _path(value, names)) is not None
+    }
 
 
 def _remember_defaults(arguments: ast.arguments, names: dict[str, str]) -> None:
