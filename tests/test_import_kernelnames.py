@@ -46,3 +46,9 @@ def test_a_name_some_cell_binds_or_may_bring_is_left_alone():
     assert len(kernel_name_imports(skipped)) == 1  # Python 2 is read too
     assert skipped[0].source == "plt.plot([0])"
     assert skipped[1].source.startswith("import matplotlib.pyplot as plt\nprint 'x'")
+
+
+def test_the_import_goes_under_a_cell_magic_which_stays_first():
+    timed = [_code("%%time\nvalues = np.arange(3)")]
+    assert len(kernel_name_imports(timed)) == 1
+    assert timed[0].source == "%%time\nimport numpy as np\nvalues = np.arange(3)"

@@ -50,8 +50,17 @@ def kernel_name_imports(cells: list[Cell]) -> list[str]:
             f"`{line}` was written at the top of the cell"
         )
     for cell, lines in written.values():  # in pylab's order: numpy first
-        cell.source = "\n".join([*lines, cell.source])
+        cell.source = _with_imports(cell.source, lines)
     return notes
+
+
+def _with_imports(source: str, imports: list[str]) -> str:
+    """`source` with `imports` at its top; under a cell magic's line (`%%time`), which
+    must stay the first."""
+    if not source.lstrip().startswith("%%"):
+        return "\n".join([*imports, source])
+    magic, _, rest = source.partition("\n")
+    return "\n".join([magic, *imports, rest])
 
 
 def _tree(source: str) -> ast.Module | None:
