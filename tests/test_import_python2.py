@@ -118,11 +118,13 @@ def test_pandas_old_sort_in_a_python2_notebook_becomes_sort_values_and_builds(co
         ("code", "frame.sort('p', inplace=True)\nprint list(frame.p)"),
         ("code", "print list(frame.sort(columns=['q'], ascending=False).q)"),
         ("code", "names = ['bb', 'a']\nnames.sort(key=len)\nnames.sort()\nprint names"),
+        ("code", "import numpy as np\nrow = np.array([2, 1])\nrow.sort(kind='stable')\nprint row"),
     ]
     done, lesson = _imported(course_folder, cells, "sorting")
     assert "frame.sort_values('p', inplace=True)" in lesson
     assert "frame.sort_values(by=['q'], ascending=False).q" in lesson
     assert "names.sort(key=len)\nnames.sort()" in lesson
+    assert "row.sort(kind='stable')" in lesson  # NumPy's sort takes kind=: not pandas'
     assert "not valid Python" not in done.stdout
     assert "step 2 calls frame.sort('p', inplace=True), which pandas 3 no longer takes " in (
         done.stdout

@@ -84,8 +84,9 @@ def _ix(code: str, node: ast.Subscript) -> str | None:
     return f"{owner}.loc[{key}]"
 
 
-# Keywords of pandas' old DataFrame.sort and Series.sort that list.sort never took.
-_SORT_KEYWORDS = {"columns", "ascending", "inplace", "axis", "kind", "na_position"}
+# Keywords of pandas' old DataFrame.sort and Series.sort that neither list.sort nor NumPy's
+# ndarray.sort (axis=, kind=, order=) takes.
+_SORT_KEYWORDS = {"columns", "ascending", "inplace", "na_position"}
 
 
 def _sort(code: str, node: ast.Call) -> str | None:
