@@ -59,7 +59,10 @@ def from_project_root(cells: list[Cell], notebook: Path) -> list[str]:
             f"{said}, and no {', '.join(PROJECT_FILES)} is above the notebook to say where that "
             "is: they are read from the notebook's folder"
         ]
-    return [f"{said} ({root}): they are read from there, relative to the notebook"]
+    # Named from the notebook: the report says nothing of where this machine keeps it.
+    where = Path(os.path.relpath(root, notebook.resolve().parent)).as_posix()
+    at = "the notebook's own folder" if where == "." else f"{where}, from the notebook"
+    return [f"{said} ({at}): they are read from there, relative to the notebook"]
 
 
 def _relative(rooted: str, base: Path, notebook: Path) -> str:
