@@ -230,7 +230,7 @@ def test_an_image_path_from_the_projects_root_is_read_there_and_named_at_its_lin
     assert f"line {gone}: image ../_static/gone.png is not beside the lesson" in imported.stdout
     assert "start at the project's root (.., from the notebook): they are read" in imported.stdout
     rooted = next(line for line in imported.stdout.splitlines() if "project's root" in line)
-    assert str(repo.resolve()) not in rooted  # no path of this machine
+    assert str(repo.resolve()) not in rooted.partition("project's root")[2]  # no machine path
     copied = course_folder.root / "content" / "_static" / "logo.png"
     assert copied.read_bytes() == base64.b64decode(PIXEL)
     lesson = next((course_folder.root / "content").rglob("*-logos.md")).read_text()
