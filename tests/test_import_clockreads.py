@@ -172,6 +172,26 @@ def test_statsmodels_summary_tables_print_the_date_and_time_they_ran():
     )
 
 
+def test_quantecons_fixed_point_table_prints_how_long_each_iteration_took():
+    """QuantEcon's discrete_dp calls compute_fixed_point(..., print_skip=1), whose table
+    has an "Elapsed (seconds)" column: main.py printed other times. Its rows (as
+    quantecon formats them) are volatile; its header and other lines are not."""
+    cells = [
+        ("line 9", "import quantecon as qe\nfrom quantecon import compute_fixed_point"),
+        ("line 20", "v = compute_fixed_point(T, v0, max_iter=4, print_skip=1)"),
+    ]
+    [(where, pattern)] = clock_patterns(cells)
+    assert where == "line 20"
+    row = "{i:<13}{d:<15.3e}{t:<18.3e}"  # quantecon's _print_after_skip
+    assert re.search(pattern, row.format(i=1, d=5.518, t=0.001996))
+    assert re.search(pattern, row.format(i=12, d=-0.0004, t=12.5))
+    assert not re.search(pattern, "Iteration    Distance       Elapsed (seconds)")
+    assert not re.search(pattern, "Converged in 4 steps")
+    assert (
+        clock_patterns([("line 2", "def compute_fixed_point(): pass\ncompute_fixed_point()")]) == []
+    )
+
+
 def test_a_table_of_timings_tags_its_step_as_output_that_varies(tmp_path: Path):
     """QuantEcon's fault-tree lecture: each row of `results` holds a time
     (`results.append([p, f"{timer.elapsed:.4f}"])`), then `print(tabulate(results, ...))`

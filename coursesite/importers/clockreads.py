@@ -35,9 +35,14 @@ _CLOCKS = {
     "quantecon": {"toc", "tac", "loop_timer"},
 }
 _EVERY_CLOCK = set().union(*_CLOCKS.values())
-# Methods whose printed tables carry the date and time they ran, by the package of the
-# lesson's imports they come from: statsmodels' results print "Date:" and "Time:" rows.
-_STAMPED_TABLES = {"statsmodels": ("summary", ("^Date: ", "^Time: "))}
+# Calls whose printed tables carry the date and time they ran, or how long they took, by
+# the package of the lesson's imports they come from: statsmodels' results print "Date:"
+# and "Time:" rows; QuantEcon's compute_fixed_point a row an iteration, "Elapsed (seconds)"
+# last ("{i:<13}{d:<15.3e}{t:<18.3e}").
+_STAMPED_TABLES = {
+    "statsmodels": ("summary", ("^Date: ", "^Time: ")),
+    "quantecon": ("compute_fixed_point", (r"^\d+ +-?\d\.\d{3}e[+-]\d+ +\d\.\d{3}e[+-]\d+ *$",)),
+}
 _CLASSES = {"datetime", "date"}  # datetime.datetime.now(), date.today()
 # Methods that put what they are given into the container they are called on.
 _FILLING = {"append", "extend", "insert", "add", "update", "appendleft", "extendleft"}
@@ -117,12 +122,8 @@ def _stamped_tables(
 
 
 def _calls_method(tree: ast.Module, method: str) -> bool:
-    return any(
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == method
-        for node in ast.walk(tree)
-    )
+    """Whether the code calls `method`, on an object or module or by its name alone."""
+    return method in _called(tree)
 
 
 def _clock_made(
