@@ -94,6 +94,7 @@ RUNNER_FILES = (
             "fdcapture",
             "lessondisplays",
             "networkerrors",
+            "lessonreceipt",
             "wholeprints",
             "programlimits",
             "importguard",
