@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import TypeGuard
 
 from coursesite.execution.executionrecord import literal_pattern
+from coursesite.importers.datafiles import called_name
 from coursesite.importers.seeding import compiled_draws, compiled_seeds
 from coursesite.importers.steplines import bound_modules, code_tree
 
@@ -90,11 +91,7 @@ def _holding(tree: ast.Module, node: ast.AST) -> set[str]:
 
 def _called(tree: ast.Module) -> set[str]:
     """The names a step calls, by their last part: `solve` of `model.solve()`."""
-    return {
-        call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
-        for call in ast.walk(tree)
-        if isinstance(call, ast.Call) and isinstance(call.func, (ast.Attribute, ast.Name))
-    }
+    return {called_name(call) for call in ast.walk(tree) if isinstance(call, ast.Call)} - {""}
 
 
 def _shows_clock_made(tree: ast.Module, clocks: tuple[set[str], set[str]], made: set[str]) -> bool:

@@ -101,7 +101,7 @@ def files_written(steps: list[tuple[int, str, str]]) -> set[str]:
 
 def _calls(
     steps: list[tuple[int, str, str]], with_unparsed: bool = False
-) -> Iterator[tuple[int, str, str, Iterator[tuple[ast.Call, dict[str, str]]]]]:
+) -> Iterator[tuple[int, str, str, Iterator[tuple[ast.Call, _Scope]]]]:
     """For each step (number, cell, code), its calls in the order they are written, each
     with the paths names hold as it is made (`DIR = "data"` before it); a step that does not
     parse has none (and is left out unless `with_unparsed`: the build names its line)."""
@@ -113,16 +113,13 @@ def _calls(
             yield number, where, code, iter(())
 
 
-def _step_calls(
-    tree: ast.Module, names: dict[str, str]
-) -> Iterator[tuple[ast.Call, dict[str, str]]]:
+def _step_calls(tree: ast.Module, names: _Scope) -> Iterator[tuple[ast.Call, _Scope]]:
     for node in _in_order(tree):
         if isinstance(node, ast.Assign):
             _remember(node, names)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _remember_defaults(node.args, names)
-            if isinstance(names, _Scope):
-                names.readers[node.name] = _reader(node)
+            names.readers[node.name] = _reader(node)
         elif isinstance(node, ast.Call):
             yield node, names
 
@@ -189,11 +186,10 @@ def _names_in(node: ast.AST) -> set[str]:
     return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
 
 
-def _own_reader_paths(call: ast.Call, names: dict[str, str]) -> set[str] | None:
+def _own_reader_paths(call: ast.Call, names: _Scope) -> set[str] | None:
     """The paths a call of the notebook's own reading function gives the parameters that
     name what it reads; None for any other call."""
-    readers = names.readers if isinstance(names, _Scope) else {}
-    reader = readers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    reader = names.readers.get(call.func.id) if isinstance(call.func, ast.Name) else None
     if reader is None or not reader.reading:
         return None
     given = list(zip(reader.positional, call.args, strict=False))
