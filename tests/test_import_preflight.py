@@ -1638,3 +1638,33 @@ def test_an_address_that_spells_out_its_branch_is_read_from_the_checkout(tmp_pat
     notes = own_repository_reads(cells, lectures / "mle.md")
     assert [cell.source for cell in cells] == ["frame = read('_static/mle/fp.dta')"] * 3
     assert len(notes) == 3 and "(Org/book)" in notes[0]
+
+
+def test_a_downloader_given_a_parameter_reads_what_the_callers_pass():
+    """QuantEcon's Hansen-Jagannathan lecture loads its JSON with a function of its own whose
+    `urlopen` branch serves addresses only, and passes it a path: no read. The same function
+    given an address in a later step is a read, named at the caller's line."""
+    from coursesite.importers.networkreads import NetworkReads
+
+    define = (
+        "import json, urllib.request\nDATA = 'data/bundle.json'\n"
+        "def load(url, mode='r'):\n"
+        "    if url.startswith('https://'):\n"
+        "        return json.load(urllib.request.urlopen(url))\n"
+        "    return json.load(open(url, mode))\n"
+        "bundle = load(DATA)\n"
+    )
+    assert NetworkReads([define]).scan(define) == []
+    assert NetworkReads([define, "other = load(url='local.json')"]).scan(define) == []
+    remote = "more = load('https://data.example/b.json')"
+    reads = NetworkReads([define, remote])
+    assert [line for line, _ in reads.scan(define)] == [4]
+    assert [line for line, _ in reads.scan(remote)] == [0]
+    # A name whose value the scan cannot tell, or a function nobody calls, stays a read.
+    assert [line for line, _ in NetworkReads([define, "load(chosen)"]).scan(define)] == [4]
+    uncalled = define.replace("bundle = load(DATA)\n", "")
+    assert [line for line, _ in NetworkReads([uncalled]).scan(uncalled)] == [4]
+    method = "class Loader:\n    def load(self, url):\n        return urllib.request.urlopen(url)\n"
+    assert [line for line, _ in NetworkReads([method, "load(loader, 'x.json')"]).scan(method)] == [
+        2
+    ]

@@ -11,12 +11,18 @@ model builder asked for pretrained weights (torchvision's `weights=`, timm's
 `pretrained=True`, Keras's applications), and a shell line that downloads (`!wget`,
 `!curl`), which the import turned into a comment. lessonimport.py reports each at its
 line in the lesson, with what to do.
+
+A downloader inside a function of the notebook's own, given one of its parameters, reads
+what the callers pass: where every call of that function passes a path (QuantEcon's
+`_load_bundle(DATA_PATH)`, whose `urlopen` branch serves addresses only), it is no read,
+and a caller that passes an address is named at its own line.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 
 from coursesite.importers.steplines import code_tree, lesson_line
 
@@ -65,9 +71,12 @@ class NetworkReads:
     """Scans a notebook's steps in order: what one step imports or names an address, the
     steps after it know."""
 
-    def __init__(self) -> None:
+    def __init__(self, program: Iterable[str] = ()) -> None:
         self.modules: dict[str, str] = {}  # a name the code binds by import: what it imports
         self.addresses: set[str] = set()  # names assigned an address
+        self.paths: set[str] = set()  # names assigned a string that is no address
+        self.calls = _calls_by_name(program)  # the whole notebook's calls of plain names
+        self.inside: dict[ast.Call, ast.FunctionDef] = {}  # of the step being scanned
 
     def scan(self, code: str) -> list[tuple[int, str]]:
         """(line in `code`, counting from 0, what it reads) of each network read."""
@@ -79,6 +88,7 @@ class NetworkReads:
         if (tree := code_tree(code)) is None:  # the build names the line
             return found
         self._learn(tree)
+        self.inside = _enclosing_functions(tree)
         seen = {number for number, _ in found}
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or node.lineno - 1 in seen:
@@ -102,8 +112,11 @@ class NetworkReads:
                     self.modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                named = {t.id for t in targets if isinstance(t, ast.Name)}
                 if self._given(node.value):
-                    self.addresses.update(t.id for t in targets if isinstance(t, ast.Name))
+                    self.addresses |= named
+                elif isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                    self.paths |= named
 
     def _reads(self, call: ast.Call) -> str:
         name = self._dotted(call.func)
@@ -116,12 +129,34 @@ class NetworkReads:
         if DOWNLOADERS.match(name) or (
             isinstance(call.func, ast.Attribute) and call.func.attr in DOWNLOADING_METHODS
         ):
-            return f"{written}({given})"
+            return "" if self._given_paths_only(call) else f"{written}({given})"
         if any(keyword.arg == "download" and _true(keyword.value) for keyword in call.keywords):
             return f"{written}(..., download=True)"
         if pretrained := _pretrained(name, call):
             return f"{written}(..., {pretrained})"
         return f"{written}({given})" if given else ""
+
+    def _given_paths_only(self, call: ast.Call) -> bool:
+        """Whether `call` reads a parameter of the function it is in, and every call of that
+        function in the notebook passes a path there (a string, or a name assigned one)."""
+        function = self.inside.get(call)
+        if function is None or not call.args or not isinstance(call.args[0], ast.Name):
+            return False
+        parameters = function.args.posonlyargs + function.args.args
+        names = [parameter.arg for parameter in parameters]
+        if call.args[0].id not in names or not self.calls.get(function.name):
+            return False
+        position, name = names.index(call.args[0].id), call.args[0].id
+        return all(
+            self._is_path(_passed(caller, position, name)) for caller in self.calls[function.name]
+        )
+
+    def _is_path(self, node: ast.expr | None) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.paths and node.id not in self.addresses
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return not self._given(node)
+        return False
 
     def _address_given(self, call: ast.Call) -> str:
         """The address `call` is given, as written (see _given), or ''."""
@@ -162,6 +197,43 @@ class NetworkReads:
         if not isinstance(node, ast.Name):
             return ""
         return ".".join([self.modules.get(node.id, node.id), *parts])
+
+
+def _calls_by_name(program: Iterable[str]) -> dict[str, list[ast.Call]]:
+    """Every call of a plain name (`load(...)`, not `x.load(...)`) in the steps' code."""
+    calls: dict[str, list[ast.Call]] = {}
+    for tree in filter(None, map(code_tree, program)):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                calls.setdefault(node.func.id, []).append(node)
+    return calls
+
+
+def _enclosing_functions(tree: ast.Module) -> dict[ast.Call, ast.FunctionDef]:
+    """The innermost function (not method: its callers are no plain names) each call is in."""
+    methods = {
+        id(node)
+        for owner in ast.walk(tree)
+        if isinstance(owner, ast.ClassDef)
+        for node in owner.body
+    }
+    inside: dict[ast.Call, ast.FunctionDef] = {}
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef) and id(function) not in methods:
+            # ast.walk goes outer first: an inner function's calls are then marked as its own
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call):
+                    inside[node] = function
+    return inside
+
+
+def _passed(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    """What `call` passes for the parameter `name`, at `position`: None when unknown."""
+    if any(isinstance(argument, ast.Starred) for argument in call.args[: position + 1]):
+        return None
+    if position < len(call.args):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _address(node: ast.expr) -> str:
@@ -206,7 +278,7 @@ def _false(node: ast.expr) -> bool:
 def network_notes(text: str, steps: list[tuple[int, str, str]]) -> list[str]:
     """One report line for every read of the network in the steps (number, cell.where,
     code), each at its line in the lesson `text`: one cause, said once with what to do."""
-    reads = NetworkReads()
+    reads = NetworkReads(code for _, _, code in steps)
     found = [
         (where, f"step {number} at lesson line {lesson_line(text, number, offset)}", what)
         for number, where, code in steps
