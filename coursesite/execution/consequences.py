@@ -337,8 +337,11 @@ def _imported_names(codes: list[str]) -> set[str]:
 def used_names(code: str) -> set[str]:
     """The names `code` reads, anywhere in it (in its functions too)."""
     tree = _parsed(code)
-    if tree is None:
-        return set()
+    return set() if tree is None else names_read(tree)
+
+
+def names_read(tree: ast.AST) -> set[str]:
+    """The names a syntax tree reads, anywhere in it."""
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
@@ -366,8 +369,11 @@ def bindings(code: str, everywhere: bool = True) -> list[tuple[str, int]]:
     """(name, line in `code` from 0) of each binding `code` makes (see bound_names); with
     `everywhere` False, only those of the module's scope, which blocks after it see."""
     tree = _parsed(code)
-    if tree is None:
-        return []
+    return [] if tree is None else tree_bindings(tree, everywhere)
+
+
+def tree_bindings(tree: ast.AST, everywhere: bool = True) -> list[tuple[str, int]]:
+    """bindings(), of a syntax tree already parsed."""
     nodes = list(ast.walk(tree))
     if not everywhere:
         inside = {

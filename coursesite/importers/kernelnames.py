@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
+from coursesite.execution.consequences import names_read, tree_bindings
 from coursesite.importers.magics import with_ipython_lines_as_pass
 from coursesite.importers.notebookcells import Cell
 from coursesite.importers.python2 import as_python3
@@ -39,7 +40,7 @@ def kernel_name_imports(cells: list[Cell]) -> list[str]:
     notes: list[str] = []
     written: dict[int, tuple[Cell, list[str]]] = {}
     for name, line in PYLAB_IMPORTS.items():
-        users = (cell for cell, tree in trees if tree and name in _loaded(tree))
+        users = (cell for cell, tree in trees if tree and name in names_read(tree))
         first = next((cell for cell in users if not set(cell.tags) & set(_NOT_RUN)), None)
         if name in bound or first is None:
             continue
@@ -76,25 +77,12 @@ def _star_imports(tree: ast.Module) -> bool:
 
 
 def _bound(tree: ast.Module) -> set[str]:
-    """Every name the code binds, at any level (a parameter named np counts: conservative)."""
-    names: set[str] = set()
+    """Every name the code binds, at any level; a parameter or a `del` target named np
+    counts too (conservative: the name is then the code's own)."""
+    names = {name for name, _ in tree_bindings(tree)}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
+        if isinstance(node, ast.arg):
             names.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+            names.add(node.id)
     return names
-
-
-def _loaded(tree: ast.Module) -> set[str]:
-    return {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
