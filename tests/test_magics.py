@@ -404,6 +404,12 @@ def test_a_line_magic_whose_brackets_stay_open_runs_on_to_the_line_that_closes_t
     # A closed magic line leaves the next line its own; a string's "(" opens nothing.
     cell = cell_code("%timeit -n1 -r1 f('(')\nprint(x)", "cell 7")
     assert run(cell.code).splitlines()[1:] == ["3"]
+    # QuantEcon's Newton lecture: `%time k = newton_nd(f, \` then `init)`, in a loop; the
+    # backslash goes with the line break it escaped (kept, the line was a syntax error).
+    source = "for v in (1, 2):\n    %time k = f(v + \\\n        0)\n    print(k)"
+    lines = run(cell_code(source, "cell 9").code).splitlines()
+    assert [line for line in lines if not line.endswith(" ms")] == ["2", "4"]
+    assert len(lines) == 6
 
 
 def test_pylab_becomes_the_imports_ipython_makes_for_it():

@@ -122,14 +122,17 @@ _LINE_MAGIC = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*=\s*)?%(?!%)\w")
 
 
 def _logical_magic_lines(lines: list[str]) -> list[str]:
-    """The lines, a line magic whose brackets stay open joined with the lines that close
-    them, as IPython reads it (PDSH: `%timeit np.fromiter((...),` then `dtype=...)`)."""
+    """The lines, a line magic whose brackets stay open or that ends in a backslash joined
+    with the lines that close them, as IPython reads it (PDSH: `%timeit np.fromiter((...),`
+    then `dtype=...)`; QuantEcon: `%time k = newton_nd(f, \\` then `init)`)."""
     joined: list[str] = []
     continued = continued_lines(lines)
     magic = False  # whether the last of `joined` is a line magic, not code that goes on
     for number, line in enumerate(lines):
         if magic and _open(joined[-1]):
-            joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
+            # A backslash that ended the line goes with the line break it escaped.
+            head = joined[-1].rstrip().removesuffix("\\").rstrip()
+            joined[-1] = f"{head} {line.strip()}"
         else:
             joined.append(line)
             magic = number not in continued and bool(_LINE_MAGIC.match(line))
