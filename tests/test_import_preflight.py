@@ -653,6 +653,14 @@ def test_a_path_given_to_a_function_of_the_notebooks_own_that_reads_it_is_a_data
         (3, "cell 4", 14, "_static/data/bundle.json"),
         (4, "cell 5", 0, "more.json"),
     ]
+    # A path that reaches the read through names assigned in a loop, each from one assigned
+    # below it: every pass of the loop is followed, however many it takes.
+    looping = (
+        "from pathlib import Path\ndef notes_of(url):\n    for _ in range(3):\n"
+        "        c = b\n        b = a\n        a = Path(url)\n    return open(c).read()\n"
+        "text = notes_of('notes.txt')\n"
+    )
+    assert data_reads([(1, "cell 2", looping)]) == [(1, "cell 2", 7, "notes.txt")]
 
 
 def test_a_write_into_a_folder_no_step_makes_is_named_with_the_line_that_makes_it(

@@ -168,12 +168,15 @@ def _reading_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tup
     parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
     derived = {parameter: {parameter} for parameter in parameters}
     assigns = [node for node in ast.walk(function) if isinstance(node, ast.Assign)]
-    for _ in range(2):  # a name assigned from one assigned later in the text
+    changed = True
+    while changed:  # until no name learns more: one may be assigned from one assigned later
+        changed = False
         for assign in assigns:
             sources = set().union(*(derived.get(name, set()) for name in _names_in(assign.value)))
-            for target in assign.targets:
-                if isinstance(target, ast.Name) and sources:
-                    derived[target.id] = derived.get(target.id, set()) | sources
+            for target in (t.id for t in assign.targets if isinstance(t, ast.Name)):
+                if not sources <= derived.get(target, set()):
+                    derived[target] = derived.get(target, set()) | sources
+                    changed = True
     reached: set[str] = set()
     for call in ast.walk(function):
         if isinstance(call, ast.Call) and reads_files(call):
