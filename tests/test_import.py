@@ -1126,3 +1126,24 @@ def test_html_that_only_lays_out_its_text_keeps_the_text_as_markdown():
         "cell 3: HTML that only dresses its text (<center>) was left out, its text kept: the "
         "page sets its own layout"
     ) in lesson.notes
+
+
+def test_a_link_whose_text_runs_over_a_line_break_reaches_its_label(course_folder):
+    """QuantEcon's odu: "our intuition from section [looking\nforward](looking-forward)":
+    the import left the link as written and the build refused it as a link to a file."""
+    cells = [
+        new_markdown_cell("# Search with learning\n\nWhat a worker learns.\n\n"),
+        new_code_cell("offers = [1, 2]"),
+        new_markdown_cell("(looking-forward)=\n## Looking forward\n\nWages rise."),
+        new_code_cell("print(max(offers))"),
+        new_markdown_cell(
+            "This fits our intuition from section [looking\nforward](looking-forward)."
+        ),
+    ]
+    _, page = imported_and_built(course_folder, "search", cells)
+    soup = BeautifulSoup(page, "html.parser")
+    (link,) = [
+        a for a in soup.select("a[href]") if " ".join(a.get_text().split()) == "looking forward"
+    ]
+    assert link["href"] in ("#looking-forward", "index.html#looking-forward")  # this page
+    assert soup.find(id="looking-forward") is not None

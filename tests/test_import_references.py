@@ -69,6 +69,11 @@ def test_a_role_whose_text_runs_over_a_line_break_is_settled_too():
     assert settled.startswith("As in our lecture\non probability.\n\n"), settled
     assert settled.endswith("Next {ref}`a\n\nb`.")  # no role past its paragraph
     assert len(notes) == 1 and "{doc}" in notes[0]
+    # A link's text too (QuantEcon's odu: "from section [looking\nforward](looking-forward)"):
+    # left as written, the build refused it as a link to a file of the site.
+    settled = settle("From [looking\nforward](plain-label).\n\n[a\n\nb](plain-label)", [])
+    assert settled.startswith("From {ref}`looking\nforward <plain-label>`.\n\n"), settled
+    assert settled.endswith("[a\n\nb](plain-label)")
 
 
 def test_code_fences_are_left_as_written():

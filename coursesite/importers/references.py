@@ -34,7 +34,8 @@ from coursesite.markup.myst import (
 _TARGET = re.compile(r"^( {0,3})\(([^()\n]+)\)=[ \t]*$", re.M)
 # MyST's label of display math, after its closing `$$`: `$$ (eq:budget)`.
 MATH_LABEL = re.compile(r"^([ \t]*\$\$[ \t]*)\(([^()\n]+)\)([ \t]*)$", re.M)
-_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
+# A link's text may run over a line break, never past its paragraph (a blank line).
+_LINK = re.compile(r"(?<!!)\[((?:[^\]\n]|\n(?![ \t]*\n))*)\]\(([^)\s]+)(?:\s+\"[^\"\n]*\")?\)")
 # A role (whose content is in backticks, but is no code span), or a CommonMark code span: a
 # run of backticks up to the next run of the same length.
 # A code span ends with its paragraph: a backtick left open (``solved'' in LaTeX's quotes,
