@@ -47,6 +47,7 @@ from coursesite.lesson.courseparse import parse_course
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
 from coursesite.lesson.lessonbuild import LessonBuild
 from coursesite.lesson.model import Prose
+from coursesite.outputs.images import missing_images
 from coursesite.plugins import LoadedPlugin, load_plugins
 from coursesite.progress import Progress, QuietProgress
 from coursesite.publish.lock import build_lock, output_lock
@@ -241,6 +242,8 @@ def execute_lessons(state: Build) -> None:
         item.record_digest = ""
         item.unsaved = not frozen
         state.progress.update(item.slug, item.state, "" if frozen else item.reason)
+    for item in state.lessons:  # one round names what failed and what is missing
+        errors += missing_images(item.path, item.outlined().images)
     if errors:
         raise BuildErrors(errors)
 

@@ -33,7 +33,7 @@ from coursesite.lesson.model import (
     Stage,
 )
 from coursesite.markup.markdown import slugify
-from coursesite.outputs.assets import RefusedAsset, check_location
+from coursesite.outputs.assets import MissingAsset, RefusedAsset, check_location
 
 # An image address that names another site: pages load nothing from elsewhere.
 _REMOTE = re.compile(r"^(https?:)?//", re.I)
@@ -324,10 +324,12 @@ class BlockContext:
         assert self.course_root is not None
         try:
             check_location(self.path.parent / shown, self.course_root, shown)
+        except MissingAsset:
+            pass  # kept: the build runs the code and names it with what else failed
         except RefusedAsset as refused:
             self.error(refused.message, line, refused.hint)
-        else:
-            self.images.append(LessonImage(src, shown, line))
+            return
+        self.images.append(LessonImage(src, shown, line))
 
     def anchor(self, text: str) -> str:
         """A page anchor for `text`, unique within the lesson."""

@@ -12,6 +12,7 @@ import base64
 import contextlib
 import functools
 import hashlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,18 @@ def lesson_images(
         name = f"images/{Path(image.path).stem}-{digest}{suffix}"
         copied[image.src] = CopiedImage(name, digest, source, lesson_path, image)
     return copied
+
+
+def missing_images(lesson_path: Path, images: list[LessonImage]) -> list[BuildError]:
+    """An error for each image of the lesson file (not one its code writes) with no file
+    where its path points. The parse keeps such images, so that the build runs the code
+    first and names them with what else failed, in one round."""
+    refusals = [
+        (image, missing(image.path))
+        for image in images
+        if not image.written and not os.path.lexists(lesson_path.parent / image.path)
+    ]
+    return [BuildError(no.message, lesson_path, image.line, hint=no.hint) for image, no in refusals]
 
 
 def image_digest(content: bytes) -> str:
