@@ -45,6 +45,20 @@ def test_navigation_is_left_out_with_a_note():
     assert len(notes) == 2 and all("navigation" in note for note in notes)
 
 
+def test_an_embedded_video_becomes_a_link_to_it():
+    """QuantEcon's prob_meaning embeds two talks with sphinxcontrib-youtube's `{youtube} ID`:
+    left out, the lesson lost them; a page loads nothing from other sites, so a link."""
+    text, notes = settle(
+        "Watch:\n\n```{youtube} 8JIe_cz6qGA\n```\n\n```{vimeo} https://vimeo.com/76979871\n```"
+    )
+    assert "[Watch the video on YouTube](https://www.youtube.com/watch?v=8JIe_cz6qGA)" in text
+    assert "[Watch the video on Vimeo](https://vimeo.com/76979871)" in text
+    assert notes[0] == (
+        "cell 1: {youtube} 8JIe_cz6qGA embeds a video, which pages never load: it became a link "
+        "to it"
+    )
+
+
 def test_version_notes_become_a_note_or_warning_titled_with_the_version():
     text, notes = settle(":::{versionchanged} 0.14.0\nRoles find keys.\n:::")
     assert text == ":::{note} Changed in version 0.14.0\nRoles find keys.\n:::"

@@ -122,6 +122,20 @@ def directive_images(text: str) -> list[str]:
     return found
 
 
+# sphinxcontrib-youtube's directives: the site, and the address of a video by its id.
+_VIDEO_SITES = {
+    "youtube": ("YouTube", "https://www.youtube.com/watch?v={}"),
+    "vimeo": ("Vimeo", "https://vimeo.com/{}"),
+}
+
+
+def _video_address(name: str, argument: str) -> str:
+    """The address of the video a `{youtube}`/`{vimeo}` directive embeds (given by id or
+    by address)."""
+    video = argument.split()[0]
+    return video if re.match(r"^https?://", video) else _VIDEO_SITES[name][1].format(video)
+
+
 def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str) -> list[str]:
     """`text`'s lines with its directives settled; `inside` names what holds it: a block
     kind, "a list or a quote", or "" for the top level of a stage, the one place blocks go."""
@@ -241,6 +255,10 @@ def _replacement(
     if name == "list-table" and (table := _pipe_table(directive.body)):
         notes.append(f"{what} became a Markdown table, its first row the header")
         return ([f"**{argument}**", ""] if argument else []) + table
+    if name in _VIDEO_SITES and argument:
+        address = _video_address(name, argument)
+        notes.append(f"{what} embeds a video, which pages never load: it became a link to it")
+        return [f"[Watch the video on {_VIDEO_SITES[name][0]}]({address})"]
     if not body.strip():
         notes.append(
             f"{what} is a directive lessons lack, with no body to show: it was left out; "
