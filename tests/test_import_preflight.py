@@ -1646,6 +1646,18 @@ def test_an_address_that_spells_out_its_branch_is_read_from_the_checkout(tmp_pat
     notes = own_repository_reads(cells, lectures / "mle.md")
     assert [cell.source for cell in cells] == ["frame = read('_static/mle/fp.dta')"] * 3
     assert len(notes) == 3 and "(Org/book)" in notes[0]
+    # QuantEcon's risk_aversion_or_mistaken_beliefs splits the address over two literals
+    # (the branch update-asset): Python reads one string, and so does the import.
+    split = Cell(
+        "code",
+        'data = read(\n    "https://raw.githubusercontent.com/Org/book/update-asset/"  # x\n'
+        '    "lectures/_static/mle/fp.dta",\n    index_col="DATE",\n)\n'
+        'f"https://github.com/Org/book/raw/main/{x}"\nb"https://github.com/Org/book/raw/main/x"',
+        "cell 4",
+    )
+    (note,) = own_repository_reads([split], lectures / "mle.md")
+    assert split.source.startswith('data = read(\n    "_static/mle/fp.dta",\n    index_col=')
+    assert "https://raw.githubusercontent.com/Org/book/update-asset/lectures/_static/mle/" in note
 
 
 def test_a_downloader_given_a_parameter_reads_what_the_callers_pass():
