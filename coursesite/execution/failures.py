@@ -34,7 +34,11 @@ from coursesite.execution.installedlibraries import (
 )
 from coursesite.execution.lessonprocess import LESSON_FOLDER, RUN_FOLDER
 from coursesite.execution.networkfailures import network_words
-from coursesite.execution.oldcodehints import old_code_hint, positional_key_hint
+from coursesite.execution.oldcodehints import (
+    old_code_hint,
+    positional_key_hint,
+    unpacking_hint,
+)
 
 PRINTED_LINES = 20  # of what the failed block printed, shown under the error
 
@@ -161,6 +165,7 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
     return (
         old_code_hint(message)
         or positional_key_hint(failure)
+        or unpacking_hint(failure)
         or library_hint(failure)
         or asked_install_hint(failure)
         or asked_browser_hint(failure)

@@ -6,6 +6,7 @@ that worked fails, and what to change."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from coursesite.execution.dependencies import distribution_version
@@ -84,6 +85,35 @@ def positional_key_hint(failure: dict) -> str:
         "labels (a model's params by name): pandas took the number as a position until 3.0, "
         f"and pandas {pandas} reads it as a label only; the code was written for an older "
         "pandas: write `s.iloc[0]`"
+    )
+
+
+# "too many values to unpack (expected 4)", "not enough values to unpack (expected 4, got 3)"
+_UNPACKING = re.compile(r"^ValueError: (?:too many|not enough) values to unpack \(expected (\d+)")
+# The last frame of a traceback: its file, and the line of code it shows.
+_LAST_LINE = re.compile(r'File "([^"]*)", line \d+, in [^\n]*\n +([^\n]+)\n(?![\s\S]*File ")')
+
+
+def unpacking_hint(failure: dict) -> str:
+    """For `a, b, c, d = f()` where f returns another number of values: a library's function
+    whose installed version returns more or fewer than the code was written for (QuantEcon's
+    LinearStateSpace.stationary_distributions returns five values, not four)."""
+    unpacking = _UNPACKING.match(failure["message"])
+    shown = _LAST_LINE.search(failure.get("traceback") or "")
+    if unpacking is None or shown is None or "-packages" in shown.group(1):
+        return ""  # raised in a library's own code, which unpacks what it was given
+    try:
+        statement = ast.parse(shown.group(2).strip()).body[0]
+    except (SyntaxError, IndexError):
+        return ""
+    if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+        return ""
+    called = ast.unparse(statement.value.func)
+    return (
+        f"the line unpacks what {called}() returns into {unpacking.group(1)} names, and it "
+        "returned another number of values: where it is a library's, the installed version "
+        "returns other values than the one the code was written for; look up what it "
+        "returns now (print it, or its docs) and unpack that many"
     )
 
 
