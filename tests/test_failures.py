@@ -839,3 +839,19 @@ def test_a_method_of_a_class_the_lesson_imported_by_name_is_that_packages_versio
     assert failed(message, traceback=quoted).hint.startswith("fix the code")
     own = {"DataFrame": "lessonmodels.DataFrame"}
     assert failed(message, traceback=quoted, aliases=own).hint.startswith("fix the code")
+
+
+def test_an_unpacking_in_a_librarys_own_code_gets_no_hint_about_the_lessons_call():
+    """The unpacking hint names the call on the lesson's line; where the unpacking failed in
+    a library's code, that line is the library's, and the hint would blame the lesson's."""
+    from coursesite.execution.oldcodehints import unpacking_hint
+
+    message = "ValueError: not enough values to unpack (expected 3, got 2)"
+    lesson = 'File "content/lesson.md", line 9, in <module>\n    a, b, c = split(x)\n'
+    library = (
+        'File "/v/lib/python3.11/site-packages/lib/core.py", line 4, in f\n    p, q, r = g()\n'
+    )
+    said = unpacking_hint({"message": message, "traceback": lesson})
+    assert said.startswith("the line unpacks what split() returns into 3 names")
+    assert unpacking_hint({"message": message, "traceback": lesson + library}) == ""
+    assert unpacking_hint({"message": message, "traceback": lesson.replace("split(x)", "x")}) == ""
