@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import authoring_example
 from coursesite.blocks.registry import BlockKind, register, unregister
@@ -1022,3 +1023,33 @@ def test_footnote_definitions_on_consecutive_lines_are_two(course_folder, tmp_pa
     assert text.count("[^2]: Euler's paper") == 1
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+
+
+@pytest.mark.parametrize(
+    ("file", "setting", "limit"),
+    [
+        ("_config.yml", "title: A book\nexecute:\n  timeout: 2400\n", 2400),
+        ("conf.py", "project = 'A book'\nnb_execution_timeout = 900\n", 900),
+        ("_config.yml", "title: A book\nexecute:\n  timeout: 60\n", None),
+        ("_config.yml", "title: A book\nexecute:\n  timeout: -1\n", None),
+    ],
+)
+def test_the_time_a_notebooks_project_gives_a_cell_becomes_the_lessons_own_limit(
+    course_folder, tmp_path: Path, file, setting, limit
+):
+    """QuantEcon's lecture-python gives each cell 2400 s (`execute: timeout:`); the course
+    lets a lesson run 120 s here: an imported lecture keeps the project's time as its own
+    limit, in its front matter; a project that gives less (or no limit, -1) changes nothing."""
+    book = tmp_path / "book" / "lectures"
+    book.mkdir(parents=True)
+    (book / file).write_text(setting)
+    result, _ = imported_page(
+        course_folder,
+        book / "page.md",
+        "# Slow\n\nIt takes long.\n\n```{code-cell} python3\nx = 1\n```\n",
+    )
+    lesson = next((course_folder.root / "content").glob("02-*/*.md")).read_text()
+    front = yaml.safe_load(lesson.split("---\n")[1])
+    assert front.get("timeout_seconds") == limit
+    said = f"the lesson's front matter gives it timeout_seconds: {limit}"
+    assert (said in result.stdout) == (limit is not None), result.stdout

@@ -169,7 +169,7 @@ def prepare_job(
         },
         volatile=list(lesson.front.volatile),
         output_varies=lesson.output_varies(),
-        timeout=settings.timeout_seconds,
+        timeout=lesson.front.timeout_seconds or settings.timeout_seconds,
         memory_mb=settings.memory_limit_mb or 0,  # 0: memory_share, where it runs
         hidden=hidden_for(installs),
         solution_ids=[b.id for b in blocks if b.solution],
@@ -400,8 +400,8 @@ def _noting_endless_main_py(error: BuildError, main: LessonProcess) -> BuildErro
             "meanwhile, so a step probably prints without end"
         )
         error.hint = (
-            "look for a loop in the steps that prints and never ends (or raise "
-            "settings.timeout_seconds in lessons.yaml if its output does end)"
+            "look for a loop in the steps that prints and never ends (or raise the lesson's "
+            "timeout_seconds: if its output does end)"
         )
     return error
 

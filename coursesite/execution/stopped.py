@@ -25,7 +25,10 @@ def timed_out_error(guardian: Guardian, job: StoppedJob) -> BuildError:
     """The error for a lesson still running at its timeout, and stopped."""
     if error := over_memory_error(guardian, job):
         return error
-    hint = "raise settings.timeout_seconds in lessons.yaml or make the code faster"
+    hint = (
+        "make the code faster, or give this lesson more time: timeout_seconds: in its front "
+        "matter (settings.timeout_seconds in lessons.yaml for every lesson)"
+    )
     if guardian.lost == "stopped":  # so it never reported the lesson's end
         hint = (
             "the code stopped (SIGSTOP) its guardian, its parent process, which could then "

@@ -34,7 +34,7 @@ from coursesite.importers.lessonimport import (
     lesson_slug,
     notebook_title,
 )
-from coursesite.importers.lessontext import with_listed
+from coursesite.importers.lessontext import with_listed, with_time_limit
 from coursesite.importers.linkedimages import settle_linked_images
 from coursesite.importers.mathtextlabels import mathtext_notes
 from coursesite.importers.matplotlibmigration import matplotlib_notes
@@ -59,6 +59,7 @@ from coursesite.importers.optionalneeds import (
 from coursesite.importers.ownrepository import own_repository_reads
 from coursesite.importers.pandasmigration import pandas_notes
 from coursesite.importers.pathmodules import modules_from_added_paths
+from coursesite.importers.projecttime import lesson_time
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.rootpaths import from_project_root
@@ -185,6 +186,9 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
     with_fetched(brought, fetched, folder)
     lesson.text = with_listed(lesson.text, brought.listed, linked.written)
+    time_limit, said = lesson_time(request.notebook, course.settings.timeout_seconds)
+    lesson.text = with_time_limit(lesson.text, time_limit)
+    lesson.notes += said
     labels = course_labels([ref.source for ref in course.lessons])
     anchors = heading_anchors(lesson.text)
     lesson.text, renamed = distinct_labels(lesson.text, anchors, slug, "a heading of the lesson")

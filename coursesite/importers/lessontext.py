@@ -69,3 +69,14 @@ def with_listed(text: str, files: list[str], writes: list[str]) -> str:
         if added:
             front[key] = list(dict.fromkeys([*front.get(key, []), *added]))
     return f"---\n{dump_yaml(front)}---\n{body}"
+
+
+def with_time_limit(text: str, seconds: int | None) -> str:
+    """The lesson `text` with its own limit on its run, `timeout_seconds:`, in its front
+    matter; as it was where `seconds` is None (the course's limit holds)."""
+    if seconds is None:
+        return text
+    _, header, body = text.split("---\n", 2)
+    front = yaml.safe_load(header)
+    front["timeout_seconds"] = seconds
+    return f"---\n{dump_yaml(front)}---\n{body}"

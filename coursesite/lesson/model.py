@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from coursesite.config.manifest import LessonRef
+from coursesite.config.manifest import LessonRef, Positive
 from coursesite.config.yamlmodel import StrictModel
 from coursesite.lesson.displaydefinition import DISPLAY_DEFINITION, needs_display
 from coursesite.lesson.raisingblocks import guarded, names_bound
@@ -50,6 +50,8 @@ class FrontMatter(StrictModel, frozen=True, kw_only=True):
     the build publishes them from the run, not from beside the lesson."""
     volatile: list[str] = []
     """Regular expressions for output lines that differ from run to run (timings)."""
+    timeout_seconds: Positive | None = None
+    """This lesson's own limit on its run, over the course's settings.timeout_seconds."""
     expected_outputs: str | None = None
     """A file of outputs the lesson should reproduce (`build.py import` writes it)."""
 
