@@ -93,7 +93,7 @@ def library_hint(failure: dict) -> str:
     message, traceback = failure["message"], failure.get("traceback", "")
     if lacked := lacked_by_installed(failure):
         noun = "module " if "No module named" in message else ""
-        if (user := _failing_library(traceback)) and user != lacked.package:
+        if (user := failing_library(traceback)) and user != lacked.package:
             return (  # tensorflow-probability 0.25 reaching into jax 0.10's internals
                 f"the installed {installed_version(user)} uses {lacked.name}, which the "
                 f"installed {installed_version(lacked.package)} lacks: it was made for "
@@ -240,7 +240,7 @@ def keyword_hint(failure: dict) -> str:
     )
 
 
-def _failing_library(traceback: str) -> str:
+def failing_library(traceback: str) -> str:
     """The installed library whose code the traceback's last frame is in, or ''."""
     frames = re.findall(r'File "[^"]*"', traceback or "")
     found = _LIBRARY_FRAME.match(frames[-1]) if frames else None

@@ -10,6 +10,7 @@ import ast
 import re
 
 from coursesite.execution.dependencies import distribution_version
+from coursesite.execution.installedlibraries import failing_library
 
 # matplotlib's mathtext parser refusing a label, title or text: "ValueError: \n$m - p}$\n^".
 _MATHTEXT = re.compile(r"ValueError: \s*(\$[^\n]*\$)\s*\n\s*\^[\s\S]*ParseException")
@@ -90,8 +91,8 @@ def positional_key_hint(failure: dict) -> str:
 
 # "too many values to unpack (expected 4)", "not enough values to unpack (expected 4, got 3)"
 _UNPACKING = re.compile(r"^ValueError: (?:too many|not enough) values to unpack \(expected (\d+)")
-# The last frame of a traceback: its file, and the line of code it shows.
-_LAST_LINE = re.compile(r'File "([^"]*)", line \d+, in [^\n]*\n +([^\n]+)\n(?![\s\S]*File ")')
+# The line of code a traceback's last frame shows.
+_LAST_LINE = re.compile(r'File "[^"]*", line \d+, in [^\n]*\n +([^\n]+)\n(?![\s\S]*File ")')
 
 
 def unpacking_hint(failure: dict) -> str:
@@ -99,11 +100,12 @@ def unpacking_hint(failure: dict) -> str:
     whose installed version returns more or fewer than the code was written for (QuantEcon's
     LinearStateSpace.stationary_distributions returns five values, not four)."""
     unpacking = _UNPACKING.match(failure["message"])
-    shown = _LAST_LINE.search(failure.get("traceback") or "")
-    if unpacking is None or shown is None or "-packages" in shown.group(1):
+    traceback = failure.get("traceback") or ""
+    shown = _LAST_LINE.search(traceback)
+    if unpacking is None or shown is None or failing_library(traceback):
         return ""  # raised in a library's own code, which unpacks what it was given
     try:
-        statement = ast.parse(shown.group(2).strip()).body[0]
+        statement = ast.parse(shown.group(1).strip()).body[0]
     except (SyntaxError, IndexError):
         return ""
     if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):

@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import latexcodec  # noqa: F401  (registers the "ulatex" codec pybtex's names are written in)
-import yaml
 from pybtex.database import BibliographyData, Entry, PybtexError, parse_file
 from pybtex.plugin import find_plugin
 
 from coursesite.importers.notebookcells import Cell, where_in
 from coursesite.importers.references import in_prose, outside_code
-from coursesite.importers.rootpaths import project_root
+from coursesite.importers.rootpaths import project_mapping, project_root
 from coursesite.markup.myst import ROLE_SOURCE
 
 # sphinxcontrib-bibtex's roles: the textual form names the authors outside the brackets.
@@ -174,24 +173,16 @@ def _bib_files(root: Path) -> list[str]:
     names: list[str] = []
     config = root / "_config.yml"
     if config.is_file():
-        data = _yaml(config)
+        data = project_mapping(config)
         sphinx = (data.get("sphinx") or {}).get("config") or {}
         names += _strings(data.get("bibtex_bibfiles")) + _strings(sphinx.get("bibtex_bibfiles"))
     myst = root / "myst.yml"
     if myst.is_file():
-        names += _strings((_yaml(myst).get("project") or {}).get("bibliography"))
+        names += _strings((project_mapping(myst).get("project") or {}).get("bibliography"))
     conf = root / "conf.py"
     if conf.is_file() and (match := _BIBFILES.search(conf.read_text(errors="replace"))):
         names += re.findall(r"""["']([^"']+)["']""", match.group(1))
     return list(dict.fromkeys(names))
-
-
-def _yaml(path: Path) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text(errors="replace"))
-    except yaml.YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _strings(value: object) -> list[str]:

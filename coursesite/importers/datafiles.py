@@ -19,7 +19,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-from coursesite.importers.steplines import code_tree
+from coursesite.importers.steplines import arguments_by_parameter, code_tree
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
@@ -195,11 +195,9 @@ def _own_reader_paths(call: ast.Call, names: _Scope) -> set[str] | None:
     reader = names.readers.get(call.func.id) if isinstance(call.func, ast.Name) else None
     if reader is None or not reader.reading:
         return None
-    given = list(zip(reader.positional, call.args, strict=False))
-    given += [(k.arg or "", k.value) for k in call.keywords]
     return {
         path
-        for name, value in given
+        for name, value in arguments_by_parameter(call, reader.positional).items()
         if name in reader.reading and (path := _path(value, names)) is not None
     }
 

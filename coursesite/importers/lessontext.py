@@ -5,6 +5,7 @@ filled from the notebook's cells."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import yaml
 
@@ -63,12 +64,13 @@ def with_listed(text: str, files: list[str], writes: list[str]) -> str:
     writes:, after those it lists already."""
     if not files and not writes:
         return text
-    _, header, body = text.split("---\n", 2)
-    front = yaml.safe_load(header)
-    for key, added in (("files", files), ("writes", writes)):
-        if added:
-            front[key] = list(dict.fromkeys([*front.get(key, []), *added]))
-    return f"---\n{dump_yaml(front)}---\n{body}"
+
+    def listed(front: dict) -> None:
+        for key, added in (("files", files), ("writes", writes)):
+            if added:
+                front[key] = list(dict.fromkeys([*front.get(key, []), *added]))
+
+    return _with_front(text, listed)
 
 
 def with_time_limit(text: str, seconds: int | None) -> str:
@@ -76,7 +78,12 @@ def with_time_limit(text: str, seconds: int | None) -> str:
     matter; as it was where `seconds` is None (the course's limit holds)."""
     if seconds is None:
         return text
+    return _with_front(text, lambda front: front.update(timeout_seconds=seconds))
+
+
+def _with_front(text: str, change: Callable[[dict], None]) -> str:
+    """The lesson `text` with its front matter as `change` leaves it."""
     _, header, body = text.split("---\n", 2)
     front = yaml.safe_load(header)
-    front["timeout_seconds"] = seconds
+    change(front)
     return f"---\n{dump_yaml(front)}---\n{body}"

@@ -24,7 +24,7 @@ import ast
 import re
 from collections.abc import Iterable
 
-from coursesite.importers.steplines import code_tree, lesson_line
+from coursesite.importers.steplines import arguments_by_parameter, code_tree, lesson_line
 
 ADDRESS = re.compile(r"^(?:https?|ftp|gs|s3|hf)://", re.I)
 # Downloaders, by the full dotted name of what is called (imports resolved).
@@ -143,12 +143,12 @@ class NetworkReads:
         if function is None or not call.args or not isinstance(call.args[0], ast.Name):
             return False
         parameters = function.args.posonlyargs + function.args.args
-        names = [parameter.arg for parameter in parameters]
+        names = tuple(parameter.arg for parameter in parameters)
         if call.args[0].id not in names or not self.calls.get(function.name):
             return False
-        position, name = names.index(call.args[0].id), call.args[0].id
         return all(
-            self._is_path(_passed(caller, position, name)) for caller in self.calls[function.name]
+            self._is_path(arguments_by_parameter(caller, names).get(call.args[0].id))
+            for caller in self.calls[function.name]
         )
 
     def _is_path(self, node: ast.expr | None) -> bool:
@@ -225,15 +225,6 @@ def _enclosing_functions(tree: ast.Module) -> dict[ast.Call, ast.FunctionDef]:
                 if isinstance(node, ast.Call):
                     inside[node] = function
     return inside
-
-
-def _passed(call: ast.Call, position: int, name: str) -> ast.expr | None:
-    """What `call` passes for the parameter `name`, at `position`: None when unknown."""
-    if any(isinstance(argument, ast.Starred) for argument in call.args[: position + 1]):
-        return None
-    if position < len(call.args):
-        return call.args[position]
-    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _address(node: ast.expr) -> str:

@@ -14,9 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-
-from coursesite.importers.rootpaths import project_root
+from coursesite.importers.rootpaths import project_mapping, project_root
 
 # `nb_execution_timeout = 900` (MyST-NB), `nbsphinx_timeout = 600` (nbsphinx) in conf.py
 _CONF_TIMEOUT = re.compile(r"^(nb_execution_timeout|nbsphinx_timeout)\s*=\s*(\d+)\s*$", re.M)
@@ -28,16 +26,10 @@ def project_time(notebook: Path) -> tuple[int, str] | None:
     root = project_root(notebook)
     if root is None:
         return None
-    config = root / "_config.yml"
-    if config.is_file():
-        try:
-            data = yaml.safe_load(config.read_text(errors="replace"))
-        except yaml.YAMLError:
-            data = None
-        execute = data.get("execute") if isinstance(data, dict) else None
-        seconds = execute.get("timeout") if isinstance(execute, dict) else None
-        if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds > 0:
-            return seconds, "execute: timeout: in _config.yml"
+    execute = project_mapping(root / "_config.yml").get("execute")
+    seconds = execute.get("timeout") if isinstance(execute, dict) else None
+    if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds > 0:
+        return seconds, "execute: timeout: in _config.yml"
     conf = root / "conf.py"
     match = _CONF_TIMEOUT.search(conf.read_text(errors="replace")) if conf.is_file() else None
     if match and int(match.group(2)) > 0:

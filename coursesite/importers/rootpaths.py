@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+import yaml
+
 from coursesite.importers.notebookcells import Cell, where_at
 
 PROJECT_FILES = ("conf.py", "_config.yml", "_toc.yml", "myst.yml")
@@ -34,6 +36,16 @@ def project_root(notebook: Path) -> Path | None:
         if any((folder / name).is_file() for name in PROJECT_FILES):
             return folder
     return None
+
+
+def project_mapping(path: Path) -> dict:
+    """A project file's YAML (`_config.yml`, `myst.yml`) as a mapping: {} where the file is
+    missing, unreadable or no mapping."""
+    try:
+        data = yaml.safe_load(path.read_text(errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def from_project_root(cells: list[Cell], notebook: Path) -> list[str]:

@@ -14,6 +14,19 @@ import functools
 from collections.abc import Iterator
 
 
+def arguments_by_parameter(call: ast.Call, positional: tuple[str, ...]) -> dict[str, ast.expr]:
+    """What `call` passes for each parameter of a function whose positional parameters are
+    `positional`: its arguments in order (up to a `*args`, past which none is known) and
+    its keywords by name."""
+    given: dict[str, ast.expr] = {}
+    for name, argument in zip(positional, call.args, strict=False):
+        if isinstance(argument, ast.Starred):
+            break
+        given[name] = argument
+    given.update((k.arg, k.value) for k in call.keywords if k.arg)
+    return given
+
+
 def lesson_line(text: str, number: int, offset: int) -> int:
     """The line of `text` (from 1) holding line `offset` (from 0) of step `number`'s code."""
     lines = text.splitlines()

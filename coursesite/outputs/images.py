@@ -87,12 +87,11 @@ def missing_images(lesson_path: Path, images: list[LessonImage]) -> list[BuildEr
     """An error for each image of the lesson file (not one its code writes) with no file
     where its path points. The parse keeps such images, so that the build runs the code
     first and names them with what else failed, in one round."""
-    refusals = [
-        (image, missing(image.path))
+    return [
+        _error_at(lesson_path, image, missing(image.path))
         for image in images
         if not image.written and not os.path.lexists(lesson_path.parent / image.path)
     ]
-    return [BuildError(no.message, lesson_path, image.line, hint=no.hint) for image, no in refusals]
 
 
 def image_digest(content: bytes) -> str:
@@ -136,7 +135,10 @@ def _refusal_at(lesson_path: Path, image: LessonImage) -> Iterator[None]:
     try:
         yield
     except OSError:  # gone since it was checked
-        refused = missing(image.path)
-        raise BuildError(refused.message, lesson_path, image.line, hint=refused.hint) from None
+        raise _error_at(lesson_path, image, missing(image.path)) from None
     except RefusedAsset as refused:
-        raise BuildError(refused.message, lesson_path, image.line, hint=refused.hint) from None
+        raise _error_at(lesson_path, image, refused) from None
+
+
+def _error_at(lesson_path: Path, image: LessonImage, refused: RefusedAsset) -> BuildError:
+    return BuildError(refused.message, lesson_path, image.line, hint=refused.hint)
