@@ -1053,3 +1053,64 @@ def test_the_time_a_notebooks_project_gives_a_cell_becomes_the_lessons_own_limit
     assert front.get("timeout_seconds") == limit
     said = f"the lesson's front matter gives it timeout_seconds: {limit}"
     assert (said in result.stdout) == (limit is not None), result.stdout
+
+
+@pytest.mark.parametrize(
+    ("suffix", "own", "limit"),
+    [
+        (".ipynb", {"nbsphinx": {"timeout": 900}}, 900),
+        (".ipynb", {"mystnb": {"execution_timeout": 1800}}, 1800),
+        (".md", {"mystnb": {"execution_timeout": 1800}}, 1800),
+        (".md", {"mystnb": {"execution_timeout": 60}}, None),
+        (".md", {"nbsphinx": {"timeout": -1}}, 2400),
+    ],
+)
+def test_a_notebooks_own_time_for_a_cell_wins_over_its_projects(
+    course_folder, tmp_path: Path, suffix, own, limit
+):
+    """MyST-NB reads `mystnb: execution_timeout:` from a notebook's metadata (an .ipynb's,
+    or a Markdown notebook's front matter) and nbsphinx `nbsphinx: timeout:`, over the
+    project's time: the import does as they do. The project here gives 2400 s; a notebook
+    that says less than the course's limit keeps the course's; one that says no limit (-1)
+    says nothing, so the project's time holds."""
+    import json
+
+    book = tmp_path / "book" / "lectures"
+    book.mkdir(parents=True)
+    (book / "_config.yml").write_text("title: A book\nexecute:\n  timeout: 2400\n")
+    notebook = book / f"page{suffix}"
+    if suffix == ".ipynb":
+        cells = [
+            {"cell_type": "markdown", "metadata": {}, "source": "# Slow\n\nIt takes long."},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "x = 1",
+                "outputs": [],
+                "execution_count": None,
+            },
+        ]
+        kernel = {"name": "python3", "language": "python", "display_name": "Python 3"}
+        notebook.write_text(
+            json.dumps(
+                {
+                    "nbformat": 4,
+                    "nbformat_minor": 5,
+                    "cells": cells,
+                    "metadata": {"kernelspec": kernel, **own},
+                }
+            )
+        )
+    else:
+        front = yaml.safe_dump({"kernelspec": {"name": "python3", "language": "python"}, **own})
+        notebook.write_text(
+            f"---\n{front}---\n\n# Slow\n\nIt takes long.\n\n```{{code-cell}} python3\nx = 1\n```\n"
+        )
+    course_folder.write(authoring_example())
+    result = course_folder.cli("import", str(notebook), "--phase", "02")
+    assert result.returncode == 0, result.stderr
+    lesson = next((course_folder.root / "content").glob("02-*/*.md")).read_text()
+    front = yaml.safe_load(lesson.split("---\n")[1])
+    assert front.get("timeout_seconds") == limit
+    where = "in the notebook's metadata" if limit in (900, 1800) else "in _config.yml"
+    assert (where in result.stdout) == (limit is not None), result.stdout

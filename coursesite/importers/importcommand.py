@@ -129,7 +129,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     """Convert the notebook and settle where everything goes; BuildError/BuildErrors for
     anything that stops the import."""
     from coursesite.errors import BuildError
-    from coursesite.importers.notebooks import read_notebook
+    from coursesite.importers.notebooks import read_notebook_file
     from coursesite.plugins import load_plugins
 
     if request.origin is not None and request.origin not in course.references:
@@ -139,7 +139,8 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
             request.manifest,
             hint=f"sites in lessons.yaml's references: {names} (docs/authoring.md)",
         )
-    cells = read_notebook(request.notebook)
+    notebook_file = read_notebook_file(request.notebook)
+    cells = notebook_file.cells
     title = notebook_title(cells, request.notebook.stem.replace("_", " ").replace("-", " "))
     slug, listed = request.slug or lesson_slug(title), {ref.slug for ref in course.lessons}
     if slug in listed and request.slug:
@@ -186,7 +187,9 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     brought = bring_from_beside(lesson.steps, lesson.code, folder, request.notebook.parent)
     with_fetched(brought, fetched, folder)
     lesson.text = with_listed(lesson.text, brought.listed, linked.written)
-    time_limit, said = lesson_time(request.notebook, course.settings.timeout_seconds)
+    time_limit, said = lesson_time(
+        request.notebook, notebook_file.metadata, course.settings.timeout_seconds
+    )
     lesson.text = with_time_limit(lesson.text, time_limit)
     lesson.notes += said
     labels = course_labels([ref.source for ref in course.lessons])

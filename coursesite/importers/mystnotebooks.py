@@ -35,9 +35,10 @@ _CELL_BREAK = re.compile(r"^\+\+\+(\s.*)?$")
 _PYTHON_CELLS = frozenset({"", "python", "python3", "ipython", "ipython3", "py"})
 
 
-def myst_cells(text: str, path: Path) -> list[Cell]:
+def myst_notebook(text: str, path: Path) -> tuple[list[Cell], dict]:
+    """The notebook's cells and its front matter."""
     lines = text.splitlines()
-    start = _front_matter_end(lines, path)
+    start, header = _front_matter(lines, path)
     tokens = MarkdownIt("commonmark").parse("\n".join(lines[start:]))
     code_fences = [
         token
@@ -97,7 +98,7 @@ def myst_cells(text: str, path: Path) -> list[Cell]:
     cells += _markdown_cells(lines, position, len(lines))
     if start == 0 and (said := _mistyped_front_matter(lines)) and cells:
         cells[0].dropped.append(said)
-    return cells
+    return cells, header
 
 
 # What jupytext writes in a notebook's front matter.
@@ -125,10 +126,11 @@ def _first_line(fence: Token) -> int:
     return (fence.map or [0])[0] + 1
 
 
-def _front_matter_end(lines: list[str], path: Path) -> int:
-    """The index of the first line after the front matter (0 when there is none)."""
+def _front_matter(lines: list[str], path: Path) -> tuple[int, dict]:
+    """The index of the first line after the front matter (0 when there is none), and the
+    front matter."""
     if not lines or lines[0].strip() != "---":
-        return 0
+        return 0, {}
     for index, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
             header = _yaml_mapping("\n".join(lines[1:index]), path, 2, "front matter")
@@ -142,7 +144,7 @@ def _front_matter_end(lines: list[str], path: Path) -> int:
                     2,
                     hint="lessons run Python code only",
                 )
-            return index + 1
+            return index + 1, header
     raise BuildError("front matter opened on line 1 is never closed", path, 1)
 
 

@@ -13,6 +13,7 @@ import base64
 import binascii
 import re
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.errors import BuildError, course_text
@@ -26,8 +27,22 @@ NOTEBOOK_HINT = (
 )
 
 
+@dataclass
+class NotebookFile:
+    """A notebook's cells and its own metadata (an .ipynb's `metadata`, a Markdown
+    notebook's front matter), where per-file settings of MyST-NB and nbsphinx live."""
+
+    cells: list[Cell]
+    metadata: dict = field(default_factory=dict)
+
+
 def read_notebook(path: Path) -> list[Cell]:
     """The notebook's cells, or a BuildError naming the file and what is wrong."""
+    return read_notebook_file(path).cells
+
+
+def read_notebook_file(path: Path) -> NotebookFile:
+    """The notebook's cells and metadata, or a BuildError naming the file and what is wrong."""
     try:
         data = path.read_bytes()
     except OSError as problem:
@@ -36,14 +51,14 @@ def read_notebook(path: Path) -> list[Cell]:
     if path.suffix == ".ipynb":
         return _ipynb_cells(text, path)
     if path.suffix in (".md", ".myst"):
-        from coursesite.importers.mystnotebooks import myst_cells
+        from coursesite.importers.mystnotebooks import myst_notebook
 
-        return myst_cells(text, path)
+        return NotebookFile(*myst_notebook(text, path))
     if path.suffix == ".py":  # jupytext's percent format: its cells named by their lines
         from coursesite.importers.pyscripts import percent_notebook
 
         notebook, places = percent_notebook(text, path)
-        return _checked_cells(notebook, path, places)
+        return NotebookFile(_checked_cells(notebook, path, places), notebook.get("metadata", {}))
     raise BuildError(f"'{path.suffix}' is not a notebook file type", path, hint=NOTEBOOK_HINT)
 
 
@@ -54,7 +69,7 @@ class _Malformed(Exception):
     """A part of the notebook is not of the shape nbformat 4 gives it; says which."""
 
 
-def _ipynb_cells(text: str, path: Path) -> list[Cell]:
+def _ipynb_cells(text: str, path: Path) -> NotebookFile:
     import nbformat
 
     try:
@@ -70,7 +85,7 @@ def _ipynb_cells(text: str, path: Path) -> list[Cell]:
             hint=NOTEBOOK_HINT,
         ) from None
     try:
-        return _checked_cells(notebook, path)
+        return NotebookFile(_checked_cells(notebook, path), notebook.get("metadata", {}))
     except _Malformed as problem:
         raise BuildError(
             f"not a readable Jupyter notebook: {problem}", path, hint=NOTEBOOK_HINT
