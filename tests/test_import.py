@@ -1128,6 +1128,37 @@ def test_html_that_only_lays_out_its_text_keeps_the_text_as_markdown():
     ) in lesson.notes
 
 
+def test_html_in_a_directive_body_is_settled_as_the_prose_around_it_is():
+    """QuantEcon's lqramsey: ```` ```{only} html ```` holds `<a href=firenze.pdf download>`:
+    CommonMark reads the fence's body as code, MyST as Markdown, so the link stayed HTML and
+    the build refused the lesson at three lines. A directive's Markdown body is settled like
+    the cell's prose (in a list too, at its indent); code, math and raw HTML bodies are not."""
+    lesson = ImportedLesson()
+    source = (
+        "```{only} html\nThe treatment follows <a href=_static/firenze.pdf download>this "
+        "manuscript</a>.\n```\n\n"
+        "- a point\n\n  ```{note}\n  Read <b>this</b> first.\n\n"
+        "  <table><tr><td>1</td></tr></table>\n"
+        "  ```\n\n"
+        "```{code-block} html\n<b>kept</b>\n```\n\n"
+        "```{raw} html\n<b>raw</b>\n```\n\n"
+        "```{tip}\nSee ![the logo](https://example.org/logo.png).\n```\n"
+    )
+    text = portable_prose(Cell("markdown", source, "cell 2"), lesson)
+    assert "```{tip}\nSee [the logo](https://example.org/logo.png).\n```" in text
+    assert "follows [this manuscript](_static/firenze.pdf)." in text
+    # The HTML shown as code gets a fence of its own, so the note's fence grows to hold it.
+    assert (
+        "  ````{note}\n  Read **this** first.\n\n  ```html\n"
+        "  <table><tr><td>1</td></tr></table>\n  ```\n  ````\n" in text
+    )
+    assert "```{code-block} html\n<b>kept</b>\n```" in text
+    assert "```{raw} html\n<b>raw</b>\n```" in text
+    assert any(
+        "<a href=_static/firenze.pdf download> and its text became" in n for n in lesson.notes
+    )
+
+
 def test_a_link_whose_text_runs_over_a_line_break_reaches_its_label(course_folder):
     """QuantEcon's odu: "our intuition from section [looking\nforward](looking-forward)":
     the import left the link as written and the build refused it as a link to a file."""

@@ -537,14 +537,17 @@ def test_an_include_is_written_in_from_the_checkout_and_a_missing_one_left_out(t
     text = cells[0].source
     assert text.startswith("# Page\n\n```{admonition} GPU\n:class: warning\n\nThis runs faster")
     assert "```python norun\nx = 1\n```" in text
-    assert "{include} _admonition/missing.md" in text  # not there: the settling's to say
-    assert ":start-line: two" in text  # no line number: the settling's too
+    assert "missing.md" not in text  # not there: said so, where it stood
+    assert ":start-line: two" in text  # no line number: the settling's to say
     assert notes == [
         "line 9: {include} _admonition/gpu.md: the text of _admonition/gpu.md is written in",
         "line 14: {include} /shared.py: the text of shared.py is shown as code",
+        "line 20: {include} _admonition/missing.md names a file the notebook's checkout does "
+        "not hold (or one outside its project): it was left out; put the file there and "
+        "import again, or write its text into the lesson",
     ]
     settled, said = settle(text)
-    assert "GPU" in settled and any("{include} _admonition/missing.md" in n for n in said)
+    assert "GPU" in settled and any("{include} _admonition/gpu.md" in n for n in said)
 
 
 def test_a_text_notebooks_directive_notes_name_its_own_line_and_say_each_thing_once(
@@ -972,11 +975,14 @@ def test_a_literalinclude_of_a_file_in_the_checkout_is_shown_as_its_code(tmp_pat
     assert "```python norun\nclass Model:\n    pass\n```" in text
     assert "import numpy" not in text
     assert "```text\na,b\n1,2\n```" in text  # Sphinx's `none`: no highlighting
-    assert "{literalinclude} _static/absent.py" in text  # the settling's to say
+    assert "absent.py" not in text
     assert notes == [
         "line 9: {literalinclude} _static/model.py: the text of _static/model.py is shown as code",
         "line 13: {literalinclude} /_static/table.csv: the text of _static/table.csv is shown "
         "as code",
+        "line 17: {literalinclude} _static/absent.py names a file the notebook's checkout does "
+        "not hold (or one outside its project): it was left out; put the file there and "
+        "import again, or write its code into the lesson",
     ]
 
 

@@ -6,8 +6,8 @@ file's text in, as Sphinx would when it builds the page, from the notebook's che
 relative to the notebook, or from the project's root for a path that starts with `/`
 (rootpaths.py). `:start-after:`, `:end-before:`, `:start-line:` and `:end-line:` take the
 part they take in MyST; `:literal:` and `:code: LANGUAGE` show it as code. A file that is
-not there, or is outside the project, is left to the directives' settling (mystdirectives:
-"left out", with a line in the report).
+not there, or is outside the project, is left out with a line in the report that says so;
+options that name no part are left to the directives' settling (mystdirectives).
 
 Sphinx's `{literalinclude}` of a file there is shown as code the same way (its
 `:language:`, else the file's; `:lines:` too), and a code cell's `:load:` option (MyST-NB)
@@ -40,9 +40,11 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
         for directive in reversed(directives(cell.source)):  # from the end: lines stay put
             if directive.name not in ("include", "literalinclude"):
                 continue
-            if (path := _file(directive.argument, notebook, root)) is None:
-                continue
             where = where_at(cell, len("\n".join(lines[: directive.first])) + 1)
+            if (path := _file(directive.argument, notebook, root)) is None:
+                lines[directive.first : directive.end] = []
+                written.insert(0, f"{where}: {_absent(directive.name, directive.argument)}")
+                continue
             options = dict(directive.options)
             if directive.name == "literalinclude":  # Sphinx's: always code, in its language
                 language = options.get("language", "").strip()
@@ -90,6 +92,15 @@ def load_code_cells(cells: list[Cell], notebook: Path) -> list[str]:
         shown = path.relative_to(root).as_posix()
         notes.append(f"{cell.where}: the cell's code is loaded from {shown} (:load:)")
     return notes
+
+
+def _absent(name: str, argument: str) -> str:
+    what = "its code" if name == "literalinclude" else "its text"
+    return (
+        f"{{{name}}} {argument} names a file the notebook's checkout does not hold (or one "
+        f"outside its project): it was left out; put the file there and import again, or "
+        f"write {what} into the lesson"
+    )
 
 
 def _file(name: str, notebook: Path, root: Path) -> Path | None:

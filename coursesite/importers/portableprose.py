@@ -57,12 +57,66 @@ def portable_prose(cell: Cell, lesson: ImportedLesson) -> str:
             f"{cell.where}: {tags} HTML <img> tag(s) became Markdown images (their size and "
             "style are the page's to set)"
         )
+    return _portable_markdown(source, cell, lesson)
+
+
+# Directives whose body is code, math, data or HTML, never Markdown: taken as written.
+_LITERAL_BODIES = frozenset(
+    {"code", "code-block", "sourcecode", "code-cell", "literalinclude", "include", "math",
+     "raw", "eval-rst", "csv-table", "mermaid", "graphviz", "ipython", "jupyter-execute",
+     "parsed-literal", "toctree", "bibliography", "doctest", "testcode", "testoutput"}
+)  # fmt: skip
+_DIRECTIVE_FENCE = re.compile(r"^\{([\w:.-]+)\}")
+
+
+def _markdown_body(token: Token, lines: list[str]) -> tuple[int, int, str] | None:
+    """For a ```` ```{note} ```` fence, whose body MyST reads as Markdown and CommonMark as
+    code: (its body's first line, the line after it, the fence's indent) where the body
+    holds HTML or an image to settle; else None."""
+    found = _DIRECTIVE_FENCE.match(token.info.strip()) if token.type == "fence" else None
+    if not found or found.group(1) in _LITERAL_BODIES or not token.map:
+        return None
+    if not re.search(r"<|!\[", token.content):
+        return None
+    opening = lines[token.map[0]]
+    first = token.map[0] + 1
+    return (
+        first,
+        first + len(token.content.rstrip("\n").split("\n")),
+        opening[: len(opening) - len(opening.lstrip())],
+    )
+
+
+def _lengthen_fence(
+    lines: list[str], opening: int, closing: int, markup: str, body: list[str]
+) -> None:
+    """Make the fence around `body` longer than any fence it now holds (HTML shown as a
+    ```` ```html ```` block would otherwise close a ```` ```{note} ```` that holds it)."""
+    runs = [len(m.group()) for line in body if (m := re.match(rf"{markup[0]}+", line.lstrip()))]
+    longest = max(runs, default=0)
+    if longest < len(markup):
+        return
+    longer = markup[0] * (longest + 1)
+    lines[opening] = lines[opening].replace(markup, longer, 1)
+    if closing < len(lines) and lines[closing].strip() == markup:
+        lines[closing] = lines[closing].replace(markup, longer, 1)
+
+
+def _portable_markdown(source: str, cell: Cell, lesson: ImportedLesson) -> str:
+    """`source`'s HTML and images settled, in the bodies of its directives too (the
+    directives' settling later unwraps a body where it is Markdown)."""
     lines = source.splitlines()
     tokens = MarkdownIt("commonmark").parse(source)
     # CommonMark reads a `:::{raw} html` body as HTML of the prose: the directive's own
     # conversion (mystdirectives.py) settles it, as it does a ```` ```{raw} ```` one.
     raw = [range(d.first, d.end) for d in directives(source) if d.name == "raw"]
     for token in reversed(tokens):  # from the end, so earlier line numbers stay valid
+        if body := _markdown_body(token, lines):
+            first, end, indent = body
+            inner = _portable_markdown(token.content.rstrip("\n"), cell, lesson).split("\n")
+            _lengthen_fence(lines, first - 1, end, token.markup, inner)
+            lines[first:end] = [indent + line if line else "" for line in inner]
+            continue
         language = (token.info.split() or [""])[0] if token.type == "fence" else ""
         if language in _PYTHON_NAMES and token.map and "norun" not in token.info:
             opening = lines[token.map[0]]
