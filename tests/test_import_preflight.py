@@ -254,6 +254,39 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
     assert "formula.api.date" not in report
 
 
+def test_a_namespace_the_package_no_longer_loads_is_read_where_the_package_has_the_name(
+    course_folder, tmp_path, monkeypatch
+):
+    """QuantEcon's robustness: `qe.lqcontrol.LQ(...)` after `import quantecon as qe`.
+    quantecon 0.11 keeps lqcontrol only as a deprecated module its package no longer
+    imports, so the attribute read fails (AttributeError), though the module is there; the
+    package has the same LQ at its top. The import writes `qe.LQ` and says so. Where the
+    notebook imports the module itself, or a module of the package loads it, or the
+    package has no such name, nothing is said."""
+    package = tmp_path / "site" / "zz_econ"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from zz_econ._control import LQ, Kalman\nfrom zz_econ import loaded\n"
+    )
+    (package / "_control.py").write_text("class LQ:\n    size = 2\n\nclass Kalman:\n    pass\n")
+    for shim in ("control", "filters", "loaded"):
+        (package / f"{shim}.py").write_text("from zz_econ._control import LQ, Kalman\n")
+    (package / "other.py").write_text("class Kalman:\n    pass\n")  # not the same object
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    cells = [
+        "import zz_econ as ze\nprint(ze.control.LQ.size, ze.control.Kalman)",
+        "import zz_econ.filters\nprint(zz_econ.filters.Kalman)",
+        "print(ze.loaded.LQ)",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "print(ze.LQ.size, ze.Kalman)" in lesson, report
+    assert "the step now uses zz_econ.LQ.size, where the installed one has it" in report
+    assert "the step now uses zz_econ.Kalman, where the installed one has it" in report
+    assert "print(zz_econ.filters.Kalman)" in lesson  # imported by the notebook itself
+    assert "print(ze.loaded.LQ)" in lesson  # the package loads it
+    assert "zz_econ.filters" not in report and "zz_econ.loaded" not in report
+
+
 def test_a_name_found_elsewhere_replaces_a_gone_one_only_if_it_has_what_the_code_reads(
     tmp_path, monkeypatch
 ):
@@ -544,6 +577,32 @@ def test_a_file_opened_to_write_or_unpacked_earlier_is_no_data_file():
         (4, "cell 6", 7, "later.txt"),  # written only after it is read
         (4, "cell 6", 10, "figures/grid.png"),  # IPython's Image, given a file
     ]
+
+
+def test_a_file_named_by_joining_strings_is_brought_and_the_lesson_builds(course_folder):
+    """QuantEcon's match_transport and subjective_beliefs: `data_path =
+    '_static/lecture_specific/x/'`, then `pd.read_csv(data_path + 'summary.csv')`. The file
+    was not seen as one the code reads, so the first build failed with FileNotFoundError;
+    `+` of strings (and of names assigned one) names it as Python joins it. A name part
+    (`stem + '_2.csv'`) joins without a folder between."""
+    folder = course_folder.root / "_static" / "x"
+    folder.mkdir(parents=True)
+    (folder / "summary.csv").write_text("1\n2\n")
+    (course_folder.root / "rows_2.txt").write_text("3\n")
+    report, _ = imported(
+        course_folder,
+        [
+            "data_path = '_static/x/'\nstem = 'rows'\n"
+            "print(open(data_path + 'summary.csv').read().split())\n"
+            "print(open(stem + '_2.txt').read().split())",
+        ],
+    )
+    assert "_static/x/summary.csv, which the code reads, copied from beside the notebook" in (
+        report
+    )
+    assert "rows_2.txt, which the code reads, copied from beside the notebook" in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
 
 
 def test_a_file_named_from_the_working_folder_is_a_data_file_the_lesson_needs():
@@ -1403,6 +1462,63 @@ def test_an_artist_deleted_from_its_axes_list_is_removed_as_matplotlib_now_takes
     assert built.returncode == 0, built.stderr
     page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
     assert "<pre" in page and "2\n" in page.replace("</span>", "")
+
+
+def test_an_arrays_ptp_method_numpy_2_removed_is_written_as_its_function(course_folder):
+    """QuantEcon's match_transport calls `self.support_z.ptp()`, a method NumPy 2 removed
+    (AttributeError: 'numpy.ndarray' object has no attribute 'ptp'); `np.ptp(a)` does the
+    same, with the same arguments. numpy's own ptp is left as it is; so is every ptp of a
+    lesson whose own class has one."""
+    cells = [
+        "import numpy as np\nclass Grid:\n    z = np.arange(6.0)\ngrid = Grid()\n"
+        "print(grid.z.ptp(), np.ptp(grid.z), grid.z.reshape(2, 3).ptp(axis=0))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert (
+        "print(np.ptp(grid.z), np.ptp(grid.z), np.ptp(grid.z.reshape(2, 3), axis=0))" in lesson
+    ), report
+    assert (
+        "step 1 calls grid.z.ptp(), which NumPy no longer takes (the array method went in "
+        "2.0): the step now calls np.ptp(grid.z), which does the same"
+    ) in report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert "5.0 5.0 [3. 3. 3.]" in page.replace("</span>", "")
+    own = [
+        "import numpy as np\nclass Span:\n    def ptp(self):\n        return 1\nprint(Span().ptp())"
+    ]
+    course_folder.root.joinpath(*LESSON).unlink()
+    _, kept = imported(course_folder, own)
+    assert "print(Span().ptp())" in kept
+
+
+def test_twin_axes_sharing_a_colour_cycle_share_it_as_matplotlib_now_lets_them(course_folder):
+    """QuantEcon's smoothing_tax draws on twin axes from one colour cycle with
+    `ax_._get_lines.prop_cycler = ax._get_lines.prop_cycler`, a private attribute
+    Matplotlib 3.8 removed (AttributeError: '_process_plot_var_args' object has no attribute
+    'prop_cycler'). Sharing `_get_lines` shares the cycle: the second line takes the next
+    colour, as it did. Another object's prop_cycler is left alone."""
+    cells = [
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+        "line1 = ax.plot([1, 2])[0]\nax_ = ax.twinx()\n"
+        "ax_._get_lines.prop_cycler = ax._get_lines.prop_cycler\n"
+        "line2 = ax_.plot([2, 1])[0]\nprint(line1.get_color() != line2.get_color())",
+        "class Lines:\n    prop_cycler = 1\nclass Holder:\n    _get_lines = Lines()\n"
+        "a, b = Holder(), Holder()\na._get_lines.prop_cycler = b.prop = 2\nprint(b.prop)",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "ax_ = ax.twinx()\nax_._get_lines = ax._get_lines\nline2" in lesson, report
+    assert "a._get_lines.prop_cycler = b.prop = 2" in lesson
+    assert (
+        "step 1 calls ax_._get_lines.prop_cycler = ax._get_lines.prop_cycler, which Matplotlib "
+        "no longer takes (the colour cycle's private prop_cycler went in 3.8): the step now "
+        "calls ax_._get_lines = ax._get_lines, which shares the colour cycle between the axes"
+    ) in report, report
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    assert "True\n" in page.replace("</span>", "")
 
 
 def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_them(

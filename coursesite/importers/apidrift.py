@@ -96,6 +96,9 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
     imported_from = {
         path: written.split()[1] for *_, path, written, _ in uses if written.startswith("from ")
     }
+    imports = sorted(
+        {written.split()[1] for *_, written, _ in uses if written.startswith(("import ", "from "))}
+    )
     keywords: dict[str, set[str]] = {}
     for *_, path, _, given in uses:
         keywords.setdefault(path, set()).update(given)
@@ -105,7 +108,12 @@ def api_drift(steps: list[tuple[int, str, str]], local: set[str]) -> ApiCheck:
             checked = subprocess.run(
                 [sys.executable, "-P", str(_CHECKER)],
                 input=json.dumps(
-                    {"names": paths, "imported_from": imported_from, "called": called}
+                    {
+                        "names": paths,
+                        "imported_from": imported_from,
+                        "imports": imports,
+                        "called": called,
+                    }
                 ),
                 capture_output=True,
                 text=True,

@@ -35,8 +35,8 @@ class CallRewrite:
     rewrite: Callable[[str, Any], str | None]  # the call as the library takes it now
     # What the new form does, said in the report: "which does the same", or how it differs.
     same: str = "which does the same"
-    # What it rewrites: a call `X.f(...)`, an indexing `X.ix[...]` (ast.Subscript), or a
-    # statement `del X.lines[0]` (ast.Delete).
+    # What it rewrites: a call `X.f(...)`, an indexing `X.ix[...]` (ast.Subscript), a
+    # statement `del X.lines[0]` (ast.Delete), or an assignment `X.a = Y.a` (ast.Assign).
     of: type[ast.AST] = ast.Call
 
 
@@ -126,10 +126,10 @@ def _rewritten_calls(
     if (tree := code_tree(code)) is None:
         return
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.Call, ast.Subscript, ast.Delete)):
+        if not isinstance(node, (ast.Call, ast.Subscript, ast.Delete, ast.Assign)):
             continue
         if not (isinstance(_rewritten_on(node), ast.Attribute) and node.lineno == node.end_lineno):
-            continue  # a call, indexing or del of an attribute, on one line, is rewritten
+            continue  # a call, indexing, del or assignment of an attribute, on one line
         written = ast.get_source_segment(code, node)
         for rewrite in rewrites:
             if not isinstance(node, rewrite.of):
@@ -139,14 +139,16 @@ def _rewritten_calls(
                 break
 
 
-def _rewritten_on(node: ast.Call | ast.Subscript | ast.Delete) -> ast.expr | None:
-    """What the call, indexing or del is of: `X.f` of `X.f(...)`, `X.ix` of `X.ix[...]`,
-    `X.lines` of `del X.lines[0]` (one target)."""
+def _rewritten_on(node: ast.Call | ast.Subscript | ast.Delete | ast.Assign) -> ast.expr | None:
+    """What the call, indexing, del or assignment is of: `X.f` of `X.f(...)`, `X.ix` of
+    `X.ix[...]`, `X.lines` of `del X.lines[0]`, `X.a` of `X.a = ...` (one target)."""
     if isinstance(node, ast.Call):
         return node.func
     if isinstance(node, ast.Subscript):
         return node.value
     target = node.targets[0] if len(node.targets) == 1 else None
+    if isinstance(node, ast.Assign):
+        return target
     return target.value if isinstance(target, ast.Subscript) else None
 
 

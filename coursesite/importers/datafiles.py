@@ -147,6 +147,9 @@ class _Scope(dict[str, str]):
     def __init__(self) -> None:
         super().__init__()
         self.readers: dict[str, Reader] = {}
+        # The string a name was assigned, as written: `data_path + "rows.csv"` joins it so
+        # (QuantEcon's `data_path = '_static/lecture_specific/x/'`).
+        self.texts: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -220,12 +223,17 @@ def _remember_defaults(arguments: ast.arguments, names: dict[str, str]) -> None:
 
 def _remember(assign: ast.Assign, names: dict[str, str]) -> None:
     """Note the path a name is assigned, or forget the one it had."""
-    path = _path(assign.value, names)
+    path, text = _path(assign.value, names), _text(assign.value, names)
+    texts = getattr(names, "texts", {})
     for target in assign.targets:
         if isinstance(target, ast.Name) and path is not None:
             names[target.id] = path
         elif isinstance(target, ast.Name):  # no longer the path it was
             names.pop(target.id, None)
+        if isinstance(target, ast.Name) and text is not None:
+            texts[target.id] = text
+        elif isinstance(target, ast.Name):
+            texts.pop(target.id, None)
 
 
 def called_name(call: ast.Call) -> str:
@@ -356,7 +364,7 @@ def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
 
 def _path(node: ast.expr, names: dict[str, str]) -> str | None:
     """The relative path an expression names, without a leading `./` or a trailing `/`:
-    a string, a name assigned one, `Path(...)`, `a / "b"`, `os.path.join(a, "b")`,
+    a string, a name assigned one, `Path(...)`, `a / "b"`, `os.path.join(a, "b")`, `a + "b"`,
     `os.getcwd()` or `Path.cwd()` (the folder the code runs in), `p.parent`, an f-string
     as a pattern (`img_*.png`); None for anything else (a computed name, an absolute path,
     an address)."""
@@ -388,6 +396,21 @@ def _path(node: ast.expr, names: dict[str, str]) -> str | None:
     if isinstance(node, ast.Attribute) and node.attr == "parent":
         inner = _path(node.value, names)
         return inner.rpartition("/")[0] or "." if inner is not None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        text = _text(node, names)
+        return _path(ast.Constant(text), names) if text is not None else None
+    return None
+
+
+def _text(node: ast.expr, names: dict[str, str]) -> str | None:
+    """The string an expression of string literals, `+` and names assigned one is."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return getattr(names, "texts", {}).get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text(node.left, names), _text(node.right, names)
+        return None if left is None or right is None else left + right
     return None
 
 

@@ -52,6 +52,7 @@ from coursesite.importers.moduleneeds import (
 )
 from coursesite.importers.networkreads import network_notes
 from coursesite.importers.networkxmigration import networkx_notes
+from coursesite.importers.numpymigration import numpy_method_notes
 from coursesite.importers.optionalneeds import (
     needed_calls,
     uninstalled,
@@ -225,6 +226,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += mathtext_notes(lesson)
     lesson.notes += pandas_notes(lesson)
     lesson.notes += matplotlib_notes(lesson)
+    lesson.notes += numpy_method_notes(lesson)
     lesson.notes += networkx_notes(lesson)
     lesson.notes += flax_notes(lesson)
     # After the migrations: a keyword they wrote anew (read_csv's delim_whitespace) is

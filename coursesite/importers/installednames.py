@@ -6,6 +6,7 @@ none of the notebook's, is imported in a package's place.
 """
 
 import ast
+import contextlib
 import difflib
 import importlib
 import importlib.metadata
@@ -19,6 +20,9 @@ import types
 imported_from: dict[str, str] = {}  # a dotted name -> the module a `from` import reads it from
 needs: dict[str, list[str]] = {}  # a dotted name -> [the module the code imports, the one it lacks]
 distributions: dict[str, list[str]] = {}
+moved_up: dict[str, str] = {}  # a dotted name -> the same object, as the package above has it
+loaded_first: set[str] = set()  # the modules loaded once the code's own imports ran
+walk_imported: set[str] = set()  # the modules the walks below imported that were not
 
 
 def missing(path):
@@ -36,9 +40,18 @@ def missing(path):
     for at in range(1, len(parts)):
         if not isinstance(found, (types.ModuleType, type)):
             return None
+        above = found
         try:
             if hasattr(found, parts[at]):
                 found = getattr(found, parts[at])
+                # A module the walk of another name imported is as unloaded here.
+                named = (
+                    getattr(found, "__name__", None)
+                    if isinstance(found, types.ModuleType)
+                    else None
+                )
+                if named in walk_imported and (gone := unloaded(path, above, found, parts, at)):
+                    return gone
                 continue
         except BaseException:
             return None
@@ -58,7 +71,28 @@ def missing(path):
             return ".".join(parts[: at + 1])
         except BaseException:
             return None
+        if submodule not in loaded_first:
+            walk_imported.add(submodule)
+            if gone := unloaded(path, above, found, parts, at):
+                return gone
     return None
+
+
+def unloaded(path, above, module, parts, at):
+    # `qe.lqcontrol.LQ` after `import quantecon as qe`: quantecon no longer imports its
+    # lqcontrol (a deprecated namespace now), so the attribute read fails, though the module
+    # is there. Where the package above has the same object (`qe.LQ`), that is the name to
+    # use, and the chain the code reads is gone; else "", and nothing is said (another
+    # import may load the module).
+    if at + 1 >= len(parts):
+        return ""
+    name = parts[at + 1]
+    shown = attribute_of(module, name)
+    if shown is None or attribute_of(above, name) is not shown:
+        return ""
+    # The whole chain is what fails, and what is written anew (`qe.lqcontrol.LQ.size`).
+    moved_up[path] = ".".join([above.__name__, *parts[at + 1 :]])
+    return path
 
 
 def unimportable(module):
@@ -266,6 +300,11 @@ def main() -> None:
     sys.stdout = sys.stderr
     imported_from.update(asked["imported_from"])
     distributions.update(importlib.metadata.packages_distributions())
+    for module in asked.get("imports", []):  # what the code's import lines load, first
+        # A module that fails to import is found below, by the names it holds.
+        with contextlib.suppress(BaseException):
+            importlib.import_module(module)
+    loaded_first.update(sys.modules)
     gone = {path: missing(path) for path in asked["names"]}
     found = {}
     # Where else a name is, asked once every name was looked up: the submodules the code's
@@ -275,7 +314,8 @@ def main() -> None:
             top = path.split(".")[0]
             package, installed = version(top)
             instead = (
-                imported_above(path, lacked)
+                moved_up.get(path, "")
+                or imported_above(path, lacked)
                 or suggested(lacked)
                 or elsewhere(top, lacked.rsplit(".", 1)[1])
                 or imported_elsewhere(path, lacked)

@@ -8,7 +8,9 @@ geometric series lecture) fails with "gca() got an unexpected keyword argument
 removed, is `hist(density=True)`; `plot(x, y, linestyle='steps')` is `plot(x, y,
 drawstyle='steps')`; `cm.get_cmap(name)`, which 3.9 removed, is pyplot's `plt.get_cmap(name)`;
 `del ax.lines[0]`, which 3.7 refused (an axes' artists are a read-only list now), is
-`ax.lines[0].remove()`.
+`ax.lines[0].remove()`; `ax2._get_lines.prop_cycler = ax._get_lines.prop_cycler`, twin
+axes sharing one colour cycle through a private attribute 3.8 removed, is
+`ax2._get_lines = ax._get_lines`, which shares it still.
 Where the installed Matplotlib lacks the old call, the import writes the new one, and says so.
 """
 
@@ -141,7 +143,40 @@ def _artists_undeletable(matplotlib: ModuleType) -> bool:
     return artists is not None and not hasattr(artists, "__delitem__")
 
 
+def _shared_cycler(code: str, node: ast.Assign) -> str | None:
+    """`a._get_lines.prop_cycler = b._get_lines.prop_cycler` as `a._get_lines =
+    b._get_lines`: the twin axes draw from one colour cycle, as they did."""
+    target, value = node.targets[0], node.value
+    if not all(
+        isinstance(side, ast.Attribute)
+        and side.attr == "prop_cycler"
+        and isinstance(side.value, ast.Attribute)
+        and side.value.attr == "_get_lines"
+        for side in (target, value)
+    ):
+        return None
+    assert isinstance(target, ast.Attribute) and isinstance(value, ast.Attribute)
+    left = ast.get_source_segment(code, target.value)
+    right = ast.get_source_segment(code, value.value)
+    return f"{left} = {right}" if left and right else None
+
+
+def _cycler_private_gone(matplotlib: ModuleType) -> bool:
+    lines = getattr(getattr(matplotlib.axes, "_base", None), "_process_plot_var_args", None)
+    try:
+        return lines is not None and "prop_cycler" not in inspect.getsource(lines)
+    except (OSError, TypeError):  # no source to read: say nothing
+        return False
+
+
 _REWRITES = [
+    CallRewrite(
+        "(the colour cycle's private prop_cycler went in 3.8)",
+        _cycler_private_gone,
+        _shared_cycler,
+        "which shares the colour cycle between the axes as before",
+        of=ast.Assign,
+    ),
     CallRewrite(
         "(its artist lists are read-only since 3.7)",
         _artists_undeletable,
