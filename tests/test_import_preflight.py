@@ -33,6 +33,13 @@ def imported(course_folder, cells) -> tuple[str, str]:
     return done.stdout, course_folder.root.joinpath(*LESSON).read_text()
 
 
+def built_page(course_folder) -> str:
+    """The imported lesson's page, once the course builds (it must)."""
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    return (course_folder.root / "site/downloads/downloads/index.html").read_text()
+
+
 NETWORK_CELLS = [
     "import urllib.request\nimport numpy as np\nSOURCE = 'https://example.org/rows.csv'",
     "print('rows come from https://example.org/rows.csv')\nrows = 3",
@@ -1458,9 +1465,7 @@ def test_an_artist_deleted_from_its_axes_list_is_removed_as_matplotlib_now_takes
         "read-only since 3.7): the step now calls ax.lines[0].remove(), which removes that "
         "artist from its axes"
     ) in report, report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert "<pre" in page and "2\n" in page.replace("</span>", "")
 
 
@@ -1481,9 +1486,7 @@ def test_an_arrays_ptp_method_numpy_2_removed_is_written_as_its_function(course_
         "step 1 calls grid.z.ptp(), which NumPy no longer takes (the array method went in "
         "2.0): the step now calls np.ptp(grid.z), which does the same"
     ) in report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert "5.0 5.0 [3. 3. 3.]" in page.replace("</span>", "")
     own = [
         "import numpy as np\nclass Span:\n    def ptp(self):\n        return 1\nprint(Span().ptp())"
@@ -1515,9 +1518,7 @@ def test_twin_axes_sharing_a_colour_cycle_share_it_as_matplotlib_now_lets_them(c
         "no longer takes (the colour cycle's private prop_cycler went in 3.8): the step now "
         "calls ax_._get_lines = ax._get_lines, which shares the colour cycle between the axes"
     ) in report, report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert "True\n" in page.replace("</span>", "")
 
 
@@ -1569,9 +1570,7 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
         "arguments went in 3.6): the step now calls fig.add_subplot(projection='3d')"
     ) in report
     assert "step 2 calls plt.hist([1, 2, 2, 3], bins=2, normed=True), which Matplotlib" in report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert "<samp>3d True" in page and "<samp>polar" in page and "1.0" in page
     assert "steps - steps-mid" in page
     assert "<samp>5 magma\nBlues\nown" in page
@@ -1599,9 +1598,7 @@ def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):
         "cell 3: step 1 calls nx.info(graph), which NetworkX 3 no longer takes (removed in "
         "3.0; a graph's text is what it said): the step now calls str(graph)"
     ) in report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert "<samp>Graph with 4 nodes and 3 edges" in page and "(4, 4)" in page
     assert "2 3\n[1, 2]\n{0: 3, 1: 2, 2: 2, 3: 3}" in page
 
@@ -1635,9 +1632,7 @@ def test_a_flax_optimizer_written_before_0_11_is_written_as_the_installed_flax_n
     ) in report
     assert "step 3 writes from flax.nnx import Optimizer, which Flax 0.11" in report
     assert "step 2 writes" not in report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert page.count("<samp>True") >= 2  # the loss fell; a ModelAndOptimizer is an Optimizer
 
 
@@ -1676,9 +1671,7 @@ def test_colabs_old_tpu_setup_is_written_as_the_installed_jax_runs_it(course_fol
             "JAX dropped in 0.4"
         ) in report
     assert "which the installed jax does not have" not in report
-    built = course_folder.cli("-q")
-    assert built.returncode == 0, built.stderr
-    page = (course_folder.root / "site/downloads/downloads/index.html").read_text()
+    page = built_page(course_folder)
     assert "<samp>sum 3.0" in page and "<samp>TPU not found" not in page
 
 

@@ -52,6 +52,19 @@ def test_a_step_that_calls_a_drawing_function_of_the_notebook_may_draw():
     assert step_alt(Cell("code", defined, "line 3"), defined, drawers) == ""
 
 
+def test_a_step_that_hands_a_drawing_function_on_may_draw():
+    """QuantEcon's matsuyama: `interact(interact_attraction_basis, rho=(0.0, 1.0, 0.05))`
+    (ipywidgets) calls the function it is given at once, which draws; the step got no
+    :alt: and the build refused the lesson. A step that only reads another name does not."""
+    defined = "def draw_basin(rho=0.2):\n    fig, ax = plt.subplots()\n    plt.show()"
+    drawers = drawing_functions([defined, "def wrapped():\n    interact(draw_basin)"])
+    assert drawers == {"draw_basin", "wrapped"}
+    handed = "fig = interact(draw_basin,\n               rho=(0.0, 1.0, 0.05))"
+    assert step_alt(Cell("code", handed, "line 5"), handed, drawers) == ALT_PLACEHOLDER
+    other = "rho = interact(print, rho=0.5)"
+    assert step_alt(Cell("code", other, "line 7"), other, drawers) == ""
+
+
 def test_the_cells_that_may_draw_are_one_line_of_the_report():
     """A lecture with twenty plots gets one line naming their places, not twenty."""
     notes = [

@@ -22,7 +22,7 @@ needs: dict[str, list[str]] = {}  # a dotted name -> [the module the code import
 distributions: dict[str, list[str]] = {}
 moved_up: dict[str, str] = {}  # a dotted name -> the same object, as the package above has it
 loaded_first: set[str] = set()  # the modules loaded once the code's own imports ran
-walk_imported: set[str] = set()  # the modules the walks below imported that were not
+walk_imported: set[str] = set()  # modules the walks below imported, not loaded first
 
 
 def missing(path):

@@ -69,18 +69,25 @@ def drawing_functions(codes: Iterable[str]) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _functions(code: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
-    """Each function `code` defines: its name, its source, the names it calls."""
+    """Each function `code` defines: its name, its source, the names it calls or uses."""
     if (tree := code_tree(code)) is None:
         return ()
     return tuple(
-        (node.name, ast.get_source_segment(code, node) or "", _called(node))
+        (node.name, ast.get_source_segment(code, node) or "", _used(node))
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     )
 
 
-def _called(tree: ast.AST) -> frozenset[str]:
-    names = (called_name(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
+def _used(tree: ast.AST) -> frozenset[str]:
+    """The names `tree` calls, and those it reads: a function handed on is called by what
+    takes it (ipywidgets' `interact(draw_basin, rho=(0, 1))` draws at once)."""
+    names = {called_name(node) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    names |= {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
     return frozenset(names) - {""}
 
 
@@ -89,7 +96,7 @@ def _may_show(code: str, drawers: frozenset[str]) -> bool:
         return True
     if not drawers:
         return False
-    return (tree := code_tree(code)) is not None and bool(_called(tree) & drawers)
+    return (tree := code_tree(code)) is not None and bool(_used(tree) & drawers)
 
 
 # Statements that set matplotlib up without drawing: `import matplotlib.pyplot as plt`,
