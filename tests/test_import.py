@@ -1159,6 +1159,19 @@ def test_html_in_a_directive_body_is_settled_as_the_prose_around_it_is():
     )
 
 
+def test_inline_html_is_reported_at_its_own_line_of_a_text_notebook():
+    """A Markdown cell of a MyST notebook runs from one code cell to the next, often a
+    hundred lines: the report names the tag's own line (lqramsey's three links were all
+    named at the cell's first line, 35, where they stand at 63, 923 and 969)."""
+    lesson = ImportedLesson()
+    source = "Words.\n\nMore <b>bold</b> words.\n\n```{note}\nSee <i>this</i>.\n```\n"
+    portable_prose(Cell("markdown", source, "line 40"), lesson)
+    assert sorted(note.split(": inline HTML ")[0] for note in lesson.notes) == [
+        "line 42",
+        "line 45",
+    ]
+
+
 def test_a_link_whose_text_runs_over_a_line_break_reaches_its_label(course_folder):
     """QuantEcon's odu: "our intuition from section [looking\nforward](looking-forward)":
     the import left the link as written and the build refused it as a link to a file."""

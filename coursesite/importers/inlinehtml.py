@@ -10,6 +10,7 @@ made (the second `</a>` of a line once landed in the backticks of the first)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html import unescape
 
 from markdown_it import MarkdownIt
@@ -18,9 +19,16 @@ from markdown_it.token import Token
 from coursesite.importers.fences import code_lines
 
 
-def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: list[str]) -> str:
+def inline_html_as_markdown(
+    text: str,
+    tokens: list[Token],
+    where: str,
+    notes: list[str],
+    locate: Callable[[str], str] | None = None,
+) -> str:
     """`text` (a cell's Markdown, which CommonMark parsed into `tokens`) with its inline
-    HTML settled; a line of `notes` for each tag, at the cell `where`."""
+    HTML settled; a line of `notes` for each tag, at the cell `where`, or where `locate`
+    finds the tag (a text notebook's own line)."""
     cursor = 0  # where the next inline token's text may start: no edit is edited again
     for token in tokens:
         children = token.children or []
@@ -42,7 +50,8 @@ def inline_html_as_markdown(text: str, tokens: list[Token], where: str, notes: l
                     at, end, replacement, said = _inline_html(text, at, at + len(child.content))
                 text = text[:at] + replacement + text[end:]
                 cursor = at + len(replacement)
-                notes.append(f"{where}: inline HTML {child.content} {said}")
+                at_tag = locate(child.content) if locate else where
+                notes.append(f"{at_tag}: inline HTML {child.content} {said}")
     return text
 
 

@@ -5,6 +5,7 @@ portable, each change a line of the import report."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -145,7 +146,7 @@ def _portable_markdown(source: str, cell: Cell, lesson: ImportedLesson) -> str:
             lines[first:end] = ["```html", *token.content.rstrip("\n").splitlines(), "```"]
             lesson.notes.append(f"{cell.where}: HTML is shown as code; rewrite it in Markdown")
     text = "\n".join(lines)
-    text = inline_html_as_markdown(text, tokens, cell.where, lesson.notes)
+    text = inline_html_as_markdown(text, tokens, cell.where, lesson.notes, partial(where_in, cell))
     for token in tokens:
         for child in token.children or []:
             if child.type == "image":
