@@ -591,7 +591,7 @@ def test_a_file_named_by_joining_strings_is_brought_and_the_lesson_builds(course
     '_static/lecture_specific/x/'`, then `pd.read_csv(data_path + 'summary.csv')`. The file
     was not seen as one the code reads, so the first build failed with FileNotFoundError;
     `+` of strings (and of names assigned one) names it as Python joins it. A name part
-    (`stem + '_2.csv'`) joins without a folder between."""
+    (`stem + '_2.csv'`) joins without a folder between; `+=` joins as `+` does."""
     folder = course_folder.root / "_static" / "x"
     folder.mkdir(parents=True)
     (folder / "summary.csv").write_text("1\n2\n")
@@ -599,7 +599,7 @@ def test_a_file_named_by_joining_strings_is_brought_and_the_lesson_builds(course
     report, _ = imported(
         course_folder,
         [
-            "data_path = '_static/x/'\nstem = 'rows'\n"
+            "data_path = '_static/'\ndata_path += 'x/'\nstem = 'rows'\n"
             "print(open(data_path + 'summary.csv').read().split())\n"
             "print(open(stem + '_2.txt').read().split())",
         ],

@@ -117,6 +117,8 @@ def _step_calls(tree: ast.Module, names: _Scope) -> Iterator[tuple[ast.Call, _Sc
     for node in _in_order(tree):
         if isinstance(node, ast.Assign):
             _remember(node, names)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            _remember(_spelled_out(node, node.target.id), names)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _remember_defaults(node.args, names)
             names.readers[node.name] = _reader(node)
@@ -133,9 +135,9 @@ def _specific(name: str) -> bool:
 
 
 def _in_order(tree: ast.Module) -> list[ast.stmt | ast.expr]:
-    """The calls, assignments and function definitions of `tree`, in the order they are
-    written."""
-    kinds = (ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef)
+    """The calls, assignments (`+=` too) and function definitions of `tree`, in the order
+    they are written."""
+    kinds = (ast.Call, ast.Assign, ast.AugAssign, ast.FunctionDef, ast.AsyncFunctionDef)
     nodes: list[ast.stmt | ast.expr] = [n for n in ast.walk(tree) if isinstance(n, kinds)]
     return sorted(nodes, key=lambda node: (node.lineno, node.col_offset))
 
@@ -219,6 +221,12 @@ def _remember_defaults(arguments: ast.arguments, names: dict[str, str]) -> None:
         path = _path(default, names) if default is not None else None
         if path is not None:
             names[parameter.arg] = path
+
+
+def _spelled_out(augmented: ast.AugAssign, name: str) -> ast.Assign:
+    """`data_path += "x/"` as the `data_path = data_path + "x/"` it is (`/=` of a Path so)."""
+    value = ast.BinOp(ast.Name(name, ast.Load()), augmented.op, augmented.value)
+    return ast.Assign([augmented.target], value, lineno=augmented.lineno)
 
 
 def _remember(assign: ast.Assign, names: dict[str, str]) -> None:
