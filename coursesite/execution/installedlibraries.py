@@ -350,13 +350,13 @@ def _package_the_line_calls(failure: dict) -> str:
     """The installed third-party package the failing line of the lesson calls into, by the
     names the lesson imported (`gpx` for gpjax), or ''."""
     aliases = failure.get("aliases", {})
-    for head in _CALLED.findall(_failing_line(failure.get("traceback") or "")):
+    for head in _CALLED.findall(failing_line(failure.get("traceback") or "")):
         if is_third_party(package := aliases.get(head, head).split(".")[0]):
             return package
     return ""
 
 
-def _failing_line(traceback: str) -> str:
+def failing_line(traceback: str) -> str:
     """The code the traceback quotes under its last frame in the lesson's own code."""
     lines, found = traceback.splitlines(), ""
     for at, line in enumerate(lines[:-1]):

@@ -10,7 +10,7 @@ import ast
 import re
 
 from coursesite.execution.dependencies import distribution_version
-from coursesite.execution.installedlibraries import failing_library
+from coursesite.execution.installedlibraries import failing_library, failing_line
 
 # matplotlib's mathtext parser refusing a label, title or text: "ValueError: \n$m - p}$\n^".
 _MATHTEXT = re.compile(r"ValueError: \s*(\$[^\n]*\$)\s*\n\s*\^[\s\S]*ParseException")
@@ -91,8 +91,6 @@ def positional_key_hint(failure: dict) -> str:
 
 # "too many values to unpack (expected 4)", "not enough values to unpack (expected 4, got 3)"
 _UNPACKING = re.compile(r"^ValueError: (?:too many|not enough) values to unpack \(expected (\d+)")
-# The line of code a traceback's last frame shows.
-_LAST_LINE = re.compile(r'File "[^"]*", line \d+, in [^\n]*\n +([^\n]+)\n(?![\s\S]*File ")')
 
 
 def unpacking_hint(failure: dict) -> str:
@@ -101,11 +99,11 @@ def unpacking_hint(failure: dict) -> str:
     LinearStateSpace.stationary_distributions returns five values, not four)."""
     unpacking = _UNPACKING.match(failure["message"])
     traceback = failure.get("traceback") or ""
-    shown = _LAST_LINE.search(traceback)
-    if unpacking is None or shown is None or failing_library(traceback):
+    shown = failing_line(traceback)
+    if unpacking is None or not shown or failing_library(traceback):
         return ""  # raised in a library's own code, which unpacks what it was given
     try:
-        statement = ast.parse(shown.group(1).strip()).body[0]
+        statement = ast.parse(shown).body[0]
     except (SyntaxError, IndexError):
         return ""
     if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):

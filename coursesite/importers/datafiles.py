@@ -73,7 +73,7 @@ def data_reads(steps: list[tuple[int, str, str]]) -> list[tuple[int, str, int, s
 _PLAIN_PATH = re.compile(r"^(?![/~])[\w.-]+(?:/[\w.*-]+)*$")
 
 
-def _file_like(name: str, call: ast.Call, names: dict[str, str]) -> bool:
+def _file_like(name: str, call: ast.Call, names: _Scope) -> bool:
     if FILE_NAME.match(name):
         return True
     if _PLAIN_PATH.match(name) is None or name.strip(".") == "":
@@ -81,7 +81,7 @@ def _file_like(name: str, call: ast.Call, names: dict[str, str]) -> bool:
     return "/" in name or (called_name(call) == "open" and name == _opened(call, names))
 
 
-def _opened(call: ast.Call, names: dict[str, str]) -> str | None:
+def _opened(call: ast.Call, names: _Scope) -> str | None:
     """The file `open()` is given: its first argument, or `file=` (never its `mode`)."""
     given = next((k.value for k in call.keywords if k.arg == "file"), None)
     given = call.args[0] if call.args else given
@@ -207,7 +207,7 @@ def _own_reader_paths(call: ast.Call, names: _Scope) -> set[str] | None:
     }
 
 
-def _remember_defaults(arguments: ast.arguments, names: dict[str, str]) -> None:
+def _remember_defaults(arguments: ast.arguments, names: _Scope) -> None:
     """A parameter whose default is a path (`def load(csv_path="returns.csv")`, QuantEcon's
     loaders) is that path in the body, which reads it: `pd.read_csv(csv_path)`."""
     positional = [*arguments.posonlyargs, *arguments.args]
@@ -229,10 +229,10 @@ def _spelled_out(augmented: ast.AugAssign, name: str) -> ast.Assign:
     return ast.Assign([augmented.target], value, lineno=augmented.lineno)
 
 
-def _remember(assign: ast.Assign, names: dict[str, str]) -> None:
+def _remember(assign: ast.Assign, names: _Scope) -> None:
     """Note the path a name is assigned, or forget the one it had."""
     path, text = _path(assign.value, names), _text(assign.value, names)
-    texts = getattr(names, "texts", {})
+    texts = names.texts
     for target in assign.targets:
         if isinstance(target, ast.Name) and path is not None:
             names[target.id] = path
@@ -276,7 +276,7 @@ def _mode(call: ast.Call) -> str:
     return next((str(g.value) for g in given if isinstance(g, ast.Constant)), "")
 
 
-def _paths_given(call: ast.Call, names: dict[str, str]) -> set[str]:
+def _paths_given(call: ast.Call, names: _Scope) -> set[str]:
     """The paths the call is given: its arguments, or those of `Path(...)` it is a method
     of (`Path("rows.csv").read_text()`)."""
     arguments = [*call.args, *(k.value for k in call.keywords)]
@@ -342,7 +342,7 @@ def _downloads(call: ast.Call) -> bool:
     )
 
 
-def _made_folders(call: ast.Call, names: dict[str, str]) -> set[str] | None:
+def _made_folders(call: ast.Call, names: _Scope) -> set[str] | None:
     """The folders a call makes: the one `os.makedirs`, `os.mkdir` or `Path(...).mkdir()`
     is given (None when it cannot be told), or for an unpacker or a downloader, each
     folder it is given and the folders of the files it is given (it makes them itself)."""
@@ -357,7 +357,7 @@ def _made_folders(call: ast.Call, names: dict[str, str]) -> set[str] | None:
     return {path.rpartition("/")[0] if FILE_NAME.match(path) else path for path in paths}
 
 
-def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
+def _written_files(call: ast.Call, names: _Scope) -> set[str]:
     """The relative files a call writes by a name that can be told."""
     if not writes_files(call):
         return set()
@@ -370,7 +370,7 @@ def _written_files(call: ast.Call, names: dict[str, str]) -> set[str]:
     return {path for argument in given if (path := _path(argument, names)) is not None}
 
 
-def _path(node: ast.expr, names: dict[str, str]) -> str | None:
+def _path(node: ast.expr, names: _Scope) -> str | None:
     """The relative path an expression names, without a leading `./` or a trailing `/`:
     a string, a name assigned one, `Path(...)`, `a / "b"`, `os.path.join(a, "b")`, `a + "b"`,
     `os.getcwd()` or `Path.cwd()` (the folder the code runs in), `p.parent`, an f-string
@@ -410,12 +410,12 @@ def _path(node: ast.expr, names: dict[str, str]) -> str | None:
     return None
 
 
-def _text(node: ast.expr, names: dict[str, str]) -> str | None:
+def _text(node: ast.expr, names: _Scope) -> str | None:
     """The string an expression of string literals, `+` and names assigned one is."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.Name):
-        return getattr(names, "texts", {}).get(node.id)
+        return names.texts.get(node.id)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _text(node.left, names), _text(node.right, names)
         return None if left is None or right is None else left + right

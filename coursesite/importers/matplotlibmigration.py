@@ -162,11 +162,10 @@ def _shared_cycler(code: str, node: ast.Assign) -> str | None:
 
 
 def _cycler_private_gone(matplotlib: ModuleType) -> bool:
+    # Before 3.8, set_prop_cycle kept the cycle as self.prop_cycler: a name its code uses.
     lines = getattr(getattr(matplotlib.axes, "_base", None), "_process_plot_var_args", None)
-    try:
-        return lines is not None and "prop_cycler" not in inspect.getsource(lines)
-    except (OSError, TypeError):  # no source to read: say nothing
-        return False
+    code = getattr(getattr(lines, "set_prop_cycle", None), "__code__", None)
+    return code is not None and "prop_cycler" not in code.co_names
 
 
 _REWRITES = [

@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from coursesite.files import short_digest
-from coursesite.importers.fences import closed_fences, directives
+from coursesite.importers.fences import closed_fences, directive_name, directives
 from coursesite.importers.htmldetails import details_as_dropdowns
 from coursesite.importers.htmlimages import html_images_as_markdown, shown_text
 from coursesite.importers.importedlesson import ImportedLesson
@@ -67,15 +67,14 @@ _LITERAL_BODIES = frozenset(
      "raw", "eval-rst", "csv-table", "mermaid", "graphviz", "ipython", "jupyter-execute",
      "parsed-literal", "toctree", "bibliography", "doctest", "testcode", "testoutput"}
 )  # fmt: skip
-_DIRECTIVE_FENCE = re.compile(r"^\{([\w:.-]+)\}")
 
 
 def _markdown_body(token: Token, lines: list[str]) -> tuple[int, int, str] | None:
     """For a ```` ```{note} ```` fence, whose body MyST reads as Markdown and CommonMark as
     code: (its body's first line, the line after it, the fence's indent) where the body
     holds HTML or an image to settle; else None."""
-    found = _DIRECTIVE_FENCE.match(token.info.strip()) if token.type == "fence" else None
-    if not found or found.group(1) in _LITERAL_BODIES or not token.map:
+    name = directive_name(token.info) if token.type == "fence" else None
+    if name is None or name in _LITERAL_BODIES or not token.map:
         return None
     if not re.search(r"<|!\[", token.content):
         return None
