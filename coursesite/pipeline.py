@@ -158,7 +158,8 @@ def load_manifest(state: Build) -> None:
 
 def parse_lessons(state: Build) -> None:
     folder, progress = state.options.cache / "parsed", state.progress
-    cache = state.parses = ParseCache(folder, state.formulas, progress.message)
+    # Prose mistakes wait for the run, so that one round names the code's failures too.
+    cache = state.parses = ParseCache(folder, state.formulas, progress.message, defer_prose=True)
     try:
         state.guides = parse_course(state.course, state.lessons, cache)
     finally:  # the lessons that did parse need not be parsed again
@@ -242,8 +243,9 @@ def execute_lessons(state: Build) -> None:
         item.record_digest = ""
         item.unsaved = not frozen
         state.progress.update(item.slug, item.state, "" if frozen else item.reason)
-    for item in state.lessons:  # one round names what failed and what is missing
+    for item in state.lessons:  # one round names what failed, what is missing, the prose
         errors += missing_images(item.path, item.outlined().images)
+        errors += item.prose_problems()
     if errors:
         raise BuildErrors(errors)
 

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from conftest import authoring_example, build_errors, line_of, replace_block
+from conftest import RecordingProgress, authoring_example, build_errors, line_of, replace_block
 from coursesite.execution.blockfailures import bound_names
 
 STEPS = """:::{step} 2. Batch and check
@@ -800,3 +801,50 @@ def test_a_stopped_run_names_the_longest_step_before_the_one_it_was_in(tmp_path)
     (tmp_path / RUNNING_BLOCK).write_text('{"block": "b9"')
     untouched = at_running_block(BuildError("ran too long", "lesson.md"), tmp_path, job)
     assert untouched.message == "ran too long" and untouched.line is None
+
+
+PROSE_MISTAKES = "<div>boxed</div>\n\nSee {unknownrole}`x` and $\\frac{1}{$.\n"
+
+
+def with_prose_mistakes(text: str) -> str:
+    return text.replace("## The problem\n", "## The problem\n\n" + PROSE_MISTAKES)
+
+
+def test_prose_mistakes_wait_for_the_run_so_one_build_names_them_with_the_codes(course_folder):
+    """Raw HTML, an unknown role and bad math change nothing that runs: the build runs the
+    code first and reports its failure with them, each at its line."""
+    text = with_prose_mistakes(with_steps("", "total = sum(sizes) / 0", "print(total)"))
+    errors = build_errors(course_folder, text)
+    by_kind = {error.message.split(":")[0].split(" '")[0]: error for error in errors}
+    assert sorted(by_kind) == ["cannot render math", "raw HTML", "step 3 failed", "unknown role"]
+    assert by_kind["step 3 failed"].line == line_of(text, "sum(sizes) / 0")
+    assert by_kind["raw HTML"].line == line_of(text, "<div>boxed</div>")
+    assert by_kind["unknown role"].line == line_of(text, "{unknownrole}")
+    assert by_kind["cannot render math"].line == line_of(text, "{unknownrole}")
+    assert not (course_folder.root / "site").exists()
+
+
+def test_a_run_whose_only_fault_is_its_prose_is_kept_for_the_mended_build(course_folder):
+    from coursesite.pipeline import build
+
+    text = authoring_example()
+    for _ in range(2):  # the parse cache keeps no lesson whose prose is wrong
+        errors = build_errors(course_folder, with_prose_mistakes(text))
+        assert len(errors) == 3 and not (course_folder.root / "site").exists()
+    course_folder.write(text)
+    result = build(course_folder.options(), RecordingProgress())
+    assert result.cached == ["count-batches"] and result.executed == []
+
+
+def test_outside_a_build_a_prose_mistake_stops_the_parse(course_folder):
+    from coursesite.errors import BuildErrors
+    from coursesite.lesson.parse import parse_lesson
+
+    text = authoring_example().replace("## The problem\n", "## The problem\n\n<b>x</b>\n")
+    ref = course_folder.write(text).lessons[0]
+    with pytest.raises(BuildErrors) as caught:
+        parse_lesson(ref)
+    (problem,) = caught.value.errors
+    assert problem.message == "raw HTML '<b>' in lesson Markdown"
+    assert problem.line == line_of(text, "<b>x</b>")
+    assert parse_lesson(ref, defer_prose=True).prose_problems == [problem]

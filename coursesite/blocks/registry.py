@@ -278,9 +278,15 @@ class BlockContext:
     # The labels of the lesson's target lines: an anchor made from a title or a file name
     # leaves them to the author, wherever in the lesson the target is.
     reserved: frozenset[str] = frozenset()
+    # Mistakes of the prose alone (raw HTML, an unknown role, bad math): they change
+    # nothing that runs, so a build may run the code first and report both in one round.
+    prose_problems: list[BuildError] = field(default_factory=list)
 
     def error(self, message: str, line: int | None, hint: str) -> None:
         self.errors.append(BuildError(message, self.path, line, hint=hint))
+
+    def prose_error(self, message: str, line: int | None, hint: str) -> None:
+        self.prose_problems.append(BuildError(message, self.path, line, hint=hint))
 
     def image(self, src: str, alt: str, line: int) -> None:
         """Check an image (`src` percent-encoded, as Markdown reads it) and keep it to be

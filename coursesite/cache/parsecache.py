@@ -82,9 +82,14 @@ class ParseCache:
     """
 
     def __init__(
-        self, folder: Path, formulas: FormulaMemo, warn: Callable[[str], None] = lambda _: None
+        self,
+        folder: Path,
+        formulas: FormulaMemo,
+        warn: Callable[[str], None] = lambda _: None,
+        defer_prose: bool = False,
     ):
         self.folder = folder
+        self.defer_prose = defer_prose  # parse_lesson's: a build reports them after the run
         self.formulas = formulas  # the build's MathML memo: a cached lesson marks its own
         self.warn = warn  # says which damaged entries were discarded
         self.version = parser_version()  # once: it stats every folder on sys.path
@@ -117,6 +122,8 @@ class ParseCache:
             lesson = dataclasses.replace(cached[0], ref=ref, path=ref.source)
             _check_declared_files(lesson)
         item.set_parsed(lesson)
+        if lesson.prose_problems:
+            return  # parsed again next time, until they are mended: they stop every build
         self.index[ref.slug] = OutlineEntry(key, item.outlined(), formulas)
         self.changed = True
 
@@ -164,8 +171,10 @@ class ParseCache:
 
     def _parse(self, ref: LessonRef, key: str, data: bytes) -> tuple[Lesson, list[str]]:
         mark = len(self.formulas.converted)
-        lesson = parse_lesson(ref, data, self.formulas)
+        lesson = parse_lesson(ref, data, self.formulas, self.defer_prose)
         formulas = self.formulas.used_since(mark)
+        if lesson.prose_problems:
+            return lesson, formulas
         pickled = {"key": key, "lesson": lesson, "formulas": formulas}
         write_atomically(self._path(ref), pickle.dumps(pickled, pickle.HIGHEST_PROTOCOL))
         return lesson, formulas

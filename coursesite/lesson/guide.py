@@ -41,6 +41,6 @@ def parse_guide(
             ref.line,
             "phase guides link with [text](lesson:slug#anchor) or {doc}`slug`",
         )
-    if parser.errors:
-        raise BuildErrors(parser.errors)
+    if parser.problems():
+        raise BuildErrors(parser.problems())
     return Prose(text, 1), parser.links

@@ -73,6 +73,11 @@ class LessonBuild:
     def set_parsed(self, lesson: Lesson) -> None:
         self.loaded, self.outline = lesson, outline_of(lesson)
 
+    def prose_problems(self) -> list:
+        """What the parse deferred (the parse cache keeps no lesson that has any, so an
+        unloaded lesson has none)."""
+        return self.loaded.prose_problems if self.loaded is not None else []
+
     def ran(self) -> ExecutionRecord:
         assert self.record is not None, f"{self.slug} used before it has a record"
         return self.record

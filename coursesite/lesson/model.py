@@ -13,6 +13,7 @@ from typing import Literal
 
 from coursesite.config.manifest import LessonRef, Positive
 from coursesite.config.yamlmodel import StrictModel
+from coursesite.errors import BuildError
 from coursesite.lesson.displaydefinition import DISPLAY_DEFINITION, needs_display
 from coursesite.lesson.raisingblocks import guarded, names_bound
 
@@ -327,6 +328,9 @@ class Lesson:
     attempts: list[Attempt] = field(default_factory=list)
     """The checkable tasks, in page order; they stay in the student edition."""
     edition: str = "full"  # "student": its solutions are taken out (lesson/edition.py)
+    prose_problems: list[BuildError] = field(default_factory=list)
+    """Mistakes of the prose that a build reports after running the code (parse_lesson's
+    defer_prose); empty for any other parse."""
 
     def items(self, kind: type) -> list:
         return [item for stage in self.stages for item in stage.items if isinstance(item, kind)]

@@ -100,6 +100,10 @@ class LessonParser(MystScanner):
     def anchor(self, text: str) -> str:
         return self.context.anchor(text)
 
+    def problems(self) -> list[BuildError]:
+        """Every problem found: the prose's after the others."""
+        return self.errors + self.context.prose_problems
+
     # -- top level ---------------------------------------------------------------------
 
     def parse_stages(self) -> list[Stage]:
@@ -231,14 +235,14 @@ class LessonParser(MystScanner):
         try:
             math_to_mathml(latex, display, self.formulas)
         except UnsafeMath as problem:
-            self.error(
+            self.prose_error(
                 f"math '{latex.strip()}' cannot go on a page: {problem}",
                 line,
                 "math carries no links, styles or classes: put a link in the prose "
                 "around the formula, and use \\color for colour",
             )
         except Exception as problem:  # latex2mathml raises many exception types
-            self.error(
+            self.prose_error(
                 f"cannot render math '{latex.strip()}': {problem}",
                 line,
                 "use LaTeX that MathML supports (see docs/authoring.md)",
@@ -420,10 +424,17 @@ def _shown_python(info: str) -> bool:
 
 
 def parse_lesson(
-    ref: LessonRef, data: bytes | None = None, formulas: FormulaMemo | None = None
+    ref: LessonRef,
+    data: bytes | None = None,
+    formulas: FormulaMemo | None = None,
+    defer_prose: bool = False,
 ) -> Lesson:
     """Read and validate one lesson file (`data` when it was already read); raise
-    BuildErrors listing every problem. Its formulas are converted into `formulas`."""
+    BuildErrors listing every problem. Its formulas are converted into `formulas`.
+
+    With `defer_prose`, mistakes of the prose alone do not stop the parse: the lesson
+    carries them (`prose_problems`), for a build that reports them after running the code,
+    so that one round names both."""
     path = ref.source
     text = course_text(path.read_bytes() if data is None else data, path)
     front_text, front_lines = split_front_matter(text, path)
@@ -442,8 +453,8 @@ def parse_lesson(
     stages = parser.parse_stages()
     _check_step_numbers(parser, stages)
     parser.errors.extend(unshown_writes(path, front, root, parser.context.images))
-    if parser.errors:
-        raise BuildErrors(parser.errors)
+    if parser.errors or (parser.context.prose_problems and not defer_prose):
+        raise BuildErrors(parser.problems())
     return Lesson(
         ref,
         path,
@@ -461,6 +472,7 @@ def parse_lesson(
         parser.label_refs,
         parser.context.images,
         attempts(stages),
+        prose_problems=list(parser.context.prose_problems),
     )
 
 

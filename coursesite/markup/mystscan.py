@@ -73,6 +73,9 @@ class MystScanner:
     def error(self, message: str, line: int | None, hint: str) -> None:
         self.context.error(message, line, hint)
 
+    def prose_error(self, message: str, line: int | None, hint: str) -> None:
+        self.context.prose_error(message, line, hint)
+
     def scan_myst(self, node: SyntaxTreeNode, at: int) -> None:
         """The MyST and HTML pieces of prose: roles, targets, images, comments, breaks."""
         if node.type == "myst_role":
@@ -85,7 +88,7 @@ class MystScanner:
         elif node.type in ("html_block", "html_inline"):
             self.check_html(node.content, at)
         elif node.type == "myst_block_break":
-            self.error(
+            self.prose_error(
                 "'+++' is a notebook cell break, which a lesson page has no use for",
                 at,
                 "remove the line; start a section with a '##' heading if you meant one",
@@ -102,7 +105,7 @@ class MystScanner:
         text = html.strip()
         if text.startswith("<!--") or text.startswith("</"):
             return  # comments are dropped; a closing tag was reported with its opening
-        self.error(
+        self.prose_error(
             f"raw HTML '{text.splitlines()[0][:40]}' in lesson Markdown",
             line,
             "write Markdown instead (emphasis, lists, tables, a {note} block); pages show "
@@ -115,7 +118,7 @@ class MystScanner:
     def add_role(self, name: str, content: str, line: int) -> None:
         name = role_kind(name)
         if name not in KNOWN_ROLES:
-            self.error(
+            self.prose_error(
                 f"unknown role '{{{name}}}'{did_you_mean(name, KNOWN_ROLES)}",
                 line,
                 "roles are: "
@@ -126,7 +129,7 @@ class MystScanner:
         elif name == "math":
             self.check_math(content, line, False)
         elif name == "value":  # what the live-value rule took is not a role token
-            self.error(
+            self.prose_error(
                 "{value} needs one expression between single backticks",
                 line,
                 "write {value}`len(ids)`; the expression may not contain a backtick",
@@ -138,23 +141,23 @@ class MystScanner:
             slug = split_role_text(content)[1]
             self.links.append(LessonLink(slug, None, line))
         elif name in API_ROLES and not content.strip().lstrip("~"):
-            self.error(f"{{{name}}} names nothing", line, f"write {{{name}}}`package.name`")
+            self.prose_error(f"{{{name}}} names nothing", line, f"write {{{name}}}`package.name`")
 
     def add_target(self, label: str, line: int) -> None:
         if not LABEL.match(label):
-            self.error(
+            self.prose_error(
                 f"target label '{label}' is not a plain name",
                 line,
                 "use letters, digits, '-', '_', '.' or ':', e.g. (batch-sizes)=",
             )
         elif label in self.targets:
-            self.error(
+            self.prose_error(
                 f"duplicate target label '{label}' (first at line {self.targets[label]})",
                 line,
                 "labels name one place in the course: rename one of them",
             )
         elif label in self.anchors:
-            self.error(
+            self.prose_error(
                 f"target label '{label}' is already an anchor of this page",
                 line,
                 "choose another label: headings and blocks take their anchors from titles",
@@ -191,7 +194,7 @@ class MystScanner:
                         refs.setdefault(match.group(1), at)
         for label, line in refs.items():
             if label not in definitions:
-                self.error(
+                self.prose_error(
                     f"footnote [^{label}] has no definition in its section",
                     line,
                     f"write '[^{label}]: the note' in the same section as the reference "
@@ -199,7 +202,7 @@ class MystScanner:
                 )
         for label, line in definitions.items():
             if label not in refs:
-                self.error(
+                self.prose_error(
                     f"footnote [^{label}] is not referred to in its section",
                     line,
                     f"refer to it with [^{label}] in the same section, or remove it",
