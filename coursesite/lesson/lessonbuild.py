@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.config.manifest import LessonRef
+from coursesite.errors import BuildError
 from coursesite.execution.dependencies import imported_modules, input_files, run_name
 from coursesite.execution.executionkey import CacheKey, code_parts
 from coursesite.execution.executionrecord import ExecutionRecord, record_digest
@@ -73,7 +74,7 @@ class LessonBuild:
     def set_parsed(self, lesson: Lesson) -> None:
         self.loaded, self.outline = lesson, outline_of(lesson)
 
-    def prose_problems(self) -> list:
+    def prose_problems(self) -> list[BuildError]:
         """What the parse deferred (the parse cache keeps no lesson that has any, so an
         unloaded lesson has none)."""
         return self.loaded.prose_problems if self.loaded is not None else []
