@@ -485,6 +485,29 @@ def test_in_a_list_or_another_block_a_directive_is_its_title_and_body():
     assert "title in bold" in notes[0]
 
 
+def test_a_directive_that_opens_a_list_item_is_settled_where_it_is(tmp_path: Path):
+    """QuantEcon's pandas lectures open nested list items with a hint (`- ```{hint}`):
+    each became its title in bold and its body in that item, so the lesson builds."""
+    source = (
+        "# Questions\n\n```{code-cell} python\nx = 1\n```\n\n"
+        "- The largest?\n    - ```{hint}\n      What type is returned?\n      ```\n"
+        "    - ```{note} Read\n      The docs of `idxmax`.\n      ```\n"
+        "1. Parts:\n    1. Count them\n        - ```{hint}\n          A Series?\n\n"
+        "          Or a scalar?\n          ```\n    1. Plot them\n"
+    )
+    notebook = tmp_path / "questions.md"
+    notebook.write_text(source)
+    imported = convert(read_notebook(notebook), "Questions", "questions.md", "q.expected.yaml")
+    assert (
+        "- The largest?\n    - **Hint**\n\n      What type is returned?\n"
+        "    - **Read**\n\n      The docs of `idxmax`.\n"
+        "1. Parts:\n    1. Count them\n        - **Hint**\n\n          A Series?\n\n"
+        "          Or a scalar?\n    1. Plot them"
+    ) in imported.text
+    assert sum("{hint} became its title in bold and its body" in n for n in imported.notes) == 2
+    parsed_lesson(imported.text, tmp_path, "questions")
+
+
 def test_python_in_a_kept_block_is_marked_norun():
     text, _ = settle("````{note}\nLike this:\n```python\nx = 1\n```\n````")
     assert text == "````{note}\nLike this:\n```python norun\nx = 1\n```\n````"

@@ -123,6 +123,18 @@ class Directive:
     contained: bool  # in a list item or a quote
     options: dict[str, str] = field(default_factory=dict)  # `:name: value` lines
     body: list[str] = field(default_factory=list)  # the lines after its options
+    # What its opening line starts with, where that differs from `indent`: the item's
+    # marker of a directive that opens a list item (`- ```{hint}`).
+    opening: str = ""
+
+    def placed(self, lines: list[str]) -> list[str]:
+        """`lines` where the directive was: each with its indent, the first after the
+        list marker it opened with (kept even with nothing after it, so the item stays)."""
+        placed = [self.indent + line if line else self.indent.rstrip() for line in lines]
+        if self.opening:
+            first = lines[0] if lines else ""
+            placed[:1] = [(self.opening + first) if first else self.opening.rstrip()]
+        return placed
 
     def label(self) -> str | None:
         """The label its `:name:` (or a formula's `:label:`) gives it, unquoted."""
@@ -142,8 +154,12 @@ def directives(text: str) -> list[Directive]:
         opening = lines[token.map[0]]
         # What its lines start with: the spaces of a list item, the `> ` of a quote.
         indent = _PREFIX.match(opening).group(0)  # type: ignore[union-attr]
-        if match is None or not opening[len(indent) :].startswith(token.markup):
+        marker = _LIST_MARKER.match(opening, len(indent)) if token.level else None
+        start = indent + (marker.group(0) if marker else "")
+        if match is None or not opening[len(start) :].startswith(token.markup):
             continue
+        if marker:  # the item's other lines are indented to its text
+            indent += " " * len(marker.group(0))
         first, end = token.map
         inner = [_unprefixed(line, indent) for line in lines[first + 1 : end]]
         closed = bool(inner) and closes(inner[-1], token.markup)
@@ -163,11 +179,14 @@ def directives(text: str) -> list[Directive]:
             token.level > 0,
         )
         directive.options, directive.body = options, body
+        directive.opening = start if marker else ""
         found.append(directive)
     return found
 
 
 _PREFIX = re.compile(r"^(?: {0,3}>[ ]?)*[ ]*")
+# A list item's marker, with the spaces after it: `- `, `1. `, `2) `.
+_LIST_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])[ ]{1,4}")
 
 
 def _unprefixed(line: str, prefix: str) -> str:

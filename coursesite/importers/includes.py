@@ -42,7 +42,7 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
                 continue
             where = where_at(cell, len("\n".join(lines[: directive.first])) + 1)
             if (path := _file(directive.argument, notebook, root)) is None:
-                lines[directive.first : directive.end] = []
+                lines[directive.first : directive.end] = directive.placed([])
                 written.insert(0, f"{where}: {_absent(directive.name, directive.argument)}")
                 continue
             options = dict(directive.options)
@@ -52,10 +52,7 @@ def inline_includes(cells: list[Cell], notebook: Path) -> list[str]:
             text = _part(path, options)
             if text is None:
                 continue
-            lines[directive.first : directive.end] = [
-                directive.indent + line if line else directive.indent.rstrip()
-                for line in text.split("\n")
-            ]
+            lines[directive.first : directive.end] = directive.placed(text.split("\n"))
             shown = path.relative_to(root).as_posix()
             said = "shown as code" if "code" in options else "written in"
             written.insert(

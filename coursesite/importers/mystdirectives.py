@@ -57,6 +57,8 @@ _LIKE = {
     "aside": "note",
     "topic": "note",
 }
+# The title Sphinx gives each of those that has one of its own, shown where no block goes.
+_OWN_TITLES = {name: name.capitalize() for name in ("hint", "attention", "danger", "error", "todo")}
 # Layout that holds prose: its body is kept without it.
 _CONTAINERS = {
     "tab-set",
@@ -151,9 +153,7 @@ def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str)
         above = lines[directive.first - 1].strip() if directive.first else ""
         if label is not None and above not in (f"({label})=", f"({anchor_for(label)})="):
             kept = [f"({anchor_for(label)})=", *kept]  # unless a target says it already
-        lines[directive.first : directive.end] = [
-            directive.indent + line if line else directive.indent.rstrip() for line in kept
-        ]
+        lines[directive.first : directive.end] = directive.placed(kept)
     notes += [note for group in said for note in group]
     return lines
 
@@ -209,8 +209,10 @@ def _replacement(
         title = f"{title} {argument}".strip() if name in _VERSIONS else title
         inner = _settled(body, where, notes, glued, name) if body.strip() else []
         if inside or not inner:
+            title = title or _OWN_TITLES.get(name, "")
             notes.append(
-                f"{what} became {'its title in bold' if title else 'its body'}, as lessons lack it"
+                f"{what} became {'its title in bold and its body' if title else 'its body'}, "
+                f"as lessons lack it{' where it is' if inside else ''}"
             )
             return ([f"**{title}**", ""] if title else []) + inner
         options = (
