@@ -554,6 +554,25 @@ def test_a_step_using_what_a_read_that_failed_quietly_returned_is_the_networks(c
     assert "network" not in own.message and ":raises: ZeroDivisionError" in own.hint
 
 
+def test_a_step_that_reads_what_its_own_quiet_download_never_got_is_the_networks(course_folder):
+    """working_with_text calls nltk.download('stopwords'), which prints "Error loading
+    stopwords: <urlopen error ...>" and returns, then reads the corpus in the same step:
+    nltk's LookupError was said to be nltk's version's. The step printed the network's
+    failure before it failed: the network's cause, said with what it printed."""
+    text = with_steps("import urllib.request", QUIET_READ + "\nprint(prices[0])", "print(1)")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 3 failed: IndexError: list index out of range")
+    assert "; it printed 'Failed download: <urlopen error" in cause.message
+    assert cause.message.endswith(
+        "before it failed: a read of the network it made failed without raising"
+    )
+    assert cause.hint.startswith("the machine that builds the site may have no network")
+    # A step that printed nothing of the network fails for the code's own reasons.
+    text = with_steps("import urllib.request", "prices = []\nprint(prices[0])", "print(1)")
+    (own,) = build_errors(course_folder, text)
+    assert "network" not in own.message and own.hint.startswith("fix the code")
+
+
 def test_an_error_raised_inside_a_library_the_step_calls_names_it_and_its_version(
     course_folder,
 ):

@@ -41,6 +41,7 @@ from coursesite.execution.missingmodules import (
     missing_modules_hint,
 )
 from coursesite.execution.networkfailures import (
+    after_own_quiet_read,
     after_quiet_read,
     after_unrun_download,
     host_of,
@@ -102,6 +103,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
             failure = after_unrun_download(
                 after_quiet_read(failure, blocks, reads), blocks, downloads
             )
+            failure = after_own_quiet_read(failure, result.get("blocks", []))
             if failure.get("network") and network and block not in network:
                 first = next(iter(network))  # no network: one cause, however many hosts
                 root[block] = first

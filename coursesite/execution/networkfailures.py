@@ -10,7 +10,9 @@ Some libraries do not raise when a download fails: yfinance prints "Could not re
 host" and returns an empty table, and the step that uses it fails later, as a ValueError
 on NaNs. That failure is the network's too, when the names prove it: the failing block
 uses a name that a block which printed such a line bound, and which no block between them
-bound again. So is a failure in a block that names a path in a folder a shell download of
+bound again; and a failure of a block that printed such a line itself before it raised
+(`nltk.download` prints its failure, and the corpus read after it raises LookupError).
+So is a failure in a block that names a path in a folder a shell download of
 an earlier block was to fill (`!wget URL -O /tmp/data/x.tgz`, which the import leaves as a
 comment: a shell line is no Python).
 """
@@ -95,6 +97,24 @@ def after_quiet_read(failure: dict, blocks: list[dict], reads: list[QuietRead]) 
     return failure
 
 
+def after_own_quiet_read(failure: dict, outputs: list[dict]) -> dict:
+    """`failure`, marked as the network's when its own block printed a network failure
+    before it raised: a download it made failed without raising (`nltk.download` prints
+    "Error loading stopwords: <urlopen error ...>"), and what it then read was never there
+    (nltk's LookupError "Resource stopwords not found")."""
+    if failure.get("network"):
+        return failure
+    for output in outputs:
+        if output.get("id") != failure["block"]:
+            continue
+        text = f"{output.get('stdout') or ''}\n{output.get('stderr') or ''}"
+        line = next((li for li in text.splitlines() if PRINTED_FAILURE.search(li)), None)
+        if line:
+            said = QuietRead(failure["block"], line.strip(), set()).said
+            return {**failure, "network": True, "quiet": (failure["block"], "", said)}
+    return failure
+
+
 # A shell download left in the code as a comment, as the import leaves `!wget` (a shell
 # line is no Python): `# ... !wget URL -O /tmp/data/imdb/aclImdb_v1.tar.gz`, `!cd DIR && tar`.
 _COMMENTED_SHELL = re.compile(r"#[^\n]*?!\s*([^\n]*\b(?:wget|curl|tar|unzip|git clone)\b[^\n]*)")
@@ -175,6 +195,11 @@ def network_words(failure: dict, labels: dict[str, str]) -> str:
         return "; it read the network"
     block, name, printed = failure["quiet"]
     label = labels.get(block, block)
+    if block == failure["block"]:
+        return (
+            f"; it printed {printed!r} before it failed: a read of the network it made "
+            "failed without raising"
+        )
     return (
         f"; it used '{name}', which {label} read from the network, and the read failed "
         f"without raising: {label} printed {printed!r}"
