@@ -1576,6 +1576,38 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
     assert "<samp>5 magma\nBlues\nown" in page
 
 
+def test_keywords_scikit_learn_renamed_are_written_as_it_takes_them(course_folder):
+    """QuantEcon's recidivism lecture calls preprocessing.OneHotEncoder(sparse=False),
+    renamed sparse_output in 1.2 and gone since 1.4: the build failed. The import writes
+    each renamed keyword of scikit-learn's own calls, and the lesson builds."""
+    cells = [
+        "from sklearn import metrics, preprocessing\nfrom sklearn.manifold import TSNE\n"
+        "from sklearn.metrics import mean_squared_error\nimport numpy as np",
+        "ohe = preprocessing.OneHotEncoder(sparse=False)\n"
+        "print(ohe.fit_transform([['a'], ['b'], ['a']]).tolist())",
+        "print(round(metrics.mean_squared_error([1.0, 2.0], [1.0, 4.0], squared=False), 3))\n"
+        "print(mean_squared_error([1.0, 2.0], [1.0, 4.0], squared=True))",
+        "tsne = TSNE(n_components=1, n_iter=250, perplexity=2.0, init='random', random_state=0)\n"
+        "print(tsne.fit_transform(np.eye(5)).shape)",
+        # Another library's TSNE keeps its own keyword.
+        "class Other:\n    @staticmethod\n    def TSNE(n_iter):\n        return n_iter\n"
+        "print(Other.TSNE(n_iter=3))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "ohe = preprocessing.OneHotEncoder(sparse_output=False)" in lesson
+    assert "print(round(metrics.root_mean_squared_error([1.0, 2.0], [1.0, 4.0]), 3))" in lesson
+    assert "print(mean_squared_error([1.0, 2.0], [1.0, 4.0]))" in lesson
+    assert "TSNE(n_components=1, max_iter=250, perplexity=2.0" in lesson
+    assert "print(Other.TSNE(n_iter=3))" in lesson
+    assert (
+        "step 2 calls preprocessing.OneHotEncoder(sparse=False), which scikit-learn no longer "
+        "takes (renamed sparse_output in 1.2): the step now calls "
+        "preprocessing.OneHotEncoder(sparse_output=False), which does the same"
+    ) in report, report
+    page = built_page(course_folder)
+    assert "[[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]" in page and "1.414" in page
+
+
 def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):
     """nx-guides' communities guide prints nx.info(G), which NetworkX 3.0 removed: a
     graph's text is what it said. The matrix converters are the array ones."""

@@ -38,6 +38,9 @@ class CallRewrite:
     # What it rewrites: a call `X.f(...)`, an indexing `X.ix[...]` (ast.Subscript), a
     # statement `del X.lines[0]` (ast.Delete), or an assignment `X.a = Y.a` (ast.Assign).
     of: type[ast.AST] = ast.Call
+    # Whether a call of a bare name (`OneHotEncoder(...)`, imported from the library) is
+    # one too: the rewrite itself then tells the library's names from others.
+    names_too: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,11 +131,14 @@ def _rewritten_calls(
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Call, ast.Subscript, ast.Delete, ast.Assign)):
             continue
-        if not (isinstance(_rewritten_on(node), ast.Attribute) and node.lineno == node.end_lineno):
+        on = _rewritten_on(node)
+        if not (isinstance(on, (ast.Attribute, ast.Name)) and node.lineno == node.end_lineno):
             continue  # a call, indexing, del or assignment of an attribute, on one line
         written = ast.get_source_segment(code, node)
         for rewrite in rewrites:
-            if not isinstance(node, rewrite.of):
+            if not isinstance(node, rewrite.of) or (
+                isinstance(on, ast.Name) and not rewrite.names_too
+            ):
                 continue
             if written and (new := rewrite.rewrite(code, node)) and new != written:
                 yield Rename(written, new), rewrite

@@ -64,6 +64,7 @@ from coursesite.importers.projecttime import lesson_time
 from coursesite.importers.references import OtherSites
 from coursesite.importers.reportnotes import grouped_notes
 from coursesite.importers.rootpaths import from_project_root
+from coursesite.importers.sklearnmigration import sklearn_notes
 from coursesite.importers.steplines import lesson_line, syntax_notes
 from coursesite.importers.undefinednames import undefined_name_notes
 from coursesite.importers.versionasserts import version_assert_notes
@@ -228,6 +229,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += matplotlib_notes(lesson)
     lesson.notes += numpy_method_notes(lesson)
     lesson.notes += networkx_notes(lesson)
+    lesson.notes += sklearn_notes(lesson)
     lesson.notes += flax_notes(lesson)
     # After the migrations: a keyword they wrote anew (read_csv's delim_whitespace) is
     # settled, not refused.
