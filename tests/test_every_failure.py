@@ -573,6 +573,20 @@ def test_a_step_that_reads_what_its_own_quiet_download_never_got_is_the_networks
     assert "network" not in own.message and own.hint.startswith("fix the code")
 
 
+def test_a_module_an_unreached_write_used_ties_no_later_failure_to_it(course_folder):
+    """QuantEcon's storage_formats: step 7's df1.to_excel failed, and step 8's unreached
+    `pd.ExcelWriter('df1.xlsx')` made `pd` a name the path of a write was made of, so step
+    14's `pd.read_csv(url)`, a read of the network, was said to fail because step 7 did. A
+    module is no path: the read is the network's own cause."""
+    write = "ratio = 1 / 0\nwith open(os.path.join('out', 'a.txt'), 'w') as handle:\n    handle.write('x')"
+    read = "rows = urllib.request.urlopen(os.environ.get('ROWS', 'http://rows.invalid/a.csv'), timeout=5)"
+    text = with_steps("import os\nimport urllib.request", write, read)
+    divided, network = build_errors(course_folder, text)
+    assert divided.message.startswith("step 3 failed: ZeroDivisionError")
+    assert network.message.startswith("step 4 failed: URLError")
+    assert network.message.endswith("; it read the network")
+
+
 def test_an_error_raised_inside_a_library_the_step_calls_names_it_and_its_version(
     course_folder,
 ):

@@ -180,7 +180,9 @@ class LessonFailures:
         """The failed block whose unreached file write made of a name `failing` uses, or
         (for a KeyError or IndexError) whose unreached filling of a container `failing`
         subscripts, it follows from: what it reads was never written, or never filled."""
-        used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+        # A module is no path: `pd` of an unreached `pd.ExcelWriter('x.xlsx')` is not what
+        # a later `pd.read_csv(url)` reads.
+        used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)} - self.modules
         subscripted = _subscripted(failing)
         for cause in reversed(self.failed):
             paths = self._derived(cause.effects.written_from, cause.id, failed)
