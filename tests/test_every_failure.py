@@ -578,8 +578,14 @@ def test_a_module_an_unreached_write_used_ties_no_later_failure_to_it(course_fol
     `pd.ExcelWriter('df1.xlsx')` made `pd` a name the path of a write was made of, so step
     14's `pd.read_csv(url)`, a read of the network, was said to fail because step 7 did. A
     module is no path: the read is the network's own cause."""
-    write = "ratio = 1 / 0\nwith open(os.path.join('out', 'a.txt'), 'w') as handle:\n    handle.write('x')"
-    read = "rows = urllib.request.urlopen(os.environ.get('ROWS', 'http://rows.invalid/a.csv'), timeout=5)"
+    write = (
+        "ratio = 1 / 0\nwith open(os.path.join('out', 'a.txt'), 'w') as handle:\n"
+        "    handle.write('x')"
+    )
+    read = (
+        "rows = urllib.request.urlopen(\n"
+        "    os.environ.get('ROWS', 'http://rows.invalid/a.csv'), timeout=5\n)"
+    )
     text = with_steps("import os\nimport urllib.request", write, read)
     divided, network = build_errors(course_folder, text)
     assert divided.message.startswith("step 3 failed: ZeroDivisionError")
