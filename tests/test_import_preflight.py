@@ -1384,6 +1384,34 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
     assert built.returncode == 0, built.stderr
 
 
+def test_arguments_pandas_takes_by_keyword_only_are_named(course_folder):
+    """QuantEcon's storage_formats wrote df1.to_excel("df1.xlsx", "df1"): pandas 3 takes
+    the sheet by keyword only, and the build failed. Older notebooks give drop's axis,
+    concat's axis and pivot's index, columns and values by position: each is named as the
+    pandas they were written for ordered them (pivot's order is no longer its signature's)."""
+    cells = [
+        "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})\n"
+        "wide = pd.DataFrame({'d': [1, 1, 2], 'n': ['x', 'y', 'x'], 'v': [5, 6, 7]})",
+        "print(frame.drop('b', 1).columns.tolist(), pd.concat([frame, frame], 1).shape)",
+        "print(wide.pivot('d', 'n', 'v').loc[1, 'y'])\nframe.to_csv('rows.csv', ';')\n"
+        "print(open('rows.csv').read().splitlines()[0])",
+        "print(frame.drop('b', axis=1).shape, frame.sort_values('a').shape)",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert (
+        "print(frame.drop('b', axis=1).columns.tolist(), pd.concat([frame, frame], axis=1).shape)"
+    ) in lesson
+    assert "print(wide.pivot(index='d', columns='n', values='v').loc[1, 'y'])" in lesson
+    assert "frame.to_csv('rows.csv', sep=';')" in lesson
+    assert (
+        "step 2 calls frame.drop('b', 1), which pandas 3 no longer takes (it takes all but "
+        "its first arguments by keyword only): the step now calls frame.drop('b', axis=1)"
+    ) in report
+    assert "step 4 calls" not in report
+    page = built_page(course_folder)
+    assert "<samp>[&#39;a&#39;] (2, 4)\n</samp>" in page and "<samp>6.0\n;a;b\n</samp>" in page
+
+
 def test_index_classes_asked_for_a_range_become_the_range_functions(course_folder):
     """statsmodels' concentrated_scale builds its dates with pd.PeriodIndex(start=, end=,
     freq=), which pandas 3 no longer takes (DatetimeIndex's start= went in 1.0): the

@@ -24,6 +24,7 @@ import inspect
 from collections.abc import Callable
 from types import ModuleType
 
+from coursesite.execution.consequences import import_aliases
 from coursesite.importers.callrewrites import (
     CallRewrite,
     call_of,
@@ -35,6 +36,8 @@ from coursesite.importers.callrewrites import (
 )
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.pandasfrequencies import frequency_alias
+from coursesite.importers.pandaskeywords import keyword_rewrite
+from coursesite.importers.steplines import imported_packages
 
 _FILLERS = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}
 
@@ -43,7 +46,11 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each call of a lesson that imports pandas that the installed
     pandas no longer takes as pandas now takes it; the report's lines, one a step and
     call."""
-    return rewrite_notes(lesson, "pandas", _REWRITES, "pandas 3")
+    codes = [code for _, _, code in lesson.steps]
+    aliases = {name for name, module in import_aliases(codes).items() if module == "pandas"}
+    aliases |= {"pandas"}  # `import pandas` binds its own name
+    extra = keyword_rewrite(aliases, imported_packages(lesson.steps))
+    return rewrite_notes(lesson, "pandas", _REWRITES + extra, "pandas 3")
 
 
 def _fillna(code: str, node: ast.Call) -> str | None:
