@@ -1412,6 +1412,29 @@ def test_arguments_pandas_takes_by_keyword_only_are_named(course_folder):
     assert "<samp>[&#39;a&#39;] (2, 4)\n</samp>" in page and "<samp>6.0\n;a;b\n</samp>" in page
 
 
+def test_pandas_alias_of_datetime_is_its_timestamp(course_folder):
+    """QuantEcon's groupby lecture dates a frame with pd.datetime.today(), an alias of
+    datetime.datetime that pandas 2.0 removed: pandas' Timestamp is a datetime, with the
+    same constructor and today(). The standard library's datetime.datetime stays."""
+    cells = [
+        "import datetime\nimport pandas as pd",
+        "print(pd.datetime(2020, 1, 2).strftime('%m/%d/%Y'))\n"
+        "print(pd.datetime.today() > pd.datetime(2020, 1, 1))\n"
+        "print(datetime.datetime(2021, 1, 2).year)",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert (
+        "print(pd.Timestamp(2020, 1, 2).strftime('%m/%d/%Y'))\n"
+        "print(pd.Timestamp.today() > pd.Timestamp(2020, 1, 1))\n"
+        "print(datetime.datetime(2021, 1, 2).year)"
+    ) in lesson
+    assert (
+        "step 2 calls pd.datetime.today(), which pandas 3 no longer takes (removed in 2.0): "
+        "the step now calls pd.Timestamp.today(), a Timestamp, pandas' datetime"
+    ) in report
+    assert "<samp>01/02/2020\nTrue\n2021\n</samp>" in built_page(course_folder)
+
+
 def test_index_classes_asked_for_a_range_become_the_range_functions(course_folder):
     """statsmodels' concentrated_scale builds its dates with pd.PeriodIndex(start=, end=,
     freq=), which pandas 3 no longer takes (DatetimeIndex's start= went in 1.0): the

@@ -50,7 +50,40 @@ def pandas_notes(lesson: ImportedLesson) -> list[str]:
     aliases = {name for name, module in import_aliases(codes).items() if module == "pandas"}
     aliases |= {"pandas"}  # `import pandas` binds its own name
     extra = keyword_rewrite(aliases, imported_packages(lesson.steps))
+    extra.append(
+        CallRewrite(
+            "(removed in 2.0)",
+            lambda pandas: not hasattr(pandas, "datetime"),
+            _timestamp(aliases),
+            "a Timestamp, pandas' datetime",
+        )
+    )
     return rewrite_notes(lesson, "pandas", _REWRITES + extra, "pandas 3")
+
+
+# What pd.datetime, an alias of datetime.datetime, was called for, which Timestamp has too.
+_DATETIME_CALLS = {"today", "now", "fromtimestamp", "fromisoformat", "combine"}
+
+
+def _timestamp(aliases: set[str]) -> Callable[[str, ast.Call], str | None]:
+    """`pd.datetime(2020, 1, 1)` and `pd.datetime.today()` as `pd.Timestamp(...)` and
+    `pd.Timestamp.today()`: pandas 2.0 removed its alias of datetime.datetime, and its
+    Timestamp is a datetime (a call of the standard library's `datetime.datetime` stays)."""
+
+    def rewrite(code: str, node: ast.Call) -> str | None:
+        function, written = node.func, ast.get_source_segment(code, node)
+        assert isinstance(function, ast.Attribute)
+        alias: ast.expr | None = function.value
+        if isinstance(alias, ast.Attribute) and function.attr in _DATETIME_CALLS:
+            alias = alias.value if alias.attr == "datetime" else None
+        elif function.attr != "datetime":
+            alias = None
+        if not (isinstance(alias, ast.Name) and alias.id in aliases) or written is None:
+            return None
+        old = f"{alias.id}.datetime"
+        return f"{alias.id}.Timestamp{written[len(old) :]}" if written.startswith(old) else None
+
+    return rewrite
 
 
 def _fillna(code: str, node: ast.Call) -> str | None:
