@@ -573,6 +573,31 @@ def test_a_step_that_reads_what_its_own_quiet_download_never_got_is_the_networks
     assert "network" not in own.message and own.hint.startswith("fix the code")
 
 
+def test_a_value_error_on_what_the_step_made_of_a_stale_name_is_a_consequence(course_folder):
+    """QuantEcon's visualization_rules read World Bank data into `df` over the network; the
+    read failed, so the next step's `not_japan = list(df.columns)` took an older `df`, and
+    `not_japan.remove("Japan")` raised ValueError: said as its own mistake ("fix the
+    code"). It follows from the failed read, through what the step made of `df`."""
+    read = (
+        "columns = urllib.request.urlopen('http://rows.invalid/c.csv', timeout=5)"
+        ".read().decode().split(',')"
+    )
+    text = with_steps(
+        "import urllib.request\ncolumns = ['a', 'b']",
+        read,
+        "names = list(columns)\nnames.remove('Japan')",
+    )
+    (network,) = build_errors(course_folder, text)
+    assert network.message.startswith("step 3 failed: URLError")
+    assert "step 4 failed because step 3 failed (names: columns)" in network.detail
+    # Made of nothing the failed read was to bind: the step's own mistake.
+    text = with_steps(
+        "import urllib.request\ncolumns = ['a', 'b']", read, "names = ['x']\nnames.remove('Japan')"
+    )
+    _, own = build_errors(course_folder, text)
+    assert own.message.startswith("step 4 failed: ValueError") and own.hint.startswith("fix")
+
+
 def test_a_module_an_unreached_write_used_ties_no_later_failure_to_it(course_folder):
     """QuantEcon's storage_formats: step 7's df1.to_excel failed, and step 8's unreached
     `pd.ExcelWriter('df1.xlsx')` made `pd` a name the path of a write was made of, so step

@@ -9,8 +9,9 @@ that then fails on that name failed because of it. Said only where the names pro
   which was to set `n.a`), and any failure of a call of a method of `n` itself
   (`n.get_samples()` raising "`run` must be called before `get_samples`");
 - an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, a
-  TypeError raised by an expression that uses `n` (the expression of the block's own code
-  that the traceback's positions point at, not the rest of its line), or a KeyError or
+  TypeError or ValueError raised by an expression that uses `n` (the expression of the
+  block's own code that the traceback's positions point at, not the rest of its line), or
+  a name the block made of `n` before it (`not_japan = list(df.columns)`), or a KeyError or
   IndexError raised by one that subscripts `n` (`df["Date"]`, where the failed block was
   to read a new `df` from the network), where `n` is a name
   a failed block was to (re)bind at or after the line it failed at, and neither a block
@@ -34,7 +35,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from coursesite.execution.unreachedeffects import UnreachedEffects, unreached_effects
+from coursesite.execution.unreachedeffects import (
+    UnreachedEffects,
+    sources_of,
+    unreached_effects,
+)
 
 UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 NO_ATTRIBUTE = re.compile(r"AttributeError: .* has no attribute '(\w+)'")
@@ -111,8 +116,12 @@ class LessonFailures:
             stale = self._stale(block, lambda n: n == read, stopped, "stale")
             # Only an object's attribute: a module's or class's missing one is no state.
             return stale or (self._unfinished(failing) if OBJECT_ATTRIBUTE.match(message) else None)
-        if failing is not None and message.startswith("TypeError"):
-            used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+        if failing is not None and message.startswith(("TypeError", "ValueError")):
+            # What it uses, and what the block made that of (`not_japan = list(df.columns)`
+            # before `not_japan.remove("Japan")`: a ValueError on a stale `df`).
+            used = sources_of(
+                block["code"], {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)}
+            )
             return self._stale(block, lambda n: n in used, stopped, "stale")
         if failing is not None and NO_ITEM.match(message):
             looked_up = _subscripted(failing)

@@ -62,6 +62,16 @@ def unreached_effects(code: str, stopped: int) -> UnreachedEffects:
     return effects
 
 
+def sources_of(code: str, names: set[str]) -> set[str]:
+    """`names` and the names `code` made them of, through its assignments (`not_japan =
+    list(df.columns)`: `df`)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(names)
+    return _closure(names, _made_of(tree))
+
+
 def _writes(call: ast.Call) -> bool:
     """A call that writes the files it names (the import's reading of code: datafiles.py),
     or a write on a handle, whose making names the file (`writer.write(record)`)."""
