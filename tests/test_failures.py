@@ -190,6 +190,13 @@ def test_a_package_a_librarys_error_asks_for_is_named_with_the_line_to_add():
         "absent-ci."
     )
     assert failed(pandas).hint.startswith("the error asks for absent-ci, and it is not")
+    # QuantEcon's regression lecture: plotly's FigureWidget needs anywidget, which plotly 6
+    # no longer installs with it ("raised inside plotly ... another version" misled).
+    widget = "ImportError: Please install absent-widget-ci to use the FigureWidget class"
+    traced_widget = library_traceback("plt.widget()", "matplotlib/figure.py")
+    assert failed(widget, traceback=traced_widget).hint.startswith(
+        "matplotlib asks for absent-widget-ci, and it is not installed where the site is built"
+    )
     # A browser, not a package: kaleido starts Chrome, which the machine may lack.
     chrome = (
         "RuntimeError: \n\nKaleido requires Google Chrome to be installed.\n\n"

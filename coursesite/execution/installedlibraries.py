@@ -280,6 +280,8 @@ _ASKED_INSTALL = re.compile(
     r"""pip install (?:--?[\w-]+ )*["']?(?P<requirement>[A-Za-z0-9][\w.-]*"""
     r"""(?:\[[\w,-]*\])?(?:\s*[<>=!~]=?\s*[\w.*]+)?)"""
     r"|Missing optional dependency '(?P<module>[\w.-]+)'"
+    # plotly's "Please install anywidget to use the FigureWidget class"
+    r"|[Pp]lease install (?P<named>[A-Za-z0-9][\w.-]*[A-Za-z0-9])\b(?! first| it\b)"
 )
 
 
@@ -308,7 +310,8 @@ def asked_install_hint(failure: dict) -> str:
     asked = _ASKED_INSTALL.search(failure["message"])
     if asked is None:
         return ""
-    line = re.sub(r"\s+", "", asked.group("requirement") or asked.group("module"))
+    said = asked.group("requirement") or asked.group("module") or asked.group("named")
+    line = re.sub(r"\s+", "", said)
     try:
         requirement = Requirement(line)
     except InvalidRequirement:
