@@ -505,6 +505,9 @@ def test_a_directive_that_opens_a_list_item_is_settled_where_it_is(tmp_path: Pat
         "          Or a scalar?\n    1. Plot them"
     ) in imported.text
     assert sum("{hint} became its title in bold and its body" in n for n in imported.notes) == 2
+    # Each closed at its item's indent (4 spaces and more): no fence left open to close.
+    assert not [note for note in imported.notes if "leaves open" in note]
+    assert "Or a scalar?\n    1. Plot them\n\n# Experiment" in imported.text
     parsed_lesson(imported.text, tmp_path, "questions")
 
 

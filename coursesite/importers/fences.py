@@ -72,11 +72,12 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return code, fences
 
 
-def closes(line: str, markup: str) -> bool:
-    """Whether `line` closes a fence opened with `markup` (```` ``` ````, `~~~`, `:::`)."""
+def closes(line: str, markup: str, column: int = 0) -> bool:
+    """Whether `line` closes a fence opened with `markup` (```` ``` ````, `~~~`, `:::`) at
+    `column` (in a list item, its text's: `  - ```{hint}` opens at 4, and `    ```` closes)."""
     stripped = line.strip()
     return (
-        len(line) - len(line.lstrip(" ")) < 4
+        0 <= len(line) - len(line.lstrip(" ")) - column < 4
         and len(stripped) >= len(markup)
         and set(stripped) == {markup[0]}
     )
@@ -93,12 +94,14 @@ def closed_fences(text: str) -> tuple[str, int]:
     if last is None or last.map is None:
         return text, 0
     first, end = last.map
-    if end - 1 > first and closes(lines[end - 1], last.markup):
+    column = max(lines[first].find(last.markup), 0)
+    if end - 1 > first and closes(lines[end - 1], last.markup, column):
         return text, 0
     at = len(lines)
     while at > first + 1 and (not lines[at - 1].strip() or _CLOSING_TAG.match(lines[at - 1])):
         at -= 1
-    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+    # Where it opened: a list item's marker (`- `) is spaces on the line that closes it.
+    indent = re.sub(r"[^\s>]", " ", lines[first][:column])
     return "\n".join([*lines[:at], indent + last.markup, *lines[at:]]), 1
 
 
