@@ -598,6 +598,30 @@ def test_a_value_error_on_what_the_step_made_of_a_stale_name_is_a_consequence(co
     assert own.message.startswith("step 4 failed: ValueError") and own.hint.startswith("fix")
 
 
+def test_a_key_a_failed_step_was_to_add_missed_by_what_it_is_handed_to_is_a_consequence(
+    course_folder,
+):
+    """QuantEcon's groupby: `df2["Date"] = ...` failed, and the next step's
+    `df2.groupby(pd.Grouper(key="Date"))` raised KeyError inside pandas: no subscript of
+    `df2` in the step, but the key the failed step was to add to it."""
+    text = with_steps(
+        "import operator",
+        "table = {'b': 2}\ntable['a'] = 1 / 0",
+        "print(operator.itemgetter('a')(table))",
+    )
+    (divided,) = build_errors(course_folder, text)
+    assert divided.message.startswith("step 3 failed: ZeroDivisionError")
+    assert "step 4 failed because step 3 failed (names: table)" in divided.detail
+    # A container the failed step was not filling: the step's own KeyError.
+    text = with_steps(
+        "import operator",
+        "table = {'b': 2}\nother = 1 / 0",
+        "print(operator.itemgetter('a')(table))",
+    )
+    _, own = build_errors(course_folder, text)
+    assert own.message.startswith("step 4 failed: KeyError")
+
+
 def test_a_module_an_unreached_write_used_ties_no_later_failure_to_it(course_folder):
     """QuantEcon's storage_formats: step 7's df1.to_excel failed, and step 8's unreached
     `pd.ExcelWriter('df1.xlsx')` made `pd` a name the path of a write was made of, so step

@@ -21,8 +21,9 @@ that then fails on that name failed because of it. Said only where the names pro
 - a failure raised by an expression that uses a name the path of a file write the failed
   block never reached was made of (`data_dir`: a FileNotFoundError, or a reader's own
   complaint about a file left empty), a FileNotFoundError for a file such a write names
-  as text (`df.to_csv('out.csv')`), and a KeyError or IndexError raised by a subscript
-  of a container it never reached the filling of (unreachedeffects.py): the download that
+  as text (`df.to_csv('out.csv')`), and a KeyError or IndexError raised by an expression
+  that subscripts, or hands on, a container it never reached the filling of
+  (unreachedeffects.py): the download that
   failed was to write that file, the read that failed was to fill that dict.
 Anything else is the block's own failure (blockfailures.py reports it with its traceback).
 """
@@ -196,8 +197,8 @@ class LessonFailures:
         for cause in reversed(self.failed):
             paths = self._derived(cause.effects.written_from, cause.id, failed)
             shared = used & paths
-            if NO_ITEM.match(message):
-                shared |= subscripted & cause.effects.filled
+            if NO_ITEM.match(message):  # looked up in it, or by what it was handed to
+                shared |= (subscripted | used) & cause.effects.filled
             if (missing := missing_path(message)) and missing in cause.effects.written:
                 shared.add(missing)  # the file it was to write, named as it is
             if shared:
