@@ -35,6 +35,13 @@ def parsed_lesson(text: str, root: Path, slug: str):
         raise AssertionError(str(errors)) from None
 
 
+def converted(root: Path, name: str, source: str, title: str):
+    """The MyST notebook `source`, written to `root/name`, imported as the lesson `title`."""
+    notebook = root / name
+    notebook.write_text(source)
+    return convert(read_notebook(notebook), title, name, f"{name[0]}.expected.yaml")
+
+
 def settle(text: str, glued: Glued | None = None) -> tuple[str, list[str]]:
     notes: list[str] = []
     return settle_directives(text, "cell 1", notes, glued), notes
@@ -296,9 +303,7 @@ def test_html_details_become_a_dropdown_titled_with_the_summary(tmp_path: Path):
     code, 'HTML is shown as code; rewrite it in Markdown', its Markdown with it. It is a
     dropdown admonition, titled with the summary, its body still Markdown; the lesson
     parses as the build reads it."""
-    notebook = tmp_path / "details.md"
-    notebook.write_text(DETAILS)
-    imported = convert(read_notebook(notebook), "Colormaps", "details.md", "d.expected.yaml")
+    imported = converted(tmp_path, "details.md", DETAILS, "Colormaps")
     assert (
         ":::{admonition} 1. **Sequential:** lightness changes with the value.\n"
         ":class: dropdown\n\nGood for **ordered** data:\n\n* viridis\n* magma\n:::"
@@ -320,9 +325,7 @@ def test_a_details_inside_another_becomes_a_dropdown_inside_one(tmp_path: Path):
         "<details><summary>Hint</summary>\n\nAdd, then divide.\n</details>\n</details>\n\n"
         "```{code-cell} ipython3\nx = 1\n```\n"
     )
-    notebook = tmp_path / "nested.md"
-    notebook.write_text(nested)
-    imported = convert(read_notebook(notebook), "Quiz", "nested.md", "n.expected.yaml")
+    imported = converted(tmp_path, "nested.md", nested, "Quiz")
     assert "<details>" not in imported.text and "</details>" not in imported.text
     assert "::::{admonition} Answer\n:class: dropdown\n\nThe mean.\n\n" in imported.text
     assert "Add, then divide." in imported.text
@@ -355,9 +358,7 @@ def test_a_fence_a_cell_leaves_open_is_closed_where_the_cell_ends(tmp_path: Path
 
 
 def test_an_imported_notebook_with_directives_lessons_lack_parses(tmp_path: Path):
-    notebook = tmp_path / "directives.md"
-    notebook.write_text(NOTEBOOK)
-    imported = convert(read_notebook(notebook), "Directives", "directives.md", "d.expected.yaml")
+    imported = converted(tmp_path, "directives.md", NOTEBOOK, "Directives")
     assert "[kept](render/x)" in imported.text
     lesson = tmp_path / "content" / "01-x" / "01-directives.md"
     lesson.parent.mkdir(parents=True)
@@ -426,9 +427,7 @@ def test_sphinx_exercise_blocks_become_prose_and_their_solution_cells_stay_steps
     """Jupyter Book's exercises (sphinx-exercise) are prose with a solution, not a lesson's
     exercise with a scaffold to check: they become an admonition, a closed one for a
     solution, and the cells between -start and -end markers stay steps in their order."""
-    notebook = tmp_path / "cake.md"
-    notebook.write_text(EXERCISES)
-    imported = convert(read_notebook(notebook), "Cake", "cake.md", "c.expected.yaml")
+    imported = converted(tmp_path, "cake.md", EXERCISES, "Cake")
     text = imported.text
     assert "{exercise}" not in text and "solution-" not in text
     assert "(cake_ex1)=\n```{admonition} Exercise\nHalve the cake" in text
@@ -495,9 +494,7 @@ def test_a_directive_that_opens_a_list_item_is_settled_where_it_is(tmp_path: Pat
         "1. Parts:\n    1. Count them\n        - ```{hint}\n          A Series?\n\n"
         "          Or a scalar?\n          ```\n    1. Plot them\n"
     )
-    notebook = tmp_path / "questions.md"
-    notebook.write_text(source)
-    imported = convert(read_notebook(notebook), "Questions", "questions.md", "q.expected.yaml")
+    imported = converted(tmp_path, "questions.md", source, "Questions")
     assert (
         "- The largest?\n    - **Hint**\n\n      What type is returned?\n"
         "    - **Read**\n\n      The docs of `idxmax`.\n"
@@ -588,9 +585,7 @@ def test_a_text_notebooks_directive_notes_name_its_own_line_and_say_each_thing_o
         "```{index} single: more figures\n```\n\n"
         "```{figure} b.png\nThe second.\n```\n\n```{code-cell} python3\nprint(1)\n```\n"
     )
-    notebook = tmp_path / "figures.md"
-    notebook.write_text(text)
-    imported = convert(read_notebook(notebook), "Figures", "figures.md", "f.expected.yaml")
+    imported = converted(tmp_path, "figures.md", text, "Figures")
     lines = text.splitlines()
     first, second = (lines.index(f"```{{figure}} {name}") + 1 for name in ("a.png", "b.png"))
     alt = "{figure} needs :alt:, which the notebook does not give: fill in its TODO: line"
@@ -643,9 +638,7 @@ def test_sphinx_proof_blocks_become_titled_admonitions_that_their_references_rea
 ):
     """Jupyter Book's theorem environments (sphinx-proof) are kept as admonitions titled as
     sphinx-proof titles them, their labels reached by {prf:ref}; the lesson parses."""
-    notebook = tmp_path / "proofs.md"
-    notebook.write_text(PROOFS)
-    imported = convert(read_notebook(notebook), "Proofs", "proofs.md", "p.expected.yaml")
+    imported = converted(tmp_path, "proofs.md", PROOFS, "Proofs")
     text = imported.text
     assert "prf:" not in text
     assert (
@@ -701,16 +694,14 @@ As {ref}`fig-spend` showed.
 def test_a_figure_named_in_a_cells_options_is_what_numref_and_ref_reach(tmp_path: Path):
     """QuantEcon names its figures in MyST-NB's cell options: {numref}`fig2` became the
     bare text 'fig2'; it now links to the step that draws the figure, by its caption."""
-    notebook = tmp_path / "spend.md"
-    notebook.write_text(FIGURES)
-    text = convert(read_notebook(notebook), "Spending", "spend.md", "s.expected.yaml").text
+    text = converted(tmp_path, "spend.md", FIGURES, "Spending").text
     assert "(fig-spend)=\n:::{step} 1." in text
     body = text.split("\n---\n", 1)[1]  # after the front matter, whose summary quotes one
     assert body.count("{ref}`Military spending <fig-spend>`") == 3, body
     parsed_lesson(text, tmp_path, "spend")
     # QuantEcon's inequality names two figures alike: a book warns; one target is kept.
-    notebook.write_text(FIGURES + FIGURES.split("\n", 2)[2].replace("x = 1", "y = 2"))
-    imported = convert(read_notebook(notebook), "Spending", "spend.md", "s.expected.yaml")
+    twice = FIGURES + FIGURES.split("\n", 2)[2].replace("x = 1", "y = 2")
+    imported = converted(tmp_path, "spend.md", twice, "Spending")
     assert imported.text.count("(fig-spend)=") == 1
     assert any("its figure's name fig-spend is an earlier cell's too" in n for n in imported.notes)
     parsed_lesson(imported.text, tmp_path / "twice", "spend")
@@ -719,9 +710,7 @@ def test_a_figure_named_in_a_cells_options_is_what_numref_and_ref_reach(tmp_path
 def test_a_role_the_import_settles_is_reported_at_its_own_line(tmp_path: Path):
     """In a text notebook a Markdown cell spans many lines: each role's note names the
     line the role is on, not the first line of its cell."""
-    notebook = tmp_path / "proofs.md"
-    notebook.write_text(PROOFS)
-    imported = convert(read_notebook(notebook), "Proofs", "proofs.md", "p.expected.yaml")
+    imported = converted(tmp_path, "proofs.md", PROOFS, "Proofs")
     line = PROOFS.split("\n").index(next(x for x in PROOFS.split("\n") if "{cite}" in x)) + 1
     cite = next(note for note in imported.notes if "{cite}`Sargent2020`" in note)
     assert cite.startswith(f"line {line}:"), cite
@@ -755,9 +744,7 @@ x = 1
 def test_mkdocs_admonitions_become_myst_admonitions_of_the_closest_kind(tmp_path: Path):
     """MkDocs' `!!! kind "Title"` with its indented body (Equinox's notebooks) would show as
     a paragraph of markup and a code block: it becomes the admonition it means."""
-    notebook = tmp_path / "mkdocs.md"
-    notebook.write_text(MKDOCS)
-    imported = convert(read_notebook(notebook), "Training", "mkdocs.md", "m.expected.yaml")
+    imported = converted(tmp_path, "mkdocs.md", MKDOCS, "Training")
     text = imported.text
     assert (
         ":::{note} What is JAX?\nThe numerical library, with a [link](https://jax.dev).\n\n"
@@ -797,9 +784,7 @@ def test_html_in_a_colon_fenced_raw_block_is_settled_once_by_the_directive(tmp_p
     """CommonMark alone reads the body of `:::{raw} html` as HTML of the prose: shown as a
     code block there, then wrapped again by the directive, it broke the fences into an
     'unknown block' and a step numbering gap."""
-    notebook = tmp_path / "raw.md"
-    notebook.write_text(RAW_HTML)
-    imported = convert(read_notebook(notebook), "Raw", "raw.md", "r.expected.yaml")
+    imported = converted(tmp_path, "raw.md", RAW_HTML, "Raw")
     assert "iframe" not in imported.text
     assert imported.text.count("```html\n<p>Prices <b>rose</b>.</p>\n```") == 1
     assert imported.text.count("```html") == 1
@@ -843,9 +828,7 @@ def test_an_equation_label_another_target_shares_is_renamed_with_its_references(
 ):
     """Sphinx keeps equation labels apart from other labels; a lesson's are one set, where
     `(growth)=` and `:label: growth` were a duplicate target the build refused."""
-    notebook = tmp_path / "growth.md"
-    notebook.write_text(SHARED_LABEL)
-    imported = convert(read_notebook(notebook), "Growth", "growth.md", "g.expected.yaml")
+    imported = converted(tmp_path, "growth.md", SHARED_LABEL, "Growth")
     parsed = parsed_lesson(imported.text, tmp_path, "growth")
     text = imported.text
     # The taken name `eq-growth` is not reused: the first equation's is numbered.
