@@ -83,7 +83,7 @@ def _named_extras(aliases: set[str]) -> Callable[[str, ast.Call], str | None]:
         given = arguments[taken:]
         named = [f"{key}={value}" for key, value in zip(order[taken:], given, strict=False)]
         written = ast.get_source_segment(code, node.func)
-        kept = [ast.unparse(k) for k in node.keywords]
+        kept = [ast.get_source_segment(code, k) or ast.unparse(k) for k in node.keywords]
         return f"{written}({', '.join([*arguments[:taken], *named, *kept])})"
 
     return rewrite

@@ -116,7 +116,8 @@ def _renamed_keyword(
         keyword = keyword_of(node, old)
         if keyword is None or not called(node, name):
             return None
-        return _written_with(code, node, keyword, f"{new}={ast.unparse(keyword.value)}")
+        value = ast.get_source_segment(code, keyword.value) or ast.unparse(keyword.value)
+        return _written_with(code, node, keyword, f"{new}={value}")
 
     return rewrite
 
@@ -153,10 +154,10 @@ def _written_with(
     function = ast.get_source_segment(code, node.func)
     if function is None:
         return None
-    arguments = [ast.unparse(argument) for argument in node.args]
+    arguments = [ast.get_source_segment(code, a) or ast.unparse(a) for a in node.args]
     for given in node.keywords:
         if given is not keyword:
-            arguments.append(ast.unparse(given))
+            arguments.append(ast.get_source_segment(code, given) or ast.unparse(given))
         elif instead is not None:
             arguments.append(instead)
     return f"{function}({', '.join(arguments)})"
