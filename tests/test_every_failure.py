@@ -567,6 +567,20 @@ def test_a_step_that_reads_what_its_own_quiet_download_never_got_is_the_networks
         "before it failed: a read of the network it made failed without raising"
     )
     assert cause.hint.startswith("the machine that builds the site may have no network")
+    # nltk wraps its line: "Name or" on one, "[nltk_data]     service not known>" on the next.
+    wrapped = (
+        "import sys\n"
+        "print('[nltk_data] Error loading stopwords: <urlopen error [Errno -2] Name or',\n"
+        "      file=sys.stderr)\n"
+        "print('[nltk_data]     service not known>', file=sys.stderr)\n"
+        "words = {}['stopwords']"
+    )
+    (cause,) = build_errors(course_folder, with_steps("import urllib.request", wrapped, "print(1)"))
+    assert cause.message.startswith("step 3 failed: KeyError")
+    assert (
+        "; it printed '[nltk_data] Error loading stopwords: <urlopen error [Errno -2] Name or "
+        "service not known>' before it failed" in cause.message
+    )
     # A step that printed nothing of the network fails for the code's own reasons.
     text = with_steps("import urllib.request", "prices = []\nprint(prices[0])", "print(1)")
     (own,) = build_errors(course_folder, text)

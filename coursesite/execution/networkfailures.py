@@ -59,15 +59,27 @@ class QuietRead:
         return self.printed if len(self.printed) <= 160 else self.printed[:157] + "..."
 
 
+def printed_failure(output: dict) -> str | None:
+    """The line a block's recorded `output` says a read of the network failed in, if any;
+    a line a library wrapped is one line again (nltk writes `[nltk_data] Error loading
+    stopwords: <urlopen error [Errno -2] Name or` and `[nltk_data]     service not known>`)."""
+    text = f"{output.get('stdout') or ''}\n{output.get('stderr') or ''}"
+    text = _WRAPPED.sub(" ", text)
+    return next((li.strip() for li in text.splitlines() if PRINTED_FAILURE.search(li)), None)
+
+
+# A line break a library's own wrapping made: the next line is its tag and an indent.
+_WRAPPED = re.compile(r"\n\[[\w-]+\] {2,}")
+
+
 def quiet_reads(blocks: list[dict], outputs: list[dict], failed: set[str]) -> list[QuietRead]:
     """The blocks (of the job's `blocks`, in the order they ran) that did not fail but
     printed a network failure, from the run's recorded `outputs`."""
     printed = {}
     for output in outputs:
-        text = f"{output.get('stdout') or ''}\n{output.get('stderr') or ''}"
-        line = next((li for li in text.splitlines() if PRINTED_FAILURE.search(li)), None)
+        line = printed_failure(output)
         if line and output.get("id") not in failed:
-            printed[output.get("id")] = line.strip()
+            printed[output.get("id")] = line
     return [
         QuietRead(b["id"], printed[b["id"]], {n for n, _ in bindings(b["code"], everywhere=False)})
         for b in blocks
@@ -105,12 +117,8 @@ def after_own_quiet_read(failure: dict, outputs: list[dict]) -> dict:
     if failure.get("network"):
         return failure
     for output in outputs:
-        if output.get("id") != failure["block"]:
-            continue
-        text = f"{output.get('stdout') or ''}\n{output.get('stderr') or ''}"
-        line = next((li for li in text.splitlines() if PRINTED_FAILURE.search(li)), None)
-        if line:
-            said = QuietRead(failure["block"], line.strip(), set()).said
+        if output.get("id") == failure["block"] and (line := printed_failure(output)):
+            said = QuietRead(failure["block"], line, set()).said
             return {**failure, "network": True, "quiet": (failure["block"], "", said)}
     return failure
 
