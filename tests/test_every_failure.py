@@ -636,6 +636,23 @@ def test_a_key_a_failed_step_was_to_add_missed_by_what_it_is_handed_to_is_a_cons
     assert own.message.startswith("step 4 failed: KeyError")
 
 
+def test_an_attribute_missing_from_what_the_step_made_of_a_stale_name_is_a_consequence(
+    course_folder,
+):
+    """working_with_text: the step that was to fill `forecastlist` failed after its first
+    line, and the next step's `forecasts = pd.DataFrame(forecastlist)` made an empty frame,
+    whose `forecasts.dangerRatings` raised AttributeError: the failed step's consequence."""
+    fill = "rows = []\nfor region in regions:\n    rows = rows + [region]"
+    text = with_steps(
+        "import types",
+        fill,
+        "table = types.SimpleNamespace(**dict(rows))\nprint(table.danger)",
+    )
+    (undefined,) = build_errors(course_folder, text)
+    assert undefined.message.startswith("step 3 failed: NameError: name 'regions'")
+    assert "step 4 failed because step 3 failed (names: rows)" in undefined.detail
+
+
 def test_a_module_an_unreached_write_used_ties_no_later_failure_to_it(course_folder):
     """QuantEcon's storage_formats: step 7's df1.to_excel failed, and step 8's unreached
     `pd.ExcelWriter('df1.xlsx')` made `pd` a name the path of a write was made of, so step

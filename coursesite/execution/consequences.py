@@ -8,7 +8,8 @@ that then fails on that name failed because of it. Said only where the names pro
   `n.plot()`) where a failed block was changing `n` when it failed (`n.simulate(...)`,
   which was to set `n.a`), and any failure of a call of a method of `n` itself
   (`n.get_samples()` raising "`run` must be called before `get_samples`");
-- an AttributeError `... has no attribute 'a'` raised by the expression `n.a`, a
+- an AttributeError `... has no attribute 'a'` raised by the expression `n.a` (or by
+  `m.a`, where the block made `m` of `n`), a
   TypeError or ValueError raised by an expression that uses `n` (the expression of the
   block's own code that the traceback's positions point at, not the rest of its line), or
   a name the block made of `n` before it (`not_japan = list(df.columns)`), or a KeyError or
@@ -114,7 +115,10 @@ class LessonFailures:
             read = ""
             if isinstance(failing, ast.Attribute) and isinstance(failing.value, ast.Name):
                 read = failing.value.id if failing.attr == attribute.group(1) else ""
-            stale = self._stale(block, lambda n: n == read, stopped, "stale")
+            # `read`, or what the block made it of (`forecasts = pd.DataFrame(forecastlist)`
+            # before `forecasts.dangerRatings`, where the failed block was to fill the list).
+            made_of = sources_of(block["code"], {read}) if read else set()
+            stale = self._stale(block, lambda n: n in made_of, stopped, "stale")
             # Only an object's attribute: a module's or class's missing one is no state.
             return stale or (self._unfinished(failing) if OBJECT_ATTRIBUTE.match(message) else None)
         if failing is not None and message.startswith(("TypeError", "ValueError")):
