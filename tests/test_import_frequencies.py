@@ -23,6 +23,9 @@ def test_frequency_aliases_pandas_renamed_are_written_as_it_spells_them_and_buil
         # A period keeps 'M'; a period's year is 'Y' where an offset's is 'YE'.
         "print(pd.period_range('2000', periods=2, freq='A')[1])\n"
         "print(hours.to_period('M').index[0])",
+        # QuantEcon's groupby writes its call over several lines: the line with the alias.
+        "quarters = pd.date_range(\n    start='2000-01-01',\n    freq=\"BQ\",\n    periods=2\n)\n"
+        "print(quarters[1].date())",
     ]
     report, lesson = imported(course_folder, cells)
     assert "pd.date_range(start='1996', end='2008', freq='YE')" in lesson
@@ -36,8 +39,17 @@ def test_frequency_aliases_pandas_renamed_are_written_as_it_spells_them_and_buil
         "longer takes (its frequency aliases were renamed in 2.2): the step now calls "
         "pd.date_range(start='1996', end='2008', freq='YE'), which does the same"
     ) in report
+    assert "quarters = pd.date_range(\n    start='2000-01-01',\n    freq=\"BQE\",\n" in lesson
+    assert (
+        'step 4 calls freq="BQ", which pandas 3 no longer takes (its frequency aliases were '
+        'renamed in 2.2): the step now calls freq="BQE"'
+    ) in report
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr
+    assert (
+        "2000-06-30"
+        in next((course_folder.root / "site").glob("*/downloads/index.html")).read_text()
+    )
 
 
 @pytest.mark.parametrize(

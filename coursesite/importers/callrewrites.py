@@ -41,6 +41,9 @@ class CallRewrite:
     # Whether a call of a bare name (`OneHotEncoder(...)`, imported from the library) is
     # one too: the rewrite itself then tells the library's names from others.
     names_too: bool = False
+    # Whether a call over several lines is one too, for a rewrite that changes one of its
+    # lines and keeps the others as written (a frequency string): that line is renamed.
+    lines_too: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,17 +135,32 @@ def _rewritten_calls(
         if not isinstance(node, (ast.Call, ast.Subscript, ast.Delete, ast.Assign)):
             continue
         on = _rewritten_on(node)
-        if not (isinstance(on, (ast.Attribute, ast.Name)) and node.lineno == node.end_lineno):
-            continue  # a call, indexing, del or assignment of an attribute, on one line
+        if not isinstance(on, (ast.Attribute, ast.Name)):
+            continue  # a call, indexing, del or assignment of an attribute
         written = ast.get_source_segment(code, node)
+        one_line = node.lineno == node.end_lineno
         for rewrite in rewrites:
             if not isinstance(node, rewrite.of) or (
                 isinstance(on, ast.Name) and not rewrite.names_too
             ):
                 continue
+            if not (one_line or rewrite.lines_too):
+                continue
             if written and (new := rewrite.rewrite(code, node)) and new != written:
-                yield Rename(written, new), rewrite
+                if rename := _one_line_rename(written, new):
+                    yield rename, rewrite
                 break
+
+
+def _one_line_rename(written: str, new: str) -> Rename | None:
+    """The rename of `written` to `new`: itself on one line, or on several the one line
+    they differ in (a lesson is renamed line by line); None where more lines differ."""
+    old_lines, new_lines = written.split("\n"), new.split("\n")
+    changed = [(o, n) for o, n in zip(old_lines, new_lines, strict=False) if o != n]
+    if len(old_lines) != len(new_lines) or len(changed) != 1:
+        return None
+    old, now = changed[0]
+    return Rename(old.strip().rstrip(","), now.strip().rstrip(","))
 
 
 def _rewritten_on(node: ast.Call | ast.Subscript | ast.Delete | ast.Assign) -> ast.expr | None:

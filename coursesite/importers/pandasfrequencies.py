@@ -65,7 +65,12 @@ def frequency_alias(code: str, node: ast.Call) -> str | None:
     current = {_current(str(constant.value), reader) for reader in readers or [_offset, _period]}
     if len(current) != 1 or (new := current.pop()) is None:
         return None
-    start = constant.col_offset - node.col_offset
+    # Where the string starts in the call as written (on a later line of a call over
+    # several, its column is the line's own).
+    lines = written.split("\n")
+    row = constant.lineno - node.lineno
+    column = constant.col_offset - (node.col_offset if row == 0 else 0)
+    start = sum(len(line) + 1 for line in lines[:row]) + column
     quote = segment[0]
     return written[:start] + quote + new + quote + written[start + len(segment) :]
 

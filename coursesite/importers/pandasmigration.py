@@ -187,7 +187,12 @@ _REWRITES = [
     CallRewrite("(removed in 3.0 and 1.0)", _takes("PeriodIndex", "start"), _index_range),
     CallRewrite("(deprecated in 2.1)", _takes("DataFrame.fillna", "method"), _fillna),
     # Whether the installed pandas refuses the alias is asked of each alias.
-    CallRewrite("(its frequency aliases were renamed in 2.2)", lambda _: True, frequency_alias),
+    CallRewrite(
+        "(its frequency aliases were renamed in 2.2)",
+        lambda _: True,
+        frequency_alias,
+        lines_too=True,
+    ),
     CallRewrite("(removed in 2.0)", _has("iteritems"), renamed_method("iteritems", "items")),
     CallRewrite("(renamed map in 2.1)", _has("applymap"), renamed_method("applymap", "map")),
     CallRewrite(
