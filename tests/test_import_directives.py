@@ -573,6 +573,22 @@ def test_an_include_is_written_in_from_the_checkout_and_a_missing_one_left_out(t
     assert "GPU" in settled and any("{include} _admonition/gpu.md" in n for n in said)
 
 
+def test_alike_directives_of_a_text_notebook_are_each_named_at_its_own_line(tmp_path: Path):
+    """QuantEcon's reshape lecture has five `{hint}` blocks, three opening list items with
+    the same line: the report named two lines for the five, the first of each kind."""
+    text = (
+        "# Hints\n\n```{code-cell} python\nx = 1\n```\n\nHere are hints:\n\n"
+        "- ```{hint}\n  One.\n  ```\n- ```{hint}\n  Two.\n  ```\n\nMore.\n\n"
+        "```{hint}\nThree.\n```\n\n```{hint}\nFour.\n```\n"
+    )
+    imported = converted(tmp_path, "hints.md", text, "Hints")
+    lines = text.splitlines()
+    listed = [n for n, line in enumerate(lines, start=1) if line == "- ```{hint}"]
+    kept = [n for n, line in enumerate(lines, start=1) if line == "```{hint}"]
+    said = [note.split(":")[0] for note in imported.notes if "{hint} became" in note]
+    assert sorted(said) == sorted(f"line {n}" for n in listed + kept), imported.notes
+
+
 def test_a_text_notebooks_directive_notes_name_its_own_line_and_say_each_thing_once(
     tmp_path: Path,
 ):

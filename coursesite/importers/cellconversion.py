@@ -31,7 +31,7 @@ from coursesite.importers.glue import Glued
 from coursesite.importers.importedlesson import ImportedLesson
 from coursesite.importers.magics import CellCode, cell_code, compiles
 from coursesite.importers.mystdirectives import directive_images, settle_directives
-from coursesite.importers.notebookcells import Cell, where_in
+from coursesite.importers.notebookcells import Cell, where_in, where_line
 from coursesite.importers.portableprose import portable_prose
 from coursesite.importers.python2 import PYTHON2_NOTE, as_python3
 from coursesite.importers.references import NotebookLabels, OtherSites, settle_references
@@ -108,7 +108,9 @@ class CellConversion:
             (path, where_in(cell, path)) for path in directive_images(portable)
         ]
         locate = partial(where_in, cell)
-        portable = settle_directives(portable, cell.where, notes, self.glued, locate)
+        portable = settle_directives(
+            portable, cell.where, notes, self.glued, partial(where_line, cell)
+        )
         portable = settle_references(
             portable, self.labels, cell.where, notes, self.sites, self.glued, locate
         )

@@ -93,11 +93,11 @@ def settle_directives(
     where: str,
     notes: list[str],
     glued: Glued | None = None,
-    locate: Callable[[str], str] | None = None,
+    locate: Callable[[str, int], str] | None = None,
 ) -> str:
     """`text` (a Markdown cell) with every directive one the build knows, or settled;
-    `locate` says where the author finds a directive by its opening line (a text
-    notebook's own line), else its notes name `where`, the cell."""
+    `locate` says where the author finds a directive by its opening line and how many
+    alike come before it (a text notebook's own line), else its notes name `where`."""
     token = _LOCATE.set(locate)
     try:
         # What a directive held may be at the top of prose now: its Python is shown, not run.
@@ -108,7 +108,7 @@ def settle_directives(
 
 
 # The settling's `locate`, for every directive however deeply its blocks nest.
-_LOCATE: ContextVar[Callable[[str], str] | None] = ContextVar("locate", default=None)
+_LOCATE: ContextVar[Callable[[str, int], str] | None] = ContextVar("locate", default=None)
 
 
 def directive_images(text: str) -> list[str]:
@@ -147,7 +147,11 @@ def _settled(text: str, where: str, notes: list[str], glued: Glued, inside: str)
         said.insert(0, [])
         place = inside or ("a list or a quote" if directive.contained else "")
         locate = _LOCATE.get()
-        here = locate(lines[directive.first].strip()) if locate else where
+        opening = lines[directive.first].strip()
+        # The same opening line again (three `- ```{hint}` of one list) is found as the
+        # how-manieth it is, not each at the first.
+        again = sum(line.strip() == opening for line in lines[: directive.first])
+        here = locate(opening, again) if locate else where
         kept = _replacement(directive, here, said[0], glued, place)
         label = directive.label()
         above = lines[directive.first - 1].strip() if directive.first else ""

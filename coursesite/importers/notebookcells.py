@@ -78,6 +78,19 @@ def where_in(cell: Cell, text: str) -> str:
     return where_at(cell, cell.source.find(text))
 
 
+def where_line(cell: Cell, line: str, before: int = 0) -> str:
+    """Where the author finds the cell's line that reads `line` (stripped) after `before`
+    lines alike; where_in's answer for `line` where the cell has no such line."""
+    offset, alike = 0, 0
+    for written in cell.source.split("\n"):
+        if written.strip() == line:
+            if alike == before:
+                return where_at(cell, offset)
+            alike += 1
+        offset += len(written) + 1
+    return where_in(cell, line)
+
+
 def where_at(cell: Cell, offset: int) -> str:
     """Where the author finds the character at `offset` of the cell's source (where_in)."""
     start = re.fullmatch(r"line (\d+)", cell.where)
