@@ -673,6 +673,16 @@ def test_a_module_an_unreached_write_used_ties_no_later_failure_to_it(course_fol
     assert network.message.endswith("; it read the network")
 
 
+def test_a_url_error_printed_as_text_is_a_failed_read_whatever_its_reason():
+    """nltk prints the URLError its download met as text ("<urlopen error [Errno 111]
+    Connection refused>", or a proxy's refusal): any reason is a failed read."""
+    from coursesite.execution.networkfailures import printed_failure
+
+    printed = "[nltk_data] Error loading punkt: <urlopen error [Errno 111] Connection refused>"
+    assert printed_failure({"stderr": f"working\n{printed}\n"}) == printed
+    assert printed_failure({"stdout": "urlopen is a function\nerror: none"}) is None
+
+
 def test_an_error_raised_inside_a_library_the_step_calls_names_it_and_its_version(
     course_folder,
 ):

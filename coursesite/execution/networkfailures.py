@@ -30,6 +30,7 @@ PRINTED_FAILURE = re.compile(
     r"Could not resolve host|Name or service not known|Temporary failure in name resolution"
     r"|Failed to resolve|getaddrinfo failed|Failed to establish a new connection"
     r"|Network is unreachable|nodename nor servname provided"
+    r"|<urlopen error "  # a URLError as text, whatever its reason (nltk.download prints one)
 )
 _HOST = re.compile(r"host='([^']+)'|https?://([^/\s'\"<>:]+)|resolve host:? '?([\w.-]+)")
 
