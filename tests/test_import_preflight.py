@@ -437,8 +437,8 @@ def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(cou
     report, _ = imported(
         course_folder,
         [
-            '!pip install -q scikit-learn==1.5.0 "tabulated-frames[fast]>=2"\n'
-            "import sklearn\nimport tabulated_frames\nimport cv2\nimport haiku as hk",
+            '!pip install -q scikit-image==0.19.0 "tabulated-frames[fast]>=2"\n'
+            "import skimage\nimport tabulated_frames\nimport cv2\nimport haiku as hk",
         ],
     )
     lacking = {
@@ -446,13 +446,13 @@ def test_a_package_the_build_lacks_is_named_with_the_requirement_line_to_add(cou
         for line in report.splitlines()
         if "which is not installed where you build" in line
     }
-    assert sorted(lacking) == ["cv2", "haiku", "sklearn", "tabulated_frames"]
+    assert sorted(lacking) == ["cv2", "haiku", "skimage", "tabulated_frames"]
     # The notebook's own pin, else the distribution's name, which is not always the module's.
-    assert "add the line scikit-learn==1.5.0 to your requirements" in lacking["sklearn"]
+    assert "add the line scikit-image==0.19.0 to your requirements" in lacking["skimage"]
     assert "add the line tabulated-frames[fast]>=2 to" in lacking["tabulated_frames"]
     assert "add the line opencv-python to your requirements" in lacking["cv2"]
     assert "add the line dm-haiku to your requirements" in lacking["haiku"]
-    assert "not installed where you build: scikit-learn==1.5.0 " in report
+    assert "not installed where you build: scikit-image==0.19.0 " in report
 
 
 def test_an_address_built_from_another_is_read_and_one_only_compared_is_not():

@@ -49,6 +49,6 @@ def parse_course(
         anchors = {item.slug: item.outlined().anchors for item in lessons}
         errors.extend(check_links(course, anchors, links))
         errors.extend(check_references([(item.path, item.outlined()) for item in lessons]))
-    if errors:
-        raise BuildErrors(errors)
+    if errors:  # the build stops here: what the lessons' prose was to say after the run too
+        raise BuildErrors(errors + [each for item in lessons for each in item.prose_problems()])
     return guides
