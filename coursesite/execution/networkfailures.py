@@ -56,8 +56,12 @@ class QuietRead:
 
     @property
     def said(self) -> str:
-        """The line it printed, cut to a length a message can quote."""
-        return self.printed if len(self.printed) <= 160 else self.printed[:157] + "..."
+        return quotable(self.printed)
+
+
+def quotable(printed: str) -> str:
+    """A printed line cut to a length a message can quote."""
+    return printed if len(printed) <= 160 else printed[:157] + "..."
 
 
 def printed_failure(output: dict) -> str | None:
@@ -119,7 +123,7 @@ def after_own_quiet_read(failure: dict, outputs: list[dict]) -> dict:
         return failure
     for output in outputs:
         if output.get("id") == failure["block"] and (line := printed_failure(output)):
-            said = QuietRead(failure["block"], line, set()).said
+            said = quotable(line)
             return {**failure, "network": True, "quiet": (failure["block"], "", said)}
     return failure
 
