@@ -2,6 +2,7 @@
 once, marked as a preview, and the clean full run replaces it; nothing of the warm run is
 saved anywhere."""
 
+import contextlib
 import os
 import queue
 import signal
@@ -39,7 +40,9 @@ class Serving:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            # A serve that hangs is aborted by `stopped`: the fault handler then prints
+            # every thread's stack.
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
         )
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -90,8 +93,31 @@ def serving(course_folder):
         warmed_up(serving)
         yield serving
     finally:
-        serving.process.send_signal(signal.SIGINT)
+        stopped(serving)
+
+
+def stopped(serving: Serving) -> None:
+    """Ctrl-C stops serve; if it does not within a minute, what it said, its threads'
+    stacks and what was still running under it are the failure's evidence."""
+    serving.process.send_signal(signal.SIGINT)
+    try:
         serving.process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        tree = subprocess.run(
+            ["ps", "-o", "pid,ppid,etime,args", "--ppid", str(serving.process.pid)],
+            capture_output=True,
+            text=True,
+        ).stdout
+        serving.process.send_signal(signal.SIGABRT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            serving.process.wait(timeout=10)
+        serving.process.kill()
+        time.sleep(1)  # the reading thread takes the stacks in
+        while not serving.lines.empty():
+            serving.seen.append(serving.lines.get())
+        said = "".join(serving.seen)
+        stuck = f"serve did not stop on Ctrl-C; it said:\n{said}\nits children:\n{tree}"
+        raise AssertionError(stuck) from None
 
 
 def warmed_up(serving):
