@@ -38,7 +38,7 @@ from coursesite.importers.references import NotebookLabels, OtherSites, settle_r
 from coursesite.importers.seeding import seeded
 from coursesite.importers.stepalt import alt_notes, drawing_functions, step_alt, stored_anything
 from coursesite.importers.titles import heading_title, headings, licence_notice, step_title
-from coursesite.markup.myst import TARGET_LINE
+from coursesite.markup.myst import LIST_MARKER, TARGET_LINE
 
 
 @dataclass
@@ -238,7 +238,7 @@ class CellConversion:
 
 # What opens a heading's line inside a quote or a list item (`> `, `- `, `1. `, indent): a
 # heading rewritten as one line stays in its quote or item.
-_CONTAINER_MARKS = re.compile(r"(?:[ \t]*(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)))*[ \t]*")
+_CONTAINER_MARKS = re.compile(r"(?:[ \t]*(?:>|" + LIST_MARKER + r"(?=[ \t]|$)))*[ \t]*")
 
 
 def _demoted(source: str, shift: int) -> tuple[str, str]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 
+from coursesite.markup.myst import LIST_MARKER
+
 DIRECTIVE = re.compile(r"^\{([\w:.+-]+)\}(.*)$")
 """A fence's info string that names a MyST directive: `{name} arguments`."""
 
@@ -189,7 +191,7 @@ def directives(text: str) -> list[Directive]:
 
 _PREFIX = re.compile(r"^(?: {0,3}>[ ]?)*[ ]*")
 # A list item's marker, with the spaces after it: `- `, `1. `, `2) `.
-_LIST_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])[ ]{1,4}")
+_LIST_MARKER = re.compile(LIST_MARKER + r"[ ]{1,4}")
 
 
 def _unprefixed(line: str, prefix: str) -> str:

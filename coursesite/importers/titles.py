@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from coursesite.importers.notebookcells import Cell
 from coursesite.markup.markdown import parse_nodes, plain_text
-from coursesite.markup.myst import ROLE_SOURCE, role_kind, split_role_text
+from coursesite.markup.myst import LIST_MARKER, ROLE_SOURCE, role_kind, split_role_text
 
 # Lines of a paragraph that are not prose: a MyST target, a MyST or HTML comment, a break,
 # a heading (a paragraph may follow it on the next line).
@@ -43,7 +43,7 @@ _LINKS = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")
 _NOT_PARAGRAPHS = ("#", "```", "~~~", ":::", "|", "-", "*", "+", "$$", ">")
 # A list item's marker: a list is no paragraph of a summary, but its first item may title
 # the step it leads into ("Here, we:\n\n1. Set up a model. ...").
-_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+_LIST_ITEM = re.compile(r"^\s{0,3}" + LIST_MARKER + r"\s+")
 _NUMBERED_ITEM = re.compile(r"^\s{0,3}\d{1,9}[.)]\s+")
 # A reference-style link (`[jupyter-cache]`, `[text][label]`): its definition is elsewhere
 # in the notebook, so where a summary or a title is shown alone it would read as brackets.

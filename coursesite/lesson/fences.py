@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursesite.errors import BuildError
+from coursesite.markup.myst import LIST_MARKER
 
 _CODE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _COLON_OPEN = re.compile(r"^ {0,3}(:{3,})(\{[^}]*\}.*)$")
 _COLON_CLOSE = re.compile(r"^ {0,3}(:{3,})\s*$")
 _INDENTED_FENCE = re.compile(r"^( {4,}|\t)(`{3,}|~{3,})\s*\S")
-_LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+_LIST_ITEM = re.compile(r"^\s*" + LIST_MARKER + r"\s")
 
 
 @dataclass

@@ -32,7 +32,9 @@ LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
 _EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\Z", re.S)
 # A line break inside a paragraph: not before a blank line, nor before a line that starts
 # another block (a list item, a heading, a quotation, a fence), which ends the paragraph.
-IN_PARAGRAPH_BREAK = r"\n(?![ \t]*(?:\n|[*+-][ \t]|\d{1,9}[.)][ \t]|#{1,6}[ \t]|>|`{3}|~{3}))"
+# A list item's marker, as CommonMark (and so MyST) reads it: `-`, `*`, `+`, `1.`, `2)`.
+LIST_MARKER = r"(?:[-*+]|\d{1,9}[.)])"
+IN_PARAGRAPH_BREAK = r"\n(?![ \t]*(?:\n|" + LIST_MARKER + r"[ \t]|#{1,6}[ \t]|>|`{3}|~{3}))"
 # A role in Markdown source: `{name}`content``, with a single backtick pair.
 # Its text may run over a line break, as a code span does, but not past its paragraph.
 ROLE_SOURCE = re.compile(r"\{([A-Za-z0-9_+:-]+)\}`((?:[^`\n]|" + IN_PARAGRAPH_BREAK + r")+)`")
