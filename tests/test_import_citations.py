@@ -5,6 +5,7 @@ prose; a key no bibliography holds stays visible, in brackets, and is reported."
 from __future__ import annotations
 
 from conftest import authoring_example, line_of
+from coursesite.importers.citations import Bibliography
 
 BIB = r"""@article{diamond1965national,
   author = {Diamond, Peter A.},
@@ -95,3 +96,24 @@ def test_citations_without_a_bibliography_stay_visible_as_their_keys(course_fold
     said = [line for line in imported.stdout.splitlines() if "names no bibliography" in line]
     assert len(said) == 1, said  # every work cited, at every line, said once
     assert "{cite} names diamond1965national, auerbach1987dynamic, " in said[0]
+
+
+def test_a_key_given_twice_keeps_the_first_entry_and_the_rest_of_the_file(tmp_path):
+    """BlackJAX's sampling book repeats a key in its references.bib: Jupyter Book warns and
+    builds, so the import keeps the first entry, reads the entries after it, and says so
+    (it had refused the whole file, and every citation became its key in brackets)."""
+    repeated = BIB.replace(
+        "@book{auerbach1987dynamic",
+        "@article{diamond1965national,\n  author = {Other, A.}, title = {Later}, year = {2000}\n}"
+        "\n@book{auerbach1987dynamic",
+    )
+    (tmp_path / "refs.bib").write_text(repeated)
+    (tmp_path / "_config.yml").write_text("title: A book\nbibtex_bibfiles:\n  - refs.bib\n")
+    (tmp_path / "olg.md").write_text(LECTURE)
+    found = Bibliography.of_checkout(tmp_path / "olg.md")
+    assert found.problems == [
+        "the bibliography refs.bib: repeated bibliography entry: diamond1965national: "
+        "the rest of it is used"
+    ]
+    assert found.entries["diamond1965national"].fields["title"].startswith("National Debt")
+    assert set(found.entries) == {"diamond1965national", "auerbach1987dynamic", "godel1931"}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import latexcodec  # noqa: F401  (registers the "ulatex" codec pybtex's names are written in)
+import pybtex.errors
 from pybtex.database import BibliographyData, Entry, PybtexError, parse_file
 from pybtex.plugin import find_plugin
 
@@ -48,11 +49,18 @@ class Bibliography:
         if root is None:
             return found
         for name in _bib_files(root):
-            try:
-                data: BibliographyData = parse_file(str(root / name), bib_format="bibtex")
-            except (OSError, PybtexError) as error:
-                found.problems.append(f"the bibliography {name} cannot be read ({error})")
-                continue
+            # As BibTeX and Sphinx do, a mistake in one entry (a key given twice: the first
+            # is kept) is warned of, and the rest of the file is read.
+            with pybtex.errors.capture() as mistakes:
+                try:
+                    data: BibliographyData = parse_file(str(root / name), bib_format="bibtex")
+                except (OSError, PybtexError) as error:
+                    found.problems.append(f"the bibliography {name} cannot be read ({error})")
+                    continue
+            found.problems += [
+                f"the bibliography {name}: {mistake}: the rest of it is used"
+                for mistake in mistakes
+            ]
             found.files.append(name)
             found.entries.update({key.lower(): entry for key, entry in data.entries.items()})
         return found
