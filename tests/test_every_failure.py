@@ -977,3 +977,28 @@ def test_outside_a_build_a_prose_mistake_stops_the_parse(course_folder):
     assert problem.message == "raw HTML '<b>' in lesson Markdown"
     assert problem.line == line_of(text, "<b>x</b>")
     assert parse_lesson(ref, defer_prose=True).prose_problems == [problem]
+
+
+def test_a_call_of_a_function_a_library_made_with_arguments_it_does_not_take_names_it(
+    course_folder,
+):
+    """BlackJAX's book keeps a sampler's step function as `step` and calls it with the
+    `delta` an older BlackJAX took: Python names only `build_sampling_algorithm.<locals>.
+    step_fn`. The hint says whose it is, what it takes, and that the code was written for
+    another version (was "fix the code")."""
+    made = "import jax\ninit = jax.nn.initializers.normal(0.1)\nkey = jax.random.key(0)"
+    text = with_steps(made, "init(key, (2,), delta=0.5)", "init(key, (2,), 1, 2, 3)")
+    keyword, positional = build_errors(course_folder, text)
+    assert keyword.message.startswith("step 3 failed: TypeError: normal.<locals>.init() got")
+    for failure in (keyword, positional):
+        assert failure.hint.startswith(
+            "normal.<locals>.init, of jax._src.nn.initializers, takes (key, shape, "
+            "dtype=None, out_sharding=None) in the installed jax (installed: "
+        ), failure.hint
+        assert "not what this line passes: the code was written for another version" in (
+            failure.hint
+        )
+    # A function of the lesson's own, called so, is the code's mistake.
+    own = with_steps("def init(key, shape):\n    pass", "init(1, 2, delta=0.5)", "pass")
+    (mistake,) = build_errors(course_folder, own)
+    assert mistake.hint.startswith("fix the code"), mistake.hint

@@ -95,6 +95,7 @@ RUNNER_FILES = (
             "lessondisplays",
             "networkerrors",
             "lessonreceipt",
+            "failingcall",
             "wholeprints",
             "programlimits",
             "importguard",

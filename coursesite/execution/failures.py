@@ -29,6 +29,7 @@ from coursesite.execution.installedlibraries import (
     library_hint,
     raised_inside_hint,
     refused_arguments_hint,
+    refused_call_hint,
     retired_hint,
     traced_libraries,
 )
@@ -171,6 +172,7 @@ def _environment_hint(failure: dict, job: FailedJob) -> str:
         or asked_browser_hint(failure)
         or device_count_hint(message)
         or keyword_hint(failure)
+        or refused_call_hint(failure)
         or retired_hint(failure)
         or refused_arguments_hint(failure)
         or _keyboard_hint(failure)

@@ -240,6 +240,22 @@ def keyword_hint(failure: dict) -> str:
     )
 
 
+def refused_call_hint(failure: dict) -> str:
+    """For a call of an installed library's function with arguments it does not take,
+    where the lesson holds the function in a name of its own (BlackJAX's `step_fn`, made
+    by a sampler and kept as `step`): Python's message names only its qualified name, the
+    runner found where it was defined (failingcall.py)."""
+    called = failure.get("called") or {}
+    package = (called.get("module") or "").partition(".")[0]
+    if not package or not is_third_party(package):
+        return ""
+    takes = f"takes {called['takes']}" if called.get("takes") else "takes other arguments"
+    return (
+        f"{called['name']}, of {called['module']}, {takes} in the installed "
+        f"{installed_version(package)}, not what this line passes: {another_version(package)}"
+    )
+
+
 def failing_library(traceback: str) -> str:
     """The installed library whose code the traceback's last frame is in, or ''."""
     frames = re.findall(r'File "[^"]*"', traceback or "")

@@ -5,10 +5,11 @@
 This file is a standalone script: it imports nothing from the generator but its companions
 lessonoutputs.py (figures, rich displays), fdcapture.py (a block's stdout and stderr,
 what child processes write to fd 1 and 2 included), lessondisplays.py (the builtin
-display()), networkerrors.py and lessonreceipt.py (packages and devices), loaded from
-beside it, so the lesson's process holds only the lesson's own modules. Each block is
-compiled under the lesson's Markdown path, padded so that its line numbers are lines of
-that file; tracebacks therefore point into the .md file the author edits.
+display()), networkerrors.py, lessonreceipt.py (packages and devices) and failingcall.py
+(what a failing line used of a library), loaded from beside it, so the lesson's process
+holds only the lesson's own modules. Each block is compiled under the lesson's Markdown
+path, padded so that its line numbers are lines of that file; tracebacks therefore point
+into the .md file the author edits.
 """
 
 import __future__
@@ -16,7 +17,6 @@ import __future__
 import ast
 import contextlib
 import dataclasses
-import difflib
 import importlib.util
 import io
 import json
@@ -54,6 +54,7 @@ CappedOutput, BLOCK_STDOUT, BLOCK_STDERR = (
 )
 network = _companion("networkerrors")  # whether a failure is the network's
 receipt = _companion("lessonreceipt")  # which packages and devices the run used
+failing = _companion("failingcall")  # what the failing line used of a library
 _companion("wholeprints").install()  # a print() from a thread never splits another's line
 _companion("programlimits").install()  # Chrome, started by a lesson, needs no backstop
 # display(), a builtin in a notebook: what a block displays on lines before its last
@@ -427,26 +428,13 @@ def describe_failure(error, source, block):
         "message": message,
         "traceback": "Traceback (most recent call last):\n" + "".join(formatted),
         "network": network.read_the_network(error),
-        "attribute_of": _attribute_owner(error, frames, source),
+        "attribute_of": failing.attribute_owner(error, frames, source),
+        "called": failing.refused_call(error, source),
         "declared": block.get("raises") or "",  # what it should have raised instead
         "positions": [
             [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
         ],
     }
-
-
-def _attribute_owner(error, frames, source):
-    """`flax.nnx.statelib.FlatState`: the class of the object the lesson's own line asked
-    for an attribute it lacks (an installed package's, when its version differs from the
-    one the code was written for); "" for anything else, and for a name close to one the
-    object has (`a.shap`): a typo, which Python's own message would suggest the fix of."""
-    owner = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
-    if owner is None or not frames or frames[-1].filename != source:
-        return ""
-    if difflib.get_close_matches(error.name or "", dir(owner), n=1, cutoff=0.8):
-        return ""
-    kind = type(owner)
-    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 if __name__ == "__main__":
