@@ -1002,3 +1002,26 @@ def test_a_call_of_a_function_a_library_made_with_arguments_it_does_not_take_nam
     own = with_steps("def init(key, shape):\n    pass", "init(1, 2, delta=0.5)", "pass")
     (mistake,) = build_errors(course_folder, own)
     assert mistake.hint.startswith("fix the code"), mistake.hint
+
+
+def test_a_list_a_failed_step_was_to_fill_refused_for_its_emptiness_is_a_consequence(
+    course_folder,
+):
+    """BlackJAX's MLP chapter: the loop that was to fill `accuracies` failed at its first
+    round (on a name of the failed download), and the next step's plot of `accuracies`
+    raised ValueError ("x and y must have same first dimension"): a consequence, not a
+    second cause."""
+    loop = "levels = [1, 2]\naccuracies = []\nfor level in levels:\n    accuracies.append(1 / 0)"
+    text = with_steps("import operator", loop, "print(max(accuracies))")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 3 failed: ZeroDivisionError")
+    assert "step 4 failed because step 3 failed (names: accuracies)" in cause.detail
+    # A list the failed step had filled before it failed is no consequence of it.
+    filled = "accuracies = []\naccuracies.append(1)\nlevels = 1 / 0"
+    text = with_steps("import operator", filled, "accuracies[0] + 'a'")
+    _, own = build_errors(course_folder, text)
+    assert own.message.startswith("step 4 failed: TypeError: unsupported operand")
+    # Nor one it never touched.
+    other = "accuracies = []\nother = []\nother.append(1 / 0)"
+    _, own = build_errors(course_folder, with_steps("import operator", other, "max(accuracies)"))
+    assert own.message.startswith("step 4 failed: ValueError: max() arg is an empty sequence")

@@ -192,8 +192,10 @@ class LessonFailures:
 
     def _unreached_effect(self, failing: ast.AST, message: str, failed: str) -> Consequence | None:
         """The failed block whose unreached file write made of a name `failing` uses, or
-        (for a KeyError or IndexError) whose unreached filling of a container `failing`
-        subscripts, it follows from: what it reads was never written, or never filled."""
+        whose unreached filling of a container `failing` subscripts (a KeyError or
+        IndexError) or hands on (those, or a ValueError or TypeError: `plot(x, accuracies)`
+        of a list a loop was to fill), it follows from: what it reads was never written, or
+        never filled."""
         # A module is no path: `pd` of an unreached `pd.ExcelWriter('x.xlsx')` is not what
         # a later `pd.read_csv(url)` reads.
         used = {n.id for n in ast.walk(failing) if isinstance(n, ast.Name)} - self.modules
@@ -203,6 +205,8 @@ class LessonFailures:
             shared = used & paths
             if NO_ITEM.match(message):  # looked up in it, or by what it was handed to
                 shared |= (subscripted | used) & cause.effects.filled
+            elif message.startswith(("ValueError", "TypeError")):  # its emptiness refused
+                shared |= used & cause.effects.filled
             if (missing := missing_path(message)) and missing in cause.effects.written:
                 shared.add(missing)  # the file it was to write, named as it is
             if shared:
