@@ -19,6 +19,7 @@ functions of the pandas the lesson imports.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 from collections.abc import Callable
 
@@ -89,7 +90,8 @@ def _named_extras(aliases: set[str]) -> Callable[[str, ast.Call], str | None]:
     return rewrite
 
 
-def _parameters(name: str, function: bool) -> tuple[int, set[str]] | None:
+@functools.cache  # asked of every call of a name the table lists
+def _parameters(name: str, function: bool) -> tuple[int, frozenset[str]] | None:
     """How many arguments the installed pandas takes by position for `name` (a method of
     DataFrame, or a function of pandas), and the names of all it takes; None where it is
     not installed."""
@@ -101,4 +103,4 @@ def _parameters(name: str, function: bool) -> tuple[int, set[str]] | None:
         return None
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     taken = sum(p.kind in kinds and p.name != "self" for p in parameters)
-    return taken, {p.name for p in parameters}
+    return taken, frozenset(p.name for p in parameters)
