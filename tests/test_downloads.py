@@ -184,6 +184,42 @@ def test_the_zip_carries_the_lessons_helper_module_and_its_main_py_runs_unzipped
     assert ran.stdout.endswith("PASS: count-batches\n")
 
 
+def test_a_package_of_the_lessons_own_travels_whole_to_the_run_and_the_zip(course_folder, tmp_path):
+    """A folder with an `__init__.py` beside the lesson is its own package, as a module
+    beside it is its own module: each of its modules is copied to the run and the zip
+    (it had been taken for a package to install: "No module named 'batching'")."""
+    text = authoring_example().replace(
+        "ids = np.arange(11)\n", "from batching.ids import make_ids\n\nids = make_ids(11)\n"
+    )
+    course_folder.write(text)
+    package = course_folder.lesson_path.parent / "batching"
+    (package / "ids").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "ids" / "__init__.py").write_text("from batching.ids.make import make_ids\n")
+    maker = "import numpy as np\n\n\ndef make_ids(n):\n    return np.arange(n)\n"
+    (package / "ids" / "make.py").write_text(maker)
+    (package / "notes.txt").write_text("not a module: stays behind")
+    import numpy
+
+    build(course_folder.options(), RecordingProgress())
+    archive_path = next((course_folder.root / "site").rglob("count-batches.zip"))
+    with zipfile.ZipFile(archive_path) as archive:
+        assert archive.read("batching/ids/make.py").decode() == maker
+        assert "batching/notes.txt" not in archive.namelist()
+        assert archive.read("requirements.txt").decode().splitlines() == [
+            f"numpy=={numpy.__version__}"  # the package is the lesson's, not one to install
+        ]
+        archive.extractall(tmp_path / "unpacked")
+    ran = subprocess.run(
+        [sys.executable, "main.py"],
+        cwd=tmp_path / "unpacked",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+
+
 def test_a_data_file_in_a_subfolder_is_read_where_it_is_in_the_run_and_the_zip(
     course_folder, tmp_path
 ):

@@ -32,6 +32,7 @@ from coursesite.execution.consequences import (
     bound_names,
     import_aliases,
 )
+from coursesite.execution.dependencies import own_module_names
 from coursesite.execution.devicehints import MACHINE_CAUSES
 from coursesite.execution.failures import NETWORK_HINT, FailedJob, failure_error
 from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
@@ -218,7 +219,7 @@ class _MissingModules:
         if module is None:
             return ""
         if self.missing is None:
-            local = {Path(name).stem for name in self.job.inputs if name.endswith(".py")}
+            local = own_module_names(self.job.inputs)
             self.missing = missing_modules(self.job.payload["blocks"], local)
         # Python names the first package of the chain it did not find ('google.cloud' of
         # google.cloud.storage): a module missing_modules lists, or one inside it.

@@ -57,13 +57,38 @@ def lesson_inputs(lesson: Lesson) -> list[Path]:
     return input_files(lesson.path.parent, lesson.front.declared_files(), imported_modules(lesson))
 
 
+def local_package_files(module: str, folder: Path) -> list[Path]:
+    """Every module of `folder/module/` when the lesson imports a package of its own (a
+    folder with an `__init__.py`), else none."""
+    package = folder / module
+    if not (package / "__init__.py").is_file():
+        return []
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def is_local_module(module: str, folder: Path) -> bool:
+    """Whether `module` is the lesson's own, a module or a package beside it."""
+    return local_module_file(module, folder) is not None or bool(
+        local_package_files(module, folder)
+    )
+
+
+def own_module_names(files: Iterable[str]) -> set[str]:
+    """The names the lesson's own modules among `files` (relative paths) are imported by:
+    `helper` of `helper.py`, `halfpkg` of `halfpkg/tensor.py` (and `tensor`, should the
+    code put that folder on sys.path)."""
+    paths = [Path(name) for name in files if name.endswith(".py")]
+    return {path.stem for path in paths} | {path.parts[0].removesuffix(".py") for path in paths}
+
+
 def input_files(folder: Path, declared: list[str], modules: Iterable[str]) -> list[Path]:
-    """`lesson_inputs` from a lesson's folder, declared files and imported modules."""
+    """`lesson_inputs` from a lesson's folder, declared files and imported modules (a
+    package of the lesson's own brings every module of it)."""
     files = [folder / name for name in declared]
     for module in sorted(modules):
         path = local_module_file(module, folder)
-        if path is not None and path not in files:
-            files.append(path)
+        own = [path] if path is not None else local_package_files(module, folder)
+        files += [file for file in own if file not in files]
     return files
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursesite.config.manifest import Settings
-from coursesite.execution.dependencies import distribution_version, input_files, local_module_file
+from coursesite.execution.dependencies import distribution_version, input_files, is_local_module
 from coursesite.execution.execute import RUNNER
 from coursesite.execution.probes import probes_digest
 from coursesite.files import short_digest
@@ -69,7 +69,7 @@ def execution_key(
     parts["runner"] = _runner_digest()
     parts["probes"] = probes_digest()
     for module in sorted(outline.modules | set(settings.record_packages)):
-        if local_module_file(module, folder) is None:
+        if not is_local_module(module, folder):
             parts[f"package:{module}"] = distribution_version(module, installed) or "not installed"
     if inputs is None:
         declared = outline.front.declared_files()

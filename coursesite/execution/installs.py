@@ -13,7 +13,6 @@ distribution after the lesson's own (runtimeimports.py).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 from coursesite.execution.dependencies import (
     imported_modules,
@@ -22,6 +21,7 @@ from coursesite.execution.dependencies import (
     module_providers,
     modules_imported_by,
     normalized_name,
+    own_module_names,
 )
 from coursesite.execution.executionrecord import ExecutionRecord
 from coursesite.execution.probes import probed_modules
@@ -40,7 +40,7 @@ def lesson_distributions(lesson: Lesson, inputs: dict[str, bytes]) -> list[str]:
     signature = installed_signature()
     projects = installed_projects(signature)
     found = set()
-    local = {Path(name).stem for name in inputs if name.endswith(".py")}
+    local = own_module_names(inputs)
     for module in (imported_modules(lesson) | modules_imported_by(own)) - local:
         if normalized_name(module) in projects:  # most are named as they are imported
             found.add(projects[normalized_name(module)][0])

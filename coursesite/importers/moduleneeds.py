@@ -107,12 +107,12 @@ def own_modules(lesson: ImportedLesson, folder: Path, beside: Path) -> set[str]:
     """The modules the code imports that are the notebook's own: beside the lesson or
     beside the notebook, or written by the code (%%writefile), never a package to install
     or check."""
-    from coursesite.execution.dependencies import local_module_file, modules_imported_by
+    from coursesite.execution.dependencies import is_local_module, modules_imported_by
 
     return {
         name
         for name in modules_imported_by(tuple(lesson.code))
-        if local_module_file(name, folder) or local_module_file(name, beside)
+        if is_local_module(name, folder) or is_local_module(name, beside)
     } | _written_modules(lesson)
 
 
