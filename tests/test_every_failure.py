@@ -1025,3 +1025,27 @@ def test_a_list_a_failed_step_was_to_fill_refused_for_its_emptiness_is_a_consequ
     other = "accuracies = []\nother = []\nother.append(1 / 0)"
     _, own = build_errors(course_folder, with_steps("import operator", other, "max(accuracies)"))
     assert own.message.startswith("step 4 failed: ValueError: max() arg is an empty sequence")
+
+
+def test_a_package_whose_import_failed_fails_again_as_the_first_failures_consequence(
+    course_folder,
+):
+    """BlackJAX's sparse regression imports aesara, whose own import code fails under NumPy
+    2; a later step imports it again and meets the half-imported package ("partially
+    initialized module 'aesara' has no attribute 'compile'"): one cause, not two."""
+    package = course_folder.lesson_path.parent / "halfpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("import halfpkg.compile\nfrom halfpkg import tensor\n")
+    (package / "compile.py").write_text("X = 1\n")
+    (package / "tensor.py").write_text(
+        "import halfpkg\nhalfpkg.compile.X\nraise RuntimeError('made for NumPy 1')\n"
+    )
+    text = with_steps("import math", "import halfpkg.tensor as ht", "import halfpkg\nprint(1)")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message == "step 3 failed: RuntimeError: made for NumPy 1"
+    assert cause.detail.startswith("step 4 failed because step 3 failed (names: halfpkg)\n")
+    # Another package imported after the failure is no consequence of it.
+    (package.parent / "otherpkg.py").write_text("raise ValueError('other')\n")
+    text = with_steps("import math", "import halfpkg.tensor as ht", "import otherpkg")
+    _, other = build_errors(course_folder, text)
+    assert other.message == "step 4 failed: ValueError: other"

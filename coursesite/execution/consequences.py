@@ -71,6 +71,10 @@ class FailedBlock:
     # Objects it was changing when it failed: `n.simulate(...)` or `n.a = ...` at or after
     # that line, which may have set attributes of `n` it never got to.
     changing: set[str] = field(default_factory=set)
+    # The packages of the import statement it failed at: a package whose own import code
+    # failed (aesara under NumPy 2) is left half-imported, and the next import of it fails
+    # otherwise ("partially initialized module 'aesara' has no attribute 'compile'").
+    importing: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -109,6 +113,10 @@ class LessonFailures:
             return None
         failing = self._expression(failure, block)
         stopped = self._stopped_at(failure, block) or 0
+        if imported := _imported_packages(failing):
+            cause = next((f for f in reversed(self.failed) if imported & f.importing), None)
+            if cause is not None:
+                return Consequence(cause.id, sorted(imported & cause.importing)[0], "unfinished")
         if failing is not None and (found := self._unreached_effect(failing, message, block["id"])):
             return found
         if failing is not None and (attribute := NO_ATTRIBUTE.match(message)):
@@ -258,8 +266,11 @@ class LessonFailures:
             else UnreachedEffects()
         )
         changing = _changed_objects(block["code"], stopped - block["line"] if stopped else None)
+        importing = _imported_packages(self._expression(failure, block))
         self.failed.append(
-            FailedBlock(block["id"], bound_names(block["code"]), unreached, effects, changing)
+            FailedBlock(
+                block["id"], bound_names(block["code"]), unreached, effects, changing, importing
+            )
         )
 
     def _stopped_at(self, failure: dict, block: dict) -> int | None:
@@ -274,6 +285,16 @@ class LessonFailures:
 
 
 @functools.lru_cache(maxsize=1024)  # each failure reads the blocks before it again
+def _imported_packages(statement: ast.AST | None) -> set[str]:
+    """The top packages an import statement imports (`aesara` of `import aesara.tensor as
+    at`); none for another statement, or a relative import (the lesson's own)."""
+    if isinstance(statement, ast.Import):
+        return {alias.name.split(".")[0] for alias in statement.names}
+    if isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+        return {statement.module.split(".")[0]}
+    return set()
+
+
 def _subscripted(node: ast.AST) -> set[str]:
     """The names `node` subscripts (`df` of `df["Date"]`)."""
     return {
