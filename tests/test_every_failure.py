@@ -1049,3 +1049,26 @@ def test_a_package_whose_import_failed_fails_again_as_the_first_failures_consequ
     text = with_steps("import math", "import halfpkg.tensor as ht", "import otherpkg")
     _, other = build_errors(course_folder, text)
     assert other.message == "step 4 failed: ValueError: other"
+
+
+def test_names_a_block_raising_what_it_declares_never_bound_fail_under_it_as_one_cause(
+    course_folder,
+):
+    """NumPyro's predator-prey notebook stored an ImportError for its cell of imports, so
+    the import declared it (:raises: ImportError); the fresh run raised there too, and six
+    later steps failed, each its own NameError (jax, jnp, SVI, pd, ...). One cause: the
+    block that raised before it bound them, with what it raised and why."""
+    imports = "import math\nfrom math import no_such_function\nimport json\nimport os"
+    text = with_steps(imports, "print(json.dumps([1]))", "print(os.sep)")
+    text = text.replace("check\n```python", "check\n:raises: ImportError\n```python", 1)
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith(
+        "step 2 raised what it declares (:raises:), before it bound what later steps use: "
+        "ImportError: cannot import name 'no_such_function' from 'math'"
+    )
+    assert cause.detail.startswith("steps 3, 4 failed because step 2 raised (names: json, os)")
+    # A name the block bound before it raised is no consequence: the later step's own error.
+    text = with_steps(imports, "print(math.nothing)", "pass")
+    text = text.replace("check\n```python", "check\n:raises: ImportError\n```python", 1)
+    (own,) = build_errors(course_folder, text)
+    assert own.message.startswith("step 3 failed: AttributeError: module 'math' has no")

@@ -87,11 +87,21 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     downloads = unrun_downloads(blocks)
     network: dict[str, list[tuple[str, int, str]]] = {}  # the first -> (block, line, host)
     aliases = import_aliases([block["code"] for block in blocks])
+    outputs = result.get("blocks", [])
+    ran_at = {output["id"]: n for n, output in enumerate(outputs)}
+    failed = {failure["block"] for failure in failures}
+    # The blocks that raised what they declare, in the order they ran.
+    raised = [o for o in outputs if o.get("raised") and o["id"] not in failed]
+    raised_by = {output["id"]: output["raised"] for output in raised}
     for failure in failures:
         failure = {**failure, "aliases": aliases}
         block = failure["block"]
+        while raised and ran_at[raised[0]["id"]] < ran_at.get(block, len(outputs)):
+            so_far.note_raised(raised.pop(0)["id"])
         if found := so_far.consequence(failure):
             cause = root.get(found.cause, found.cause)
+            if cause not in causes and cause not in failed:  # it raised as it declares
+                causes[cause] = _raised_as_declared_error(raised_by[cause], cause, failure, job)
             if cause in causes:
                 root[block] = cause
                 followers.setdefault(cause, []).append((block, found.name))
@@ -137,7 +147,8 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
         lines.append(
             other_reads_line(reached, _blocks_named([b for b, _, _ in reached], job.labels))
         )
-        lines.append(_followers_line(cause, followers.get(cause, []), job.labels))
+        did = "failed" if cause in failed else "raised"
+        lines.append(_followers_line(cause, followers.get(cause, []), job.labels, did))
         causes[cause].detail = "\n".join(filter(None, [*lines, causes[cause].detail]))
     return grouped(list(causes.values()))
 
@@ -233,16 +244,19 @@ class _MissingModules:
         return missing_modules_hint(self.missing or {}, self.job.labels, text)
 
 
-def _followers_line(cause: str, blocks: list[tuple[str, str]], labels: dict[str, str]) -> str:
-    """'steps 2, 3, 5-14 failed because step 1 failed (names: grain, tfds)', and the
-    blocks that failed on another of the missing modules the hint lists."""
+def _followers_line(
+    cause: str, blocks: list[tuple[str, str]], labels: dict[str, str], did: str = "failed"
+) -> str:
+    """'steps 2, 3, 5-14 failed because step 1 failed (names: grain, tfds)' (or 'raised',
+    for a block that raised what it declares), and the blocks that failed on another of the
+    missing modules the hint lists."""
     label = labels.get(cause, cause)
     named = [(block, name) for block, name in blocks if name]
     lines = []
     if named:
         names = ", ".join(dict.fromkeys(name for _, name in named))
         lines.append(
-            f"{_blocks_named([b for b, _ in named], labels)} failed because {label} failed "
+            f"{_blocks_named([b for b, _ in named], labels)} failed because {label} {did} "
             f"(names: {names})"
         )
     if modules := [block for block, name in blocks if not name]:
@@ -297,6 +311,31 @@ def after_failed_blocks(stopped: BuildError, folder: Path, job: LessonJobWithCod
     stopped.message += ", after blocks had failed before it"
     stopped.hint = f"fix the failures above first, which may be the cause; else: {stopped.hint}"
     return grouped([*each_error(earlier), stopped])
+
+
+def _raised_as_declared_error(
+    raised: dict, cause: str, follower: dict, job: LessonJobWithCode
+) -> BuildError:
+    """The error of a block that raised the exception it declares (`:raises:`) before it
+    bound names later blocks use: the cause of their failures, worded and hinted as the
+    failure it is for them (ImportError of a name the installed library lacks)."""
+    code = next(block for block in job.payload["blocks"] if block["id"] == cause)
+    failure = {
+        **follower,
+        "block": cause,
+        "line": code["line"],
+        "message": f"{raised['type']}: {raised['message']}",
+        "traceback": "",
+        "network": False,
+        "positions": [],
+    }
+    error = failure_error(failure, {}, job)
+    error.message = error.message.replace(
+        " failed: ",
+        " raised what it declares (:raises:), before it bound what later steps use: ",
+        1,
+    )
+    return error
 
 
 def _consequence_error(failure: dict, found: Consequence, job: FailedJob) -> BuildError:

@@ -102,6 +102,14 @@ class LessonFailures:
         self._note(failure)
         return found
 
+    def note_raised(self, block_id: str) -> None:
+        """A block that raised as it declares (`:raises:`): what it binds after the line
+        that raised is as undefined as a failed block's (an imported notebook's cell of
+        imports whose stored run raised ImportError at its first). Where it raised is not
+        known, so only a name left undefined follows from it."""
+        if block := self.blocks.get(block_id):
+            self.failed.append(FailedBlock(block_id, bound_names(block["code"]), set()))
+
     def _of(self, failure: dict) -> Consequence | None:
         message = failure["message"]
         if undefined := UNDEFINED_NAME.match(message):
