@@ -41,8 +41,8 @@ def test_frequency_aliases_pandas_renamed_are_written_as_it_spells_them_and_buil
     ) in report
     assert "quarters = pd.date_range(\n    start='2000-01-01',\n    freq=\"BQE\",\n" in lesson
     assert (
-        'step 4 calls freq="BQ", which pandas 3 no longer takes (its frequency aliases were '
-        'renamed in 2.2): the step now calls freq="BQE"'
+        'step 4 passes freq="BQ" in its call of pd.date_range(...), which pandas 3 no longer '
+        'takes (its frequency aliases were renamed in 2.2): the step now passes freq="BQE"'
     ) in report
     built = course_folder.cli("-q")
     assert built.returncode == 0, built.stderr

@@ -1356,8 +1356,17 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
         "print(table.applymap(lambda x: x * 10))\nseen = []\nseen.append(table)",
         # statsmodels' discrete_choice: `dta.ix[1000]`, gone since pandas 1.0.
         "print(table.ix[0, 'b'], list(table.ix[0]))\nprint(np.ix_([0], [1])[1].shape)",
+        # BlackJAX's sparse regression: the keyword on a line of its own in a long call.
+        "wide = pd.read_table(\n    io.StringIO('a  b\\n3  4\\n'),\n    header=0,\n"
+        "    delim_whitespace=True\n)\nprint(wide.b.tolist())",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "    header=0,\n    sep=r\"\\s+\"\n)\nprint(wide.b.tolist())" in lesson
+    assert (
+        "step 6 passes delim_whitespace=True in its call of pd.read_table(...), which pandas 3 "
+        'no longer takes (deprecated in 2.2): the step now passes sep=r"\\s+", which does '
+        "the same"
+    ) in report, report
     assert "print(table.loc[0, 'b'], list(table.loc[0]))\nprint(np.ix_([0], [1])" in lesson
     assert (
         "step 5 calls table.ix[0, 'b'], which pandas 3 no longer takes (removed in 1.0): the "

@@ -53,6 +53,7 @@ class Rewritten:
     rename: Rename
     since: str
     same: str
+    within: str = ""  # for a line of a call over several: the call (`pd.read_table(...)`)
 
 
 def rewrite_notes(
@@ -72,6 +73,10 @@ def rewrite_notes(
     return [
         f"{done.where}: step {done.step} calls {done.rename.old}, which {named} no longer "
         f"takes {done.since}: the step now calls {done.rename.new}, {done.same}"
+        if not done.within
+        else f"{done.where}: step {done.step} passes {done.rename.old} in its call of "
+        f"{done.within}, which {named} no longer takes {done.since}: the step now passes "
+        f"{done.rename.new}, {done.same}"
         for done in rewrite_calls(lesson, library, rewrites)
     ]
 
@@ -112,23 +117,25 @@ def rewrite_calls(
     longer takes as `rewrites` say it takes it now; what was written, by step."""
     current = [rewrite for rewrite in rewrites if rewrite.removed(library)]
     renames: dict[int, list[Rename]] = {}
-    reasons: dict[Rename, CallRewrite] = {}
+    reasons: dict[Rename, tuple[CallRewrite, str]] = {}
     for number, _, code in lesson.steps:
-        for rename, rewrite in _rewritten_calls(code, current):
+        for rename, rewrite, within in _rewritten_calls(code, current):
             renames.setdefault(number, []).append(rename)
-            reasons[rename] = rewrite
+            reasons[rename] = (rewrite, within)
     applied = rename_in_lesson(lesson, renames)
     wheres = {number: where for number, where, _ in lesson.steps}
     return [
-        Rewritten(wheres[number], number, rename, reasons[rename].since, reasons[rename].same)
+        Rewritten(wheres[number], number, rename, rewrite.since, rewrite.same, within)
         for number, rename in sorted(applied, key=lambda applied: applied[0])
+        for rewrite, within in [reasons[rename]]
     ]
 
 
 def _rewritten_calls(
     code: str, rewrites: list[CallRewrite]
-) -> Iterator[tuple[Rename, CallRewrite]]:
-    """Each one-line call of the code that one of `rewrites` writes anew."""
+) -> Iterator[tuple[Rename, CallRewrite, str]]:
+    """Each call of the code that one of `rewrites` writes anew (one over several lines
+    where it changes one of them), and for a line of such a call the call (`f(...)`)."""
     if (tree := code_tree(code)) is None:
         return
     for node in ast.walk(tree):
@@ -148,7 +155,8 @@ def _rewritten_calls(
                 continue
             if written and (new := rewrite.rewrite(code, node)) and new != written:
                 if rename := _one_line_rename(written, new):
-                    yield rename, rewrite
+                    called = ast.get_source_segment(code, on) if not one_line else None
+                    yield rename, rewrite, f"{called}(...)" if called else ""
                 break
 
 
@@ -215,8 +223,38 @@ def renamed_keyword(
         keyword = keyword_of(node, old)
         if node.func.attr not in methods or keyword is None or (written := new(keyword)) is None:
             return None
-        arguments = [ast.unparse(argument) for argument in node.args]
-        kept = kept_keywords(node, dropping=keyword)
-        return call_of(code, node, node.func.attr, [*arguments, *kept, written])
+        return written_with(code, node, keyword, written)
 
     return rewrite
+
+
+def written_with(
+    code: str, node: ast.Call, keyword: ast.keyword, instead: str | None
+) -> str | None:
+    """The call as written, its `keyword` written `instead` in its place, the rest as it was
+    over however many lines (so a call over several keeps all but the keyword's line); left
+    out where `instead` is None."""
+    written = ast.get_source_segment(code, node)
+    if written is None or keyword.end_lineno is None or keyword.end_col_offset is None:
+        return None
+    if instead is not None:
+        lines = written.split("\n")
+        start = _offset(lines, node, keyword.lineno, keyword.col_offset)
+        end = _offset(lines, node, keyword.end_lineno, keyword.end_col_offset)
+        return written[:start] + instead + written[end:]
+    function = ast.get_source_segment(code, node.func)
+    if function is None:
+        return None
+    arguments = [ast.get_source_segment(code, a) or ast.unparse(a) for a in node.args]
+    arguments += [ast.get_source_segment(code, k) or ast.unparse(k) for k in node.keywords]
+    left_out = ast.get_source_segment(code, keyword) or ast.unparse(keyword)
+    return f"{function}({', '.join(a for a in arguments if a != left_out)})"
+
+
+def _offset(lines: list[str], node: ast.Call, lineno: int, byte_column: int) -> int:
+    """Where a position of the code (a line, and a UTF-8 byte column, as ast gives them)
+    is in the call as written, `lines` of it: its first line starts at the call."""
+    row = lineno - node.lineno
+    start = node.col_offset if row == 0 else 0
+    column = len(lines[row].encode()[: byte_column - start].decode(errors="ignore"))
+    return sum(len(line) + 1 for line in lines[:row]) + column

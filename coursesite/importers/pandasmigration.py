@@ -201,6 +201,7 @@ _REWRITES = [
         renamed_keyword(
             ("read_csv", "read_table", "read_fwf"), "delim_whitespace", _whitespace_separator
         ),
+        lines_too=True,
     ),
     CallRewrite(
         "(renamed lineterminator in 1.5)",
@@ -208,5 +209,6 @@ _REWRITES = [
         renamed_keyword(
             ("to_csv",), "line_terminator", lambda k: f"lineterminator={ast.unparse(k.value)}"
         ),
+        lines_too=True,
     ),
 ]

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from coursesite.execution.consequences import import_aliases
-from coursesite.importers.callrewrites import CallRewrite, keyword_of, rewrite_notes
+from coursesite.importers.callrewrites import CallRewrite, keyword_of, rewrite_notes, written_with
 from coursesite.importers.importedlesson import ImportedLesson
 
 # (module, class or function, old keyword, new keyword, when it was renamed)
@@ -69,6 +69,7 @@ def sklearn_notes(lesson: ImportedLesson) -> list[str]:
             _lacks_keyword(module, owner, old, new),
             _renamed_keyword(called, owner, old, new),
             names_too=True,
+            lines_too=True,
         )
         for module, owner, old, new, since in _RENAMED_KEYWORDS
     ]
@@ -117,7 +118,7 @@ def _renamed_keyword(
         if keyword is None or not called(node, name):
             return None
         value = ast.get_source_segment(code, keyword.value) or ast.unparse(keyword.value)
-        return _written_with(code, node, keyword, f"{new}={value}")
+        return written_with(code, node, keyword, f"{new}={value}")
 
     return rewrite
 
@@ -133,31 +134,15 @@ def _rooted(
         if keyword is None or not called(node, name) or not isinstance(keyword.value, ast.Constant):
             return None
         if keyword.value.value is True:
-            return _written_with(code, node, keyword, None)
+            return written_with(code, node, keyword, None)
         # The function of its own is reached where the old one was: on its module (a name
         # imported alone would need an import line of its own, which is not written).
         if keyword.value.value is not False or not isinstance(node.func, ast.Attribute):
             return None
         function = ast.get_source_segment(code, node.func)
-        written = _written_with(code, node, keyword, None)
+        written = written_with(code, node, keyword, None)
         if function is None or written is None:
             return None
         return function.removesuffix(name) + rooted + written[len(function) :]
 
     return rewrite
-
-
-def _written_with(
-    code: str, node: ast.Call, keyword: ast.keyword, instead: str | None
-) -> str | None:
-    """The call as written, its `keyword` written `instead` (left out where None)."""
-    function = ast.get_source_segment(code, node.func)
-    if function is None:
-        return None
-    arguments = [ast.get_source_segment(code, a) or ast.unparse(a) for a in node.args]
-    for given in node.keywords:
-        if given is not keyword:
-            arguments.append(ast.get_source_segment(code, given) or ast.unparse(given))
-        elif instead is not None:
-            arguments.append(instead)
-    return f"{function}({', '.join(arguments)})"
