@@ -1361,7 +1361,7 @@ def test_calls_pandas_3_removed_are_written_as_it_takes_them(course_folder):
         "    delim_whitespace=True\n)\nprint(wide.b.tolist())",
     ]
     report, lesson = imported(course_folder, cells)
-    assert "    header=0,\n    sep=r\"\\s+\"\n)\nprint(wide.b.tolist())" in lesson
+    assert '    header=0,\n    sep=r"\\s+"\n)\nprint(wide.b.tolist())' in lesson
     assert (
         "step 6 passes delim_whitespace=True in its call of pd.read_table(...), which pandas 3 "
         'no longer takes (deprecated in 2.2): the step now passes sep=r"\\s+", which does '
@@ -1666,6 +1666,32 @@ def test_keywords_scikit_learn_renamed_are_written_as_it_takes_them(course_folde
     ) in report, report
     page = built_page(course_folder)
     assert "[[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]" in page and "1.414" in page
+
+
+def test_jax_index_updates_are_written_as_at_updates(course_folder):
+    """NumPyro's Titanic and Stein examples call `ops.index_update(x, idx, y)` and
+    `jax.ops.index_update(x, jax.ops.index[:], y)`, which JAX 0.3.2 removed: the build
+    failed. The import writes the `.at` update the installed JAX has, and the lesson
+    builds; a method of another object of that name stays."""
+    cells = [
+        "import jax.numpy as jnp\nimport jax.ops\nfrom jax import ops\nx = jnp.zeros(4)",
+        "y = ops.index_update(x, jnp.array([1, 2]), 7.0)\nprint(y.tolist())",
+        "z = jax.ops.index_add(x + 1, jax.ops.index[::2], 5.0)\nprint(z.tolist())",
+        "class Other:\n    @staticmethod\n    def index_update(a, b, c):\n        return a\n"
+        "print(Other.index_update(1, 2, 3))",
+    ]
+    report, lesson = imported(course_folder, cells)
+    assert "y = x.at[jnp.array([1, 2])].set(7.0)" in lesson
+    assert "z = (x + 1).at[::2].add(5.0)" in lesson
+    assert "print(Other.index_update(1, 2, 3))" in lesson
+    assert (
+        "step 3 calls jax.ops.index_add(x + 1, jax.ops.index[::2], 5.0), which JAX no longer "
+        "takes (removed in 0.3.2): the step now calls (x + 1).at[::2].add(5.0), which does "
+        "the same"
+    ) in report, report
+    assert "jax.ops.index_update, which the installed jax does not have" not in report
+    page = built_page(course_folder)
+    assert "[0.0, 7.0, 7.0, 0.0]" in page and "[6.0, 1.0, 6.0, 1.0]" in page
 
 
 def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):

@@ -27,6 +27,7 @@ from coursesite.importers.installing import (
     install,
     pin_requirements,
 )
+from coursesite.importers.jaxmigration import jax_notes
 from coursesite.importers.kernelnames import kernel_name_imports
 from coursesite.importers.lessonimport import (
     ImportedLesson,
@@ -231,6 +232,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     lesson.notes += networkx_notes(lesson)
     lesson.notes += sklearn_notes(lesson)
     lesson.notes += flax_notes(lesson)
+    lesson.notes += jax_notes(lesson)
     # After the migrations: a keyword they wrote anew (read_csv's delim_whitespace) is
     # settled, not refused.
     lesson.notes += api_drift_notes(lesson, own)
