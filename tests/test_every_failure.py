@@ -1072,3 +1072,22 @@ def test_names_a_block_raising_what_it_declares_never_bound_fail_under_it_as_one
     text = text.replace("check\n```python", "check\n:raises: ImportError\n```python", 1)
     (own,) = build_errors(course_folder, text)
     assert own.message.startswith("step 3 failed: AttributeError: module 'math' has no")
+
+
+def test_files_not_beside_the_lesson_are_one_cause_naming_each(course_folder):
+    """NumPyro's Titanic example reads Kaggle's train.csv in one step and test.csv in a
+    later one, neither beside the notebook: one message (get the data set), the other
+    file named under it with its line."""
+    text = with_steps("import csv", "print(open('train.csv').read())", "open('test.csv')")
+    (cause,) = build_errors(course_folder, text)
+    assert cause.message.startswith("step 3 failed: FileNotFoundError")
+    assert "save train.csv beside the lesson" in cause.hint
+    at = line_of(text, "open('test.csv')")
+    assert cause.detail.startswith(
+        "step 4 read files not beside the lesson too (save and list them as well): "
+        f"test.csv (line {at})\n"
+    )
+    # Another failure after a missing file is its own cause still.
+    text = with_steps("import csv", "print(open('train.csv').read())", "print(1 / 0)")
+    _, own = build_errors(course_folder, text)
+    assert own.message.startswith("step 4 failed: ZeroDivisionError")

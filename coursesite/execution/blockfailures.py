@@ -34,7 +34,12 @@ from coursesite.execution.consequences import (
 )
 from coursesite.execution.dependencies import own_module_names
 from coursesite.execution.devicehints import MACHINE_CAUSES
-from coursesite.execution.failures import NETWORK_HINT, FailedJob, failure_error
+from coursesite.execution.failures import (
+    NETWORK_HINT,
+    FailedJob,
+    failure_error,
+    missing_data_file,
+)
 from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
 from coursesite.execution.missingmodules import (
     missing_module,
@@ -86,6 +91,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
     reads = quiet_reads(blocks, result.get("blocks", []), {f["block"] for f in failures})
     downloads = unrun_downloads(blocks)
     network: dict[str, list[tuple[str, int, str]]] = {}  # the first -> (block, line, host)
+    unfound: dict[str, list[tuple[str, int, str]]] = {}  # the first -> (block, line, file)
     aliases = import_aliases([block["code"] for block in blocks])
     outputs = result.get("blocks", [])
     ran_at = {output["id"]: n for n, output in enumerate(outputs)}
@@ -122,6 +128,14 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                 continue
             if failure.get("network"):
                 network[block] = []
+            # Files not beside the lesson (a data set's, from Kaggle): one cause, one fix.
+            if file := missing_data_file(failure):
+                first = next(iter(unfound), block)
+                unfound.setdefault(first, [])
+                if first != block:
+                    root[block] = first
+                    unfound[first].append((block, failure["line"], file))
+                    continue
             if lacked := lacked_by_installed(failure) or keyword_drift(failure):
                 first = lacking.setdefault(lacked.package, block)
                 lacked_in.setdefault(first, lacked.package)
@@ -143,6 +157,7 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
         same = causes[cause].hint not in MACHINE_CAUSES  # else one cause in other words
         lines = [_alike_line(alike.get(cause, []), job.labels, same)]
         lines.append(_drifted_line(drifted.get(cause, []), job.labels, lacked_in.get(cause, "")))
+        lines.append(_unfound_line(unfound.get(cause, []), job.labels))
         reached = network.get(cause, [])
         lines.append(
             other_reads_line(reached, _blocks_named([b for b, _, _ in reached], job.labels))
@@ -262,6 +277,15 @@ def _followers_line(
     if modules := [block for block, name in blocks if not name]:
         lines.append(f"{_blocks_named(modules, labels)} failed on modules the hint lists too")
     return "\n".join(lines)
+
+
+def _unfound_line(blocks: list[tuple[str, int, str]], labels: dict[str, str]) -> str:
+    """'steps 9, 12 read files not beside the lesson too: test.csv (line 133), ...'."""
+    if not blocks:
+        return ""
+    files = ", ".join(f"{file} (line {line})" for _, line, file in blocks)
+    named = _blocks_named([block for block, _, _ in blocks], labels)
+    return f"{named} read files not beside the lesson too (save and list them as well): {files}"
 
 
 def _blocks_named(blocks: list[str], labels: dict[str, str]) -> str:

@@ -297,6 +297,14 @@ _RUN_PROGRAM = "in _execute_child"
 _RUN_FOLDER = re.compile(rf"^/\S*/{LESSON_FOLDER}[^/\s]+/{RUN_FOLDER}/")
 
 
+def missing_data_file(failure: dict) -> str:
+    """The file the failure's code read, relative to the folder it runs in, that was not
+    there (not a program it ran); "" for another failure."""
+    if _RUN_PROGRAM in failure.get("traceback", ""):
+        return ""
+    return _missing_file(failure["message"])
+
+
 def _missing_file(message: str) -> str:
     """The file, relative to the folder the code runs in, that `message` says is missing;
     "" for another message, or a path elsewhere (an absolute path is the code's own)."""
