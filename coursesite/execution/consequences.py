@@ -361,6 +361,11 @@ def _first_loads(code: str) -> set[str]:
 def import_aliases(codes: list[str]) -> dict[str, str]:
     """The module each name the `codes` import stands for: `ocp` for `import
     orbax.checkpoint.experimental.v1 as ocp`, `v1` for `from orbax.checkpoint import v1`."""
+    return dict(_aliases_of(tuple(codes)))
+
+
+@functools.lru_cache(maxsize=64)  # every migration of an import asks it of the same steps
+def _aliases_of(codes: tuple[str, ...]) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for code in codes:
         tree = _parsed(code)
