@@ -45,7 +45,7 @@ from coursesite.execution.lessonprocess import (
 from coursesite.execution.runtimeimports import run_time_note
 from coursesite.lesson.courseparse import parse_course
 from coursesite.lesson.edition import STUDENT, values_reading_solutions
-from coursesite.lesson.lessonbuild import LessonBuild
+from coursesite.lesson.lessonbuild import LessonBuild, deferred_prose_problems
 from coursesite.lesson.model import Prose
 from coursesite.outputs.images import missing_images
 from coursesite.plugins import LoadedPlugin, load_plugins
@@ -245,7 +245,7 @@ def execute_lessons(state: Build) -> None:
         state.progress.update(item.slug, item.state, "" if frozen else item.reason)
     for item in state.lessons:  # one round names what failed, what is missing, the prose
         errors += missing_images(item.path, item.outlined().images)
-        errors += item.prose_problems()
+    errors += deferred_prose_problems(state.lessons)
     if errors:
         raise BuildErrors(errors)
 

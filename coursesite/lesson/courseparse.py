@@ -9,7 +9,7 @@ from coursesite.cache.parsecache import ParseCache
 from coursesite.config.manifest import Course
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.lesson.guide import parse_guide
-from coursesite.lesson.lessonbuild import LessonBuild
+from coursesite.lesson.lessonbuild import LessonBuild, deferred_prose_problems
 from coursesite.lesson.links import check_links, check_references
 from coursesite.lesson.model import LessonLink, Prose
 from coursesite.lesson.parse import parse_lesson
@@ -50,5 +50,5 @@ def parse_course(
         errors.extend(check_links(course, anchors, links))
         errors.extend(check_references([(item.path, item.outlined()) for item in lessons]))
     if errors:  # the build stops here: what the lessons' prose was to say after the run too
-        raise BuildErrors(errors + [each for item in lessons for each in item.prose_problems()])
+        raise BuildErrors(errors + deferred_prose_problems(lessons))
     return guides

@@ -142,3 +142,9 @@ def outline_of(lesson: Lesson) -> LessonOutline:
         code=code_parts(lesson),
         modules=frozenset(imported_modules(lesson)),
     )
+
+
+def deferred_prose_problems(lessons: list[LessonBuild]) -> list[BuildError]:
+    """Every lesson's prose mistakes the parse deferred, in order: a build reports them in
+    the round that stops it, whether the parse, the run or what follows stops it."""
+    return [problem for item in lessons for problem in item.prose_problems()]
