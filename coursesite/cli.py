@@ -457,12 +457,33 @@ def run() -> None:
         # other command-line tools do, instead of with a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 141  # 128 + SIGPIPE, what a shell reports for such a pipeline
+    except ModuleNotFoundError as problem:  # a Python without the generator's requirements
+        status = _environment_lacks(problem) if _not_ours(problem) else _internal_error(problem)
     except Exception as problem:  # a bug of ours: said as one, its traceback kept aside
         status = _internal_error(problem)
     # Everything is written, closed and flushed by now: skip the interpreter's teardown,
     # which spends ~30 ms freeing what the build loaded (docs/benchmarks.md).
     sys.stderr.flush()
     os._exit(status)
+
+
+def _not_ours(problem: ModuleNotFoundError) -> bool:
+    """Whether the module not found is another project's (msgspec, yaml): one the generator
+    requires, missing from the Python that runs it; a module of the generator's own missing
+    is a broken install, said as an internal error."""
+    return (problem.name or "coursesite").partition(".")[0] != "coursesite"
+
+
+def _environment_lacks(problem: ModuleNotFoundError) -> int:
+    """`python3 build.py` run with a Python the requirements were not installed into."""
+    print(
+        f"error: this Python ({sys.executable}) lacks the module {problem.name}, which the "
+        "generator needs\n  hint: run it where its requirements are installed: `make site` "
+        "sets up .venv from the pinned requirements and builds (then `.venv/bin/python "
+        "build.py ...`), or install them into this Python: pip install -r requirements.txt",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _internal_error(problem: Exception) -> int:

@@ -117,6 +117,34 @@ def test_a_build_with_its_output_closed_reports_on_stderr_without_a_traceback(co
     assert "unknown stage 'Evidenc'" in result.stderr and no_traceback(result.stderr)
 
 
+def test_a_python_without_the_requirements_is_told_where_to_run_the_build(tmp_path):
+    """`python3 build.py` with a Python the requirements were never installed into (not the
+    course's .venv) is no bug of the generator: the message names the Python, the module it
+    lacks and where to run it; a module of the generator's own missing still is one."""
+    for blocked, internal in (("msgspec", False), ("coursesite.cache.fingerprint", True)):
+        run_without = (
+            f"import sys; sys.modules[{blocked!r}] = None; sys.argv = ['build.py']\n"
+            f"import runpy; runpy.run_path({str(ROOT / 'build.py')!r}, run_name='__main__')"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", run_without],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)},
+        )
+        assert "Traceback" not in result.stderr
+        if internal:
+            assert result.returncode == 70 and "internal error" in result.stderr
+            continue
+        assert result.returncode == 1
+        assert result.stderr.startswith(
+            f"error: this Python ({sys.executable}) lacks the module msgspec, which the "
+            "generator needs\n  hint: run it where its requirements are installed: `make site`"
+        ), result.stderr
+        assert list(tmp_path.glob("coursesite-internal-error-*")) == []
+
+
 def test_a_bug_of_the_generator_is_said_as_one_with_its_traceback_kept_aside(tmp_path):
     """Whatever a command meets, a bug of ours ends it with a message, never a traceback on
     the terminal: the traceback goes to a file the message names, for a report."""
