@@ -993,7 +993,8 @@ def test_a_call_of_a_function_a_library_made_with_arguments_it_does_not_take_nam
     for failure in (keyword, positional):
         assert failure.hint.startswith(
             "normal.<locals>.init, of jax._src.nn.initializers, takes (key, shape, "
-            "dtype=None, out_sharding=None) in the installed jax (installed: "
+            "dtype=None, out_sharding=None) in the installed jax, not what this line passes: "
+            "the code was written for another version of jax (installed: "
         ), failure.hint
         assert "not what this line passes: the code was written for another version" in (
             failure.hint

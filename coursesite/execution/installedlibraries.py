@@ -251,8 +251,8 @@ def refused_call_hint(failure: dict) -> str:
         return ""
     takes = f"takes {called['takes']}" if called.get("takes") else "takes other arguments"
     return (
-        f"{called['name']}, of {called['module']}, {takes} in the installed "
-        f"{installed_version(package)}, not what this line passes: {another_version(package)}"
+        f"{called['name']}, of {called['module']}, {takes} in the installed {package}, not "
+        f"what this line passes: {another_version(package)}"
     )
 
 
