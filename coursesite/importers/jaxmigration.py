@@ -15,9 +15,9 @@ import ast
 from collections.abc import Callable
 from types import ModuleType
 
-from coursesite.execution.consequences import import_aliases
-from coursesite.importers.callrewrites import CallRewrite, rewrite_notes
+from coursesite.importers.callrewrites import CallRewrite, code_tree, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
+from coursesite.importers.steplines import bound_modules, dotted_name
 
 _UPDATES = {
     "index_update": "set",
@@ -31,12 +31,10 @@ _UPDATES = {
 def jax_notes(lesson: ImportedLesson) -> list[str]:
     """Writes, in place, each `jax.ops.index_*` call of the lesson as the `.at` update the
     installed JAX has; the report's lines."""
-    aliases = import_aliases([code for _, _, code in lesson.steps])
-    rewrite = CallRewrite(
-        "(removed in 0.3.2)",
-        _lacks_index_update,
-        _at_update(aliases),
-    )
+    bound: dict[str, str] = {}
+    for _, _, code in lesson.steps:
+        bound |= bound_modules(tree) if (tree := code_tree(code)) else {}
+    rewrite = CallRewrite("(removed in 0.3.2)", _lacks_index_update, _at_update(bound))
     return rewrite_notes(lesson, "jax", [rewrite], "JAX")
 
 
@@ -44,18 +42,19 @@ def _lacks_index_update(jax: ModuleType) -> bool:
     return not hasattr(getattr(jax, "ops", None), "index_update")
 
 
-def _at_update(aliases: dict[str, str]) -> Callable[[str, ast.Call], str | None]:
+def _at_update(bound: dict[str, str]) -> Callable[[str, ast.Call], str | None]:
     """`ops.index_update(x, ops.index[i, j], y)` as `x.at[i, j].set(y)`, by the names the
     lesson imported JAX's modules under (a function imported by its own name, `from
     jax.ops import index_update`, would leave an import line that fails: the import
     reports it instead)."""
 
     def rewrite(code: str, node: ast.Call) -> str | None:
-        update = _UPDATES.get(_jax_name(node.func, aliases).removeprefix("jax.ops."), "")
+        module, _, name = dotted_name(node.func, bound).rpartition(".")
+        update = _UPDATES.get(name, "") if module == "jax.ops" else ""
         if not update or len(node.args) != 3 or node.keywords:
             return None
         array, where, value = node.args
-        if isinstance(where, ast.Subscript) and _jax_name(where.value, aliases) == "jax.ops.index":
+        if isinstance(where, ast.Subscript) and dotted_name(where.value, bound) == "jax.ops.index":
             where = where.slice
         parts = [ast.get_source_segment(code, part) for part in (array, where, value)]
         if None in parts:
@@ -66,15 +65,3 @@ def _at_update(aliases: dict[str, str]) -> Callable[[str, ast.Call], str | None]
         return f"{array_text}.at[{where_text}].{update}({value_text})"
 
     return rewrite
-
-
-def _jax_name(node: ast.expr, aliases: dict[str, str]) -> str:
-    """`jax.ops.index_update` for what `node` names (`ops.index_update`, `index_update`),
-    through the lesson's imports; "" for anything but a dotted name."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([aliases.get(node.id, node.id), *parts])
