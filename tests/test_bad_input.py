@@ -117,6 +117,18 @@ def test_a_build_with_its_output_closed_reports_on_stderr_without_a_traceback(co
     assert "unknown stage 'Evidenc'" in result.stderr and no_traceback(result.stderr)
 
 
+def python_running(code: str, folder: Path) -> subprocess.CompletedProcess:
+    """`code` run by this Python in `folder`, the generator importable, temporary files
+    (an internal error's report) in `folder` too."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(folder)},
+    )
+
+
 def test_a_python_without_the_requirements_is_told_where_to_run_the_build(tmp_path):
     """`python3 build.py` with a Python the requirements were never installed into (not the
     course's .venv) is no bug of the generator: the message names the Python, the module it
@@ -126,13 +138,7 @@ def test_a_python_without_the_requirements_is_told_where_to_run_the_build(tmp_pa
             f"import sys; sys.modules[{blocked!r}] = None; sys.argv = ['build.py']\n"
             f"import runpy; runpy.run_path({str(ROOT / 'build.py')!r}, run_name='__main__')"
         )
-        result = subprocess.run(
-            [sys.executable, "-c", run_without],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)},
-        )
+        result = python_running(run_without, tmp_path)
         assert "Traceback" not in result.stderr
         if internal:
             assert result.returncode == 70 and "internal error" in result.stderr
@@ -149,13 +155,7 @@ def test_a_bug_of_the_generator_is_said_as_one_with_its_traceback_kept_aside(tmp
     """Whatever a command meets, a bug of ours ends it with a message, never a traceback on
     the terminal: the traceback goes to a file the message names, for a report."""
     crash = "import coursesite.cli as cli\ncli.main = lambda: [][0]\ncli.run()\n"
-    result = subprocess.run(
-        [sys.executable, "-c", crash],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)},
-    )
+    result = python_running(crash, tmp_path)
     assert result.returncode == 70
     assert result.stderr.startswith(
         "error: internal error: IndexError: list index out of range\n  hint: this is a bug "
