@@ -70,4 +70,10 @@ def _takes(callee):
     empty = inspect.Parameter.empty
     bare = [p.replace(annotation=empty) for p in signature.parameters.values()]
     takes = str(signature.replace(parameters=bare, return_annotation=empty))
-    return takes if len(takes) <= 160 else ""
+    if len(takes) <= _TAKES_SHOWN:  # else its first parameters, those a call gives first
+        return takes
+    cut = takes.rfind(", ", 0, _TAKES_SHOWN - 5)
+    return takes[:cut] + ", ...)" if cut > 0 else ""
+
+
+_TAKES_SHOWN = 160  # characters of a signature a hint shows
