@@ -261,6 +261,34 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
     assert "formula.api.date" not in report
 
 
+def test_names_one_installed_package_lacks_are_one_line_of_the_report(
+    course_folder, tmp_path, monkeypatch
+):
+    """BlackJAX's ODE chapter uses four modules of an older probdiffeq in six steps: nine
+    lines of the report said the same thing. Names one package lacks, with nothing to
+    write in their place, are one line naming each with its steps and lines."""
+    package = tmp_path / "site" / "zz_old"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def kept():\n    return 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    cells = [
+        "import zz_old\nprint(zz_old.kept())\nprint(zz_old.solvers)",
+        "print(zz_old.strategies)",
+        "print(zz_old.solvers, zz_old.kept())",
+    ]
+    report, lesson = imported(course_folder, cells)
+    lines = [line for line in report.splitlines() if "zz_old does not have" in line]
+    assert len(lines) == 1, report
+    at = [line_of(lesson, text) for text in cells[0].splitlines()[2:] + cells[1:]]
+    assert lines[0].endswith(
+        "the code uses names the installed zz_old does not have: zz_old.solvers (step 1 at "
+        f"line {at[0]}, step 3 at line {at[2]}); zz_old.strategies (step 2 at line {at[1]}): "
+        "written for another version of zz_old (installed: unknown); write it for the "
+        "installed version, or add the version it was written for to your requirements "
+        "(zz_old==...)"
+    ), lines[0]
+
+
 def test_a_namespace_the_package_no_longer_loads_is_read_where_the_package_has_the_name(
     course_folder, tmp_path, monkeypatch
 ):

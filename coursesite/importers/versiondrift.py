@@ -37,6 +37,7 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
             renames.setdefault(drift.number, []).append(rename)
     applied = rename_in_lesson(lesson, renames)
     notes = [f"the names the code uses of installed packages were not checked: {check.stopped}"]
+    unsettled: dict[str, list[tuple[Drift, str]]] = {}  # by package: what to write anew
     for drift, migration, rename in rewrites:
         line = lesson_line(lesson.text, drift.number, drift.offset)
         lacks = (
@@ -63,10 +64,32 @@ def api_drift_notes(lesson: ImportedLesson, own: set[str]) -> list[str]:
                 f"almost alike: if the notebook misspells it, write {drift.close}; else "
                 f"{_drift_todo(drift, lesson)}"
             )
-        else:
+        elif drift.instead:
             notes.append(f"{gone}; {_drift_todo(drift, lesson)}")
+        else:
+            unsettled.setdefault(drift.package, []).append((drift, gone))
+    notes += [_unsettled(uses, lesson) for uses in unsettled.values()]
     refused = [_refused(refusal, lesson) for refusal in check.refused]
     return (notes if check.stopped else notes[1:]) + lacking + refused
+
+
+def _unsettled(uses: list[tuple[Drift, str]], lesson: ImportedLesson) -> str:
+    """The names one installed package lacks, with no other name to write: one line for
+    them all (a notebook of another probdiffeq uses four of its old modules in six steps),
+    each name with the steps and lines that use it."""
+    first, gone = uses[0]
+    if len(uses) == 1:
+        return f"{gone}; {_drift_todo(first, lesson)}"
+    places: dict[str, list[str]] = {}
+    for drift, _ in uses:
+        line = lesson_line(lesson.text, drift.number, drift.offset)
+        places.setdefault(drift.missing, []).append(f"step {drift.number} at line {line}")
+    names = "; ".join(f"{name} ({', '.join(where)})" for name, where in places.items())
+    return (
+        f"the code uses names the installed {first.package} does not have: "
+        f"{names}: written for another version of {first.package} (installed: "
+        f"{first.version}); {_drift_todo(first, lesson)}"
+    )
 
 
 def _refused(refusal: RefusedKeyword, lesson: ImportedLesson) -> str:
