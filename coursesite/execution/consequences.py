@@ -292,7 +292,6 @@ class LessonFailures:
         return next((n for n in lines if block["line"] <= n < end), block["line"])
 
 
-@functools.lru_cache(maxsize=1024)  # each failure reads the blocks before it again
 def _imported_packages(statement: ast.AST | None) -> set[str]:
     """The top packages an import statement imports (`aesara` of `import aesara.tensor as
     at`); none for another statement, or a relative import (the lesson's own)."""
@@ -303,6 +302,7 @@ def _imported_packages(statement: ast.AST | None) -> set[str]:
     return set()
 
 
+@functools.lru_cache(maxsize=1024)  # each failure reads the blocks before it again
 def _subscripted(node: ast.AST) -> set[str]:
     """The names `node` subscripts (`df` of `df["Date"]`)."""
     return {

@@ -15,9 +15,9 @@ import ast
 from collections.abc import Callable
 from types import ModuleType
 
-from coursesite.importers.callrewrites import CallRewrite, code_tree, rewrite_notes
+from coursesite.importers.callrewrites import CallRewrite, rewrite_notes
 from coursesite.importers.importedlesson import ImportedLesson
-from coursesite.importers.steplines import bound_modules, dotted_name
+from coursesite.importers.steplines import bound_modules, code_tree, dotted_name
 
 _UPDATES = {
     "index_update": "set",
