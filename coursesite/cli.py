@@ -17,6 +17,7 @@ from pathlib import Path
 from coursesite.config.options import BuildOptions, site_path
 from coursesite.errors import BuildErrors, report_warnings
 from coursesite.publish.outfolder import check_output_folder
+from coursesite.unforeseen import environment_lacks, internal_error, not_ours
 
 DESCRIPTION = """\
 Build the course website: run every lesson listed in lessons.yaml in its own Python
@@ -458,47 +459,10 @@ def run() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 141  # 128 + SIGPIPE, what a shell reports for such a pipeline
     except ModuleNotFoundError as problem:  # a Python without the generator's requirements
-        status = _environment_lacks(problem) if _not_ours(problem) else _internal_error(problem)
+        status = environment_lacks(problem) if not_ours(problem) else internal_error(problem)
     except Exception as problem:  # a bug of ours: said as one, its traceback kept aside
-        status = _internal_error(problem)
+        status = internal_error(problem)
     # Everything is written, closed and flushed by now: skip the interpreter's teardown,
     # which spends ~30 ms freeing what the build loaded (docs/benchmarks.md).
     sys.stderr.flush()
     os._exit(status)
-
-
-def _not_ours(problem: ModuleNotFoundError) -> bool:
-    """Whether the module not found is another project's (msgspec, yaml): one the generator
-    requires, missing from the Python that runs it; a module of the generator's own missing
-    is a broken install, said as an internal error."""
-    return (problem.name or "coursesite").partition(".")[0] != "coursesite"
-
-
-def _environment_lacks(problem: ModuleNotFoundError) -> int:
-    """`python3 build.py` run with a Python the requirements were not installed into."""
-    print(
-        f"error: this Python ({sys.executable}) lacks the module {problem.name}, which the "
-        "generator needs\n  hint: run it where its requirements are installed: `make site` "
-        "sets up .venv from the pinned requirements and builds (then `.venv/bin/python "
-        "build.py ...`), or install them into this Python: pip install -r requirements.txt",
-        file=sys.stderr,
-    )
-    return 1
-
-
-def _internal_error(problem: Exception) -> int:
-    """Says that a bug of the generator stopped the command, where its traceback was
-    written for a report; the exit status of an internal software error (EX_SOFTWARE)."""
-    import traceback  # only a failing command needs it
-
-    with tempfile.NamedTemporaryFile(
-        "w", prefix="coursesite-internal-error-", suffix=".txt", delete=False
-    ) as report:
-        report.write("".join(traceback.format_exception(problem)))
-    print(
-        f"error: internal error: {type(problem).__name__}: {problem}\n  hint: this is a bug "
-        f"in the generator, not in your files; the details are in {report.name}: please "
-        "report it, with the file the command was given",
-        file=sys.stderr,
-    )
-    return 70
