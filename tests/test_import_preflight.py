@@ -1707,8 +1707,17 @@ def test_jax_index_updates_are_written_as_at_updates(course_folder):
         "z = jax.ops.index_add(x + 1, jax.ops.index[::2], 5.0)\nprint(z.tolist())",
         "class Other:\n    @staticmethod\n    def index_update(a, b, c):\n        return a\n"
         "print(Other.index_update(1, 2, 3))",
+        # BlackJAX's regime-switching chapter: NumPy's keywords, which JAX renamed.
+        "print(jnp.clip(jnp.arange(4), a_min=1, a_max=2).tolist())\n"
+        "w = jnp.clip(\n    jnp.arange(4),\n    a_min=1,\n)\nprint(w.tolist())",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "print(jnp.clip(jnp.arange(4), min=1, max=2).tolist())" in lesson
+    assert "w = jnp.clip(\n    jnp.arange(4),\n    min=1,\n)" in lesson
+    assert (
+        "step 5 passes a_min=1 in its call of jnp.clip(...), which JAX no longer takes "
+        "(renamed min= and max= in 0.4.27): the step now passes min=1"
+    ) in report, report
     assert "y = x.at[jnp.array([1, 2])].set(7.0)" in lesson
     assert "z = (x + 1).at[::2].add(5.0)" in lesson
     assert "print(Other.index_update(1, 2, 3))" in lesson
@@ -1720,6 +1729,7 @@ def test_jax_index_updates_are_written_as_at_updates(course_folder):
     assert "jax.ops.index_update, which the installed jax does not have" not in report
     page = built_page(course_folder)
     assert "[0.0, 7.0, 7.0, 0.0]" in page and "[6.0, 1.0, 6.0, 1.0]" in page
+    assert "[1, 1, 2, 2]" in page and "[1, 1, 2, 3]" in page
 
 
 def test_networkx_2_calls_are_written_as_networkx_3_has_them(course_folder):

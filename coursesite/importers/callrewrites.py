@@ -122,6 +122,8 @@ def rewrite_calls(
         for rename, rewrite, within in _rewritten_calls(code, current):
             renames.setdefault(number, []).append(rename)
             reasons[rename] = (rewrite, within)
+    for written in renames.values():  # a whole call before a line of another that it holds
+        written.sort(key=lambda rename: len(rename.old), reverse=True)
     applied = rename_in_lesson(lesson, renames)
     wheres = {number: where for number, where, _ in lesson.steps}
     return [
@@ -235,13 +237,10 @@ def written_with(
     over however many lines (so a call over several keeps all but the keyword's line); left
     out where `instead` is None."""
     written = ast.get_source_segment(code, node)
-    if written is None or keyword.end_lineno is None or keyword.end_col_offset is None:
+    if written is None:
         return None
     if instead is not None:
-        lines = written.split("\n")
-        start = _offset(lines, node, keyword.lineno, keyword.col_offset)
-        end = _offset(lines, node, keyword.end_lineno, keyword.end_col_offset)
-        return written[:start] + instead + written[end:]
+        return spliced(written, node, {keyword: instead})
     function = ast.get_source_segment(code, node.func)
     if function is None:
         return None
@@ -249,6 +248,19 @@ def written_with(
     arguments += [ast.get_source_segment(code, k) or ast.unparse(k) for k in node.keywords]
     left_out = ast.get_source_segment(code, keyword) or ast.unparse(keyword)
     return f"{function}({', '.join(a for a in arguments if a != left_out)})"
+
+
+def spliced(written: str, node: ast.Call, instead: dict[ast.keyword, str]) -> str | None:
+    """The call `node`, `written` as the code writes it, each keyword of `instead` written
+    as it says in its place (the last first, so that the places before it hold)."""
+    lines = written.split("\n")
+    for keyword in sorted(instead, key=lambda k: (k.lineno, k.col_offset), reverse=True):
+        if keyword.end_lineno is None or keyword.end_col_offset is None:
+            return None
+        start = _offset(lines, node, keyword.lineno, keyword.col_offset)
+        end = _offset(lines, node, keyword.end_lineno, keyword.end_col_offset)
+        written = written[:start] + instead[keyword] + written[end:]
+    return written
 
 
 def _offset(lines: list[str], node: ast.Call, lineno: int, byte_column: int) -> int:
