@@ -24,6 +24,17 @@ def notebook(path, cells) -> None:
     nbformat.write(book, path)
 
 
+def installed_package(tmp_path, monkeypatch, name: str, files: dict[str, str]) -> Path:
+    """A package `name` of `files` (paths inside it), importable as installed: on the
+    PYTHONPATH of the import and of the builds."""
+    package = tmp_path / "site" / name
+    for path, text in files.items():
+        (package / path).parent.mkdir(parents=True, exist_ok=True)
+        (package / path).write_text(text)
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    return package
+
+
 def imported(course_folder, cells) -> tuple[str, str]:
     """The import's report and the lesson it wrote."""
     course_folder.write(authoring_example())
@@ -185,11 +196,15 @@ def test_a_module_that_became_a_name_of_its_package_is_imported_from_the_package
     dynamax.linear_gaussian_ssm.linear_gaussian_ssm import LinearGaussianSSM`: the module
     is gone, the package above it has the name; jax.experimental.maps is gone too, and
     its Mesh is jax.sharding's."""
-    package = tmp_path / "site" / "zz_models"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("from zz_models.core import Model\n")
-    (package / "core.py").write_text("class Model:\n    pass\n")
-    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    installed_package(
+        tmp_path,
+        monkeypatch,
+        "zz_models",
+        {
+            "__init__.py": "from zz_models.core import Model\n",
+            "core.py": "class Model:\n    pass\n",
+        },
+    )
     cells = [
         "from jax.config import config\nconfig.update('jax_enable_x64', True)",
         "import jax.numpy as jnp\nprint(jnp.ones(1).dtype)",
@@ -224,10 +239,7 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
     lazy package lists but loads only when asked). statsmodels' old `sm.ols` is
     statsmodels.formula.api.ols, two modules down: said, with where it is now (the code
     reaches it through `sm`, which has it no more, so it is not written anew)."""
-    package = tmp_path / "site" / "zz_learn"
-    (package / "selection").mkdir(parents=True)
-    (package / "formula").mkdir()
-    (package / "__init__.py").write_text(
+    lazy = (
         "import importlib\nfrom zz_learn import api\n"
         "def __getattr__(name):\n    if name == 'selection':\n"
         "        return importlib.import_module('zz_learn.selection')\n"
@@ -236,13 +248,14 @@ def test_a_name_in_another_module_of_its_package_is_found_deep_and_lazily_loaded
         "    raise AttributeError(name)\n"
         "def __dir__():\n    return ['api', 'broken', 'selection']\n"
     )
-    (package / "api.py").write_text("import zz_learn.formula.api\n")
-    (package / "selection" / "__init__.py").write_text("def split(x):\n    return x[:1]\n")
-    (package / "formula" / "__init__.py").write_text("")
-    (package / "formula" / "api.py").write_text(
-        "from datetime import date\ndef ols(text):\n    return text.upper()\n"
-    )
-    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    files = {
+        "__init__.py": lazy,
+        "api.py": "import zz_learn.formula.api\n",
+        "selection/__init__.py": "def split(x):\n    return x[:1]\n",
+        "formula/__init__.py": "",
+        "formula/api.py": "from datetime import date\ndef ols(text):\n    return text.upper()\n",
+    }
+    installed_package(tmp_path, monkeypatch, "zz_learn", files)
     cells = [
         "from zz_learn.validation import split\nprint(split([3, 4]))",
         "import zz_learn.api as zl\nprint(zl.ols('y ~ x'))",
@@ -267,10 +280,9 @@ def test_names_one_installed_package_lacks_are_one_line_of_the_report(
     """BlackJAX's ODE chapter uses four modules of an older probdiffeq in six steps: nine
     lines of the report said the same thing. Names one package lacks, with nothing to
     write in their place, are one line naming each with its steps and lines."""
-    package = tmp_path / "site" / "zz_old"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("def kept():\n    return 1\n")
-    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    installed_package(
+        tmp_path, monkeypatch, "zz_old", {"__init__.py": "def kept():\n    return 1\n"}
+    )
     cells = [
         "import zz_old\nprint(zz_old.kept())\nprint(zz_old.solvers)",
         "print(zz_old.strategies)",
@@ -298,16 +310,14 @@ def test_a_namespace_the_package_no_longer_loads_is_read_where_the_package_has_t
     package has the same LQ at its top. The import writes `qe.LQ` and says so. Where the
     notebook imports the module itself, or a module of the package loads it, or the
     package has no such name, nothing is said."""
-    package = tmp_path / "site" / "zz_econ"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text(
-        "from zz_econ._control import LQ, Kalman\nfrom zz_econ import loaded\n"
-    )
-    (package / "_control.py").write_text("class LQ:\n    size = 2\n\nclass Kalman:\n    pass\n")
+    files = {
+        "__init__.py": "from zz_econ._control import LQ, Kalman\nfrom zz_econ import loaded\n",
+        "_control.py": "class LQ:\n    size = 2\n\nclass Kalman:\n    pass\n",
+        "other.py": "class Kalman:\n    pass\n",  # not the same object
+    }
     for shim in ("control", "filters", "loaded"):
-        (package / f"{shim}.py").write_text("from zz_econ._control import LQ, Kalman\n")
-    (package / "other.py").write_text("class Kalman:\n    pass\n")  # not the same object
-    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+        files[f"{shim}.py"] = "from zz_econ._control import LQ, Kalman\n"
+    installed_package(tmp_path, monkeypatch, "zz_econ", files)
     cells = [
         "import zz_econ as ze\nprint(ze.control.LQ.size, ze.control.Kalman)",
         "import zz_econ.filters\nprint(zz_econ.filters.Kalman)",
@@ -331,13 +341,14 @@ def test_a_name_found_elsewhere_replaces_a_gone_one_only_if_it_has_what_the_code
     it now only where that has every attribute the code reads off it."""
     from coursesite.importers.apidrift import api_drift
 
-    package = tmp_path / "site" / "zz_kde"
-    (package / "nonparametric").mkdir(parents=True)
-    (package / "__init__.py").write_text("from zz_kde import nonparametric\n")
-    (package / "nonparametric" / "__init__.py").write_text(
+    functions = (
         "def linbin(x):\n    return x\n\ndef bandwidth(x):\n    return x\nbandwidth.scott = 1.06\n"
     )
-    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    files = {
+        "__init__.py": "from zz_kde import nonparametric\n",
+        "nonparametric/__init__.py": functions,
+    }
+    installed_package(tmp_path, monkeypatch, "zz_kde", files)
     steps = [
         (1, "cell 2", "from zz_kde.draft_methods import linbin"),
         (2, "cell 3", "from zz_kde.draft_methods import bandwidth"),

@@ -353,11 +353,10 @@ def _raised_as_declared_error(
         "network": False,
         "positions": [],
     }
-    error = failure_error(failure, {}, job)
-    error.message = error.message.replace(
-        " failed: ",
-        " raised what it declares (:raises:), before it bound what later steps use: ",
-        1,
+    error = failure_error(failure, {}, job)  # for its hint: what the exception means here
+    error.message = (
+        f"{job.labels.get(cause, cause)} raised what it declares (:raises:), before it "
+        f"bound what later steps use: {failure['message']}"
     )
     return error
 

@@ -68,8 +68,8 @@ def local_package_files(module: str, folder: Path) -> list[Path]:
 
 def is_local_module(module: str, folder: Path) -> bool:
     """Whether `module` is the lesson's own, a module or a package beside it."""
-    return local_module_file(module, folder) is not None or bool(
-        local_package_files(module, folder)
+    return (
+        local_module_file(module, folder) is not None or (folder / module / "__init__.py").is_file()
     )
 
 

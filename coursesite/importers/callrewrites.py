@@ -244,10 +244,9 @@ def written_with(
     function = ast.get_source_segment(code, node.func)
     if function is None:
         return None
-    arguments = [ast.get_source_segment(code, a) or ast.unparse(a) for a in node.args]
-    arguments += [ast.get_source_segment(code, k) or ast.unparse(k) for k in node.keywords]
-    left_out = ast.get_source_segment(code, keyword) or ast.unparse(keyword)
-    return f"{function}({', '.join(a for a in arguments if a != left_out)})"
+    kept = [*node.args, *(given for given in node.keywords if given is not keyword)]
+    arguments = [ast.get_source_segment(code, a) or ast.unparse(a) for a in kept]
+    return f"{function}({', '.join(arguments)})"
 
 
 def spliced(written: str, node: ast.Call, instead: dict[ast.keyword, str]) -> str | None:
