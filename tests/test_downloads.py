@@ -453,10 +453,12 @@ def test_the_shifted_clock_leaves_durations_and_other_dates_alone(course_folder)
         "time.sleep(0.05)\n"
         'print("slept", 0.04 < time.perf_counter() - start < 60)\n'
         "print(datetime.date(2020, 1, 2) + datetime.timedelta(days=1),"
-        " isinstance(datetime.datetime.fromisoformat('2020-01-01'), datetime.date))",
+        " isinstance(datetime.datetime.fromisoformat('2020-01-01'), datetime.date))\n"
+        "print(datetime.date, datetime.datetime)",
     )
-    record = build_lesson(course_folder, text)
+    record = build_lesson(course_folder, text)  # main.py, clock ahead, prints the same
     assert "slept True\n2020-01-03 True\n" in record.blocks["step-2"].stdout
+    assert "<class 'datetime.date'> <class 'datetime.datetime'>" in record.blocks["step-2"].stdout
 
 
 def test_a_lesson_using_pandas_dates_runs_as_main_py_under_the_shifted_clock(course_folder):

@@ -507,3 +507,24 @@ def test_plt_show_ends_a_figure_as_a_notebook_shows_it(course_folder):
     assert len(svgs) == 2
     assert "first drawing" in svgs[0] and "second drawing" not in svgs[0]
     assert "second drawing" in svgs[1] and "first drawing" not in svgs[1]
+
+
+def test_plt_show_without_blocking_leaves_the_figure_to_draw_on(course_folder):
+    """Matplotlib's blitting tutorial calls plt.show(block=False), then copies the canvas
+    and draws on: the figure stays open (it was closed, and its canvas lost its renderer),
+    and is shown once, as it is when the step ends."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)\n',
+        'print("Batch sizes:", sizes)\n'
+        "import matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots()\nplt.show(block=False)\n"
+        "background = fig.canvas.copy_from_bbox(fig.bbox)\n"
+        "ax.plot([3, 2, 1], label='drawn after show')\nax.legend()\n",
+        1,
+    )
+    text = text.replace(
+        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: One line\n"
+    )
+    record = build_lesson(course_folder, text)
+    [svg] = record.blocks["step-2"].captured_svgs
+    assert "drawn after show" in svg

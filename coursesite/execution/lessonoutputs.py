@@ -155,7 +155,11 @@ _shown: dict = {"svgs": [], "problem": None}  # what plt.show() handed over
 
 
 def show(*args, **kwargs):
-    """pyplot.show(): the open figures, saved and closed now, are the block's so far."""
+    """pyplot.show(): the open figures, saved and closed now, are the block's so far. With
+    block=False the code draws on (blitting, a hand-made animation): they stay open, and
+    are the block's as they are when it ends, as sphinx-gallery shows them."""
+    if kwargs.get("block") is False:
+        return
     svgs, problem = _saved_open_figures(sys.modules["matplotlib.pyplot"])
     _shown["svgs"] += svgs
     _shown["problem"] = _shown["problem"] or problem

@@ -59,6 +59,11 @@ def _shift_datetime(seconds):
         def today(cls):
             return (real_datetime.now() + ahead).date()
 
+    # Named as the classes they stand for: a lesson that prints a class (matplotlib's units
+    # registry lists datetime.date) prints the same ahead of time as now.
+    for cls, name in ((ShiftedDatetime, "datetime"), (ShiftedDate, "date")):
+        cls.__name__ = cls.__qualname__ = name
+        cls.__module__ = "datetime"
     shifted = {"datetime": ShiftedDatetime, "date": ShiftedDate}
     real = {"datetime": real_datetime, "date": datetime.date}
     _while_extensions_load(lambda: _set(real), lambda: _set(shifted))
