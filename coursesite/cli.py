@@ -51,7 +51,8 @@ Lesson format: docs/authoring.md
 
 IMPORT_DESCRIPTION = """\
 Turn a Jupyter notebook (.ipynb, nbformat 4), a MyST Markdown notebook (.md) or a Python
-script in jupytext's percent format (.py, `# %%` cells) into a lesson file in the phase's
+script in jupytext's percent format (.py, `# %%` cells) or sphinx-gallery's (a docstring
+with a reStructuredText title, `# %%` blocks of comments as prose) into a lesson file in the phase's
 content folder, and list it in lessons.yaml (adding the phase if it
 is missing). Markdown before the first code cell becomes the Understand stage; each code
 cell becomes a build step titled from the heading above it. The notebook's stored

@@ -53,6 +53,19 @@ def test_navigation_is_left_out_with_a_note():
     assert len(notes) == 2 and all("navigation" in note for note in notes)
 
 
+def test_sphinx_context_is_left_out_and_a_glossary_keeps_its_terms():
+    """Matplotlib's tutorials set `{currentmodule}` (which shows nothing) and define terms
+    in a `{glossary}` (a definition list)."""
+    text, notes = settle(
+        "```{currentmodule} matplotlib.pyplot\n```\n\n```{glossary}\nlegend entry\n: A line.\n```"
+    )
+    assert "currentmodule" not in text and "legend entry\n: A line." in text
+    assert notes[0] == (
+        "cell 1: {currentmodule} matplotlib.pyplot sets how Sphinx reads what follows and "
+        "shows nothing: left out"
+    )
+
+
 def test_an_embedded_video_becomes_a_link_to_it():
     """QuantEcon's prob_meaning embeds two talks with sphinxcontrib-youtube's `{youtube} ID`:
     left out, the lesson lost them; a page loads nothing from other sites, so a link."""

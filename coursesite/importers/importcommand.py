@@ -173,7 +173,7 @@ def _plan(request: ImportRequest, course: Course) -> PlannedLesson:
     sites = OtherSites.of(course.references, request.origin)
     load_plugins(course, request.manifest)  # their block kinds are kept, as the build keeps them
     # What the notebook's checkout settles before the cells are read as a lesson.
-    from_checkout = inline_includes(cells, request.notebook)
+    from_checkout = [*notebook_file.notes, *inline_includes(cells, request.notebook)]
     from_checkout += load_code_cells(cells, request.notebook)
     from_checkout += place_footnotes(cells)
     from_checkout += from_project_root(cells, request.notebook)

@@ -37,7 +37,11 @@ from coursesite.importers.references import anchor_for
 from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.lesson.completeness import PLACEHOLDER
 
-_NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
+_NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography", "redirect-from")
+# Sphinx's directives that set context for what follows and show nothing themselves.
+_CONTEXT = frozenset(
+    {"currentmodule", "py:currentmodule", "module", "py:module", "highlight", "default-role"}
+)
 _VERSIONS = {
     "versionadded": ("note", "New in version"),
     "versionchanged": ("note", "Changed in version"),
@@ -76,6 +80,7 @@ _CONTAINERS = {
     "compound",
     "centered",
     "rubric",
+    "glossary",
 }
 _CODE = ("code-block", "code", "sourcecode", "code-cell")
 _IMAGE = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.I)
@@ -198,6 +203,9 @@ def _replacement(
         return heading + _settled(body, where, notes, glued, inside)
     if name == "index":  # an entry of Sphinx's general index: no text of the page
         notes.append(f"{where}: {{index}} entries make Sphinx's index of a site: left out")
+        return []
+    if name in _CONTEXT:
+        notes.append(f"{what} sets how Sphinx reads what follows and shows nothing: left out")
         return []
     if name in _NAVIGATION:
         notes.append(

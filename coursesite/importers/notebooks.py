@@ -23,7 +23,7 @@ from coursesite.importers.notebookcells import Cell, raw_cell
 
 NOTEBOOK_HINT = (
     "give a Jupyter notebook (.ipynb, nbformat 4), a MyST Markdown notebook (.md) or a "
-    "Python script in jupytext's percent format (.py)"
+    "Python script in jupytext's percent format or sphinx-gallery's (.py)"
 )
 
 
@@ -34,6 +34,7 @@ class NotebookFile:
 
     cells: list[Cell]
     metadata: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what reading it changed or left out
 
 
 def read_notebook(path: Path) -> list[Cell]:
@@ -54,8 +55,13 @@ def read_notebook_file(path: Path) -> NotebookFile:
         from coursesite.importers.mystnotebooks import myst_notebook
 
         return NotebookFile(*myst_notebook(text, path))
-    if path.suffix == ".py":  # jupytext's percent format: its cells named by their lines
+    if path.suffix == ".py":  # sphinx-gallery's or jupytext's percent format
+        from coursesite.importers.galleryscripts import gallery_notebook, is_gallery_script
         from coursesite.importers.pyscripts import percent_notebook
+
+        if is_gallery_script(text):
+            notebook, places, notes = gallery_notebook(text, path)
+            return NotebookFile(_checked_cells(notebook, path, places), {}, notes)
 
         notebook, places = percent_notebook(text, path)
         return NotebookFile(_checked_cells(notebook, path, places), notebook.get("metadata", {}))

@@ -1,0 +1,164 @@
+"""Read an example script in sphinx-gallery's format into cells, as scikit-learn's and
+Matplotlib's galleries and tutorials are written: the module docstring is the title and
+introduction; a line `# %%` (or a line of 20 or more `#`) followed by comment lines starts
+a block of prose, which the comments hold; everything else is code. The prose is
+reStructuredText, written as MyST (rstmyst) so the import reads it as a notebook's; each
+cell is named by the script line it starts on.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from coursesite.errors import BuildError
+from coursesite.importers.rstmyst import rst_to_myst
+
+_SEPARATOR = re.compile(r"^(#{20,}.*|# ?%%.*)$")
+_COMMENT = re.compile(r"^#(?: |$)")
+# sphinx-gallery's settings of a script (`# sphinx_gallery_thumbnail_number = 2`).
+_SETTING = re.compile(r"^\s*#\s*sphinx_gallery_\w+")
+# An RST section title: a line of text over a line of one punctuation character.
+_RST_TITLE = re.compile(r"^\S.*\n([=\-~^*#+\"'`:.])\1{2,}\s*$", re.MULTILINE)
+_BREAK = "coursesitecellbreak"
+
+
+@dataclass
+class _Block:
+    kind: str  # "markdown" or "code"
+    text: str
+    line: int  # the script line it starts on
+
+
+def is_gallery_script(text: str) -> bool:
+    """Whether `text` is a sphinx-gallery example: a module docstring with a
+    reStructuredText title, and no jupytext `# %% [markdown]` cells."""
+    if re.search(r"^# ?%% \[markdown\]", text, re.MULTILINE):
+        return False
+    docstring = _docstring(text)
+    return docstring is not None and bool(_RST_TITLE.search(docstring[0]))
+
+
+def gallery_notebook(text: str, path: Path) -> tuple[dict, list[str], list[str]]:
+    """The script as an nbformat 4 notebook, where each cell is ("line 12"), and notes on
+    what its prose lost or what docutils could not read."""
+    blocks, notes = _blocks(text)
+    notes += _prose_as_myst([block for block in blocks if block.kind == "markdown"])
+    cells = [_cell(block) for block in blocks if block.text.strip()]
+    if not cells:
+        raise BuildError("the script has no code and no prose", path)
+    places = [f"line {block.line}" for block in blocks if block.text.strip()]
+    return {"nbformat": 4, "metadata": {}, "cells": cells}, places, notes
+
+
+def _prose_as_myst(prose: list[_Block]) -> list[str]:
+    """Write each block of prose as MyST, converted as one document (the script is one
+    page, whose heading levels run through all its blocks); what docutils said of it."""
+    joined, starts = _joined(prose)
+    myst, problems = rst_to_myst(joined, place=lambda line: _script_line(line, starts))
+    converted = re.split(rf"\n*^{_BREAK}\d+$\n*", myst, flags=re.MULTILINE)
+    if len(converted) != len(prose) + 1:  # a construct ran over a mark: one block at a time
+        problems = []
+        for block in prose:
+            block.text, said = rst_to_myst(block.text, place=partial(_block_line, block.line))
+            problems += said
+        return problems
+    for block, text in zip(prose, converted, strict=False):
+        block.text = text.strip()
+    return problems
+
+
+def _docstring(text: str) -> tuple[str, int, int] | None:
+    """The module docstring, cleaned, with the script lines of its text's start and its
+    closing quotes; None without one (or when the script does not parse)."""
+    try:
+        module = ast.parse(text)
+    except SyntaxError:
+        return None
+    first = module.body[0] if module.body else None
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return None
+    value = first.value.value
+    leading = len(value) - len(value.lstrip("\n"))
+    return inspect.cleandoc(value), first.lineno + leading, first.end_lineno or first.lineno
+
+
+def _blocks(text: str) -> tuple[list[_Block], list[str]]:
+    lines = text.split("\n")
+    docstring = _docstring(text)
+    blocks, notes = [], []
+    start = 0
+    if docstring is not None:
+        blocks.append(_Block("markdown", docstring[0], docstring[1]))
+        start = docstring[2]
+    code: list[str] = []
+    code_line = start + 1
+    number = start
+    while number < len(lines):
+        line = lines[number]
+        if _SEPARATOR.match(line):
+            blocks.append(_code_block(code, code_line))
+            prose_line, number = number + 2, number + 1
+            prose = []
+            while number < len(lines) and _COMMENT.match(lines[number]):
+                prose.append(lines[number][2:])
+                number += 1
+            blocks.append(_Block("markdown", "\n".join(prose), prose_line))
+            code, code_line = [], number + 1
+            continue
+        if _SETTING.match(line):
+            notes.append(
+                f"line {number + 1}: {line.strip()} is a setting of sphinx-gallery's page: left out"
+            )
+        else:
+            code.append(line)
+        number += 1
+    blocks.append(_code_block(code, code_line))
+    return [block for block in blocks if block.text.strip()], notes
+
+
+def _code_block(lines: list[str], line: int) -> _Block:
+    """The code of `lines`, which start at script line `line`, named by its first line
+    that holds anything."""
+    blank = next((n for n, text in enumerate(lines) if text.strip()), 0)
+    return _Block("code", "\n".join(lines).strip("\n"), line + blank)
+
+
+def _joined(prose: list[_Block]) -> tuple[str, list[tuple[int, int]]]:
+    """The blocks of prose as one reStructuredText document, each followed by a paragraph
+    that marks where it ends, and where each block starts, in the document and in the
+    script."""
+    parts, starts, line = [], [], 1
+    for number, block in enumerate(prose):
+        starts.append((line, block.line))
+        part = f"{block.text}\n\n{_BREAK}{number}\n\n"
+        parts.append(part)
+        line += part.count("\n")
+    return "".join(parts), starts
+
+
+def _block_line(start: int, line: int) -> str:
+    return f"line {start + line - 1}"
+
+
+def _script_line(line: int, starts: list[tuple[int, int]]) -> str:
+    """The script line of line `line` of the joined document."""
+    document_start, script_start = max(
+        (start for start in starts if start[0] <= line), default=(1, 1)
+    )
+    return f"line {script_start + line - document_start}"
+
+
+def _cell(block: _Block) -> dict:
+    cell: dict = {"cell_type": block.kind, "source": block.text, "metadata": {}}
+    if block.kind == "code":
+        cell.update(outputs=[], execution_count=None)
+    return cell

@@ -1,0 +1,116 @@
+"""sphinx-gallery's format: a .py example whose module docstring (reStructuredText, a title
+first) introduces it and whose `# %%` comment blocks are its prose, as scikit-learn's and
+Matplotlib's galleries and tutorials are kept. The prose is read by docutils and written
+as MyST, so the rest of the import treats it as a Jupyter Book notebook's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import authoring_example
+from coursesite.importers.galleryscripts import is_gallery_script
+from coursesite.importers.notebooks import read_notebook_file
+from coursesite.importers.rstmyst import rst_to_myst
+
+# Shaped as Matplotlib's users_explain tutorials are: a label and a title with an overline,
+# Sphinx roles, an admonition, a setting of sphinx-gallery's, both kinds of separator.
+SCRIPT = '''\
+r"""
+.. _sums-guide:
+
+=============
+Summing lists
+=============
+
+Adding numbers with :func:`sum`, as *the* `Python docs
+<https://docs.python.org/3/>`_ explain; see :ref:`other-guide` for more.
+
+.. note::
+
+   Floats add with rounding: :math:`0.1 + 0.2 \\neq 0.3`.
+"""
+
+import math
+
+# %%
+# Squares
+# =======
+#
+# The squares of the first numbers, and ``math.isqrt`` of their total:
+
+squares = [n * n for n in range(4)]
+print("total", sum(squares), math.isqrt(sum(squares)))
+# sphinx_gallery_thumbnail_number = 1
+
+###############################################################################
+# Cubes
+# -----
+#
+# - one cube per number
+# - their total, with `~math.fsum`
+
+print("cubes", math.fsum(n**3 for n in range(4)))
+'''
+
+
+def test_a_gallery_script_is_read_as_cells_of_myst_prose_and_code_at_their_lines(
+    tmp_path: Path,
+):
+    path = tmp_path / "plot_sums.py"
+    path.write_text(SCRIPT)
+    read = read_notebook_file(path)
+    assert [(c.kind, c.where) for c in read.cells] == [
+        ("markdown", "line 2"),
+        ("code", "line 16"),
+        ("markdown", "line 19"),
+        ("code", "line 24"),
+        ("markdown", "line 29"),
+        ("code", "line 35"),
+    ]
+    intro, _, squares, code, cubes, _ = (c.source for c in read.cells)
+    # One page: the docstring's title is the top heading, the blocks' sections under it.
+    assert intro.startswith("(sums-guide)=\n\n# Summing lists\n\n")
+    assert (
+        "Adding numbers with {func}`sum`, as *the* [Python docs](https://docs.python.org/3/)"
+        in intro
+    )
+    assert "see {ref}`other-guide` for more" in intro
+    assert "```{note}\nFloats add with rounding: {math}`0.1 + 0.2 \\neq 0.3`.\n```" in intro
+    assert squares.startswith("## Squares\n\nThe squares of the first numbers, and `math.isqrt`")
+    assert cubes.startswith("### Cubes\n\n- one cube per number\n- their total, with `fsum`")
+    assert "sphinx_gallery" not in code and code.endswith("math.isqrt(sum(squares)))")
+    assert read.notes == [
+        "line 26: # sphinx_gallery_thumbnail_number = 1 is a setting of sphinx-gallery's "
+        "page: left out"
+    ]
+
+
+def test_only_a_docstring_with_a_title_and_no_markdown_cells_makes_a_gallery_script():
+    assert is_gallery_script(SCRIPT)
+    assert not is_gallery_script('"""Sums of squares, no title."""\n# %%\nprint(1)\n')
+    assert not is_gallery_script(SCRIPT + "\n# %% [markdown]\n# A jupytext cell of prose.\n")
+
+
+def test_what_docutils_cannot_read_is_a_note_at_the_script_line_and_text_is_escaped():
+    myst, notes = rst_to_myst(
+        "A *star* and `link`_ to nothing.\n\nUse [brackets] and <angles>.\n",
+        place=lambda line: f"line {line + 40}",
+    )
+    assert "Use \\[brackets\\] and \\<angles\\>." in myst
+    assert notes == ['line 41: reStructuredText: Unknown target name: "link".']
+
+
+def test_a_gallery_script_imports_as_a_lesson_that_builds(course_folder):
+    course_folder.write(authoring_example())
+    (course_folder.root / "plot_sums.py").write_text(SCRIPT)
+    done = course_folder.cli("import", "plot_sums.py", "--phase", "02")
+    assert done.returncode == 0, done.stderr
+    assert "{ref}`other-guide` points at a label outside this notebook" in done.stdout
+    lesson = next((course_folder.root / "content").glob("02-*/01-summing-lists.md"))
+    text = lesson.read_text()
+    assert "title: Summing lists\n" in text
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = next((course_folder.root / "site").glob("*/summing-lists/index.html")).read_text()
+    assert "<samp>total 14 3" in page and "<samp>cubes 36.0" in page
+    assert 'id="sums-guide"' in page or 'id="summing-lists"' in page
