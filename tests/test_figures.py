@@ -528,3 +528,25 @@ def test_plt_show_without_blocking_leaves_the_figure_to_draw_on(course_folder):
     record = build_lesson(course_folder, text)
     [svg] = record.blocks["step-2"].captured_svgs
     assert "drawn after show" in svg
+
+
+def test_a_draw_callback_that_refuses_other_canvases_does_not_lose_the_figure(course_folder):
+    """Matplotlib's blitting tutorial raises in its draw callback for any canvas but the
+    figure's own, and the SVG of the page is drawn on another: the figure is saved without
+    that callback, as sphinx-gallery's PNG shows it."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)\n',
+        'print("Batch sizes:", sizes)\n'
+        "import matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots()\nax.plot([3, 2, 1], label='blitted line')\nax.legend()\n"
+        "canvas = fig.canvas\n"
+        "def on_draw(event):\n    if event.canvas is not canvas:\n        raise RuntimeError\n"
+        "fig.canvas.mpl_connect('draw_event', on_draw)\nfig.canvas.draw()\n",
+        1,
+    )
+    text = text.replace(
+        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: One line\n"
+    )
+    record = build_lesson(course_folder, text)
+    [svg] = record.blocks["step-2"].captured_svgs
+    assert "blitted line" in svg

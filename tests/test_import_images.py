@@ -273,6 +273,31 @@ def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published
     assert f'src="images/{chart.name}"' in page.read_text()
 
 
+def test_an_image_the_code_writes_outside_the_lesson_is_named_with_where_to_write_it(
+    course_folder,
+):
+    """Matplotlib's constrained-layout guide saves a figure into its documentation's
+    `_static/` (`../../../doc/_static/x.png`), then shows `/_static/x.png`: the report says
+    the code writes it, where, and what to change, not "copy it" (there is nothing to copy)."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / f"{course_folder.root.name}-guide"
+    (repo / "guide").mkdir(parents=True)
+    (repo / "guide" / "layout.md").write_text(
+        MYST_HEADER + "# Layout\n\nWe save the figure for the page.\n\n"
+        "```{code-cell} ipython3\nimport matplotlib.pyplot as plt\nfig = plt.figure()\n"
+        "try:\n    fig.savefig('../doc/_static/layout_1.png')\nexcept FileNotFoundError:\n"
+        "    pass\n```\n\nIt looks like: ![the saved layout](_static/layout_1.png)\n"
+    )
+    imported = course_folder.cli("import", str(repo / "guide" / "layout.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        "image _static/layout_1.png is the file the notebook's code writes to "
+        "../doc/_static/layout_1.png, outside the lesson's folder"
+    ) in imported.stdout
+    assert "make the code write it to _static/layout_1.png" in imported.stdout
+    assert "copy it to" not in imported.stdout
+
+
 def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(course_folder):
     """A notebook's `<img>` tags (a centred block, one inside prose) show their images on
     the page, not their HTML as code; an image with no alt text gets the placeholder the

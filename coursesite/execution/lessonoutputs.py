@@ -188,10 +188,8 @@ def _saved_open_figures(pyplot):
     svgs: list[str] = []
     for number in pyplot.get_fignums():
         figure = pyplot.figure(number)
-        buffer = io.StringIO()
         try:
-            with pyplot.rc_context(SVG_SETTINGS):
-                figure.savefig(buffer, **_SAVED_AS)
+            svgs.append(_figure_svg(pyplot, figure))
         except Exception as error:
             return (
                 svgs,
@@ -199,8 +197,29 @@ def _saved_open_figures(pyplot):
             )
         finally:
             pyplot.close(figure)
-        svgs.append(buffer.getvalue())
     return svgs, None
+
+
+def _figure_svg(pyplot, figure):
+    """The figure as SVG. SVG is drawn on a canvas of its own, not the figure's: a draw
+    callback that refuses any other canvas (Matplotlib's blitting tutorial raises then) is
+    left out of a second try, and the first error stands if that fails too."""
+    try:
+        return _svg_text(pyplot, figure)
+    except Exception:
+        with figure.canvas.callbacks.blocked(signal="draw_event"):
+            try:
+                return _svg_text(pyplot, figure)
+            except Exception:
+                pass
+        raise
+
+
+def _svg_text(pyplot, figure):
+    buffer = io.StringIO()
+    with pyplot.rc_context(SVG_SETTINGS):
+        figure.savefig(buffer, **_SAVED_AS)
+    return buffer.getvalue()
 
 
 def plain_figure(figure):

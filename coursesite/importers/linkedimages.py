@@ -59,6 +59,13 @@ def settle_linked_images(
                     f"{where}: image {src} is one the notebook's code writes: listed under "
                     "writes:, the build publishes it from the lesson's run"
                 )
+            elif elsewhere := _written_outside(src, code_writes):
+                lesson.notes.append(
+                    f"{where}: image {src} is the file the notebook's code writes to "
+                    f"{elsewhere}, outside the lesson's folder, where the build's run cannot "
+                    f"write: make the code write it to {src} (its folder made first) and list "
+                    "it under writes:"
+                )
             else:
                 lesson.notes.append(
                     f"{where}: image {src} is not beside the lesson: copy it to {shown}"
@@ -74,6 +81,20 @@ def _written_by_code(src: str, code_writes: set[str]) -> bool:
     name = written_name(src)
     written = {written_name(path) for path in code_writes}
     return name is not None and name in written and Path(name).suffix.lower() in IMAGE_TYPES
+
+
+def _written_outside(src: str, code_writes: set[str]) -> str | None:
+    """The path outside the lesson's folder at which the code writes a file of the image's
+    name (a gallery script saving into its documentation's `_static/`), if it does."""
+    name = Path(src).name
+    return next(
+        (
+            path
+            for path in sorted(code_writes)
+            if Path(path).name == name and written_name(path) is None
+        ),
+        None,
+    )
 
 
 def _image_beside(source: Path, src: str, where: str, refusals: list) -> bytes | None:
