@@ -114,3 +114,37 @@ def test_a_gallery_script_imports_as_a_lesson_that_builds(course_folder):
     page = next((course_folder.root / "site").glob("*/summing-lists/index.html")).read_text()
     assert "<samp>total 14 3" in page and "<samp>cubes 36.0" in page
     assert 'id="sums-guide"' in page or 'id="summing-lists"' in page
+
+
+def test_restructuredtexts_blocks_become_their_myst_forms():
+    text = (
+        "term one\n   Its *meaning*.\n\nSee the note [#n]_ and ``code``.\n\n"
+        ".. [#n] The note's text.\n\n"
+        ".. figure:: images/plot.png\n   :alt: a rising line\n\n   The caption.\n\n"
+        ">>> print(1)\n1\n\nPlain literal::\n\n    x = compute(1)\n\n"
+        ".. plot::\n\n   plt.plot([1, 2])\n\n"
+        ".. table:: Sizes\n\n   =====  =====\n   A      B|C\n   =====  =====\n"
+        "   1      2\n   =====  =====\n\n"
+        ".. math::\n   :name: eq-one\n\n   a = b\n\n"
+        "1. first\n\n   - nested *one*\n   - nested two\n\n2. second\n"
+    )
+    myst, notes = rst_to_myst(text)
+    assert notes == []
+    assert myst.split("\n\n") == [
+        "term one\n: Its *meaning*.",
+        "See the note [^1] and `code`.",
+        "[^1]: The note's text.",
+        "```{figure} images/plot.png\n:alt: a rising line",
+        "The caption.\n```",
+        "```pycon\n>>> print(1)\n1\n```",
+        "Plain literal:",
+        "```python\nx = compute(1)\n```",
+        "```{plot}\nplt.plot([1, 2])\n```",
+        "**Sizes**",
+        "| A | B\\|C |\n|---|---|\n| 1 | 2 |",
+        "(eq-one)=",
+        "$$\na = b\n$$",
+        "1. first",
+        "   - nested *one*\n   - nested two",
+        "2. second",
+    ]

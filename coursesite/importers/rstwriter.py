@@ -45,13 +45,14 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
     if isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
         return [_list(node, depth)]
     if isinstance(node, nodes.definition_list):
-        return ["\n".join(_definition(item, depth) for item in node.children)]
+        return ["\n\n".join(_definition(item, depth) for item in node.children)]
     if isinstance(node, nodes.field_list):
-        return ["\n".join(_field(field, depth) for field in node.children)]
+        return ["\n\n".join(_field(field, depth) for field in node.children)]
     if isinstance(node, (nodes.literal_block, nodes.doctest_block)):
         return [_code_fence(node)]
-    if isinstance(node, nodes.math_block):
-        return ["$$\n" + node.astext().strip() + "\n$$"]
+    if isinstance(node, nodes.math_block):  # its :name: a target before it
+        labels = [f"({name})=" for name in node.get("names", [])]
+        return [*labels, "$$\n" + node.astext().strip() + "\n$$"]
     if isinstance(node, nodes.block_quote):
         return [_prefixed(myst_blocks(node, depth), "> ")]
     if isinstance(node, nodes.Admonition):
@@ -192,12 +193,12 @@ def _prefixed(blocks: list[str], prefix: str) -> str:
 def _definition(item: nodes.Element, depth: int) -> str:
     term = next((inline(child) for child in item.children if isinstance(child, nodes.term)), "")
     definition = next(child for child in item.children if isinstance(child, nodes.definition))
-    return f"{term}\n: " + _indented("\n\n".join(myst_blocks(definition, depth)), 2) + "\n"
+    return f"{term}\n: " + _indented("\n\n".join(myst_blocks(definition, depth)), 2)
 
 
 def _field(field: nodes.Element, depth: int) -> str:
     name, body = field.children
-    return f"{inline(name)}\n: " + _indented("\n\n".join(myst_blocks(body, depth)), 2) + "\n"
+    return f"{inline(name)}\n: " + _indented("\n\n".join(myst_blocks(body, depth)), 2)
 
 
 def _code_fence(node: nodes.Element) -> str:
@@ -261,6 +262,8 @@ def _image(node: nodes.Element, depth: int) -> str:
 
 
 def _table(node: nodes.Element) -> str:
+    """A pipe table, its first row the header; its title a bold line above it."""
+    title = next((f"**{inline(c)}**\n\n" for c in node.children if isinstance(c, nodes.title)), "")
     rows = [
         [
             " ".join(inline(p) for p in entry.findall(nodes.paragraph)) or inline(entry)
@@ -268,15 +271,12 @@ def _table(node: nodes.Element) -> str:
         ]
         for row in node.findall(nodes.row)
     ]
+    if not rows:
+        return title
     width = max(len(row) for row in rows)
-    lines = [
-        "| "
-        + " | ".join(cell.replace("|", "\\|") for cell in row + [""] * (width - len(row)))
-        + " |"
-        for row in rows
-    ]
+    lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in rows]
     lines.insert(1, "|" + "---|" * width)
-    return "\n".join(lines)
+    return title + "\n".join(lines)
 
 
 def _foreign_directive(node: ForeignDirective, depth: int) -> str:
@@ -287,10 +287,11 @@ def _foreign_directive(node: ForeignDirective, depth: int) -> str:
 
 
 def _note_label(node: nodes.Element) -> str:
-    return node.get("refname") or node.astext()
+    """The label a footnote is shown with (`[#name]_` is numbered): its reference's text."""
+    return node.astext()
 
 
 def _footnote(node: nodes.Element, depth: int) -> str:
-    label = node.get("names", [""])[0] or next(node.findall(nodes.label)).astext()
+    label = next((child.astext() for child in node.findall(nodes.label)), "")
     body = [child for child in node.children if not isinstance(child, nodes.label)]
     return f"[^{label}]: " + _indented("\n\n".join(_section_body(body, depth)), 4)
