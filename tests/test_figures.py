@@ -487,23 +487,27 @@ def test_a_code_edit_that_keeps_the_figure_data_does_not_draw_it_to_find_cut_tex
     assert "batch_" * 12 in warning.message
 
 
+def _drawn_in_step_two(course_folder, code: str) -> list[str]:
+    """The SVGs of the figures the authoring example's step 2 shows with `code` added."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)\n', 'print("Batch sizes:", sizes)\n' + code, 1
+    )
+    text = text.replace(
+        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: Lines\n"
+    )
+    return build_lesson(course_folder, text).blocks["step-2"].captured_svgs
+
+
 def test_plt_show_ends_a_figure_as_a_notebook_shows_it(course_folder):
     """A step that plots, calls plt.show(), then plots again shows two figures, in that
     order, as a notebook's inline backend shows them; before, the second drawing went
     into the first figure and one of the two was lost."""
-    text = authoring_example().replace(
-        'print("Batch sizes:", sizes)\n',
-        'print("Batch sizes:", sizes)\n'
+    svgs = _drawn_in_step_two(
+        course_folder,
         "import matplotlib.pyplot as plt\n"
         "plt.plot([1, 2, 3], label='first drawing')\nplt.legend()\nplt.show()\n"
         "plt.plot([3, 2, 1], label='second drawing')\nplt.legend()\n",
-        1,
     )
-    text = text.replace(
-        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: Two lines\n"
-    )
-    record = build_lesson(course_folder, text)
-    svgs = record.blocks["step-2"].captured_svgs
     assert len(svgs) == 2
     assert "first drawing" in svgs[0] and "second drawing" not in svgs[0]
     assert "second drawing" in svgs[1] and "first drawing" not in svgs[1]
@@ -513,20 +517,13 @@ def test_plt_show_without_blocking_leaves_the_figure_to_draw_on(course_folder):
     """Matplotlib's blitting tutorial calls plt.show(block=False), then copies the canvas
     and draws on: the figure stays open (it was closed, and its canvas lost its renderer),
     and is shown once, as it is when the step ends."""
-    text = authoring_example().replace(
-        'print("Batch sizes:", sizes)\n',
-        'print("Batch sizes:", sizes)\n'
+    [svg] = _drawn_in_step_two(
+        course_folder,
         "import matplotlib.pyplot as plt\n"
         "fig, ax = plt.subplots()\nplt.show(block=False)\n"
         "background = fig.canvas.copy_from_bbox(fig.bbox)\n"
         "ax.plot([3, 2, 1], label='drawn after show')\nax.legend()\n",
-        1,
     )
-    text = text.replace(
-        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: One line\n"
-    )
-    record = build_lesson(course_folder, text)
-    [svg] = record.blocks["step-2"].captured_svgs
     assert "drawn after show" in svg
 
 
@@ -534,19 +531,12 @@ def test_a_draw_callback_that_refuses_other_canvases_does_not_lose_the_figure(co
     """Matplotlib's blitting tutorial raises in its draw callback for any canvas but the
     figure's own, and the SVG of the page is drawn on another: the figure is saved without
     that callback, as sphinx-gallery's PNG shows it."""
-    text = authoring_example().replace(
-        'print("Batch sizes:", sizes)\n',
-        'print("Batch sizes:", sizes)\n'
+    [svg] = _drawn_in_step_two(
+        course_folder,
         "import matplotlib.pyplot as plt\n"
         "fig, ax = plt.subplots()\nax.plot([3, 2, 1], label='blitted line')\nax.legend()\n"
         "canvas = fig.canvas\n"
         "def on_draw(event):\n    if event.canvas is not canvas:\n        raise RuntimeError\n"
         "fig.canvas.mpl_connect('draw_event', on_draw)\nfig.canvas.draw()\n",
-        1,
     )
-    text = text.replace(
-        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: One line\n"
-    )
-    record = build_lesson(course_folder, text)
-    [svg] = record.blocks["step-2"].captured_svgs
     assert "blitted line" in svg
