@@ -540,3 +540,29 @@ def test_a_draw_callback_that_refuses_other_canvases_does_not_lose_the_figure(co
         "fig.canvas.mpl_connect('draw_event', on_draw)\nfig.canvas.draw()\n",
     )
     assert "blitted line" in svg
+
+
+def test_a_figure_that_cannot_be_saved_is_named_at_the_drawing_code_that_failed(course_folder):
+    """Matplotlib's blend-groups guide draws with a renderer method newer matplotlib has:
+    the failure is at the lesson's line that calls it, with the hint for another version,
+    not at the block's first line with "fix the code"."""
+    text = authoring_example().replace(
+        'print("Batch sizes:", sizes)\n',
+        'print("Batch sizes:", sizes)\n'
+        "import matplotlib.pyplot as plt\nfrom matplotlib.artist import Artist\n"
+        "class Grouped(Artist):\n"
+        "    def draw(self, renderer):\n"
+        "        renderer.open_blend_group('multiply')\n"
+        "fig, ax = plt.subplots()\nfig.add_artist(Grouped())\n",
+        1,
+    )
+    text = text.replace(
+        ":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: Lines\n"
+    )
+    [error] = build_errors(course_folder, text)
+    assert error.line == line_of(text, "renderer.open_blend_group")
+    assert error.message.endswith(
+        "the figure it drew cannot be saved as SVG: AttributeError: 'RendererSVG' object "
+        "has no attribute 'open_blend_group'"
+    )
+    assert "code written for another version of matplotlib" in error.hint

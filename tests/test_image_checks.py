@@ -224,6 +224,23 @@ def test_a_drawing_is_rebuilt_from_the_allowlist_with_its_references_prefixed():
     )
 
 
+def test_a_filter_of_drawing_primitives_is_kept_with_its_reference_prefixed():
+    """matplotlib's SVG of Gouraud-shaded triangles (tripcolor(shading='gouraud'), as its
+    unstructured-data guide draws) composes them with filters; they load nothing."""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><filter id="colorAdd">'
+        '<feComposite in="SourceGraphic" in2="BackgroundImage" operator="arithmetic" '
+        'k2="1" k3="1"/></filter><filter id="colorMat"><feColorMatrix type="matrix" '
+        'values="1 0 0 0 0"/></filter><g filter="url(#colorAdd)" shape-rendering="crispEdges">'
+        '<path d="M 0 0"/></g></svg>'
+    )
+    cleaned = clean_svg(svg, "fig")
+    assert '<filter id="fig-colorAdd"><feComposite in="SourceGraphic"' in cleaned
+    assert 'operator="arithmetic" k2="1" k3="1"></feComposite></filter>' in cleaned
+    assert '<feColorMatrix type="matrix" values="1 0 0 0 0"></feColorMatrix>' in cleaned
+    assert '<g filter="url(#fig-colorAdd)" shape-rendering="crispEdges">' in cleaned
+
+
 def test_a_bare_svg_root_is_rebuilt_but_its_parts_must_be_svg():
     assert clean_svg('<svg viewBox="0 0 2 2"/>', "p") == (
         '<svg xmlns="http://www.w3.org/2000/svg" stroke-linejoin="round" '
@@ -275,6 +292,10 @@ UNSAFE = {
     "outside link": (
         '<svg><use href="https://example.org/a.svg#x"/></svg>',
         "<use> links to 'https://example.org/a.svg#x': a figure may link only to its parts",
+    ),
+    "filter image": (
+        '<svg><filter id="f"><feImage href="https://example.org/a.png"/></filter></svg>',
+        "element <feImage> is not one a figure may contain",
     ),
     "javascript link": (
         '<svg xmlns:xlink="http://www.w3.org/1999/xlink"><a xlink:href="javascript:x"/></svg>',

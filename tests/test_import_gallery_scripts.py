@@ -148,3 +148,24 @@ def test_restructuredtexts_blocks_become_their_myst_forms():
         "   - nested *one*\n   - nested two",
         "2. second",
     ]
+
+
+def test_a_directives_options_and_body_are_kept_as_written_unless_its_body_is_prose():
+    """Matplotlib's mathtext guide: `.. mathmpl::` with an option, LaTeX for its body, in a
+    definition; a role's backslashes; a version note whose text starts on its own line."""
+    text = (
+        "``cm``: Computer Modern\n"
+        "    .. mathmpl::\n       :fontset: cm\n\n       \\mathcal{R} \\sin(2 \\pi f x_i)\n\n"
+        "Roman is :mathmpl:`\\mathrm{Roman}`.\n\n"
+        ".. versionadded:: 3.7\n   The *mosaic*.\n\n   More text.\n"
+    )
+    myst, notes = rst_to_myst(text)
+    assert notes == []
+    assert myst.split("\n\n") == [
+        "**`cm`: Computer Modern**",
+        "```{mathmpl}\n:fontset: cm",
+        "\\mathcal{R} \\sin(2 \\pi f x_i)\n```",
+        "Roman is {mathmpl}`\\mathrm{Roman}`.",
+        "```{versionadded} 3.7\nThe *mosaic*.",
+        "More text.\n```",
+    ]

@@ -191,13 +191,23 @@ def _saved_open_figures(pyplot):
         try:
             svgs.append(_figure_svg(pyplot, figure))
         except Exception as error:
-            return (
-                svgs,
-                f"the figure it drew cannot be saved as SVG: {type(error).__name__}: {error}",
-            )
+            message = f"the figure it drew cannot be saved as SVG: {type(error).__name__}: {error}"
+            return svgs, SaveProblem(message, error)
         finally:
             pyplot.close(figure)
     return svgs, None
+
+
+class SaveProblem(str):
+    """Why a figure cannot be saved, with the error that said so: its traceback names the
+    lesson's own drawing code, or the library call the installed version lacks."""
+
+    error: BaseException
+
+    def __new__(cls, message, error):
+        problem = super().__new__(cls, message)
+        problem.error = error
+        return problem
 
 
 def _figure_svg(pyplot, figure):

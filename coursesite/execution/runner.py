@@ -284,7 +284,7 @@ def run_block(block, namespace, source, limit):
         failure = _plain_failure(block, f"expected {block['raises']} to be raised, but nothing was")
     captured, problem = leftovers.capture_figures()
     if failure is None and problem:
-        failure = _plain_failure(block, problem)
+        failure = _figure_failure(block, problem, source)
     figure = namespace.pop("figure", None) if block["is_figure"] else None
     if failure is None and block["is_figure"]:
         figure, problem = leftovers.plain_figure(figure)
@@ -330,6 +330,15 @@ def _plain_failure(block, message):
     left cannot be shown (a figure Cartopy draws may read the network as it is saved)."""
     where = {"block": block["id"], "line": block["line"], "traceback": ""}
     return {**where, "message": message, "network": network.quotes_the_network(message)}
+
+
+def _figure_failure(block, problem, source):
+    """A figure the block drew that cannot be saved: at the line of the lesson's own code
+    the error passed through (an artist's draw method), with its traceback for the hints."""
+    error = getattr(problem, "error", None)
+    if error is None:
+        return _plain_failure(block, problem)
+    return {**describe_failure(error, source, block), "message": str(problem)}
 
 
 # The `from __future__` features earlier blocks turned on: as in a kernel (and in main.py,

@@ -87,6 +87,20 @@ _IMAGE = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.I)
 _PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
 
 
+def holds_prose(name: str) -> bool:
+    """Whether a directive's body is prose the import keeps (an admonition, a version
+    note, layout, an exercise), not text of its own kind (math, code, a table's data)."""
+    return (
+        name in _VERSIONS
+        or name in _LIKE
+        or name in _CONTAINERS
+        or name in _EXERCISE_MARKERS
+        or name in ("seealso", "only", "exercise", "solution", "admonition")
+        or is_proof_block(name)
+        or (kind_named(name) is not None and name not in CODE_DIRECTIVES)
+    )
+
+
 def keeps_title(name: str) -> bool:
     """Whether a directive's title stays the title of a block (which a {ref} shows)."""
     kind = kind_named(name)

@@ -15,17 +15,15 @@ import io
 import re
 from collections.abc import Callable
 
-from docutils import nodes
+from docutils import nodes, utils
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, directives, roles
 from docutils.parsers.rst.languages import en
+from docutils.statemachine import StringList
 
+from coursesite.importers.mystdirectives import holds_prose
 from coursesite.importers.rstwriter import ForeignDirective, ForeignRole, myst_blocks
 
-# Sphinx's directives whose bodies are code, not text: kept line for line.
-_CODE_BODIES = frozenset(
-    {"code-block", "sourcecode", "plot", "ipython", "doctest", "testcode", "testoutput"}
-)
 # Sphinx's directives that take no argument: a line right after them is their body.
 _NO_ARGUMENT = frozenset({"seealso", "toctree", "autosummary", "hlist", "tab-set", "glossary"})
 _ROLE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)*[A-Za-z][\w+.-]*):`")
@@ -70,7 +68,8 @@ def _register_foreign(text: str) -> None:
 
 def _foreign_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     del lineno, inliner, options, content
-    return [ForeignRole(rawtext, role=name, content=text)], []
+    # As written: `:mathmpl:`\\alpha`` keeps its backslash.
+    return [ForeignRole(rawtext, role=name, content=utils.unescape(text, True))], []
 
 
 class _AnyOption(dict):
@@ -82,6 +81,9 @@ class _AnyOption(dict):
     def __contains__(self, key: object) -> bool:
         return True
 
+    def __bool__(self) -> bool:  # docutils reads options only of a directive that has some
+        return True
+
 
 def _foreign_directive(name: str) -> type[Directive]:
     class Foreign(Directive):
@@ -91,16 +93,20 @@ def _foreign_directive(name: str) -> type[Directive]:
         option_spec = _AnyOption()
 
         def run(self) -> list[nodes.Node]:
-            body = "\n".join(self.content)
+            # An argument's lines after its first begin the body, as Sphinx's version notes
+            # read them (`.. versionadded:: 3.7` and the note's text on the next line).
+            argument, *more = " ".join(self.arguments).split("\n") or [""]
+            source = self.content.source(0) if self.content else ""
+            content = (StringList([*more, ""], source) if more else StringList()) + self.content
+            body = "\n".join(content)
             node = ForeignDirective(
-                directive=name,
-                argument=" ".join(self.arguments),
-                options=dict(self.options),
-                body=body,
+                directive=name, argument=argument, options=dict(self.options), body=body
             )
-            if name in _CODE_BODIES or not body.strip():
+            # A body of prose is read as reStructuredText; any other (math, code, a
+            # project's own format) is kept line for line.
+            if not holds_prose(name) or not body.strip():
                 return [node]
-            self.state.nested_parse(self.content, self.content_offset, node)
+            self.state.nested_parse(content, self.content_offset - len(more) - 1, node)
             node["parsed"] = True
             return [node]
 

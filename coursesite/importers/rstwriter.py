@@ -191,9 +191,14 @@ def _prefixed(blocks: list[str], prefix: str) -> str:
 
 
 def _definition(item: nodes.Element, depth: int) -> str:
+    """`term` and `: definition`; a definition holding a directive is its term in bold and
+    its body under it, as MyST's blocks go in no definition list."""
     term = next((inline(child) for child in item.children if isinstance(child, nodes.term)), "")
     definition = next(child for child in item.children if isinstance(child, nodes.definition))
-    return f"{term}\n: " + _indented("\n\n".join(myst_blocks(definition, depth)), 2)
+    body = "\n\n".join(myst_blocks(definition, depth))
+    if re.search(r"^(`{3,}|:{3,})\{", body, re.MULTILINE):
+        return f"**{term}**\n\n{body}"
+    return f"{term}\n: " + _indented(body, 2)
 
 
 def _field(field: nodes.Element, depth: int) -> str:
@@ -225,7 +230,7 @@ def _fenced(info: str, body: str) -> str:
     """A backtick fence longer than any fence inside `body`."""
     longest = max((len(run) for run in re.findall(r"^\s*(`{3,}|:{3,})", body, re.M)), default=2)
     fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{body}\n{fence}"
+    return f"{fence}{info}\n{body}\n{fence}" if body else f"{fence}{info}\n{fence}"
 
 
 def _admonition(node: nodes.Element, depth: int) -> str:

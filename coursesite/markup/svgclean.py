@@ -19,9 +19,18 @@ import xml.etree.ElementTree as ET
 SVG_NS = "{http://www.w3.org/2000/svg}"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 
-DRAWING_ELEMENTS = frozenset(
-    "svg g defs path text tspan use rect circle ellipse line polyline polygon "
-    "clipPath pattern linearGradient radialGradient stop marker symbol image".split()
+# Filters whose primitives only recombine what is drawn (matplotlib's Gouraud shading
+# composes its triangles with them); never feImage, which loads a picture.
+FILTER_ELEMENTS = frozenset(
+    "filter feColorMatrix feComposite feBlend feFlood feGaussianBlur feOffset feMerge "
+    "feMergeNode".split()
+)
+DRAWING_ELEMENTS = (
+    frozenset(
+        "svg g defs path text tspan use rect circle ellipse line polyline polygon "
+        "clipPath pattern linearGradient radialGradient stop marker symbol image".split()
+    )
+    | FILTER_ELEMENTS
 )
 # An <image> may only carry its raster inline, as matplotlib's imshow() writes it: PNG or
 # JPEG bytes in a data: URL, which can hold no script and loads nothing.
@@ -51,7 +60,7 @@ PAINT_PROPERTIES = frozenset(
     clip-rule font-size font-family font-weight font-style font-stretch text-anchor
     dominant-baseline alignment-baseline letter-spacing stop-color stop-opacity
     marker-start marker-mid marker-end visibility display font-variant text-decoration
-    image-rendering
+    image-rendering shape-rendering filter flood-color flood-opacity color-interpolation-filters
     """.split()
 )
 GEOMETRY_ATTRIBUTES = frozenset(
@@ -60,6 +69,8 @@ GEOMETRY_ATTRIBUTES = frozenset(
     patternUnits patternContentUnits clipPathUnits preserveAspectRatio version
     offset gradientUnits gradientTransform spreadMethod fx fy fr markerWidth markerHeight
     refX refY orient markerUnits
+    filterUnits primitiveUnits in in2 result operator k1 k2 k3 k4 type values mode
+    stdDeviation
     """.split()
 )
 SVG_ATTRIBUTES = GEOMETRY_ATTRIBUTES | PAINT_PROPERTIES | {"id", "href", "xmlns"}
