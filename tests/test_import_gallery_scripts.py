@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conftest import authoring_example
 from coursesite.importers.galleryscripts import is_gallery_script
 from coursesite.importers.notebooks import read_notebook_file
@@ -169,3 +172,60 @@ def test_a_directives_options_and_body_are_kept_as_written_unless_its_body_is_pr
         "```{versionadded} 3.7\nThe *mosaic*.",
         "More text.\n```",
     ]
+
+
+RST_FRAGMENTS = [
+    "Title\n=====",
+    "Sub\n---",
+    "====\nOver\n====",
+    "Plain *text* with **bold**, ``code`` and `default`.",
+    ".. note::\n\n   A note.",
+    ".. admonition:: Titled\n\n   Body.",
+    ".. seealso::\n   :doc:`/x`",
+    ".. versionadded:: 3.1\n   Text.",
+    ".. figure:: a.png\n   :alt: A\n\n   Caption.",
+    ".. figure:: a.png",
+    ".. image:: b.png\n   :width: 50%",
+    ".. math::\n\n   a^2",
+    ":math:`x` and :func:`~a.b` and :ref:`label <target>`",
+    ".. _label:",
+    "- one\n- two\n\n  - nested",
+    "1. first\n2. second",
+    "term\n   definition",
+    ":field: value",
+    "| line\n| block",
+    "::\n\n    literal",
+    ">>> 1\n1",
+    ".. [#] A footnote.",
+    "See [1]_ and [#x]_ and `link`_ and `x <http://e.org>`__.",
+    ".. |sub| replace:: text",
+    "|sub| and |missing|",
+    "=====  =====\nA      B\n=====  =====",
+    "+---+---+\n| a | b |\n+---+---+",
+    ".. list-table::\n\n   * - a\n     - b",
+    ".. csv-table::\n   :header: a, b\n\n   1, 2",
+    ".. table::",
+    ".. topic:: T\n\n   body",
+    ".. sidebar:: S\n\n   body",
+    ".. rubric:: R",
+    ".. raw:: html\n\n   <b>x</b>",
+    ".. include:: other.rst",
+    ".. plot::\n\n   plt.plot()",
+    ".. unknown-thing:: arg\n   :opt: v\n\n   body",
+    ".. only:: html\n\n   shown",
+    "   indented quote",
+    "----------",
+    "`unclosed",
+    "*unclosed",
+    ".. comment",
+    "\\ backslash \\",
+    "{braces} [brackets] <angles> $dollars$ |pipes|",
+    "# not a heading",
+]
+
+
+@given(st.lists(st.sampled_from(RST_FRAGMENTS), max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_any_restructuredtext_becomes_text_and_notes_never_an_exception(fragments):
+    myst, notes = rst_to_myst("\n\n".join(fragments))
+    assert isinstance(myst, str) and all(note.startswith(("line ", "the prose")) for note in notes)

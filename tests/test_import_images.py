@@ -298,6 +298,26 @@ def test_an_image_the_code_writes_outside_the_lesson_is_named_with_where_to_writ
     assert "copy it to" not in imported.stdout
 
 
+def test_a_figure_sphinx_gallery_draws_from_another_example_is_named_as_such(course_folder):
+    """Matplotlib's annotations guide shows figures of other examples by the names
+    sphinx-gallery gives them when it builds the site (`sphx_glr_fancybox_demo_001.png`):
+    no repository holds them, so "copy it" would send the author looking for nothing."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / f"{course_folder.root.name}-guide"
+    repo.mkdir()
+    (repo / "boxes.md").write_text(
+        MYST_HEADER + "# Boxes\n\nFancy boxes.\n\n```{code-cell} ipython3\nprint(1)\n```\n\n"
+        "See ![boxes](gallery/shapes/images/sphx_glr_fancybox_demo_001.png)\n"
+    )
+    imported = course_folder.cli("import", str(repo / "boxes.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        "image gallery/shapes/images/sphx_glr_fancybox_demo_001.png is a figure sphinx-gallery "
+        "draws from the example fancybox_demo.py (its figure 1) when it builds its site"
+    ) in imported.stdout
+    assert "copy it to" not in imported.stdout
+
+
 def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(course_folder):
     """A notebook's `<img>` tags (a centred block, one inside prose) show their images on
     the page, not their HTML as code; an image with no alt text gets the placeholder the

@@ -10,6 +10,7 @@ import, by cell.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +67,12 @@ def settle_linked_images(
                     f"write: make the code write it to {src} (its folder made first) and list "
                     "it under writes:"
                 )
+            elif drawn_by := _gallery_figure(src):
+                lesson.notes.append(
+                    f"{where}: image {src} is a figure sphinx-gallery draws from the example "
+                    f"{drawn_by} when it builds its site, in no repository: run that example "
+                    f"and save the figure at {shown}, or link to the example instead"
+                )
             else:
                 lesson.notes.append(
                     f"{where}: image {src} is not beside the lesson: copy it to {shown}"
@@ -81,6 +88,16 @@ def _written_by_code(src: str, code_writes: set[str]) -> bool:
     name = written_name(src)
     written = {written_name(path) for path in code_writes}
     return name is not None and name in written and Path(name).suffix.lower() in IMAGE_TYPES
+
+
+# sphinx-gallery's name for the figures of an example: images/sphx_glr_<script>_<n>.png
+_GALLERY_FIGURE = re.compile(r"sphx_glr_(\w+?)_(\d{3})\.(?:png|svg|jpg|gif)\Z")
+
+
+def _gallery_figure(src: str) -> str | None:
+    """The example script whose figure `src` is, by sphinx-gallery's name for it."""
+    found = _GALLERY_FIGURE.search(Path(src).name)
+    return f"{found.group(1)}.py (its figure {int(found.group(2))})" if found else None
 
 
 def _written_outside(src: str, code_writes: set[str]) -> str | None:

@@ -23,7 +23,7 @@ class ForeignRole(nodes.Inline, nodes.TextElement):
 
 class ForeignDirective(nodes.Element):
     """A directive docutils lacks (`.. seealso::`), kept for MyST: its name, argument,
-    options and body (parsed as children unless it is code)."""
+    options and body (parsed as children where the body is prose)."""
 
 
 def myst_blocks(node: nodes.Node, depth: int = 0) -> list[str]:
