@@ -57,13 +57,17 @@ def test_sphinx_context_is_left_out_and_a_glossary_keeps_its_terms():
     """Matplotlib's tutorials set `{currentmodule}` (which shows nothing) and define terms
     in a `{glossary}` (a definition list)."""
     text, notes = settle(
+        "```{redirect-from} /tutorials/old\n```\n\n"
         "```{currentmodule} matplotlib.pyplot\n```\n\n```{glossary}\nlegend entry\n: A line.\n```"
     )
-    assert "currentmodule" not in text and "legend entry\n: A line." in text
-    assert notes[0] == (
+    assert "currentmodule" not in text and "redirect" not in text
+    assert "legend entry\n: A line." in text
+    assert notes[:2] == [
+        "cell 1: {redirect-from} /tutorials/old leads an old address of the notebook's site "
+        "here: left out",
         "cell 1: {currentmodule} matplotlib.pyplot sets how Sphinx reads what follows and "
-        "shows nothing: left out"
-    )
+        "shows nothing: left out",
+    ]
 
 
 def test_an_embedded_video_becomes_a_link_to_it():

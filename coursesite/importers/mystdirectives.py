@@ -37,7 +37,7 @@ from coursesite.importers.references import anchor_for
 from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.lesson.completeness import PLACEHOLDER
 
-_NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography", "redirect-from")
+_NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
 # Sphinx's directives that set context for what follows and show nothing themselves.
 _CONTEXT = frozenset(
     {"currentmodule", "py:currentmodule", "module", "py:module", "highlight", "default-role"}
@@ -220,6 +220,9 @@ def _replacement(
         return []
     if name in _CONTEXT:
         notes.append(f"{what} sets how Sphinx reads what follows and shows nothing: left out")
+        return []
+    if name == "redirect-from":  # sphinx-reredirects', as Matplotlib's guides use it
+        notes.append(f"{what} leads an old address of the notebook's site here: left out")
         return []
     if name in _NAVIGATION:
         notes.append(
