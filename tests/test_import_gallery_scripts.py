@@ -88,6 +88,20 @@ def test_a_gallery_script_is_read_as_cells_of_myst_prose_and_code_at_their_lines
     ]
 
 
+def test_comments_above_the_docstring_are_left_out_with_a_note(tmp_path: Path):
+    path = tmp_path / "plot_licensed.py"
+    path.write_text("# Authors: the developers\n# License: BSD\n\n" + SCRIPT)
+    read = read_notebook_file(path)
+    assert read.cells[0].source.startswith("(sums-guide)=\n\n# Summing lists")
+    assert read.cells[0].where == "line 5"
+    assert read.notes[0] == (
+        "line 1: the comments above the docstring, which sphinx-gallery does not show "
+        "either, are left out"
+    )
+    path.write_text(SCRIPT)
+    assert not any("above the docstring" in note for note in read_notebook_file(path).notes)
+
+
 def test_only_a_docstring_with_a_title_and_no_markdown_cells_makes_a_gallery_script():
     assert is_gallery_script(SCRIPT)
     assert not is_gallery_script('"""Sums of squares, no title."""\n# %%\nprint(1)\n')

@@ -1644,8 +1644,17 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
         "print(mpl.cm.get_cmap(name='Blues').name)\n"
         "class Colors:\n    def get_cmap(self, name):\n        return name\n"
         "print(Colors().get_cmap('own'))",
+        # Matplotlib's box-plot colour example: boxplot(labels=) is tick_labels= since 3.9.
+        "fig, ax = plt.subplots()\nboxes = ax.boxplot([[1, 2, 3], [2, 3, 4]], labels=['a', 'b'])\n"
+        "print([tick.get_text() for tick in ax.get_xticklabels()])",
     ]
     report, lesson = imported(course_folder, cells)
+    assert "boxes = ax.boxplot([[1, 2, 3], [2, 3, 4]], tick_labels=['a', 'b'])" in lesson
+    assert (
+        "which Matplotlib no longer takes (labels= is tick_labels= since 3.9): the step now "
+        "calls ax.boxplot([[1, 2, 3], [2, 3, 4]], tick_labels=['a', 'b']), which names the "
+        "boxes as before"
+    ) in report, report
     assert "print(plt.get_cmap('viridis', 5).N, plt.get_cmap('magma').name)" in lesson
     assert "print(plt.get_cmap(name='Blues').name)" in lesson
     assert "print(Colors().get_cmap('own'))" in lesson  # not Matplotlib's: left as it is
@@ -1673,6 +1682,7 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
     assert "<samp>3d True" in page and "<samp>polar" in page and "1.0" in page
     assert "steps - steps-mid" in page
     assert "<samp>5 magma\nBlues\nown" in page
+    assert "[&#39;a&#39;, &#39;b&#39;]" in page  # the boxes named as the notebook named them
 
 
 def test_keywords_scikit_learn_renamed_are_written_as_it_takes_them(course_folder):

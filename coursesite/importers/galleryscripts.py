@@ -13,9 +13,7 @@ import inspect
 import re
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
-from coursesite.errors import BuildError
 from coursesite.importers.rstmyst import rst_to_myst
 
 _SEPARATOR = re.compile(r"^(#{20,}.*|# ?%%.*)$")
@@ -43,14 +41,12 @@ def is_gallery_script(text: str) -> bool:
     return docstring is not None and bool(_RST_TITLE.search(docstring[0]))
 
 
-def gallery_notebook(text: str, path: Path) -> tuple[dict, list[str], list[str]]:
-    """The script as an nbformat 4 notebook, where each cell is ("line 12"), and notes on
-    what its prose lost or what docutils could not read."""
+def gallery_notebook(text: str) -> tuple[dict, list[str], list[str]]:
+    """The script (one `is_gallery_script` accepts) as an nbformat 4 notebook, where each
+    cell is ("line 12"), and notes on what it left out or docutils could not read."""
     blocks, notes = _blocks(text)
     notes += _prose_as_myst([block for block in blocks if block.kind == "markdown"])
     cells = [_cell(block) for block in blocks if block.text.strip()]
-    if not cells:
-        raise BuildError("the script has no code and no prose", path)
     places = [f"line {block.line}" for block in blocks if block.text.strip()]
     return {"nbformat": 4, "metadata": {}, "cells": cells}, places, notes
 
@@ -72,9 +68,10 @@ def _prose_as_myst(prose: list[_Block]) -> list[str]:
     return problems
 
 
-def _docstring(text: str) -> tuple[str, int, int] | None:
-    """The module docstring, cleaned, with the script lines of its text's start and its
-    closing quotes; None without one (or when the script does not parse)."""
+def _docstring(text: str) -> tuple[str, int, int, int] | None:
+    """The module docstring, cleaned, with the script lines of its text's start, its
+    closing quotes and its opening quotes; None without one (or when the script does not
+    parse)."""
     try:
         module = ast.parse(text)
     except SyntaxError:
@@ -88,7 +85,8 @@ def _docstring(text: str) -> tuple[str, int, int] | None:
         return None
     value = first.value.value
     leading = len(value) - len(value.lstrip("\n"))
-    return inspect.cleandoc(value), first.lineno + leading, first.end_lineno or first.lineno
+    end = first.end_lineno or first.lineno
+    return inspect.cleandoc(value), first.lineno + leading, end, first.lineno
 
 
 def _blocks(text: str) -> tuple[list[_Block], list[str]]:
@@ -99,6 +97,12 @@ def _blocks(text: str) -> tuple[list[_Block], list[str]]:
     if docstring is not None:
         blocks.append(_Block("markdown", docstring[0], docstring[1]))
         start = docstring[2]
+        before = [n for n, line in enumerate(lines[: docstring[3] - 1], 1) if line.strip()]
+        if before:  # a licence, an encoding line: comments, as the docstring comes first
+            notes.append(
+                f"line {before[0]}: the comments above the docstring, which sphinx-gallery "
+                "does not show either, are left out"
+            )
     code: list[str] = []
     code_line = start + 1
     number = start

@@ -6,7 +6,8 @@ geometric series lecture) fails with "gca() got an unexpected keyword argument
 'projection'". `fig.add_subplot(projection='3d')` makes those axes, and
 `plt.subplot(projection='3d')` on pyplot's current figure. `hist(normed=True)`, which 3.1
 removed, is `hist(density=True)`; `plot(x, y, linestyle='steps')` is `plot(x, y,
-drawstyle='steps')`; `cm.get_cmap(name)`, which 3.9 removed, is pyplot's `plt.get_cmap(name)`;
+drawstyle='steps')`; `boxplot(labels=)`, which 3.9 renamed and 3.11 removed, is
+`boxplot(tick_labels=)`; `cm.get_cmap(name)`, which 3.9 removed, is pyplot's `plt.get_cmap(name)`;
 `del ax.lines[0]`, which 3.7 refused (an axes' artists are a read-only list now), is
 `ax.lines[0].remove()`; `ax2._get_lines.prop_cycler = ax._get_lines.prop_cycler`, twin
 axes sharing one colour cycle through a private attribute 3.8 removed, is
@@ -64,6 +65,10 @@ def _gca_takes_nothing(matplotlib: ModuleType) -> bool:
 
 def _hist_lacks_normed(matplotlib: ModuleType) -> bool:
     return "normed" not in inspect.signature(matplotlib.axes.Axes.hist).parameters
+
+
+def _boxplot_lacks_labels(matplotlib: ModuleType) -> bool:
+    return "labels" not in inspect.signature(matplotlib.axes.Axes.boxplot).parameters
 
 
 def _steps_drawstyle(keyword: ast.keyword) -> str | None:
@@ -188,6 +193,12 @@ _REWRITES = [
         "(normed= went in 3.1)",
         _hist_lacks_normed,
         renamed_keyword(("hist",), "normed", lambda k: f"density={ast.unparse(k.value)}"),
+    ),
+    CallRewrite(
+        "(labels= is tick_labels= since 3.9)",
+        _boxplot_lacks_labels,
+        renamed_keyword(("boxplot",), "labels", lambda k: f"tick_labels={ast.unparse(k.value)}"),
+        "which names the boxes as before",
     ),
     *(
         CallRewrite(

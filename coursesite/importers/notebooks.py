@@ -60,7 +60,7 @@ def read_notebook_file(path: Path) -> NotebookFile:
         from coursesite.importers.pyscripts import percent_notebook
 
         if is_gallery_script(text):
-            notebook, places, notes = gallery_notebook(text, path)
+            notebook, places, notes = gallery_notebook(text)
             return NotebookFile(_checked_cells(notebook, path, places), {}, notes)
 
         notebook, places = percent_notebook(text, path)
