@@ -1645,15 +1645,16 @@ def test_matplotlib_calls_of_before_3_6_are_written_as_the_installed_one_takes_t
         "class Colors:\n    def get_cmap(self, name):\n        return name\n"
         "print(Colors().get_cmap('own'))",
         # Matplotlib's box-plot colour example: boxplot(labels=) is tick_labels= since 3.9.
-        "fig, ax = plt.subplots()\nboxes = ax.boxplot([[1, 2, 3], [2, 3, 4]], labels=['a', 'b'])\n"
+        "fig, ax = plt.subplots()\nboxes = ax.boxplot([[1, 2, 3], [2, 3, 4]],\n"
+        "                   labels=['a', 'b'])  # the x ticks\n"
         "print([tick.get_text() for tick in ax.get_xticklabels()])",
     ]
     report, lesson = imported(course_folder, cells)
-    assert "boxes = ax.boxplot([[1, 2, 3], [2, 3, 4]], tick_labels=['a', 'b'])" in lesson
+    assert "                   tick_labels=['a', 'b'])  # the x ticks" in lesson
     assert (
-        "which Matplotlib no longer takes (labels= is tick_labels= since 3.9): the step now "
-        "calls ax.boxplot([[1, 2, 3], [2, 3, 4]], tick_labels=['a', 'b']), which names the "
-        "boxes as before"
+        "step 5 passes labels=['a', 'b'] in its call of ax.boxplot(...), which Matplotlib no "
+        "longer takes (labels= is tick_labels= since 3.9): the step now passes "
+        "tick_labels=['a', 'b'], which names the boxes as before"
     ) in report, report
     assert "print(plt.get_cmap('viridis', 5).N, plt.get_cmap('magma').name)" in lesson
     assert "print(plt.get_cmap(name='Blues').name)" in lesson

@@ -170,7 +170,17 @@ def _one_line_rename(written: str, new: str) -> Rename | None:
     if len(old_lines) != len(new_lines) or len(changed) != 1:
         return None
     old, now = changed[0]
-    return Rename(old.strip().rstrip(","), now.strip().rstrip(","))
+    return Rename(_own_part(old), _own_part(now))
+
+
+def _own_part(line: str) -> str:
+    """A line of a call over several as the report shows it: without the comma after it
+    and the brackets that close the call on it (`labels=x)` is `labels=x`)."""
+    text = line.strip().rstrip(",")
+    for opening, closing in ("()", "[]", "{}"):
+        while text.endswith(closing) and text.count(closing) > text.count(opening):
+            text = text[:-1].rstrip().rstrip(",")
+    return text
 
 
 def _rewritten_on(node: ast.Call | ast.Subscript | ast.Delete | ast.Assign) -> ast.expr | None:

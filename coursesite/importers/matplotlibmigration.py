@@ -199,6 +199,7 @@ _REWRITES = [
         _boxplot_lacks_labels,
         renamed_keyword(("boxplot",), "labels", lambda k: f"tick_labels={ast.unparse(k.value)}"),
         "which names the boxes as before",
+        lines_too=True,  # a keyword written in place: a call over several lines too
     ),
     *(
         CallRewrite(
