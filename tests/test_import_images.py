@@ -298,6 +298,47 @@ def test_an_image_the_code_writes_outside_the_lesson_is_named_with_where_to_writ
     assert "copy it to" not in imported.stdout
 
 
+def test_a_figure_of_another_example_the_checkout_holds_is_drawn_by_running_it(course_folder):
+    """Matplotlib's mplot3d guide shows `images/sphx_glr_subplot3d_001.png`, drawn by
+    sphinx-gallery from galleries/examples/mplot3d/subplot3d.py when it builds the site: the
+    import runs that example, as sphinx-gallery does, and keeps the figure the name asks
+    for (the second here: each plt.show() and the end hand over what is drawn)."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / f"{course_folder.root.name}-gallery"
+    (repo / "examples" / "lines").mkdir(parents=True)
+    (repo / "guides").mkdir()
+    (repo / ".git").mkdir()  # the checkout's root: its examples are searched for there
+    (repo / "examples" / "lines" / "plot_two.py").write_text(
+        '"""\nTwo lines\n=========\n"""\nimport matplotlib.pyplot as plt\n'
+        "plt.plot([0, 1])\nplt.show()\nplt.close('all')\nplt.figure(figsize=(2, 1))\n"
+        "plt.plot([1, 0])\n"
+    )
+    (repo / "examples" / "lines" / "plot_broken.py").write_text("raise ValueError('no data')\n")
+    (repo / "guides" / "lines.md").write_text(
+        MYST_HEADER + "# Lines\n\nTwo lines.\n\n```{code-cell} ipython3\nprint(1)\n```\n\n"
+        "The second: ![a falling line](images/sphx_glr_plot_two_002.png)\n\n"
+        "And: ![none](images/sphx_glr_plot_broken_001.png)\n"
+    )
+    imported = course_folder.cli("import", str(repo / "guides" / "lines.md"), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        "image images/sphx_glr_plot_two_002.png is a figure sphinx-gallery draws from the "
+        "example plot_two.py (its figure 2): drawn by running plot_two.py, as it does"
+    ) in imported.stdout
+    assert (
+        "image images/sphx_glr_plot_broken_001.png is a figure sphinx-gallery draws from the "
+        "example plot_broken.py (its figure 1): running plot_broken.py did not draw it (it "
+        "failed: ValueError: no data)"
+    ) in imported.stdout
+    [drawn] = (course_folder.root / "content").rglob("sphx_glr_plot_two_002.png")
+    assert drawn.read_bytes().startswith(b"\x89PNG")
+    width, height = (
+        int.from_bytes(drawn.read_bytes()[16:20]),
+        int.from_bytes(drawn.read_bytes()[20:24]),
+    )
+    assert (width, height) == (200, 100)  # the second figure, 2 by 1 inches at 100 dpi
+
+
 def test_a_figure_sphinx_gallery_draws_from_another_example_is_named_as_such(course_folder):
     """Matplotlib's annotations guide shows figures of other examples by the names
     sphinx-gallery gives them when it builds the site (`sphx_glr_fancybox_demo_001.png`):

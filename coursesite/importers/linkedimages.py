@@ -10,12 +10,12 @@ import, by cell.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursesite.errors import BuildError, BuildErrors
 from coursesite.importers.datafiles import files_written
+from coursesite.importers.galleryfigures import ExampleFigure, example_figure
 from coursesite.importers.lessonimport import ImportedLesson
 from coursesite.lesson.frontmatter import written_name
 from coursesite.outputs.assets import (
@@ -67,12 +67,8 @@ def settle_linked_images(
                     f"write: make the code write it to {src} (its folder made first) and list "
                     "it under writes:"
                 )
-            elif drawn_by := _gallery_figure(src):
-                lesson.notes.append(
-                    f"{where}: image {src} is a figure sphinx-gallery draws from the example "
-                    f"{drawn_by} when it builds its site, in no repository: run that example "
-                    f"and save the figure at {shown}, or link to the example instead"
-                )
+            elif example := example_figure(src, notebook.parent):
+                _settle_example_figure(example, src, target, root, where, shown, lesson, settled)
             else:
                 lesson.notes.append(
                     f"{where}: image {src} is not beside the lesson: copy it to {shown}"
@@ -90,14 +86,35 @@ def _written_by_code(src: str, code_writes: set[str]) -> bool:
     return name is not None and name in written and Path(name).suffix.lower() in IMAGE_TYPES
 
 
-# sphinx-gallery's name for the figures of an example: images/sphx_glr_<script>_<n>.png
-_GALLERY_FIGURE = re.compile(r"sphx_glr_(\w+?)_(\d{3})\.(?:png|svg|jpg|gif)\Z")
-
-
-def _gallery_figure(src: str) -> str | None:
-    """The example script whose figure `src` is, by sphinx-gallery's name for it."""
-    found = _GALLERY_FIGURE.search(Path(src).name)
-    return f"{found.group(1)}.py (its figure {int(found.group(2))})" if found else None
+def _settle_example_figure(
+    example: ExampleFigure,
+    src: str,
+    target: Path,
+    root: Path,
+    where: str,
+    shown: str,
+    lesson: ImportedLesson,
+    settled: LinkedImages,
+) -> None:
+    """A figure sphinx-gallery draws from another example: drawn from the checkout's copy
+    of that example and kept where the prose links to it, or said why not."""
+    what = (
+        f"{where}: image {src} is a figure sphinx-gallery draws from the example {example.figure}"
+    )
+    if example.script is None:
+        lesson.notes.append(
+            f"{what} when it builds its site, in no repository, and the checkout does not hold "
+            f"the example: save the figure at {shown}, or link to the example instead"
+        )
+    elif example.png is not None and target.is_relative_to(root):
+        settled.copies[target] = example.png
+        lesson.notes.append(f"{what}: drawn by running {example.script.name}, as it does")
+    else:
+        lesson.notes.append(
+            f"{what}: running {example.script.name} did not draw it "
+            f"({example.problem or 'its place is outside the course'}): save the figure at "
+            f"{shown}, or link to the example instead"
+        )
 
 
 def _written_outside(src: str, code_writes: set[str]) -> str | None:
