@@ -38,10 +38,14 @@ from coursesite.importers.sphinxproof import is_proof_block, proof_title
 from coursesite.lesson.completeness import PLACEHOLDER
 
 _NAVIGATION = ("toctree", "contents", "tableofcontents", "bibliography")
-# Sphinx's directives that set context for what follows and show nothing themselves.
-_CONTEXT = frozenset(
-    {"currentmodule", "py:currentmodule", "module", "py:module", "highlight", "default-role"}
-)
+# Sphinx's directives that show nothing on the page, and what they do instead.
+_UNSEEN = {
+    **dict.fromkeys(
+        ("currentmodule", "py:currentmodule", "module", "py:module", "highlight", "default-role"),
+        "sets how Sphinx reads what follows and shows nothing",
+    ),
+    "redirect-from": "leads an old address of the notebook's site here",  # sphinx-reredirects
+}
 _VERSIONS = {
     "versionadded": ("note", "New in version"),
     "versionchanged": ("note", "Changed in version"),
@@ -82,6 +86,7 @@ _CONTAINERS = {
     "rubric",
     "glossary",
 }
+_PROSE_BODIED = ("seealso", "only", "exercise", "solution", "admonition")
 _CODE = ("code-block", "code", "sourcecode", "code-cell")
 _IMAGE = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.I)
 _PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
@@ -90,15 +95,9 @@ _PYTHON = {"python", "python3", "py", "ipython", "ipython3"}
 def holds_prose(name: str) -> bool:
     """Whether a directive's body is prose the import keeps (an admonition, a version
     note, layout, an exercise), not text of its own kind (math, code, a table's data)."""
-    return (
-        name in _VERSIONS
-        or name in _LIKE
-        or name in _CONTAINERS
-        or name in _EXERCISE_MARKERS
-        or name in ("seealso", "only", "exercise", "solution", "admonition")
-        or is_proof_block(name)
-        or (kind_named(name) is not None and name not in CODE_DIRECTIVES)
-    )
+    named = (_VERSIONS, _LIKE, _CONTAINERS, _EXERCISE_MARKERS, _PROSE_BODIED)
+    known = kind_named(name) is not None and name not in CODE_DIRECTIVES
+    return known or is_proof_block(name) or any(name in names for names in named)
 
 
 def keeps_title(name: str) -> bool:
@@ -218,11 +217,8 @@ def _replacement(
     if name == "index":  # an entry of Sphinx's general index: no text of the page
         notes.append(f"{where}: {{index}} entries make Sphinx's index of a site: left out")
         return []
-    if name in _CONTEXT:
-        notes.append(f"{what} sets how Sphinx reads what follows and shows nothing: left out")
-        return []
-    if name == "redirect-from":  # sphinx-reredirects', as Matplotlib's guides use it
-        notes.append(f"{what} leads an old address of the notebook's site here: left out")
+    if name in _UNSEEN:
+        notes.append(f"{what} {_UNSEEN[name]}: left out")
         return []
     if name in _NAVIGATION:
         notes.append(
