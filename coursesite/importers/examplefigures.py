@@ -11,12 +11,11 @@ import os
 import runpy
 import sys
 
-os.environ["MPLBACKEND"] = "Agg"
-script, out = sys.argv[1], sys.argv[2]
-shown: list[str] = []
+shown: list[str] = []  # the PNGs written so far
 
 
-def _take_figures(*args, **kwargs):
+def take_figures(out):
+    """Write each open figure as the next PNG of `out`, then close it."""
     import matplotlib.pyplot as plt
 
     for number in plt.get_fignums():
@@ -27,9 +26,15 @@ def _take_figures(*args, **kwargs):
         plt.close(figure)
 
 
-import matplotlib.pyplot  # noqa: E402  (after the backend is chosen)
+def main(script, out):
+    os.environ["MPLBACKEND"] = "Agg"
+    import matplotlib.pyplot
 
-matplotlib.pyplot.show = _take_figures
-sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-runpy.run_path(script, run_name="__main__")
-_take_figures()
+    matplotlib.pyplot.show = lambda *args, **kwargs: take_figures(out)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+    take_figures(out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
