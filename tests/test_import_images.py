@@ -273,29 +273,44 @@ def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published
     assert f'src="images/{chart.name}"' in page.read_text()
 
 
+def _imported_guide(course_folder, files: dict[str, str], guide: str) -> str:
+    """The report of importing `guide` from a checkout beside the course that holds
+    `files` (relative path: text; a path ending in / is a folder); the import must pass."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / f"{course_folder.root.name}-checkout"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith("/"):
+            (repo / name).mkdir(exist_ok=True)
+        else:
+            (repo / name).write_text(text)
+    imported = course_folder.cli("import", str(repo / guide), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    return imported.stdout
+
+
 def test_an_image_the_code_writes_outside_the_lesson_is_named_with_where_to_write_it(
     course_folder,
 ):
     """Matplotlib's constrained-layout guide saves a figure into its documentation's
     `_static/` (`../../../doc/_static/x.png`), then shows `/_static/x.png`: the report says
     the code writes it, where, and what to change, not "copy it" (there is nothing to copy)."""
-    course_folder.write(authoring_example())
-    repo = course_folder.root.parent / f"{course_folder.root.name}-guide"
-    (repo / "guide").mkdir(parents=True)
-    (repo / "guide" / "layout.md").write_text(
-        MYST_HEADER + "# Layout\n\nWe save the figure for the page.\n\n"
-        "```{code-cell} ipython3\nimport matplotlib.pyplot as plt\nfig = plt.figure()\n"
-        "try:\n    fig.savefig('../doc/_static/layout_1.png')\nexcept FileNotFoundError:\n"
-        "    pass\n```\n\nIt looks like: ![the saved layout](_static/layout_1.png)\n"
+    report = _imported_guide(
+        course_folder,
+        {
+            "guide/layout.md": MYST_HEADER + "# Layout\n\nWe save the figure for the page.\n\n"
+            "```{code-cell} ipython3\nimport matplotlib.pyplot as plt\nfig = plt.figure()\n"
+            "try:\n    fig.savefig('../doc/_static/layout_1.png')\nexcept FileNotFoundError:\n"
+            "    pass\n```\n\nIt looks like: ![the saved layout](_static/layout_1.png)\n"
+        },
+        "guide/layout.md",
     )
-    imported = course_folder.cli("import", str(repo / "guide" / "layout.md"), "--phase", "02")
-    assert imported.returncode == 0, imported.stderr
     assert (
         "image _static/layout_1.png is the file the notebook's code writes to "
         "../doc/_static/layout_1.png, outside the lesson's folder"
-    ) in imported.stdout
-    assert "make the code write it to _static/layout_1.png" in imported.stdout
-    assert "copy it to" not in imported.stdout
+    ) in report
+    assert "make the code write it to _static/layout_1.png" in report
+    assert "copy it to" not in report
 
 
 def test_a_figure_of_another_example_the_checkout_holds_is_drawn_by_running_it(course_folder):
@@ -303,33 +318,30 @@ def test_a_figure_of_another_example_the_checkout_holds_is_drawn_by_running_it(c
     sphinx-gallery from galleries/examples/mplot3d/subplot3d.py when it builds the site: the
     import runs that example, as sphinx-gallery does, and keeps the figure the name asks
     for (the second here: each plt.show() and the end hand over what is drawn)."""
-    course_folder.write(authoring_example())
-    repo = course_folder.root.parent / f"{course_folder.root.name}-gallery"
-    (repo / "examples" / "lines").mkdir(parents=True)
-    (repo / "guides").mkdir()
-    (repo / ".git").mkdir()  # the checkout's root: its examples are searched for there
-    (repo / "examples" / "lines" / "plot_two.py").write_text(
-        '"""\nTwo lines\n=========\n"""\nimport matplotlib.pyplot as plt\n'
-        "plt.plot([0, 1])\nplt.show()\nplt.close('all')\nplt.figure(figsize=(2, 1))\n"
-        "plt.plot([1, 0])\n"
+    report = _imported_guide(
+        course_folder,
+        {
+            ".git/": "",  # the checkout's root: its examples are searched for there
+            "examples/lines/plot_two.py": '"""\nTwo lines\n=========\n"""\n'
+            "import matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()\n"
+            "plt.close('all')\nplt.figure(figsize=(2, 1))\nplt.plot([1, 0])\n",
+            "examples/lines/plot_broken.py": "raise ValueError('no data')\n",
+            "guides/lines.md": MYST_HEADER
+            + "# Lines\n\nTwo lines.\n\n```{code-cell} ipython3\nprint(1)\n```\n\n"
+            "The second: ![a falling line](images/sphx_glr_plot_two_002.png)\n\n"
+            "And: ![none](images/sphx_glr_plot_broken_001.png)\n",
+        },
+        "guides/lines.md",
     )
-    (repo / "examples" / "lines" / "plot_broken.py").write_text("raise ValueError('no data')\n")
-    (repo / "guides" / "lines.md").write_text(
-        MYST_HEADER + "# Lines\n\nTwo lines.\n\n```{code-cell} ipython3\nprint(1)\n```\n\n"
-        "The second: ![a falling line](images/sphx_glr_plot_two_002.png)\n\n"
-        "And: ![none](images/sphx_glr_plot_broken_001.png)\n"
-    )
-    imported = course_folder.cli("import", str(repo / "guides" / "lines.md"), "--phase", "02")
-    assert imported.returncode == 0, imported.stderr
     assert (
         "image images/sphx_glr_plot_two_002.png is a figure sphinx-gallery draws from the "
         "example plot_two.py (its figure 2): drawn by running plot_two.py, as it does"
-    ) in imported.stdout
+    ) in report
     assert (
         "image images/sphx_glr_plot_broken_001.png is a figure sphinx-gallery draws from the "
         "example plot_broken.py (its figure 1): running plot_broken.py did not draw it (it "
         "failed: ValueError: no data)"
-    ) in imported.stdout
+    ) in report
     [drawn] = (course_folder.root / "content").rglob("sphx_glr_plot_two_002.png")
     assert drawn.read_bytes().startswith(b"\x89PNG")
     width, height = (
@@ -343,20 +355,20 @@ def test_a_figure_sphinx_gallery_draws_from_another_example_is_named_as_such(cou
     """Matplotlib's annotations guide shows figures of other examples by the names
     sphinx-gallery gives them when it builds the site (`sphx_glr_fancybox_demo_001.png`):
     no repository holds them, so "copy it" would send the author looking for nothing."""
-    course_folder.write(authoring_example())
-    repo = course_folder.root.parent / f"{course_folder.root.name}-guide"
-    repo.mkdir()
-    (repo / "boxes.md").write_text(
-        MYST_HEADER + "# Boxes\n\nFancy boxes.\n\n```{code-cell} ipython3\nprint(1)\n```\n\n"
-        "See ![boxes](gallery/shapes/images/sphx_glr_fancybox_demo_001.png)\n"
+    report = _imported_guide(
+        course_folder,
+        {
+            "boxes.md": MYST_HEADER
+            + "# Boxes\n\nFancy boxes.\n\n```{code-cell} ipython3\nprint(1)\n```\n\n"
+            "See ![boxes](gallery/shapes/images/sphx_glr_fancybox_demo_001.png)\n"
+        },
+        "boxes.md",
     )
-    imported = course_folder.cli("import", str(repo / "boxes.md"), "--phase", "02")
-    assert imported.returncode == 0, imported.stderr
     assert (
         "image gallery/shapes/images/sphx_glr_fancybox_demo_001.png is a figure sphinx-gallery "
         "draws from the example fancybox_demo.py (its figure 1) when it builds its site"
-    ) in imported.stdout
-    assert "copy it to" not in imported.stdout
+    ) in report
+    assert "copy it to" not in report
 
 
 def test_an_html_img_becomes_a_markdown_image_and_one_without_alt_a_placeholder(course_folder):

@@ -9,6 +9,7 @@ cell is named by the script line it starts on.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ def _prose_as_myst(prose: list[_Block]) -> list[str]:
     return problems
 
 
+@functools.lru_cache(maxsize=4)  # asked by is_gallery_script, then by _blocks: parsed once
 def _docstring(text: str) -> tuple[str, int, int, int] | None:
     """The module docstring, cleaned, with the script lines of its text's start, its
     closing quotes and its opening quotes; None without one (or when the script does not

@@ -68,7 +68,11 @@ def settle_linked_images(
                     "it under writes:"
                 )
             elif example := example_figure(src, notebook.parent):
-                _settle_example_figure(example, src, target, root, where, shown, lesson, settled)
+                drawn = example.png if target.is_relative_to(root) else None
+                if drawn is not None:
+                    settled.copies[target] = drawn
+                said = _example_said(example, src, shown, kept=drawn is not None)
+                lesson.notes.append(f"{where}: {said}")
             else:
                 lesson.notes.append(
                     f"{where}: image {src} is not beside the lesson: copy it to {shown}"
@@ -86,35 +90,21 @@ def _written_by_code(src: str, code_writes: set[str]) -> bool:
     return name is not None and name in written and Path(name).suffix.lower() in IMAGE_TYPES
 
 
-def _settle_example_figure(
-    example: ExampleFigure,
-    src: str,
-    target: Path,
-    root: Path,
-    where: str,
-    shown: str,
-    lesson: ImportedLesson,
-    settled: LinkedImages,
-) -> None:
-    """A figure sphinx-gallery draws from another example: drawn from the checkout's copy
-    of that example and kept where the prose links to it, or said why not."""
-    what = (
-        f"{where}: image {src} is a figure sphinx-gallery draws from the example {example.figure}"
-    )
+def _example_said(example: ExampleFigure, src: str, shown: str, kept: bool) -> str:
+    """The report's line for a figure sphinx-gallery draws from another example."""
+    said = f"image {src} is a figure sphinx-gallery draws from the example {example.figure}"
     if example.script is None:
-        lesson.notes.append(
-            f"{what} when it builds its site, in no repository, and the checkout does not hold "
-            f"the example: save the figure at {shown}, or link to the example instead"
+        return (
+            f"{said} when it builds its site, in no repository, and the checkout does not "
+            f"hold the example: save the figure at {shown}, or link to the example instead"
         )
-    elif example.png is not None and target.is_relative_to(root):
-        settled.copies[target] = example.png
-        lesson.notes.append(f"{what}: drawn by running {example.script.name}, as it does")
-    else:
-        lesson.notes.append(
-            f"{what}: running {example.script.name} did not draw it "
-            f"({example.problem or 'its place is outside the course'}): save the figure at "
-            f"{shown}, or link to the example instead"
-        )
+    if kept:
+        return f"{said}: drawn by running {example.script.name}, as it does"
+    return (
+        f"{said}: running {example.script.name} did not draw it "
+        f"({example.problem or 'its place is outside the course'}): save the figure at "
+        f"{shown}, or link to the example instead"
+    )
 
 
 def _written_outside(src: str, code_writes: set[str]) -> str | None:

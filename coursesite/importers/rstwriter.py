@@ -28,10 +28,7 @@ class ForeignDirective(nodes.Element):
 
 def myst_blocks(node: nodes.Node, depth: int = 0) -> list[str]:
     """The Markdown blocks of `node`'s children, in order."""
-    blocks: list[str] = []
-    for child in node.children:
-        blocks += _block(child, depth)
-    return [block for block in blocks if block.strip()]
+    return [block for block in _section_body(node.children, depth) if block.strip()]
 
 
 def _block(node: nodes.Node, depth: int) -> list[str]:
@@ -236,15 +233,13 @@ def _fenced(info: str, body: str) -> str:
 def _admonition(node: nodes.Element, depth: int) -> str:
     name = node.tagname
     if name == "admonition":
-        title = next((inline(c) for c in node.children if isinstance(c, nodes.title)), "")
-        body = [c for c in node.children if not isinstance(c, nodes.title)]
-        return _fenced("{admonition} " + title, "\n\n".join(_section_body(body, depth)))
+        return _titled(node, depth)
     name = name if name in _ADMONITIONS else "note"
     return _fenced("{" + name + "}", "\n\n".join(myst_blocks(node, depth)))
 
 
 def _titled(node: nodes.Element, depth: int) -> str:
-    """A topic or sidebar: an admonition with its title."""
+    """An admonition with its title, as an `.. admonition::`, a topic or a sidebar is."""
     title = next((inline(c) for c in node.children if isinstance(c, nodes.title)), "")
     body = [c for c in node.children if not isinstance(c, nodes.title)]
     return _fenced("{admonition} " + title, "\n\n".join(_section_body(body, depth)))
