@@ -483,3 +483,40 @@ def test_an_alt_on_a_javascript_figure_says_pages_show_none_and_what_to_do(
     assert f"{where}: step 3 has an :alt: option but shows no image" in built.stderr
     assert said in built.stderr and "save it as an image" in built.stderr
     assert "leave the figure open" not in built.stderr
+
+
+def test_a_gallery_examples_image_paths_are_read_from_the_sphinx_source_beside_it(
+    course_folder,
+):
+    """sphinx-gallery writes an example's page into the Sphinx source folder (`doc/`, beside
+    `galleries/`), so Matplotlib's guides link `../../_static/anatomy.png` and
+    `/_static/anatomy.png` from there: both are read from doc/ (the conf.py that sets
+    sphinx_gallery_conf), copied once, and the lesson builds; before, each was "not beside
+    the lesson"."""
+    course_folder.write(authoring_example())
+    repo = course_folder.root.parent / f"{course_folder.root.name}-checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "doc" / "_static").mkdir(parents=True)
+    (repo / "doc" / "conf.py").write_text("sphinx_gallery_conf = {'examples_dirs': []}\n")
+    (repo / "doc" / "_static" / "anatomy.png").write_bytes(base64.b64decode(PIXEL))
+    (repo / "api").mkdir()
+    (repo / "api" / "conf.py").write_text("project = 'not a gallery'\n")
+    guide = repo / "galleries" / "users_explain" / "quick_start.py"
+    guide.parent.mkdir(parents=True)
+    guide.write_text(
+        '"""\n===========\nQuick start\n===========\n\nThe parts of a figure:\n\n'
+        ".. image:: ../../_static/anatomy.png\n   :alt: a figure's parts\n\n"
+        'Again, from the root:\n\n.. image:: /_static/anatomy.png\n   :alt: the same parts\n"""\n'
+        "# %%\nprint('parts')\n"
+    )
+    imported = course_folder.cli("import", str(guide), "--phase", "02")
+    assert imported.returncode == 0, imported.stderr
+    assert ": 1 image path(s) climb out of the folder sphinx-gallery" in imported.stdout
+    assert ": 1 image path(s) start at the project's root (../../doc, from" in imported.stdout
+    assert "not beside" not in imported.stdout
+    lesson = next((course_folder.root / "content").rglob("*-quick-start.md")).read_text()
+    assert lesson.count("{image} ../../doc/_static/anatomy.png") == 2
+    copied = course_folder.root / "doc" / "_static" / "anatomy.png"
+    assert copied.read_bytes() == base64.b64decode(PIXEL)
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr

@@ -7,12 +7,19 @@ lesson file, so the import rewrites each such image path relative to the noteboo
 (`../_static/fig.png`); the images are then looked for beside the notebook and copied in,
 as any other (linkedimages.py). A notebook with no project above it (saved on its own)
 gets its own folder as the root, and a note says so.
+
+A sphinx-gallery example is the exception: its project is beside it, not above it
+(`doc/conf.py` beside `examples/`), because sphinx-gallery writes the example's page into
+the Sphinx source folder. The root is then the folder of the checkout's conf.py that sets
+`sphinx_gallery_conf`, and a relative path that climbs out of the page's folder
+(`../../_static/anatomy.png`) is read where it lands there.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -21,21 +28,57 @@ from coursesite.importers.notebookcells import Cell, where_at
 
 PROJECT_FILES = ("conf.py", "_config.yml", "_toc.yml", "myst.yml")
 
-# One `/`, not two (`//host/x.png` is another site); in a Markdown image, a {figure} or
-# {image} directive, or an HTML <img>.
-_ROOTED = (
-    re.compile(r"(!\[[^\]\n]*\]\(\s*<?)(/[^/\s)>][^\s)>]*)"),
-    re.compile(r"^(\s*(?:`{3,}|~{3,}|:{3,})\{(?:figure|image)\}[ \t]+)(/[^/\s]\S*)", re.M),
-    re.compile(r"""(<img\b[^>]*?\bsrc\s*=\s*["'])(/[^/"'][^"']*)""", re.I),
-)
+
+def _image_paths(start: str) -> tuple[re.Pattern, ...]:
+    """Patterns for the image paths that begin as `start` matches, in a Markdown image, a
+    {figure} or {image} directive, or an HTML <img>; group 2 is the path."""
+    return (
+        re.compile(rf"(!\[[^\]\n]*\]\(\s*<?)({start}[^\s)>]*)"),
+        re.compile(
+            rf"^(\s*(?:`{{3,}}|~{{3,}}|:{{3,}})\{{(?:figure|image)\}}[ \t]+)({start}\S*)", re.M
+        ),
+        re.compile(rf"""(<img\b[^>]*?\bsrc\s*=\s*["'])({start}[^"']*)""", re.I),
+    )
+
+
+# One `/`, not two (`//host/x.png` is another site).
+_ROOTED = _image_paths(r"/[^/\s)>\"']")
+# Out of the page's folder, for a gallery example's page written into the source folder.
+_CLIMBING = _image_paths(r"(?:\.\./)+[^/.\s)>\"']")
 
 
 def project_root(notebook: Path) -> Path | None:
-    """The nearest folder at or above the notebook's that holds a project's own file."""
+    """The nearest folder at or above the notebook's that holds a project's own file; for
+    a sphinx-gallery example, the Sphinx source folder beside it."""
     for folder in notebook.resolve().parents:
         if any((folder / name).is_file() for name in PROJECT_FILES):
             return folder
-    return None
+    return gallery_source(notebook)
+
+
+def gallery_source(notebook: Path) -> Path | None:
+    """The folder of the conf.py that configures sphinx-gallery in the notebook's checkout
+    (the folder above it holding `.git`), where it is one of the usual places (the root,
+    `doc/`, `docs/source/`); the one nearest the notebook where there are several."""
+    folder = notebook.resolve().parent
+    checkout = next((up for up in [folder, *folder.parents] if (up / ".git").exists()), None)
+    if checkout is None:
+        return None
+    found = [
+        conf.parent
+        for pattern in ("conf.py", "*/conf.py", "*/*/conf.py")
+        for conf in sorted(checkout.glob(pattern))
+        if _configures_gallery(conf)
+    ]
+    shared = lambda source: len(os.path.commonpath([source, folder]))  # noqa: E731
+    return max(found, key=shared) if found else None
+
+
+def _configures_gallery(conf: Path) -> bool:
+    try:
+        return "sphinx_gallery_conf" in conf.read_text(errors="replace")
+    except OSError:
+        return False
 
 
 def project_mapping(path: Path) -> dict:
@@ -53,28 +96,58 @@ def from_project_root(cells: list[Cell], notebook: Path) -> list[str]:
     root to paths relative to the notebook; the note that says so, if any was."""
     root = project_root(notebook)
     base = root or notebook.resolve().parent
-    rewritten: list[str] = []  # where each was
-    for cell in cells:
-        if cell.kind != "markdown":
-            continue
-        found = sorted(m.start(2) for pattern in _ROOTED for m in pattern.finditer(cell.source))
-        rewritten += [where_at(cell, start) for start in found]
-        for pattern in _ROOTED:
-            cell.source = pattern.sub(
-                lambda m: m.group(1) + _relative(m.group(2), base, notebook), cell.source
+    notes = []
+    if rooted := _rewritten(cells, _ROOTED, lambda path: _relative(path, base, notebook)):
+        notes.append(
+            f"{', '.join(rooted)}: {len(rooted)} image path(s) start at the project's root"
+        )
+    if root is not None and root not in notebook.resolve().parents:
+        climbing = _rewritten(cells, _CLIMBING, lambda path: _landed(path, root, notebook))
+        if climbing:
+            notes.append(
+                f"{', '.join(climbing)}: {len(climbing)} image path(s) climb out of the "
+                "folder sphinx-gallery writes the example's page to, into its Sphinx source folder"
             )
-    if not rewritten:
+    if not notes:
         return []
-    said = f"{', '.join(rewritten)}: {len(rewritten)} image path(s) start at the project's root"
     if root is None:
         return [
-            f"{said}, and no {', '.join(PROJECT_FILES)} is above the notebook to say where that "
-            "is: they are read from the notebook's folder"
+            f"{notes[0]}, and no {', '.join(PROJECT_FILES)} is above the notebook to say where "
+            "that is: they are read from the notebook's folder"
         ]
     # Named from the notebook: the report says nothing of where this machine keeps it.
     where = Path(os.path.relpath(root, notebook.resolve().parent)).as_posix()
     at = "the notebook's own folder" if where == "." else f"{where}, from the notebook"
-    return [f"{said} ({at}): they are read from there, relative to the notebook"]
+    return [f"{said} ({at}): they are read from there, relative to the notebook" for said in notes]
+
+
+def _rewritten(cells: list[Cell], patterns: tuple, rewrite: Callable[[str], str]) -> list[str]:
+    """Rewrites, in place, the image paths the patterns find in Markdown cells by
+    `rewrite`; where each rewritten one was, in the order of the text."""
+    rewritten: list[str] = []
+    for cell in cells:
+        if cell.kind != "markdown":
+            continue
+        found = sorted(
+            m.start(2)
+            for pattern in patterns
+            for m in pattern.finditer(cell.source)
+            if rewrite(m.group(2)) != m.group(2)
+        )
+        rewritten += [where_at(cell, start) for start in found]
+        for pattern in patterns:
+            cell.source = pattern.sub(lambda m: m.group(1) + rewrite(m.group(2)), cell.source)
+    return rewritten
+
+
+def _landed(climbing: str, source: Path, notebook: Path) -> str:
+    """A path of a gallery example's page that climbs out of it, as the file it lands on in
+    the Sphinx source folder, relative to the notebook; unchanged where no file is there
+    or the path reaches the file from the notebook's folder already."""
+    if (notebook.resolve().parent / climbing).is_file():
+        return climbing
+    landed = climbing.lstrip("./")
+    return _relative(landed, source, notebook) if (source / landed).is_file() else climbing
 
 
 def _relative(rooted: str, base: Path, notebook: Path) -> str:
