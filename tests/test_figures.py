@@ -566,3 +566,24 @@ def test_a_figure_that_cannot_be_saved_is_named_at_the_drawing_code_that_failed(
         "has no attribute 'open_blend_group'"
     )
     assert "code written for another version of matplotlib" in error.hint
+
+
+def test_the_backend_a_step_prints_is_the_one_the_readers_main_py_prints(course_folder):
+    """sphinx-gallery's unicode example prints all of rcParams: the build showed its own
+    capturing backend (`module://…`), the reader's main.py prints Agg, and the build refused
+    the lesson for a difference the lesson did not make. Figures are still captured at
+    plt.show()."""
+    text = (
+        authoring_example()
+        .replace(
+            'print("Batch sizes:", sizes)\n',
+            'print("Batch sizes:", sizes)\nimport matplotlib\nimport matplotlib.pyplot as plt\n'
+            'print("backend", matplotlib.get_backend(), plt.rcParams["backend"])\n'
+            "plt.plot([1, 2])\nplt.show()\nplt.plot([2, 1])\n",
+            1,
+        )
+        .replace(":::{step} 2. Batch and check\n", ":::{step} 2. Batch and check\n:alt: Lines\n")
+    )
+    step = build_lesson(course_folder, text).blocks["step-2"]  # main.py's run agrees
+    assert "backend Agg Agg" in step.stdout
+    assert len(step.captured_svgs) == 2

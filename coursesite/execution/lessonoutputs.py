@@ -126,29 +126,39 @@ SVG_SETTINGS = {"svg.fonttype": "none", "svg.hashsalt": "coursesite-figure"}
 
 def use_figure_defaults(path):
     """Make `path` the matplotlibrc of this process, before any lesson code runs, and this
-    module its backend: Agg's drawing without a display, and a `show()` that hands the
-    figures drawn so far to the running block, as a notebook's inline backend shows them
-    (a cell that plots, calls plt.show(), then plots again shows two figures). Nothing of
-    matplotlib is imported now. Loaded under another name (runner.py's companions), the
-    module must be in sys.modules for matplotlib to find it; else plain Agg."""
+    module's `show()` pyplot's once the lesson imports it: the figures drawn so far go to
+    the running block, as a notebook's inline backend shows them (a cell that plots, calls
+    plt.show(), then plots again shows two figures). The backend is Agg, named so, as in
+    the reader's run of main.py: a step that prints it prints what the reader sees. Nothing
+    of matplotlib is imported now."""
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(FIGURE_DEFAULTS)
     os.environ["MATPLOTLIBRC"] = path
-    inline = sys.modules.get(__name__) is not None and __name__ != "__main__"
-    os.environ["MPLBACKEND"] = f"module://{__name__}" if inline else "Agg"
+    os.environ["MPLBACKEND"] = "Agg"
+    sys.meta_path.insert(0, _ShowAfterPyplot())
 
 
-def __getattr__(name):
-    """Agg's canvas and manager, for matplotlib to use this module as a backend: looked up
-    only when the lesson imports pyplot."""
-    if name in ("FigureCanvas", "FigureManager"):
-        from matplotlib.backends import backend_agg
+class _ShowAfterPyplot:
+    """An import hook that runs matplotlib.pyplot's module as usual, then gives it this
+    module's show(); it takes itself out at once, so nothing else is looked at again."""
 
-        # Kept as globals: matplotlib then reads the module's vars() for the rest.
-        globals().update(FigureCanvas=backend_agg.FigureCanvasAgg)
-        globals().update(FigureManager=backend_agg.FigureManagerBase)
-        return globals()[name]
-    raise AttributeError(name)
+    def find_spec(self, name, path, target=None):
+        if name != "matplotlib.pyplot":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            module.show = show
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
 
 
 _shown: dict = {"svgs": [], "problem": None}  # what plt.show() handed over

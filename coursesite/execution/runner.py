@@ -40,7 +40,7 @@ def _companion(name):
     spec = importlib.util.spec_from_file_location(f"_coursesite_{name}", path)
     assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # found by name: lessonoutputs is matplotlib's backend
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
