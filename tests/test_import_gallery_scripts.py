@@ -243,3 +243,29 @@ RST_FRAGMENTS = [
 def test_any_restructuredtext_becomes_text_and_notes_never_an_exception(fragments):
     myst, notes = rst_to_myst("\n\n".join(fragments))
     assert isinstance(myst, str) and all(note.startswith(("line ", "the prose")) for note in notes)
+
+
+def test_a_block_marked_as_raising_keeps_its_place_and_declares_it(course_folder):
+    """sphinx-gallery's `# sphinx_gallery_expected_error` is a notebook's raises-exception
+    tag: the block stays a step in program order that declares it raises, so what it set
+    before raising reaches the next step and the lesson builds; left out as a page setting,
+    the build failed on the error the script says it shows."""
+    course_folder.write(authoring_example())
+    script = (
+        '"""\nExpected errors\n===============\n\nSome blocks raise.\n"""\n'
+        "# %%\n# This one raises, and says so:\n\n# sphinx_gallery_expected_error\n"
+        'x = 21\n1 + "hello"\n\n# %%\n# What it set is still there:\n\nprint("twice", x * 2)\n'
+    )
+    (course_folder.root / "plot_raise.py").write_text(script)
+    done = course_folder.cli("import", "plot_raise.py", "--phase", "02")
+    assert done.returncode == 0, done.stderr
+    assert "line 10: # sphinx_gallery_expected_error is sphinx-gallery's raises-exception" in (
+        done.stdout
+    )
+    text = next((course_folder.root / "content").glob("02-*/01-expected-errors.md")).read_text()
+    assert "sphinx_gallery" not in text
+    assert text.index(":raises: Exception\n```python\nx = 21") < text.index('print("twice"')
+    built = course_folder.cli("-q")
+    assert built.returncode == 0, built.stderr
+    page = next((course_folder.root / "site").glob("*/expected-errors/index.html")).read_text()
+    assert "twice 42" in page and "TypeError" in page

@@ -21,6 +21,9 @@ _SEPARATOR = re.compile(r"^(#{20,}.*|# ?%%.*)$")
 _COMMENT = re.compile(r"^#(?: |$)")
 # sphinx-gallery's settings of a script (`# sphinx_gallery_thumbnail_number = 2`).
 _SETTING = re.compile(r"^\s*#\s*sphinx_gallery_\w+")
+# The one setting that is the code's meaning, not the page's: the block raises, as the
+# `raises-exception` tag says of a notebook cell.
+_EXPECTED_ERROR = re.compile(r"^\s*#\s*sphinx_gallery_expected_error\b")
 # An RST section title: a line of text over a line of one punctuation character.
 _RST_TITLE = re.compile(r"^\S.*\n([=\-~^*#+\"'`:.])\1{2,}\s*$", re.MULTILINE)
 _BREAK = "coursesitecellbreak"
@@ -31,6 +34,7 @@ class _Block:
     kind: str  # "markdown" or "code"
     text: str
     line: int  # the script line it starts on
+    raises: bool = False  # a code block marked `# sphinx_gallery_expected_error`
 
 
 def is_gallery_script(text: str) -> bool:
@@ -106,36 +110,42 @@ def _blocks(text: str) -> tuple[list[_Block], list[str]]:
                 "does not show either, are left out"
             )
     code: list[str] = []
-    code_line = start + 1
+    code_line, raises = start + 1, False
     number = start
     while number < len(lines):
         line = lines[number]
         if _SEPARATOR.match(line):
-            blocks.append(_code_block(code, code_line))
+            blocks.append(_code_block(code, code_line, raises))
             prose_line, number = number + 2, number + 1
             prose = []
             while number < len(lines) and _COMMENT.match(lines[number]):
                 prose.append(lines[number][2:])
                 number += 1
             blocks.append(_Block("markdown", "\n".join(prose), prose_line))
-            code, code_line = [], number + 1
+            code, code_line, raises = [], number + 1, False
             continue
-        if _SETTING.match(line):
+        if _EXPECTED_ERROR.match(line):
+            raises = True
+            notes.append(
+                f"line {number + 1}: {line.strip()} is sphinx-gallery's raises-exception tag: the "
+                "block's step declares that it raises"
+            )
+        elif _SETTING.match(line):
             notes.append(
                 f"line {number + 1}: {line.strip()} is a setting of sphinx-gallery's page: left out"
             )
         else:
             code.append(line)
         number += 1
-    blocks.append(_code_block(code, code_line))
+    blocks.append(_code_block(code, code_line, raises))
     return [block for block in blocks if block.text.strip()], notes
 
 
-def _code_block(lines: list[str], line: int) -> _Block:
+def _code_block(lines: list[str], line: int, raises: bool) -> _Block:
     """The code of `lines`, which start at script line `line`, named by its first line
     that holds anything."""
     blank = next((n for n, text in enumerate(lines) if text.strip()), 0)
-    return _Block("code", "\n".join(lines).strip("\n"), line + blank)
+    return _Block("code", "\n".join(lines).strip("\n"), line + blank, raises)
 
 
 def _joined(prose: list[_Block]) -> tuple[str, list[tuple[int, int]]]:
@@ -165,6 +175,8 @@ def _script_line(line: int, starts: list[tuple[int, int]]) -> str:
 
 def _cell(block: _Block) -> dict:
     cell: dict = {"cell_type": block.kind, "source": block.text, "metadata": {}}
+    if block.raises:
+        cell["metadata"]["tags"] = ["raises-exception"]
     if block.kind == "code":
         cell.update(outputs=[], execution_count=None)
     return cell
