@@ -140,7 +140,8 @@ def use_figure_defaults(path):
 
 class _ShowAfterPyplot:
     """An import hook that runs matplotlib.pyplot's module as usual, then gives it this
-    module's show(); it takes itself out at once, so nothing else is looked at again."""
+    module's show(); asked of every import until then (a comparison of names), it takes
+    itself out as pyplot is found."""
 
     def find_spec(self, name, path, target=None):
         if name != "matplotlib.pyplot":
