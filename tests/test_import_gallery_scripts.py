@@ -269,3 +269,19 @@ def test_a_block_marked_as_raising_keeps_its_place_and_declares_it(course_folder
     assert built.returncode == 0, built.stderr
     page = next((course_folder.root / "site").glob("*/expected-errors/index.html")).read_text()
     assert "twice 42" in page and "TypeError" in page
+
+
+def test_a_setting_left_out_between_blank_lines_leaves_one_blank_line():
+    """sphinx-gallery's multi-image example puts its settings between blank lines under the
+    licence comments: leaving them out left runs of blank lines in the step's code."""
+    from coursesite.importers.galleryscripts import gallery_notebook
+
+    script = (
+        '"""\nTwo images\n==========\n\nShown apart.\n"""\n\n# License: BSD\n'
+        '# sphinx_gallery_tags = ["image"]\n\n# sphinx_gallery_multi_image = "single"\n\n'
+        "import math\n\n\ndef twice(x):\n    return 2 * x\n"
+    )
+    notebook, _, notes = gallery_notebook(script)
+    [code] = [cell["source"] for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert code == "# License: BSD\n\nimport math\n\n\ndef twice(x):\n    return 2 * x"
+    assert len(notes) == 2

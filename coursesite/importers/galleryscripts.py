@@ -134,6 +134,9 @@ def _blocks(text: str) -> tuple[list[_Block], list[str]]:
             notes.append(
                 f"line {number + 1}: {line.strip()} is a setting of sphinx-gallery's page: left out"
             )
+            blank_around = code and not code[-1].strip() and number + 1 < len(lines)
+            if blank_around and not lines[number + 1].strip():
+                number += 1  # one blank line where the setting stood between two, not two
         else:
             code.append(line)
         number += 1
