@@ -820,6 +820,14 @@ def test_an_installed_packages_object_lacking_an_attribute_is_another_version(co
     ), error.hint
     typo = with_steps("import numpy as np", "a = np.zeros(2)\nprint(a.shap)", "print(1)")
     assert build_errors(course_folder, typo)[0].hint.startswith("fix the code")
+    # Matplotlib's time-series example, for a newer version: `colorbar` is no typo of the
+    # installed Axes' private `_colorbars`.
+    newer = with_steps(
+        "import matplotlib.pyplot as plt", "fig, ax = plt.subplots()\nax.colorbar()", "print(1)"
+    )
+    assert build_errors(course_folder, newer)[0].hint.startswith(
+        "the installed matplotlib has no Axes.colorbar: the code was written for another"
+    )
     own = with_steps("class Box:\n    pass", "print(Box().device_buffer)", "print(1)")
     assert build_errors(course_folder, own)[0].hint.startswith("fix the code")
     stdlib = with_steps("import fractions", "print(fractions.Fraction(1).device)", "print(1)")

@@ -31,7 +31,11 @@ def attribute_owner(error, frames, source):
     owner = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
     if owner is None or not frames or frames[-1].filename != source:
         return ""
-    if difflib.get_close_matches(error.name or "", dir(owner), n=1, cutoff=0.8):
+    # A public name is no typo of a private one: Matplotlib's `ax.colorbar` (of a newer
+    # version) is close to the installed Axes' `_colorbars`.
+    asked = error.name or ""
+    alike = [name for name in dir(owner) if name.startswith("_") == asked.startswith("_")]
+    if difflib.get_close_matches(asked, alike, n=1, cutoff=0.8):
         return ""
     kind = type(owner)
     return f"{kind.__module__}.{kind.__qualname__}"
