@@ -59,8 +59,9 @@ def test_sphinx_context_is_left_out_and_a_glossary_keeps_its_terms():
     text, notes = settle(
         "```{redirect-from} /tutorials/old\n```\n\n"
         "```{currentmodule} matplotlib.pyplot\n```\n\n```{glossary}\nlegend entry\n: A line.\n```"
+        "\n\n```{tags}\nplot-type: pie\n```"
     )
-    assert "currentmodule" not in text and "redirect" not in text
+    assert "currentmodule" not in text and "redirect" not in text and "pie" not in text
     assert "legend entry\n: A line." in text
     assert notes[:2] == [
         "cell 1: {redirect-from} /tutorials/old leads an old address of the notebook's site "
@@ -68,6 +69,9 @@ def test_sphinx_context_is_left_out_and_a_glossary_keeps_its_terms():
         "cell 1: {currentmodule} matplotlib.pyplot sets how Sphinx reads what follows and "
         "shows nothing: left out",
     ]
+    assert notes[-1] == (
+        "cell 1: {tags} files the page under tags of the notebook's site (sphinx-tags): left out"
+    )
 
 
 def test_an_embedded_video_becomes_a_link_to_it():

@@ -45,6 +45,7 @@ _UNSEEN = {
         "sets how Sphinx reads what follows and shows nothing",
     ),
     "redirect-from": "leads an old address of the notebook's site here",  # sphinx-reredirects
+    "tags": "files the page under tags of the notebook's site (sphinx-tags)",
 }
 _VERSIONS = {
     "versionadded": ("note", "New in version"),
