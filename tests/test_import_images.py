@@ -275,7 +275,8 @@ def test_an_image_the_notebooks_code_writes_is_listed_under_writes_and_published
 
 def _imported_guide(course_folder, files: dict[str, str], guide: str) -> str:
     """The report of importing `guide` from a checkout beside the course that holds
-    `files` (relative path: text; a path ending in / is a folder); the import must pass."""
+    `files` (relative path: text; a path ending in / is a folder), after what the import
+    said of its progress on stderr; the import must pass."""
     course_folder.write(authoring_example())
     repo = course_folder.root.parent / f"{course_folder.root.name}-checkout"
     for name, text in files.items():
@@ -286,7 +287,7 @@ def _imported_guide(course_folder, files: dict[str, str], guide: str) -> str:
             (repo / name).write_text(text)
     imported = course_folder.cli("import", str(repo / guide), "--phase", "02")
     assert imported.returncode == 0, imported.stderr
-    return imported.stdout
+    return imported.stderr + imported.stdout
 
 
 def test_an_image_the_code_writes_outside_the_lesson_is_named_with_where_to_write_it(
@@ -337,6 +338,9 @@ def test_a_figure_of_another_example_the_checkout_holds_is_drawn_by_running_it(c
         "image images/sphx_glr_plot_two_002.png is a figure sphinx-gallery draws from the "
         "example plot_two.py (its figure 2): drawn by running plot_two.py, as it does"
     ) in report
+    # Said before the example runs, once however many of its figures are shown.
+    assert report.count("running plot_two.py for its figures, as sphinx-gallery does\n") == 1
+    assert report.index("running plot_two.py") < report.index("imported ")
     assert (
         "image images/sphx_glr_plot_broken_001.png is a figure sphinx-gallery draws from the "
         "example plot_broken.py (its figure 1): running plot_broken.py did not draw it (it "

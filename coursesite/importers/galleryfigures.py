@@ -76,6 +76,8 @@ def _scripts_under(root: Path) -> defaultdict[str, list[Path]]:
 @functools.cache
 def _drawn_figures(script: Path) -> tuple[list[bytes], str]:
     """The PNGs of the figures `script` shows, in order, or why they could not be drawn."""
+    # Said first: an example may take up to RUN_SECONDS, and the import is silent till then.
+    print(f"running {script.name} for its figures, as sphinx-gallery does", file=sys.stderr)
     with tempfile.TemporaryDirectory() as out:
         try:
             ran = subprocess.run(
