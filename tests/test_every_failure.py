@@ -1013,6 +1013,31 @@ def test_a_call_of_a_function_a_library_made_with_arguments_it_does_not_take_nam
     assert mistake.hint.startswith("fix the code"), mistake.hint
 
 
+def test_a_method_of_an_object_held_in_an_array_called_as_another_version_takes_it(
+    course_folder,
+):
+    """Matplotlib's grouped-bar example, written for a newer Matplotlib, calls
+    `axs[1].grouped_bar(x, heights)` on the array of axes plt.subplots gives: the method
+    is found on the held object's class, and the hint says the code is for another version
+    (was "fix the code"); a method of the lesson's own class, held so, is still its mistake."""
+    drawn = "import matplotlib.pyplot as plt\nfig, axs = plt.subplots(1, 2)"
+    text = with_steps(drawn, "axs[1].bar_label(1, 2, 3, 4)", "print(1)")
+    (failure,) = build_errors(course_folder, text)
+    assert failure.hint.startswith(
+        "Axes.bar_label, of matplotlib.axes._axes, takes (self, container, labels=None, *, "
+    ), failure.hint
+    assert "in the installed matplotlib, not what this line passes: the code was written" in (
+        failure.hint
+    )
+    listed = "import matplotlib.pyplot as plt\naxes = list(plt.subplots(1, 2)[1])"
+    in_list = with_steps(listed, "axes[0].bar_label(1, 2, 3, 4)", "print(1)")
+    assert build_errors(course_folder, in_list)[0].hint.startswith("Axes.bar_label, of ")
+    box = "class Box:\n    def put(self):\n        pass\nboxes = [Box()]"
+    own = with_steps(box, "boxes[0].put(1)", "pass")
+    (mistake,) = build_errors(course_folder, own)
+    assert mistake.hint.startswith("fix the code"), mistake.hint
+
+
 def test_a_list_a_failed_step_was_to_fill_refused_for_its_emptiness_is_a_consequence(
     course_folder,
 ):

@@ -55,7 +55,33 @@ def refused_call(error, source):
         callee = value.func if isinstance(value, functools.partial) else value
         if isinstance(callee, _CALLABLE_KINDS) and callee.__qualname__ == name:
             return {"module": callee.__module__ or "", "name": name, "takes": _takes(callee)}
+    # A method called on an object the frame holds, or holds in a sequence (the axes
+    # plt.subplots gives): found on the object's class, never asked of the object.
+    for value in _held(frame):
+        for kind in type(value).__mro__:
+            method = kind.__dict__.get(name.rpartition(".")[2])
+            if isinstance(method, types.FunctionType) and method.__qualname__ == name:
+                return {"module": method.__module__ or "", "name": name, "takes": _takes(method)}
     return {}
+
+
+def _held(frame):
+    """The frame's values, and those its lists, tuples and NumPy object arrays hold: types
+    whose items are read without running a lesson's code."""
+    for value in (*frame.f_locals.values(), *frame.f_globals.values()):
+        yield value
+        if isinstance(value, (list, tuple)):
+            yield from value[:_ITEMS_LOOKED_AT]
+        elif _is_object_array(value):
+            yield from value.flat[:_ITEMS_LOOKED_AT]
+
+
+_ITEMS_LOOKED_AT = 64
+
+
+def _is_object_array(value):
+    kind = type(value)
+    return kind.__name__ == "ndarray" and kind.__module__ == "numpy" and value.dtype == object
 
 
 def _innermost_frame(trace):
