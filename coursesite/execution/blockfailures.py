@@ -40,7 +40,11 @@ from coursesite.execution.failures import (
     failure_error,
     missing_data_file,
 )
-from coursesite.execution.installedlibraries import keyword_drift, lacked_by_installed
+from coursesite.execution.installedlibraries import (
+    keyword_drift,
+    lacked_by_installed,
+    refused_drift,
+)
 from coursesite.execution.missingmodules import (
     missing_module,
     missing_modules,
@@ -136,7 +140,9 @@ def lesson_failures_error(failures: list[dict], result: dict, job: LessonJobWith
                     root[block] = first
                     unfound[first].append((block, failure["line"], file))
                     continue
-            if lacked := lacked_by_installed(failure) or keyword_drift(failure):
+            if lacked := (
+                lacked_by_installed(failure) or keyword_drift(failure) or refused_drift(failure)
+            ):
                 first = lacking.setdefault(lacked.package, block)
                 lacked_in.setdefault(first, lacked.package)
                 if first != block:  # another name of the same version: one cause

@@ -240,19 +240,25 @@ def keyword_hint(failure: dict) -> str:
     )
 
 
-def refused_call_hint(failure: dict) -> str:
-    """For a call of an installed library's function with arguments it does not take,
-    where the lesson holds the function in a name of its own (BlackJAX's `step_fn`, made
-    by a sampler and kept as `step`): Python's message names only its qualified name, the
-    runner found where it was defined (failingcall.py)."""
+def refused_drift(failure: dict) -> Lacked | None:
+    """The installed package whose function the lesson's line called with arguments it
+    does not take, where the runner found the function (failingcall.py): BlackJAX's
+    `step_fn`, kept as `step`; Matplotlib's `Axes.grouped_bar`, called on `axs[1]`."""
     called = failure.get("called") or {}
     package = (called.get("module") or "").partition(".")[0]
     if not package or not is_third_party(package):
+        return None
+    return Lacked(package, f"{called['name']}(…)")
+
+
+def refused_call_hint(failure: dict) -> str:
+    if (drift := refused_drift(failure)) is None:
         return ""
+    called = failure["called"]
     takes = f"takes {called['takes']}" if called.get("takes") else "takes other arguments"
     return (
-        f"{called['name']}, of {called['module']}, {takes} in the installed {package}, not "
-        f"what this line passes: {another_version(package)}"
+        f"{called['name']}, of {called['module']}, {takes} in the installed {drift.package}, "
+        f"not what this line passes: {another_version(drift.package)}"
     )
 
 
