@@ -501,10 +501,13 @@ def test_a_gallery_examples_image_paths_are_read_from_the_sphinx_source_beside_i
     repo = course_folder.root.parent / f"{course_folder.root.name}-checkout"
     (repo / ".git").mkdir(parents=True)
     (repo / "doc" / "_static").mkdir(parents=True)
-    (repo / "doc" / "conf.py").write_text("sphinx_gallery_conf = {'examples_dirs': []}\n")
+    conf = "sphinx_gallery_conf = {'examples_dirs': ['../galleries/users_explain']}\n"
+    (repo / "doc" / "conf.py").write_text(conf)
+    # Another project's gallery, which does not name the guide's folders: not its root.
+    (repo / "api" / "_static").mkdir(parents=True)
+    (repo / "api" / "_static" / "anatomy.png").write_bytes(b"not the image")
+    (repo / "api" / "conf.py").write_text("sphinx_gallery_conf = {'examples_dirs': ['x']}\n")
     (repo / "doc" / "_static" / "anatomy.png").write_bytes(base64.b64decode(PIXEL))
-    (repo / "api").mkdir()
-    (repo / "api" / "conf.py").write_text("project = 'not a gallery'\n")
     guide = repo / "galleries" / "users_explain" / "quick_start.py"
     guide.parent.mkdir(parents=True)
     guide.write_text(

@@ -59,26 +59,31 @@ def project_root(notebook: Path) -> Path | None:
 def gallery_source(notebook: Path) -> Path | None:
     """The folder of the conf.py that configures sphinx-gallery in the notebook's checkout
     (the folder above it holding `.git`), where it is one of the usual places (the root,
-    `doc/`, `docs/source/`); the one nearest the notebook where there are several."""
+    `doc/`, `docs/source/`) and names a folder the notebook is in (`'../examples'`); the
+    one nearest the notebook where there are several."""
     folder = notebook.resolve().parent
     checkout = next((up for up in [folder, *folder.parents] if (up / ".git").exists()), None)
     if checkout is None:
         return None
+    within = folder.relative_to(checkout).parts
     found = [
         conf.parent
         for pattern in ("conf.py", "*/conf.py", "*/*/conf.py")
         for conf in sorted(checkout.glob(pattern))
-        if _configures_gallery(conf)
+        if _configures_gallery(conf, within)
     ]
     shared = lambda source: len(os.path.commonpath([source, folder]))  # noqa: E731
     return max(found, key=shared) if found else None
 
 
-def _configures_gallery(conf: Path) -> bool:
+def _configures_gallery(conf: Path, folders: tuple[str, ...]) -> bool:
+    """Whether `conf` sets sphinx_gallery_conf and names one of `folders` (a notebook
+    elsewhere in the checkout is no example of its gallery)."""
     try:
-        return "sphinx_gallery_conf" in conf.read_text(errors="replace")
+        text = conf.read_text(errors="replace")
     except OSError:
         return False
+    return "sphinx_gallery_conf" in text and any(name in text for name in folders)
 
 
 def project_mapping(path: Path) -> dict:
