@@ -132,3 +132,27 @@ def test_numba_imported_by_its_names_alone_is_seeded_with_an_import_of_its_own()
         "numba.njit(lambda seed: np.random.seed(seed))(0)",
     ]
     assert "line 9: a function numba compiles draws from numba's own generator" in notes[1]
+
+
+def test_a_call_into_networkx_or_scikit_learn_without_a_seed_seeds_what_they_draw_from():
+    """networkx's beam-search example prints a centrality of `nx.gnp_random_graph(100, 0.5)`,
+    which draws from Python's global generator by default (its layouts from NumPy's), and
+    scikit-learn's random_state=None is NumPy's: main.py printed another number than the
+    build and the lesson failed. A call given a seed of its own draws nothing global."""
+    code, notes = seeded("G = nx.gnp_random_graph(100, 0.5)", "import networkx as nx", "c")
+    assert code.splitlines()[:4] == [
+        "import numpy.random",
+        "numpy.random.seed(0)",
+        "import random",
+        "random.seed(0)",
+    ]
+    assert notes[1] == (
+        "c: it calls networkx.gnp_random_graph, which draws from Python's random module, "
+        "which nothing seeds, so every run would print other numbers than the page shows: "
+        "random.seed(0) was added at the top of its step"
+    )
+    code, notes = seeded("model = KMeans(3).fit(X)", "from sklearn.cluster import KMeans", "c")
+    assert code.splitlines()[1] == "numpy.random.seed(0)" and len(notes) == 1
+    for given in ("nx.gnp_random_graph(9, 0.5, seed=1)", "KMeans(3, random_state=0)"):
+        earlier = "import networkx as nx\nfrom sklearn.cluster import KMeans"
+        assert seeded(given, earlier, "c") == (given, [])

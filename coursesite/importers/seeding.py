@@ -7,11 +7,13 @@ disagree). The import settles it where the notebook leaves the choice open: the 
 that draws from an unseeded global generator (NumPy's, Python's `random`, torch's, and
 Keras's, which any call into Keras may draw from: a layer's initial weights) gets
 the seed call at its top, after the step's own imports, and a generator made without a
-seed (`np.random.default_rng()`) gets seed 0. numba's generator, from which the functions
-and `@jitclass` methods it compiles draw, is seeded only by compiled code: a step that
-compiles one that draws gets a compiled seed call too (threads of `prange` stay unseeded:
-clockreads.py marks what they give volatile). Each change is a line of the import report.
-A notebook that seeds a generator itself keeps its own seed.
+seed (`np.random.default_rng()`) gets seed 0. A call into networkx or scikit-learn that
+gives no seed (`nx.gnp_random_graph(100, 0.5)`, `KMeans(3)`) draws from NumPy's or
+Python's global generator by their default, so it seeds those too. numba's generator,
+from which the functions and `@jitclass` methods it compiles draw, is seeded only by
+compiled code: a step that compiles one that draws gets a compiled seed call too (threads
+of `prange` stay unseeded: clockreads.py marks what they give volatile). Each change is a
+line of the import report. A notebook that seeds a generator itself keeps its own seed.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ class Generator:
     draws: frozenset[str]
     seed: str  # the call that seeds it, in that module
     name: str  # for the report
-    # A package whose every call may draw from it, when `draws` cannot list them (Keras's
-    # layers draw their initial weights, its fit() shuffles); `module` holds the seed.
-    drawn_in: str = ""
+    # Packages whose every call may draw from it, when `draws` cannot list them (Keras's
+    # layers draw their initial weights, its fit() shuffles; networkx's random graphs and
+    # layouts, given no seed); `module` holds the seed.
+    drawn_in: tuple[str, ...] = ()
     # Methods that draw from it when called on anything, without a `random_state=`, in
     # code that imports `method_package` (SciPy's distributions: `st.norm(0, 1).rvs(5)`).
     method_draws: frozenset[str] = frozenset()
@@ -56,10 +59,11 @@ GENERATORS = (
         "NumPy's global random generator",
         method_draws=frozenset({"rvs"}),  # scipy.stats draws from it by default
         method_package="scipy",
+        drawn_in=("networkx", "sklearn"),  # seed=None, random_state=None: this one
     ),
-    Generator("random", _PYTHON_DRAWS, "seed", "Python's random module"),
+    Generator("random", _PYTHON_DRAWS, "seed", "Python's random module", ("networkx",)),
     Generator("torch", _TORCH_DRAWS, "manual_seed", "torch's global random generator"),
-    Generator("keras.utils", frozenset(), "set_random_seed", "Keras's random seed", "keras"),
+    Generator("keras.utils", frozenset(), "set_random_seed", "Keras's random seed", ("keras",)),
 )
 # Constructors of a generator of its own, which draw from the OS's entropy without a seed.
 _UNSEEDED_MAKERS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState"})
@@ -77,13 +81,17 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
     code = _seeded_makers(code, tree, names, where, notes)
     seeds = []
     for generator in GENERATORS:
-        if _calls(before, names, generator, seeding=True) or not _calls(tree, names, generator):
+        drawn = _calls(tree, names, generator)
+        if not drawn or _calls(before, names, generator, seeding=True):
             continue
         if _calls(tree, names, generator, seeding=True):
             continue
         seeds.append(_seed_lines(generator, names))
+        how = (
+            f"it calls {drawn}, which draws from" if drawn != generator.module else "it draws from"
+        )
         notes.append(
-            f"{where}: it draws from {generator.name}, which nothing seeds, so every run "
+            f"{where}: {how} {generator.name}, which nothing seeds, so every run "
             f"would print other numbers than the page shows: {seeds[-1][-1]} was added at "
             "the top of its step"
         )
@@ -105,19 +113,32 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
 
 def _calls(
     tree: ast.AST, names: dict[str, str], generator: Generator, seeding: bool = False
-) -> bool:
+) -> str:
+    """What in `tree` draws from `generator` (or seeds it): the generator's module for its
+    own function, or the other package's function called; '' for nothing."""
     wanted = {generator.seed} if seeding else generator.draws
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             dotted = dotted_name(node.func, names)
             module, _, function = dotted.rpartition(".")
             if module == generator.module and function in wanted:
-                return True
-            if not seeding and generator.drawn_in and dotted.startswith(f"{generator.drawn_in}."):
-                return True
+                return generator.module
+            if not seeding and _drawn_by_default(node, dotted, generator):
+                return dotted
             if not seeding and _method_draw(node, names, generator):
-                return True
-    return False
+                return generator.module
+    return ""
+
+
+# The keywords by which a library's function is given a generator or seed of its own.
+_SEED_KEYWORDS = frozenset({"seed", "random_state", "rng"})
+
+
+def _drawn_by_default(call: ast.Call, dotted: str, generator: Generator) -> bool:
+    """A call into a package that draws from `generator` when given no seed of its own."""
+    package = dotted.split(".")[0]
+    given = {keyword.arg for keyword in call.keywords}
+    return package in generator.drawn_in and not given & _SEED_KEYWORDS
 
 
 def _numba_seed(tree: ast.Module, before: ast.Module, names: dict[str, str]) -> list[str]:
