@@ -139,7 +139,8 @@ def test_a_call_into_networkx_or_scikit_learn_without_a_seed_seeds_what_they_dra
     which draws from Python's global generator by default (its layouts from NumPy's), and
     scikit-learn's random_state=None is NumPy's: main.py printed another number than the
     build and the lesson failed. A call given a seed of its own draws nothing global."""
-    code, notes = seeded("G = nx.gnp_random_graph(100, 0.5)", "import networkx as nx", "c")
+    drawing = "def find():\n    raise nx.NodeNotFound('none')\n\nG = nx.gnp_random_graph(100, 0.5)"
+    code, notes = seeded(drawing, "import networkx as nx", "c")
     assert code.splitlines()[:4] == [
         "import numpy.random",
         "numpy.random.seed(0)",

@@ -117,6 +117,7 @@ def _calls(
     """What in `tree` draws from `generator` (or seeds it): the generator's module for its
     own function, or the other package's function called; '' for nothing."""
     wanted = {generator.seed} if seeding else generator.draws
+    by_default = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             dotted = dotted_name(node.func, names)
@@ -124,10 +125,12 @@ def _calls(
             if module == generator.module and function in wanted:
                 return generator.module
             if not seeding and _drawn_by_default(node, dotted, generator):
-                return dotted
+                by_default.append((node.lineno, node.col_offset, dotted))
             if not seeding and _method_draw(node, names, generator):
                 return generator.module
-    return ""
+    # Named by the call most likely to draw: one that says so, else the first written.
+    ordered = [dotted for *_, dotted in sorted(by_default)]
+    return next((name for name in ordered if "random" in name), ordered[0] if ordered else "")
 
 
 # The keywords by which a library's function is given a generator or seed of its own.
