@@ -252,6 +252,8 @@ def refused_drift(failure: dict) -> Lacked | None:
 
 
 def refused_call_hint(failure: dict) -> str:
+    """For such a call (refused_drift): whose function it is, what it takes, and that the
+    code was written for another version; Python's message names only its qualified name."""
     if (drift := refused_drift(failure)) is None:
         return ""
     called = failure["called"]
