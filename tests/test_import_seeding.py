@@ -148,9 +148,9 @@ def test_a_call_into_networkx_or_scikit_learn_without_a_seed_seeds_what_they_dra
         "random.seed(0)",
     ]
     assert notes[1] == (
-        "c: it calls networkx.gnp_random_graph, which draws from Python's random module, "
-        "which nothing seeds, so every run would print other numbers than the page shows: "
-        "random.seed(0) was added at the top of its step"
+        "c: it calls networkx.gnp_random_graph, and networkx's functions, given no seed, may "
+        "draw from Python's random module, which nothing seeds, so every run could print other "
+        "numbers than the page shows: random.seed(0) was added at the top of its step"
     )
     code, notes = seeded("model = KMeans(3).fit(X)", "from sklearn.cluster import KMeans", "c")
     assert code.splitlines()[1] == "numpy.random.seed(0)" and len(notes) == 1

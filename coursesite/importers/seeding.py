@@ -87,12 +87,14 @@ def seeded(code: str, earlier: str, where: str) -> tuple[str, list[str]]:
         if _calls(tree, names, generator, seeding=True):
             continue
         seeds.append(_seed_lines(generator, names))
-        how = (
-            f"it calls {drawn}, which draws from" if drawn != generator.module else "it draws from"
-        )
+        how, would = "it draws from", "would"
+        if drawn != generator.module:  # not known to draw: its package's functions may
+            package = drawn.split(".")[0]
+            how = f"it calls {drawn}, and {package}'s functions, given no seed, may draw from"
+            would = "could"
         notes.append(
             f"{where}: {how} {generator.name}, which nothing seeds, so every run "
-            f"would print other numbers than the page shows: {seeds[-1][-1]} was added at "
+            f"{would} print other numbers than the page shows: {seeds[-1][-1]} was added at "
             "the top of its step"
         )
     if numba_seed := _numba_seed(tree, before, names):
