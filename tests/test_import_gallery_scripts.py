@@ -285,3 +285,30 @@ def test_a_setting_left_out_between_blank_lines_leaves_one_blank_line():
     [code] = [cell["source"] for cell in notebook["cells"] if cell["cell_type"] == "code"]
     assert code == "# License: BSD\n\nimport math\n\n\ndef twice(x):\n    return 2 * x"
     assert len(notes) == 2
+
+
+def test_lines_sphinx_gallery_runs_unseen_are_a_folded_step_or_stay_in_their_function():
+    """`# sphinx_gallery_start_ignore` ... `_end_ignore` hides lines sphinx-gallery runs (a
+    setup, a check): at the top level they become a step of their own whose code the page
+    folds (a page never drops a line main.py runs); inside a function they cannot be a
+    cell, so they stay, and the report says so for each marker."""
+    from coursesite.importers.galleryscripts import gallery_notebook
+
+    script = (
+        '"""\nHidden setup\n============\n\nSome lines run unseen.\n"""\nimport math\n\n'
+        "# sphinx_gallery_start_ignore\nSCALE = 3\n# sphinx_gallery_end_ignore\n\n\n"
+        "def scaled(x):\n    # sphinx_gallery_start_ignore\n    assert x >= 0\n"
+        "    # sphinx_gallery_end_ignore\n    return SCALE * math.sqrt(x)\n"
+    )
+    notebook, places, notes = gallery_notebook(script)
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert [cell["source"] for cell in code] == [
+        "import math",
+        "SCALE = 3",
+        "def scaled(x):\n    assert x >= 0\n    return SCALE * math.sqrt(x)",
+    ]
+    assert [cell["metadata"].get("tags") for cell in code] == [None, ["hide-input"], None]
+    assert places[1:] == ["line 7", "line 10", "line 14"]
+    assert notes[0].startswith("line 9: the lines sphinx-gallery runs without showing them")
+    assert [note.split(":")[0] for note in notes[1:]] == ["line 15", "line 17"]
+    assert all("inside a block of code they stay shown" in note for note in notes[1:])

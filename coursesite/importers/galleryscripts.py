@@ -12,7 +12,7 @@ import ast
 import functools
 import inspect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from coursesite.importers.rstmyst import rst_to_myst
@@ -24,6 +24,8 @@ _SETTING = re.compile(r"^\s*#\s*sphinx_gallery_\w+")
 # The one setting that is the code's meaning, not the page's: the block raises, as the
 # `raises-exception` tag says of a notebook cell.
 _EXPECTED_ERROR = re.compile(r"^\s*#\s*sphinx_gallery_expected_error\b")
+# Lines sphinx-gallery runs without showing them; at the top level they can be a cell.
+_IGNORE = re.compile(r"^#\s*sphinx_gallery_(start|end)_ignore\b")
 # An RST section title: a line of text over a line of one punctuation character.
 _RST_TITLE = re.compile(r"^\S.*\n([=\-~^*#+\"'`:.])\1{2,}\s*$", re.MULTILINE)
 _BREAK = "coursesitecellbreak"
@@ -35,6 +37,23 @@ class _Block:
     text: str
     line: int  # the script line it starts on
     raises: bool = False  # a code block marked `# sphinx_gallery_expected_error`
+    hidden: bool = False  # code between `# sphinx_gallery_start_ignore` and its end
+
+
+@dataclass
+class _Code:
+    """The block of code being read: its lines, the script line it starts at, its marks."""
+
+    start: int
+    lines: list[str] = field(default_factory=list)
+    raises: bool = False
+    hidden: bool = False
+
+    def block(self) -> _Block:
+        """The block, named by its first line that holds anything."""
+        blank = next((n for n, text in enumerate(self.lines) if text.strip()), 0)
+        text = "\n".join(self.lines).strip("\n")
+        return _Block("code", text, self.start + blank, self.raises, self.hidden)
 
 
 def is_gallery_script(text: str) -> bool:
@@ -109,46 +128,51 @@ def _blocks(text: str) -> tuple[list[_Block], list[str]]:
                 f"line {before[0]}: the comments above the docstring, which sphinx-gallery "
                 "does not show either, are left out"
             )
-    code: list[str] = []
-    code_line, raises = start + 1, False
+    code = _Code(start + 1)
     number = start
     while number < len(lines):
         line = lines[number]
         if _SEPARATOR.match(line):
-            blocks.append(_code_block(code, code_line, raises))
+            blocks.append(code.block())
             prose_line, number = number + 2, number + 1
             prose = []
             while number < len(lines) and _COMMENT.match(lines[number]):
                 prose.append(lines[number][2:])
                 number += 1
             blocks.append(_Block("markdown", "\n".join(prose), prose_line))
-            code, code_line, raises = [], number + 1, False
+            code = _Code(number + 1, hidden=code.hidden)
             continue
-        if _EXPECTED_ERROR.match(line):
-            raises = True
+        if ignore := _IGNORE.match(line):
+            blocks.append(code.block())
+            code = _Code(number + 2, hidden=ignore.group(1) == "start")
+            if code.hidden:
+                notes.append(
+                    f"line {number + 1}: the lines sphinx-gallery runs without showing them "
+                    "(to sphinx_gallery_end_ignore) are a step of their own whose code the page "
+                    "folds (hide-input): readers see every line main.py runs"
+                )
+        elif _EXPECTED_ERROR.match(line):
+            code.raises = True
             notes.append(
                 f"line {number + 1}: {line.strip()} is sphinx-gallery's raises-exception tag: the "
                 "block's step declares that it raises"
             )
         elif _SETTING.match(line):
-            notes.append(
-                f"line {number + 1}: {line.strip()} is a setting of sphinx-gallery's page: left out"
-            )
-            blank_around = code and not code[-1].strip() and number + 1 < len(lines)
+            notes.append(f"line {number + 1}: {line.strip()} {_left_out(line)}")
+            blank_around = code.lines and not code.lines[-1].strip() and number + 1 < len(lines)
             if blank_around and not lines[number + 1].strip():
                 number += 1  # one blank line where the setting stood between two, not two
         else:
-            code.append(line)
+            code.lines.append(line)
         number += 1
-    blocks.append(_code_block(code, code_line, raises))
+    blocks.append(code.block())
     return [block for block in blocks if block.text.strip()], notes
 
 
-def _code_block(lines: list[str], line: int, raises: bool) -> _Block:
-    """The code of `lines`, which start at script line `line`, named by its first line
-    that holds anything."""
-    blank = next((n for n, text in enumerate(lines) if text.strip()), 0)
-    return _Block("code", "\n".join(lines).strip("\n"), line + blank, raises)
+def _left_out(setting: str) -> str:
+    if "_ignore" in setting:  # indented: inside a function, the lines cannot be a cell
+        return "marks lines sphinx-gallery does not show; inside a block of code they stay shown"
+    return "is a setting of sphinx-gallery's page: left out"
 
 
 def _joined(prose: list[_Block]) -> tuple[str, list[tuple[int, int]]]:
@@ -178,8 +202,9 @@ def _script_line(line: int, starts: list[tuple[int, int]]) -> str:
 
 def _cell(block: _Block) -> dict:
     cell: dict = {"cell_type": block.kind, "source": block.text, "metadata": {}}
-    if block.raises:
-        cell["metadata"]["tags"] = ["raises-exception"]
+    tags = ["raises-exception"] * block.raises + ["hide-input"] * block.hidden
+    if tags:
+        cell["metadata"]["tags"] = tags
     if block.kind == "code":
         cell.update(outputs=[], execution_count=None)
     return cell
