@@ -692,6 +692,27 @@ def test_a_spreadsheet_or_store_opened_to_read_is_a_data_file():
     ]
 
 
+def test_a_compressed_file_opened_to_read_is_a_data_file_and_one_opened_to_write_is_not():
+    """networkx's chess-masters example reads `bz2.BZ2File(pgn_file)`, a parameter that
+    defaults to `chess_masters_WCC.pgn.bz2`: the import did not see the read and the build
+    stopped at its FileNotFoundError. A compressed file opened to write is made, not read."""
+    from coursesite.importers.datafiles import data_reads
+
+    code = (
+        "import bz2, gzip, lzma\n"
+        "def games(pgn_file='chess_masters_WCC.pgn.bz2'):\n"
+        "    with bz2.BZ2File(pgn_file) as datafile:\n"
+        "        return datafile.read()\n"
+        "rows = gzip.GzipFile('rows.csv.gz').read()\n"
+        "lzma.LZMAFile('made.xz', 'wb').write(b'x')\n"
+        "again = lzma.LZMAFile('made.xz').read()\n"
+    )
+    assert data_reads([(4, "cell 2", code)]) == [
+        (4, "cell 2", 2, "chess_masters_WCC.pgn.bz2"),
+        (4, "cell 2", 4, "rows.csv.gz"),
+    ]
+
+
 def test_a_file_without_an_extension_is_read_by_its_path_or_by_open():
     """nx-guides' assortativity guide unpickles `open("data/pos", "rb")`: a file without an
     extension that the build then missed. A mode or other words are no files."""

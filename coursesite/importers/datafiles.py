@@ -23,7 +23,8 @@ from coursesite.importers.steplines import arguments_by_parameter, code_tree
 
 READS = re.compile(
     r"^(?:open|load|loadtxt|genfromtxt|fromfile|memmap|imread|load_img|loadmat|read_\w+|"
-    r"read|read_text|read_bytes|File|ZipFile|Dataset|ArrayRecordDataSource|TFRecordDataset|"
+    r"read|read_text|read_bytes|File|ZipFile|BZ2File|GzipFile|LZMAFile|Dataset|"
+    r"ArrayRecordDataSource|TFRecordDataset|"
     # a spreadsheet or store opened to read its sheets (pandas, openpyxl, xlrd, xarray)
     r"ExcelFile|HDFStore|ParquetFile|load_workbook|open_workbook|open_dataset|"
     r"open_mfdataset|open_dataarray|open_zarr|"
@@ -251,7 +252,7 @@ def called_name(call: ast.Call) -> str:
 
 
 # Calls that open a file in the mode they are given (`open(name, "w")`, `h5py.File`).
-OPENERS = {"open", "File", "ZipFile"}
+OPENERS = {"open", "File", "ZipFile", "BZ2File", "GzipFile", "LZMAFile"}
 
 
 def reads_files(call: ast.Call) -> bool:
