@@ -296,6 +296,29 @@ def test_every_missing_module_the_lesson_imports_is_named_in_one_message(course_
     )
 
 
+def test_an_error_raised_while_an_import_failed_is_named_as_the_missing_module(course_folder):
+    """networkx's atlas example catches the failed `import pydot` and raises its own
+    ImportError ("needs Graphviz and either PyGraphviz or pydot"), whose traceback does not
+    show the failed import: the hint said "fix the code"; it names the module now."""
+    guarded = (
+        "try:\n    import coursesite_missing_dot\nexcept ImportError:\n"
+        "    raise ImportError('This example needs coursesite_missing_dot.')"
+    )
+    (error,) = build_errors(course_folder, with_steps(guarded, "print(1)", "print(2)"))
+    assert error.message == (
+        "step 2 failed: ImportError: This example needs coursesite_missing_dot."
+    )
+    assert error.hint == (
+        "the lesson imports this module, not installed where the site is built: "
+        "coursesite_missing_dot (step 2); install it there (pip install "
+        "coursesite-missing-dot) and build again"
+    )
+    own = with_steps(
+        "try:\n    1 / 0\nexcept ZeroDivisionError:\n    raise ImportError('x')", "", ""
+    )
+    assert build_errors(course_folder, own)[0].hint.startswith("fix the code")
+
+
 def test_a_mesh_larger_than_the_devices_says_how_many_and_how_to_get_them(course_folder):
     mesh = (
         "import jax\nfrom jax.experimental import mesh_utils\n"

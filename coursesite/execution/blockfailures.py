@@ -247,7 +247,10 @@ class _MissingModules:
 
     def first_failed_on(self, failure: dict) -> str:
         """The first block that failed on a missing module, if `failure` is one too."""
-        module = missing_module(failure["message"])
+        # Or the import the lesson's own error was raised while handling ("needs pydot").
+        module = missing_module(failure["message"]) or missing_module(
+            failure.get("while_missing") or ""
+        )
         if module is None:
             return ""
         if self.missing is None:

@@ -439,11 +439,26 @@ def describe_failure(error, source, block):
         "network": network.read_the_network(error),
         "attribute_of": failing.attribute_owner(error, frames, source),
         "called": failing.refused_call(error, source),
+        "while_missing": handled_missing(error),
         "declared": block.get("raises") or "",  # what it should have raised instead
         "positions": [
             [f.lineno, f.colno, f.end_lineno, f.end_colno] for f in frames if f.filename == source
         ],
     }
+
+
+def handled_missing(error):
+    """ "ModuleNotFoundError: No module named 'pydot'": the failed import the lesson's own
+    error was raised while handling (`except ImportError: raise ImportError("needs
+    pydot")`), which the traceback of that error does not show; '' for none."""
+    seen = error.__cause__ or error.__context__
+    for _ in range(8):  # a chain is short; a cycle must not hang the run
+        if seen is None:
+            return ""
+        if isinstance(seen, ModuleNotFoundError):
+            return f"ModuleNotFoundError: {seen}"
+        seen = seen.__cause__ or seen.__context__
+    return ""
 
 
 if __name__ == "__main__":
