@@ -51,17 +51,15 @@ def refused_call(error, source):
     if found is None or frame is None or frame.f_code.co_filename != source:
         return {}
     name = found.group(1).removesuffix(".__init__")
-    for value in (*frame.f_locals.values(), *frame.f_globals.values()):
-        callee = value.func if isinstance(value, functools.partial) else value
-        if isinstance(callee, _CALLABLE_KINDS) and callee.__qualname__ == name:
-            return {"module": callee.__module__ or "", "name": name, "takes": _takes(callee)}
-    # A method called on an object the frame holds, or holds in a sequence (the axes
-    # plt.subplots gives): found on the object's class, never asked of the object.
     for value in _held(frame):
-        for kind in type(value).__mro__:
-            method = kind.__dict__.get(name.rpartition(".")[2])
-            if isinstance(method, types.FunctionType) and method.__qualname__ == name:
-                return {"module": method.__module__ or "", "name": name, "takes": _takes(method)}
+        callee = value.func if isinstance(value, functools.partial) else value
+        if not (isinstance(callee, _CALLABLE_KINDS) and callee.__qualname__ == name):
+            # Or a method of the object (the axes plt.subplots gives): found on its class,
+            # never asked of the object.
+            methods = (kind.__dict__.get(name.rpartition(".")[2]) for kind in type(value).__mro__)
+            callee = next((m for m in methods if isinstance(m, types.FunctionType)), None)
+        if callee is not None and callee.__qualname__ == name:
+            return {"module": callee.__module__ or "", "name": name, "takes": _takes(callee)}
     return {}
 
 

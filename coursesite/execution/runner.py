@@ -448,9 +448,9 @@ def describe_failure(error, source, block):
 
 
 def handled_missing(error):
-    """ "ModuleNotFoundError: No module named 'pydot'": the failed import the lesson's own
-    error was raised while handling (`except ImportError: raise ImportError("needs
-    pydot")`), which the traceback of that error does not show; '' for none."""
+    """The failed import the lesson's own error was raised while handling (`except
+    ImportError: raise ImportError("needs pydot")`), which that error's traceback does not
+    show, as Python words it ("ModuleNotFoundError: No module named 'pydot'"); '' for none."""
     seen = error.__cause__ or error.__context__
     for _ in range(8):  # a chain is short; a cycle must not hang the run
         if seen is None:

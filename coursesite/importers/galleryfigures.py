@@ -21,6 +21,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursesite.importers.rootpaths import checkout_root
+
 _NAME = re.compile(r"sphx_glr_(\w+?)_(\d{3})\.png\Z")
 _DRAWER = Path(__file__).with_name("examplefigures.py")
 RUN_SECONDS = 120
@@ -56,7 +58,7 @@ def example_figure(src: str, folder: Path) -> ExampleFigure | None:
 def _example_script(name: str, folder: Path) -> Path | None:
     """The example `name`.py of the guide's checkout (the folder above it holding `.git`)
     nearest its root; without a checkout, one in the guide's own folder."""
-    root = next((up for up in [folder, *folder.parents] if (up / ".git").exists()), None)
+    root = checkout_root(folder)
     found = _scripts_under(root)[name] if root else sorted(folder.glob(f"{name}.py"))
     return min(found, key=lambda path: (len(path.parts), str(path))) if found else None
 

@@ -17,6 +17,7 @@ the Sphinx source folder. The root is then the folder of the checkout's conf.py 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -56,13 +57,19 @@ def project_root(notebook: Path) -> Path | None:
     return gallery_source(notebook)
 
 
+def checkout_root(folder: Path) -> Path | None:
+    """The folder at or above `folder` holding `.git`: the root of its repository's checkout."""
+    return next((up for up in [folder, *folder.parents] if (up / ".git").exists()), None)
+
+
+@functools.lru_cache(maxsize=16)  # asked by each stage that needs the project's root
 def gallery_source(notebook: Path) -> Path | None:
     """The folder of the conf.py that configures sphinx-gallery in the notebook's checkout
     (the folder above it holding `.git`), where it is one of the usual places (the root,
     `doc/`, `docs/source/`) and names a folder the notebook is in (`'../examples'`); the
     one nearest the notebook where there are several."""
     folder = notebook.resolve().parent
-    checkout = next((up for up in [folder, *folder.parents] if (up / ".git").exists()), None)
+    checkout = checkout_root(folder)
     if checkout is None:
         return None
     within = folder.relative_to(checkout).parts
@@ -130,6 +137,7 @@ def _rewritten(cells: list[Cell], patterns: tuple, rewrite: Callable[[str], str]
     """Rewrites, in place, the image paths the patterns find in Markdown cells by
     `rewrite`; where each rewritten one was, in the order of the text."""
     rewritten: list[str] = []
+    as_rewritten = functools.cache(rewrite)  # each path looked up once, not per pass
     for cell in cells:
         if cell.kind != "markdown":
             continue
@@ -137,11 +145,11 @@ def _rewritten(cells: list[Cell], patterns: tuple, rewrite: Callable[[str], str]
             m.start(2)
             for pattern in patterns
             for m in pattern.finditer(cell.source)
-            if rewrite(m.group(2)) != m.group(2)
+            if as_rewritten(m.group(2)) != m.group(2)
         )
         rewritten += [where_at(cell, start) for start in found]
         for pattern in patterns:
-            cell.source = pattern.sub(lambda m: m.group(1) + rewrite(m.group(2)), cell.source)
+            cell.source = pattern.sub(lambda m: m.group(1) + as_rewritten(m.group(2)), cell.source)
     return rewritten
 
 
